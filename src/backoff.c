@@ -1,0 +1,2 @@
+/* backoff.c: placeholder until the module lands. */
+extern int cronguard_placeholder_backoff;

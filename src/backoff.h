@@ -1,0 +1,1 @@
+/* backoff.h: placeholder. */

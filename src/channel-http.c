@@ -1,0 +1,2 @@
+/* channel-http.c: placeholder until the module lands. */
+extern int cronguard_placeholder_channel_http;

@@ -1,0 +1,2 @@
+/* channel-smtp.c: placeholder until the module lands. */
+extern int cronguard_placeholder_channel_smtp;

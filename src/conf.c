@@ -1,0 +1,2 @@
+/* conf.c: placeholder until the module lands. */
+extern int cronguard_placeholder_conf;

@@ -1,0 +1,794 @@
+/* db.c: a thin wrapper over MariaDB Connector/C. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <errmsg.h>
+#include <mysql.h>
+#include <mysqld_error.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "util.h"
+
+/* MySQL 8.0 "disconnected by the server because of inactivity"; not in
+ * MariaDB's headers. */
+#define DB_ER_CLIENT_INTERACTION_TIMEOUT 4031
+
+/* Longest identifier MySQL accepts (database, table, column). */
+#define DB_IDENT_MAX 64
+
+struct db {
+	MYSQL	*mysql;
+	char	*where;		/* "127.0.0.1:3306" or "socket /path" */
+};
+
+static enum db_status	db_classify(unsigned);
+static enum db_status	db_fail(struct db *, char **, const char *);
+static int		db_set_options(struct db *, const struct conf_database *,
+			    char **);
+static int		db_check_tls(struct db *, enum tls_mode, char **);
+static int		db_cloexec(struct db *, char **);
+static enum db_status	db_run(struct db *, const char *, size_t,
+			    struct db_result **, char **);
+static enum db_status	db_drain(struct db *, char **);
+static struct db_result *db_result_build(MYSQL *, MYSQL_RES *);
+static void		db_pause(unsigned);
+
+/* Timeouts are whole seconds in Connector/C: round up, at least 1. */
+static unsigned
+db_seconds(int64_t ms)
+{
+	int64_t	s;
+
+	if (ms <= 0)
+		return (1);
+	s = (ms + 999) / 1000;
+	if (s > 86400 * 365)
+		s = 86400 * 365;
+	return ((unsigned)s);
+}
+
+static enum db_status
+db_classify(unsigned err)
+{
+	switch (err) {
+	case CR_SERVER_GONE_ERROR:
+	case CR_SERVER_LOST:
+	case CR_SERVER_LOST_EXTENDED:
+	case ER_CONNECTION_KILLED:
+	case DB_ER_CLIENT_INTERACTION_TIMEOUT:
+		return (DB_ERR_LOST);
+	case ER_LOCK_DEADLOCK:
+	case ER_LOCK_WAIT_TIMEOUT:
+		return (DB_ERR_RETRYABLE);
+	default:
+		return (DB_ERR_QUERY);
+	}
+}
+
+/* Fill *errstr from the connection's last error and classify it. */
+static enum db_status
+db_fail(struct db *db, char **errstr, const char *what)
+{
+	if (errstr != NULL) {
+		free(*errstr);
+		*errstr = xasprintf("%s failed: %s", what,
+		    mysql_error(db->mysql));
+	}
+	return (db_classify(mysql_errno(db->mysql)));
+}
+
+static int
+db_set_options(struct db *db, const struct conf_database *c, char **errstr)
+{
+	MYSQL		*m = db->mysql;
+	unsigned	 connect_s, read_s, write_s;
+	my_bool		 off = 0;
+	my_bool		 enforce, verify;
+	const char	*what = NULL;
+
+	connect_s = db_seconds(c->connect_timeout_ms);
+	read_s = db_seconds(c->read_timeout_ms);
+	write_s = db_seconds(c->write_timeout_ms);
+
+	if (c->option_file != NULL && mysql_optionsv(m, MYSQL_READ_DEFAULT_FILE,
+	    c->option_file) != 0)
+		what = "option_file";
+	else if (c->option_group != NULL && mysql_optionsv(m,
+	    MYSQL_READ_DEFAULT_GROUP, c->option_group) != 0)
+		what = "option_group";
+	else if (mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s) != 0)
+		what = "connect_timeout";
+	else if (mysql_optionsv(m, MYSQL_OPT_READ_TIMEOUT, &read_s) != 0)
+		what = "read_timeout";
+	else if (mysql_optionsv(m, MYSQL_OPT_WRITE_TIMEOUT, &write_s) != 0)
+		what = "write_timeout";
+	else if (mysql_optionsv(m, MYSQL_OPT_RECONNECT, &off) != 0)
+		what = "reconnect";
+	else if (mysql_optionsv(m, MYSQL_SET_CHARSET_NAME, "utf8mb4") != 0)
+		what = "charset";
+	else if (mysql_optionsv(m, MYSQL_OPT_LOCAL_INFILE, &off) != 0)
+		what = "local_infile";
+	if (what != NULL)
+		goto fail;
+
+	/*
+	 * Connector/C 3.3 uses TLS only when asked (MYSQL_OPT_SSL_ENFORCE or
+	 * any TLS file); 3.4 turns it on and verifies by default.  Set both
+	 * switches explicitly so every mode means the same with either.
+	 * Whether TLS is really in use is checked after connecting.
+	 */
+	enforce = c->tls_mode != TLS_DISABLED;
+	verify = c->tls_mode == TLS_VERIFY_IDENTITY;
+	if (mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &enforce) != 0 ||
+	    mysql_optionsv(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify) != 0) {
+		what = "tls mode";
+		goto fail;
+	}
+	if (c->tls_mode != TLS_DISABLED) {
+		if (c->tls_ca != NULL &&
+		    mysql_optionsv(m, MYSQL_OPT_SSL_CA, c->tls_ca) != 0)
+			what = "tls ca";
+		else if (c->tls_cert != NULL &&
+		    mysql_optionsv(m, MYSQL_OPT_SSL_CERT, c->tls_cert) != 0)
+			what = "tls cert";
+		else if (c->tls_key != NULL &&
+		    mysql_optionsv(m, MYSQL_OPT_SSL_KEY, c->tls_key) != 0)
+			what = "tls key";
+		if (what != NULL)
+			goto fail;
+	}
+	return (0);
+
+fail:
+	*errstr = xasprintf("cannot connect to %s: setting %s failed: %s",
+	    db->where, what, mysql_error(m));
+	return (-1);
+}
+
+/*
+ * "required" and "verify_identity" must not fall back to plain text, and
+ * "disabled" must not end up encrypted because an option file said so:
+ * check what the handshake actually negotiated.
+ */
+static int
+db_check_tls(struct db *db, enum tls_mode mode, char **errstr)
+{
+	const char	*cipher;
+
+	cipher = mysql_get_ssl_cipher(db->mysql);
+	switch (mode) {
+	case TLS_REQUIRED:
+	case TLS_VERIFY_IDENTITY:
+		if (cipher == NULL) {
+			*errstr = xasprintf("cannot connect to %s: tls is "
+			    "required but the connection is not encrypted "
+			    "(server without TLS support?)", db->where);
+			return (-1);
+		}
+		break;
+	case TLS_DISABLED:
+		if (cipher != NULL) {
+			*errstr = xasprintf("cannot connect to %s: tls is "
+			    "disabled but the connection is encrypted "
+			    "(TLS enabled in the option file?)", db->where);
+			return (-1);
+		}
+		break;
+	case TLS_PREFERRED:
+		break;
+	}
+	return (0);
+}
+
+/* Children of a job must not inherit the session (and keep a named lock
+ * alive after cronguard dies). */
+static int
+db_cloexec(struct db *db, char **errstr)
+{
+	my_socket	fd;
+	int		flags;
+
+	fd = mysql_get_socket(db->mysql);
+	if ((int)fd < 0) {
+		*errstr = xasprintf("cannot connect to %s: no socket",
+		    db->where);
+		return (-1);
+	}
+	if ((flags = fcntl((int)fd, F_GETFD)) == -1 ||
+	    fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC) == -1) {
+		*errstr = xasprintf("cannot connect to %s: fcntl: %s",
+		    db->where, strerror(errno));
+		return (-1);
+	}
+	return (0);
+}
+
+enum db_status
+db_connect(const struct conf_database *c, struct db **out, char **errstr)
+{
+	struct db	*db;
+	const char	*host = NULL;
+	unsigned	 port = 0;
+	my_bool		 off = 0;
+	enum db_status	 st = DB_ERR_CONNECT;
+	static const char tz[] = "SET time_zone = '+00:00'";
+
+	*out = NULL;
+	*errstr = NULL;
+	db = xcalloc(1, sizeof *db);
+	if (c->socket != NULL)
+		db->where = xasprintf("socket %s", c->socket);
+	else {
+		host = c->host != NULL ? c->host : "127.0.0.1";
+		port = c->port != 0 ? c->port : 3306;
+		db->where = xasprintf("%s:%u", host, port);
+	}
+
+	if ((db->mysql = mysql_init(NULL)) == NULL) {
+		*errstr = xasprintf("cannot connect to %s: out of memory",
+		    db->where);
+		goto fail;
+	}
+	if (db_set_options(db, c, errstr) != 0)
+		goto fail;
+
+	if (mysql_real_connect(db->mysql, host, c->user, c->password, c->name,
+	    port, c->socket, 0) == NULL) {
+		*errstr = xasprintf("cannot connect to %s: %s", db->where,
+		    mysql_error(db->mysql));
+		goto fail;
+	}
+	/* An option file read inside mysql_real_connect may have turned
+	 * reconnect back on: a silent reconnect is a new session without
+	 * our named locks, so it must stay off. */
+	if (mysql_optionsv(db->mysql, MYSQL_OPT_RECONNECT, &off) != 0) {
+		*errstr = xasprintf("cannot connect to %s: cannot turn off "
+		    "reconnect: %s", db->where, mysql_error(db->mysql));
+		goto fail;
+	}
+	if (db_check_tls(db, c->tls_mode, errstr) != 0 ||
+	    db_cloexec(db, errstr) != 0)
+		goto fail;
+	/* DATETIME values computed from NOW() are then UTC. */
+	if (mysql_real_query(db->mysql, tz, sizeof tz - 1) != 0) {
+		st = db_classify(mysql_errno(db->mysql));
+		if (st != DB_ERR_QUERY)
+			st = DB_ERR_CONNECT;
+		*errstr = xasprintf("cannot set up session on %s: %s",
+		    db->where, mysql_error(db->mysql));
+		goto fail;
+	}
+	*out = db;
+	return (DB_OK);
+
+fail:
+	db_close(db);
+	return (st);
+}
+
+void
+db_close(struct db *db)
+{
+	if (db == NULL)
+		return;
+	if (db->mysql != NULL)
+		mysql_close(db->mysql);
+	free(db->where);
+	free(db);
+}
+
+MYSQL *
+db_mysql(struct db *db)
+{
+	return (db->mysql);
+}
+
+unsigned long
+db_connection_id(struct db *db)
+{
+	return (mysql_thread_id(db->mysql));
+}
+
+unsigned
+db_errno(struct db *db)
+{
+	return (mysql_errno(db->mysql));
+}
+
+const char *
+db_error(struct db *db)
+{
+	return (mysql_error(db->mysql));
+}
+
+const char *
+db_where(struct db *db)
+{
+	return (db->where);
+}
+
+/* ------------------------------------------------------------ results */
+
+static struct db_result *
+db_result_build(MYSQL *m, MYSQL_RES *res)
+{
+	struct db_result	*r;
+	MYSQL_FIELD		*fields;
+	MYSQL_ROW		 row;
+	unsigned long		*lens, *block;
+	size_t			 i, j;
+
+	r = xcalloc(1, sizeof *r);
+	r->affected = mysql_affected_rows(m);
+	r->insert_id = mysql_insert_id(m);
+	if (res == NULL)
+		return (r);
+
+	r->res = res;
+	r->nrows = (size_t)mysql_num_rows(res);
+	r->ncols = mysql_num_fields(res);
+	fields = mysql_fetch_fields(res);
+	r->names = xcalloc(r->ncols + 1, sizeof *r->names);
+	for (j = 0; j < r->ncols; j++)
+		r->names[j] = fields[j].name;
+	r->rows = xcalloc(r->nrows + 1, sizeof *r->rows);
+	r->lengths = xcalloc(r->nrows + 1, sizeof *r->lengths);
+	/* One block for every length: mysql_fetch_lengths() reuses its
+	 * array for each row. */
+	block = xcalloc(r->nrows * r->ncols + 1, sizeof *block);
+	r->lengths[0] = block;
+	for (i = 0; i < r->nrows; i++) {
+		if ((row = mysql_fetch_row(res)) == NULL)
+			break;
+		lens = mysql_fetch_lengths(res);
+		r->rows[i] = row;
+		r->lengths[i] = block + i * r->ncols;
+		for (j = 0; j < r->ncols; j++)
+			r->lengths[i][j] = lens[j];
+	}
+	r->nrows = i;
+	return (r);
+}
+
+void
+db_result_free(struct db_result *r)
+{
+	if (r == NULL)
+		return;
+	if (r->lengths != NULL)
+		free(r->lengths[0]);	/* the block of every length */
+	free(r->lengths);
+	free(r->rows);
+	free(r->names);
+	if (r->res != NULL)
+		mysql_free_result(r->res);
+	free(r);
+}
+
+const char *
+db_cell(const struct db_result *r, size_t row, size_t col)
+{
+	if (r == NULL || row >= r->nrows || col >= r->ncols)
+		return (NULL);
+	return (r->rows[row][col]);
+}
+
+/* --------------------------------------------------------- formatting */
+
+int
+db_ident_valid(const char *s)
+{
+	size_t	n;
+
+	if (s == NULL)
+		return (0);
+	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_$");
+	return (n > 0 && n <= DB_IDENT_MAX && s[n] == '\0');
+}
+
+/* Append s (len bytes, may hold NUL) as a quoted, escaped literal.  With
+ * a connection the escaping follows its character set and sql_mode. */
+static void
+db_add_literal(struct db *db, struct buf *b, const char *s, size_t len)
+{
+	char		*tmp;
+	unsigned long	 n;
+
+	tmp = xreallocarray(NULL, 2, len + 1);
+	if (db != NULL && db->mysql != NULL)
+		n = mysql_real_escape_string(db->mysql, tmp, s, len);
+	else
+		n = mysql_escape_string(tmp, s, len);
+	buf_addc(b, '\'');
+	buf_add(b, tmp, n);
+	buf_addc(b, '\'');
+	free(tmp);
+}
+
+int
+db_format(struct db *db, struct buf *b, char **errstr, const char *fmt,
+    va_list ap)
+{
+	const char	*p, *s;
+	double		 f;
+	int		 len;
+
+	for (p = fmt; *p != '\0'; p++) {
+		if (*p != '%') {
+			buf_addc(b, *p);
+			continue;
+		}
+		p++;
+		switch (*p) {
+		case '%':
+			buf_addc(b, '%');
+			break;
+		case 's':
+			if ((s = va_arg(ap, const char *)) == NULL)
+				buf_adds(b, "NULL");
+			else
+				db_add_literal(db, b, s, strlen(s));
+			break;
+		case '.':
+			if (p[1] != '*' || p[2] != 's')
+				goto bad;
+			p += 2;
+			len = va_arg(ap, int);
+			s = va_arg(ap, const char *);
+			if (s == NULL)
+				buf_adds(b, "NULL");
+			else if (len < 0) {
+				*errstr = xstrdup("query failed: negative "
+				    "string length");
+				return (-1);
+			} else
+				db_add_literal(db, b, s, (size_t)len);
+			break;
+		case 'd':
+			buf_printf(b, "%d", va_arg(ap, int));
+			break;
+		case 'u':
+			buf_printf(b, "%u", va_arg(ap, unsigned));
+			break;
+		case 'l':
+			if (p[1] != 'l' || (p[2] != 'd' && p[2] != 'u'))
+				goto bad;
+			if (p[2] == 'd')
+				buf_printf(b, "%lld", va_arg(ap, long long));
+			else
+				buf_printf(b, "%llu",
+				    va_arg(ap, unsigned long long));
+			p += 2;
+			break;
+		case 'f':
+			f = va_arg(ap, double);
+			if (!isfinite(f)) {
+				*errstr = xstrdup("query failed: number is "
+				    "not finite");
+				return (-1);
+			}
+			buf_printf(b, "%.17g", f);
+			break;
+		case 'I':
+			s = va_arg(ap, const char *);
+			if (!db_ident_valid(s)) {
+				*errstr = xasprintf("query failed: invalid "
+				    "identifier \"%s\"", s == NULL ? "(null)" :
+				    s);
+				return (-1);
+			}
+			buf_addc(b, '`');
+			buf_adds(b, s);
+			buf_addc(b, '`');
+			break;
+		case 'R':
+			if ((s = va_arg(ap, const char *)) == NULL) {
+				*errstr = xstrdup("query failed: NULL raw "
+				    "fragment");
+				return (-1);
+			}
+			buf_adds(b, s);
+			break;
+		default:
+			goto bad;
+		}
+	}
+	return (0);
+
+bad:
+	*errstr = xasprintf("query failed: bad conversion in \"%s\"", fmt);
+	return (-1);
+}
+
+/* ----------------------------------------------------------- queries */
+
+/* Consume every further result of a multi-result statement (CALL), so
+ * the connection is ready for the next one.  No extra round trip: the
+ * server has already sent them. */
+static enum db_status
+db_drain(struct db *db, char **errstr)
+{
+	MYSQL_RES	*res;
+	int		 rc;
+
+	while ((rc = mysql_next_result(db->mysql)) == 0) {
+		if ((res = mysql_store_result(db->mysql)) != NULL)
+			mysql_free_result(res);
+		else if (mysql_field_count(db->mysql) != 0)
+			return (db_fail(db, errstr, "query"));
+	}
+	if (rc > 0)
+		return (db_fail(db, errstr, "query"));
+	return (DB_OK);
+}
+
+static enum db_status
+db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
+    char **errstr)
+{
+	MYSQL_RES	*r = NULL;
+	struct db_result *out;
+	enum db_status	 st;
+
+	if (mysql_real_query(db->mysql, sql, len) != 0)
+		return (db_fail(db, errstr, "query"));
+	r = mysql_store_result(db->mysql);
+	if (r == NULL && mysql_field_count(db->mysql) != 0)
+		return (db_fail(db, errstr, "query"));
+	out = db_result_build(db->mysql, r);
+	if (mysql_more_results(db->mysql) &&
+	    (st = db_drain(db, errstr)) != DB_OK) {
+		db_result_free(out);
+		return (st);
+	}
+	if (res != NULL)
+		*res = out;
+	else
+		db_result_free(out);
+	return (DB_OK);
+}
+
+enum db_status
+db_vquery(struct db *db, struct db_result **res, char **errstr,
+    const char *fmt, va_list ap)
+{
+	struct buf	 b;
+	enum db_status	 st;
+
+	if (res != NULL)
+		*res = NULL;
+	buf_init(&b);
+	if (db_format(db, &b, errstr, fmt, ap) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	st = db_run(db, b.data, b.len, res, errstr);
+out:
+	buf_free(&b);
+	return (st);
+}
+
+enum db_status
+db_query(struct db *db, struct db_result **res, char **errstr,
+    const char *fmt, ...)
+{
+	va_list		 ap;
+	enum db_status	 st;
+
+	va_start(ap, fmt);
+	st = db_vquery(db, res, errstr, fmt, ap);
+	va_end(ap);
+	return (st);
+}
+
+/* A short randomised pause before retry attempt n (1-based), so that two
+ * deadlocked sessions do not collide again at once. */
+static void
+db_pause(unsigned n)
+{
+	static unsigned	seed;
+
+	if (seed == 0)
+		seed = (unsigned)now_mono_ms() ^ ((unsigned)getpid() << 16) ^ 1;
+	sleep_ms(10 * (int64_t)n + rand_r(&seed) % (50 * n));
+}
+
+enum db_status
+db_query_retry(struct db *db, struct db_result **res, char **errstr,
+    const char *fmt, ...)
+{
+	struct buf	 b;
+	va_list		 ap;
+	enum db_status	 st;
+	unsigned	 attempt;
+
+	if (res != NULL)
+		*res = NULL;
+	buf_init(&b);
+	va_start(ap, fmt);
+	if (db_format(db, &b, errstr, fmt, ap) != 0) {
+		va_end(ap);
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	va_end(ap);
+	for (attempt = 0;; attempt++) {
+		st = db_run(db, b.data, b.len, res, errstr);
+		if (st != DB_ERR_RETRYABLE || attempt == DB_RETRIES)
+			break;
+		free(*errstr);
+		*errstr = NULL;
+		db_pause(attempt + 1);
+	}
+out:
+	buf_free(&b);
+	return (st);
+}
+
+enum db_status
+db_query_value(struct db *db, char **value, char **errstr,
+    const char *fmt, ...)
+{
+	struct db_result *r = NULL;
+	va_list		 ap;
+	enum db_status	 st;
+	const char	*cell;
+
+	*value = NULL;
+	va_start(ap, fmt);
+	st = db_vquery(db, &r, errstr, fmt, ap);
+	va_end(ap);
+	if (st != DB_OK)
+		return (st);
+	if (r->nrows != 1 || r->ncols != 1) {
+		*errstr = xasprintf("query failed: expected one value, got "
+		    "%zu rows of %zu columns", r->nrows, r->ncols);
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	if ((cell = db_cell(r, 0, 0)) != NULL)
+		*value = xstrndup(cell, r->lengths[0][0]);
+out:
+	db_result_free(r);
+	return (st);
+}
+
+/* ---------------------------------------------------------- scripts */
+
+enum db_status
+db_exec_script(struct db *db, const char *sql, char **errstr)
+{
+	MYSQL_RES	*res;
+	enum db_status	 st = DB_OK;
+	int		 rc;
+
+	/* Multi-statements only for the script, never for queries built
+	 * from values. */
+	if (mysql_set_server_option(db->mysql, MYSQL_OPTION_MULTI_STATEMENTS_ON)
+	    != 0)
+		return (db_fail(db, errstr, "enabling multi-statements"));
+	if (mysql_real_query(db->mysql, sql, strlen(sql)) != 0) {
+		st = db_fail(db, errstr, "script");
+		goto out;
+	}
+	do {
+		if ((res = mysql_store_result(db->mysql)) != NULL)
+			mysql_free_result(res);
+		else if (mysql_field_count(db->mysql) != 0) {
+			st = db_fail(db, errstr, "script");
+			goto out;
+		}
+		if ((rc = mysql_next_result(db->mysql)) > 0) {
+			st = db_fail(db, errstr, "script");
+			goto out;
+		}
+	} while (rc == 0);
+
+out:
+	if (st != DB_ERR_LOST && mysql_set_server_option(db->mysql,
+	    MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0 && st == DB_OK)
+		st = db_fail(db, errstr, "disabling multi-statements");
+	return (st);
+}
+
+/* ------------------------------------------------------ transactions */
+
+static enum db_status
+db_simple(struct db *db, const char *sql, char **errstr)
+{
+	if (mysql_real_query(db->mysql, sql, strlen(sql)) != 0)
+		return (db_fail(db, errstr, sql));
+	return (DB_OK);
+}
+
+enum db_status
+db_begin(struct db *db, char **errstr)
+{
+	return (db_simple(db, "START TRANSACTION", errstr));
+}
+
+enum db_status
+db_commit(struct db *db, char **errstr)
+{
+	return (db_simple(db, "COMMIT", errstr));
+}
+
+enum db_status
+db_rollback(struct db *db, char **errstr)
+{
+	return (db_simple(db, "ROLLBACK", errstr));
+}
+
+enum db_status
+db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
+{
+	enum db_status	 st, rst;
+	unsigned	 attempt;
+	char		*rberr = NULL, *tmp;
+
+	for (attempt = 0;; attempt++) {
+		if ((st = db_begin(db, errstr)) != DB_OK)
+			return (st);
+		st = fn(db, arg, errstr);
+		if (st == DB_OK)
+			st = db_commit(db, errstr);
+		if (st == DB_OK)
+			return (DB_OK);
+		if (st == DB_ERR_LOST)
+			return (st);
+		/* The server may already have rolled back (deadlock); an
+		 * explicit ROLLBACK is still needed after a lock wait
+		 * timeout or any error fn returned. */
+		if ((rst = db_rollback(db, &rberr)) != DB_OK) {
+			tmp = xasprintf("%s; %s", *errstr != NULL ? *errstr :
+			    "transaction failed", rberr);
+			free(*errstr);
+			free(rberr);
+			*errstr = tmp;
+			return (rst);
+		}
+		if (st != DB_ERR_RETRYABLE || attempt == DB_RETRIES)
+			return (st);
+		free(*errstr);
+		*errstr = NULL;
+		db_pause(attempt + 1);
+	}
+}
+
+/* ------------------------------------------------------------ parsing */
+
+int
+db_parse_bool(const char *cell)
+{
+	if (cell == NULL)
+		return (-1);
+	if (strcmp(cell, "1") == 0)
+		return (1);
+	if (strcmp(cell, "0") == 0)
+		return (0);
+	return (-2);
+}
+
+int
+db_exitcode(enum db_status st)
+{
+	switch (st) {
+	case DB_OK:
+		return (EXIT_OK);
+	case DB_ERR_CONNECT:
+	case DB_ERR_LOST:
+	case DB_ERR_RETRYABLE:
+	case DB_ERR_QUERY:
+		return (EXIT_UNAVAILABLE);
+	}
+	return (EXIT_SOFTWARE);
+}

@@ -1,0 +1,127 @@
+/* db.h: a thin wrapper over MariaDB Connector/C. */
+#ifndef CRONGUARD_DB_H
+#define CRONGUARD_DB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mysql.h>
+
+#include "conf.h"
+
+struct db;
+
+/* Result codes of every db_* call that can fail. */
+enum db_status {
+	DB_OK = 0,
+	DB_ERR_CONNECT,		/* could not connect: exit 69 */
+	DB_ERR_LOST,		/* connection lost mid-session (2006, 2013) */
+	DB_ERR_RETRYABLE,	/* deadlock 1213 or lock wait timeout 1205 */
+	DB_ERR_QUERY,		/* any other server or client error */
+};
+
+/*
+ * Connect with c's host/port or socket, option_file/option_group, the
+ * three timeouts and the TLS mode.  Auto-reconnect is off, and set off
+ * again after connecting (Connector/C reads option files inside
+ * mysql_real_connect); the socket is close-on-exec; the session runs in
+ * utf8mb4 with time_zone '+00:00'.  On failure *errstr names the host:port
+ * or socket and the client library's error.
+ */
+enum db_status db_connect(const struct conf_database *c, struct db **out,
+    char **errstr);
+/* Close and free.  NULL is fine. */
+void db_close(struct db *);
+MYSQL *db_mysql(struct db *);
+unsigned long db_connection_id(struct db *);
+/* Last Connector/C error number and text. */
+unsigned db_errno(struct db *);
+const char *db_error(struct db *);
+
+/* A fully fetched result: every cell a NUL-terminated string, or NULL for
+ * SQL NULL.  Freed with db_result_free. */
+struct db_result {
+	size_t		  nrows;
+	size_t		  ncols;
+	char		**names;	/* column names */
+	char		***rows;	/* rows[i][j] */
+	unsigned long	**lengths;	/* lengths[i][j] */
+	unsigned long long affected;	/* rows affected by a DML statement */
+	unsigned long long insert_id;
+	void		 *res;		/* the MYSQL_RES that owns the cells */
+};
+void db_result_free(struct db_result *);
+/* Cell accessor; NULL for SQL NULL or out of range. */
+const char *db_cell(const struct db_result *, size_t row, size_t col);
+
+/*
+ * Run one statement built from fmt, with every value escaped by the
+ * server's rules.  Conversions:
+ *	%s	a string literal, quoted and escaped; NULL pointer gives NULL
+ *	%d %u	int, unsigned
+ *	%.*s	int length, then a string that may hold NUL bytes; NULL
+ *		pointer gives NULL
+ *	%lld %llu	long long, unsigned long long
+ *	%f	double (finite)
+ *	%I	an identifier: checked against [A-Za-z0-9_$], backquoted;
+ *		anything else fails the call (identifiers never come from
+ *		input unchecked)
+ *	%R	raw SQL built by the caller from trusted pieces (e.g. an
+ *		IN list of numbers)
+ *	%%	a percent sign
+ * If res is not NULL the (possibly empty) result is returned in *res.
+ * On failure *errstr is "query failed: <server error>" (allocated).
+ */
+enum db_status db_query(struct db *, struct db_result **res, char **errstr,
+    const char *fmt, ...);
+enum db_status db_vquery(struct db *, struct db_result **res,
+    char **errstr, const char *fmt, va_list);
+/* Like db_query for statements that are safe to repeat: retried (with a
+ * short randomised pause) on deadlock and lock wait timeout, at most
+ * DB_RETRIES times. */
+#define DB_RETRIES 5
+enum db_status db_query_retry(struct db *, struct db_result **res,
+    char **errstr, const char *fmt, ...);
+
+/* Run a multi-statement script (a migration).  No result sets expected. */
+enum db_status db_exec_script(struct db *, const char *sql, char **errstr);
+
+/* Transactions.  db_txn runs fn inside START TRANSACTION ... COMMIT and
+ * retries the whole of it on deadlock or lock wait timeout (fn must be
+ * safe to repeat); fn returns a db_status; anything but DB_OK rolls back. */
+enum db_status db_begin(struct db *, char **errstr);
+enum db_status db_commit(struct db *, char **errstr);
+enum db_status db_rollback(struct db *, char **errstr);
+typedef enum db_status (*db_txn_fn)(struct db *, void *arg, char **errstr);
+enum db_status db_txn(struct db *, db_txn_fn, void *arg, char **errstr);
+
+/* Single-value helpers: run a query that yields one row and one column. */
+enum db_status db_query_value(struct db *, char **value, char **errstr,
+    const char *fmt, ...);	/* *value allocated, NULL for SQL NULL */
+
+/* Parse an exact "0"/"1"/NULL result: 1, 0, or -1 for NULL.  Anything
+ * else (including "" and "01") is -2.  Never a truthiness test. */
+int db_parse_bool(const char *cell);
+
+/* The exit code for a db_status at connect/query time (69 or 70). */
+int db_exitcode(enum db_status);
+
+/* "host:port" or "socket /path" of the connection, for messages. */
+const char *db_where(struct db *);
+
+/* 1 if s is a valid identifier for %I: 1 to 64 of [A-Za-z0-9_$]. */
+int db_ident_valid(const char *s);
+
+/*
+ * Append the statement built from fmt (conversions as db_query) to b.
+ * With db NULL, literals are escaped without a connection (as
+ * mysql_escape_string: backslash escapes), for tests and dry runs.
+ * Returns 0, or -1 with *errstr allocated (bad conversion, invalid
+ * identifier, non-finite number).
+ */
+struct buf;
+int db_format(struct db *, struct buf *, char **errstr, const char *fmt,
+    va_list);
+
+#endif

@@ -1,0 +1,2 @@
+/* limits.c: placeholder until the module lands. */
+extern int cronguard_placeholder_limits;

@@ -1,0 +1,1 @@
+/* lock.h: placeholder. */

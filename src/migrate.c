@@ -1,0 +1,2 @@
+/* migrate.c: placeholder until the module lands. */
+extern int cronguard_placeholder_migrate;

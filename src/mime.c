@@ -1,0 +1,2 @@
+/* mime.c: placeholder until the module lands. */
+extern int cronguard_placeholder_mime;

@@ -1,0 +1,472 @@
+/* util.c: small helpers shared by every module. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include "util.h"
+
+static void
+oom(void)
+{
+	fputs("cronguard: out of memory\n", stderr);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void	*p;
+
+	if ((p = malloc(n == 0 ? 1 : n)) == NULL)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void	*p;
+
+	if ((p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size)) == NULL)
+		oom();
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	if ((p = realloc(p, n == 0 ? 1 : n)) == NULL)
+		oom();
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	if (size != 0 && n > SIZE_MAX / size)
+		oom();
+	return xrealloc(p, n * size);
+}
+
+char *
+xstrdup(const char *s)
+{
+	char	*p;
+
+	if ((p = strdup(s)) == NULL)
+		oom();
+	return p;
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char	*p;
+
+	if ((p = strndup(s, n)) == NULL)
+		oom();
+	return p;
+}
+
+char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	char	*s;
+
+	if (vasprintf(&s, fmt, ap) == -1)
+		oom();
+	return s;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+int
+parse_ll(const char *s, long long min, long long max, long long *out,
+    const char **errstr)
+{
+	char		*end;
+	long long	 v;
+
+	if (s == NULL || *s == '\0' || (*s != '-' && (*s < '0' || *s > '9'))) {
+		*errstr = "invalid";
+		return -1;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0') {
+		*errstr = "invalid";
+		return -1;
+	}
+	if ((errno == ERANGE && v == LLONG_MIN) || v < min) {
+		*errstr = "too small";
+		return -1;
+	}
+	if ((errno == ERANGE && v == LLONG_MAX) || v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+parse_ull(const char *s, unsigned long long max, unsigned long long *out,
+    const char **errstr)
+{
+	char			*end;
+	unsigned long long	 v;
+
+	/* strtoull accepts "-1" as a huge value: insist on a digit first. */
+	if (s == NULL || *s < '0' || *s > '9') {
+		*errstr = "invalid";
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0') {
+		*errstr = "invalid";
+		return -1;
+	}
+	if (errno == ERANGE || v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+parse_double(const char *s, double min, double max, double *out,
+    const char **errstr)
+{
+	char	*end;
+	double	 v;
+
+	if (s == NULL || *s == '\0' || *s == ' ' || *s == '\t') {
+		*errstr = "invalid";
+		return -1;
+	}
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end != '\0' || errno == ERANGE || !isfinite(v)) {
+		*errstr = "invalid";
+		return -1;
+	}
+	if (v < min) {
+		*errstr = "too small";
+		return -1;
+	}
+	if (v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+void
+buf_init(struct buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->data);
+	buf_init(b);
+}
+
+void
+buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->data != NULL)
+		b->data[0] = '\0';
+}
+
+static void
+buf_grow(struct buf *b, size_t extra)
+{
+	size_t	 need;
+
+	if (extra > SIZE_MAX - b->len - 1)
+		oom();
+	need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	if (b->cap == 0)
+		b->cap = 64;
+	while (b->cap < need)
+		b->cap = b->cap > SIZE_MAX / 2 ? need : b->cap * 2;
+	b->data = xrealloc(b->data, b->cap);
+}
+
+void
+buf_add(struct buf *b, const void *p, size_t n)
+{
+	buf_grow(b, n);
+	if (n != 0)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void
+buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void
+buf_addc(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void
+buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list	 ap2;
+	int	 n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		oom();
+	buf_grow(b, (size_t)n);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *
+buf_steal(struct buf *b)
+{
+	char	*s;
+
+	if (b->data == NULL)
+		return xstrdup("");
+	s = b->data;
+	buf_init(b);
+	return s;
+}
+
+int64_t
+now_mono_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
+now_wall_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+sleep_ms(int64_t ms)
+{
+	struct timespec	 ts;
+
+	if (ms <= 0)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000;
+	nanosleep(&ts, NULL);
+}
+
+const char *
+self_hostname(void)
+{
+	static char	 host[256];
+	char		*dot;
+
+	if (host[0] == '\0') {
+		if (gethostname(host, sizeof host) != 0 || host[0] == '\0')
+			strncpy(host, "localhost", sizeof host - 1);
+		host[sizeof host - 1] = '\0';
+		if ((dot = strchr(host, '.')) != NULL)
+			*dot = '\0';
+	}
+	return host;
+}
+
+const char *
+self_identity(void)
+{
+	static char	 id[300];
+	static pid_t	 pid;
+
+	/* Recomputed after fork: the child is a different claimant. */
+	if (pid != getpid()) {
+		pid = getpid();
+		snprintf(id, sizeof id, "%s:%ld", self_hostname(), (long)pid);
+	}
+	return id;
+}
+
+char *
+read_file(const char *path, size_t max, size_t *len, char **errstr)
+{
+	struct buf	 b;
+	char		 chunk[4096];
+	ssize_t		 n;
+	int		 fd;
+
+	buf_init(&b);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		*errstr = xasprintf("cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			*errstr = xasprintf("cannot read %s: %s", path,
+			    strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		if (b.len + (size_t)n > max) {
+			*errstr = xasprintf("%s: larger than %zu bytes", path,
+			    max);
+			goto fail;
+		}
+		buf_add(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (len != NULL)
+		*len = b.len;
+	return buf_steal(&b);
+
+fail:
+	close(fd);
+	buf_free(&b);
+	return NULL;
+}
+
+char *
+read_secret_file(const char *path, char **errstr)
+{
+	char	*s;
+	size_t	 len;
+
+	if ((s = read_file(path, 64 * 1024, &len, errstr)) == NULL)
+		return NULL;
+	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		s[--len] = '\0';
+	return s;
+}
+
+int
+write_file_atomic(const char *path, const void *data, size_t len,
+    char **errstr)
+{
+	char		*tmp = NULL;
+	const char	*p = data;
+	ssize_t		 n;
+	int		 fd = -1, rc = -1;
+
+	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd == -1) {
+		*errstr = xasprintf("cannot create %s: %s", tmp,
+		    strerror(errno));
+		goto out;
+	}
+	while (len > 0) {
+		if ((n = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			*errstr = xasprintf("cannot write %s: %s", tmp,
+			    strerror(errno));
+			goto out;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) == -1 || close(fd) == -1) {
+		fd = -1;
+		*errstr = xasprintf("cannot write %s: %s", tmp,
+		    strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) == -1) {
+		*errstr = xasprintf("cannot rename %s to %s: %s", tmp, path,
+		    strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	if (rc != 0 && tmp != NULL)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+void
+uuid_v4(char out[37])
+{
+	static const char	 hex[] = "0123456789abcdef";
+	unsigned char		 r[16];
+	size_t			 i, o;
+
+	if (RAND_bytes(r, sizeof r) != 1) {
+		fputs("cronguard: no randomness available\n", stderr);
+		abort();
+	}
+	r[6] = (r[6] & 0x0f) | 0x40;
+	r[8] = (r[8] & 0x3f) | 0x80;
+	for (i = 0, o = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hex[r[i] >> 4];
+		out[o++] = hex[r[i] & 0xf];
+	}
+	out[o] = '\0';
+}

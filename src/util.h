@@ -1,0 +1,79 @@
+/* util.h: small helpers shared by every module. */
+#ifndef CRONGUARD_UTIL_H
+#define CRONGUARD_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define nitems(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocation that aborts on failure: out of memory in a short-lived
+ * cron binary is not a condition worth a recovery path in every caller. */
+void *xmalloc(size_t);
+void *xcalloc(size_t, size_t);
+void *xrealloc(void *, size_t);
+void *xreallocarray(void *, size_t, size_t);
+char *xstrdup(const char *);
+char *xstrndup(const char *, size_t);
+/* Allocated, formatted string (vasprintf that aborts on failure). */
+char *xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *, va_list) __attribute__((format(printf, 1, 0)));
+
+/*
+ * Bounded integer parse in the spirit of OpenBSD strtonum(3): the whole of
+ * s must be a base-10 integer in [min, max].  Returns 0 and sets *out, or -1
+ * with *errstr set to a static string ("invalid", "too small", "too large").
+ */
+int parse_ll(const char *s, long long min, long long max, long long *out,
+    const char **errstr);
+int parse_ull(const char *s, unsigned long long max, unsigned long long *out,
+    const char **errstr);
+/* Same for a finite double in [min, max]. */
+int parse_double(const char *s, double min, double max, double *out,
+    const char **errstr);
+
+/* A growable byte buffer, always NUL-terminated. */
+struct buf {
+	char	*data;
+	size_t	 len;
+	size_t	 cap;
+};
+void buf_init(struct buf *);
+void buf_free(struct buf *);
+void buf_reset(struct buf *);
+void buf_add(struct buf *, const void *, size_t);
+void buf_adds(struct buf *, const char *);
+void buf_addc(struct buf *, char);
+void buf_printf(struct buf *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *, const char *, va_list)
+    __attribute__((format(printf, 2, 0)));
+/* Detach the data (caller frees); the buffer is left empty. */
+char *buf_steal(struct buf *);
+
+/* Monotonic and wall clocks in milliseconds. */
+int64_t now_mono_ms(void);
+int64_t now_wall_ms(void);
+/* Sleep for ms milliseconds, returning early (EINTR) is allowed. */
+void sleep_ms(int64_t);
+
+/* "host:pid" of this process, static storage. */
+const char *self_identity(void);
+/* The short host name, static storage. */
+const char *self_hostname(void);
+
+/* Read a whole (small) file; returns NULL and sets *errstr (allocated). */
+char *read_file(const char *path, size_t max, size_t *len, char **errstr);
+/* Read a secret file: whole file, trailing newline stripped. */
+char *read_secret_file(const char *path, char **errstr);
+
+/* Write data to path atomically: temporary file in the same directory,
+ * fsync, rename.  Returns 0 or -1 with *errstr allocated. */
+int write_file_atomic(const char *path, const void *data, size_t len,
+    char **errstr);
+
+/* A fresh random UUID (version 4) as 36 characters plus NUL. */
+void uuid_v4(char out[37]);
+
+#endif
