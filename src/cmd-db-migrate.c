@@ -1,23 +1,120 @@
-/* cmd-db-migrate.c: placeholder until the command lands. */
+/* cmd-db-migrate.c: apply the pending schema migrations. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
+#include "db.h"
+#include "log.h"
+#include "migrate.h"
+
+/* How long a second "db migrate" waits for the first to finish. */
+#define MIGRATE_LOCK_WAIT 60
 
 static int
 cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: db migrate: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	static const struct option longopts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct migration_set	 set = { NULL, 0 };
+	struct migration	*m;
+	struct db		*db = NULL;
+	char			*errstr = NULL;
+	const char		*dir;
+	enum db_status		 st;
+	int			 ch, dry_run = 0, locked = 0, rc = EXIT_OK;
+	size_t			 i, applied = 0;
+
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'n':
+			dry_run = 1;
+			break;
+		default:
+			return (cmd_usage_error(ctx->entry, "bad option"));
+		}
+	}
+	if (optind != ctx->argc)
+		return (cmd_usage_error(ctx->entry, "unexpected argument '%s'",
+		    ctx->argv[optind]));
+	if (!c->have_database) {
+		fprintf(stderr, "cronguard: %s: no database section\n",
+		    c->path != NULL ? c->path : ctx->conf_path);
+		return (EXIT_CONFIG);
+	}
+
+	dir = migrate_sqldir();
+	if (migrate_scan(dir, &set, &errstr) != 0) {
+		fprintf(stderr, "cronguard: %s\n", errstr);
+		rc = EXIT_SOFTWARE;
+		goto out;
+	}
+	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK)
+		goto fail;
+	if (!dry_run) {
+		if ((st = migrate_lock(db, MIGRATE_LOCK_WAIT, &errstr)) !=
+		    DB_OK)
+			goto fail;
+		locked = 1;
+	}
+	if ((st = migrate_load(db, &set, !dry_run, &errstr)) != DB_OK)
+		goto fail;
+
+	/* Never build on a migration whose file is not what was applied. */
+	for (i = 0; i < set.n; i++) {
+		m = &set.v[i];
+		if (m->state != MIGRATION_CHANGED)
+			continue;
+		fprintf(stderr, "cronguard: %s was changed after it was "
+		    "applied (sha256 %s, recorded %s); refusing to migrate\n",
+		    m->file, m->checksum, m->recorded_checksum);
+		rc = EXIT_DATAERR;
+	}
+	if (rc != EXIT_OK)
+		goto out;
+
+	for (i = 0; i < set.n; i++) {
+		m = &set.v[i];
+		if (m->state != MIGRATION_PENDING)
+			continue;
+		if (dry_run) {
+			printf("would apply %s\n", m->file);
+			applied++;
+			continue;
+		}
+		if ((st = migrate_apply(db, m, &errstr)) != DB_OK)
+			goto fail;
+		log_kv(LOG_INFO, "migration_applied", "file", m->file, NULL);
+		printf("applied %s\n", m->file);
+		applied++;
+	}
+	if (applied == 0)
+		log_kv(LOG_INFO, "schema_up_to_date", "dir", dir, NULL);
+	goto out;
+
+fail:
+	fprintf(stderr, "cronguard: db migrate: %s\n",
+	    errstr != NULL ? errstr : "failed");
+	rc = db_exitcode(st);
+out:
+	if (locked && db != NULL)
+		migrate_unlock(db);
+	db_close(db);
+	migrate_set_free(&set);
+	free(errstr);
+	fflush(stdout);
+	return (rc);
 }
 
 const struct cmd_entry cmd_db_migrate_entry = {
 	.name = "db migrate",
-	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.usage = "[--dry-run]",
+	.summary = "Apply the schema migrations not yet applied, in order.",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_db_migrate_exec,
 };

@@ -1,23 +1,93 @@
-/* cmd-db-status.c: placeholder until the command lands. */
+/* cmd-db-status.c: list applied and pending schema migrations. */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
+#include "db.h"
+#include "migrate.h"
+
+static const char *
+cmd_db_status_word(enum migration_state state)
+{
+	switch (state) {
+	case MIGRATION_PENDING:
+		return ("pending");
+	case MIGRATION_APPLIED:
+		return ("applied");
+	case MIGRATION_CHANGED:
+		return ("changed");
+	case MIGRATION_MISSING:
+		return ("missing");
+	}
+	return ("?");
+}
 
 static int
 cmd_db_status_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: db status: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	struct migration_set	 set = { NULL, 0 };
+	struct migration	*m;
+	struct db		*db = NULL;
+	char			*errstr = NULL;
+	enum db_status		 st;
+	int			 rc = EXIT_OK;
+	size_t			 i;
+
+	if (ctx->argc > 1)
+		return (cmd_usage_error(ctx->entry, "unexpected argument '%s'",
+		    ctx->argv[1]));
+	if (!c->have_database) {
+		fprintf(stderr, "cronguard: %s: no database section\n",
+		    c->path != NULL ? c->path : ctx->conf_path);
+		return (EXIT_CONFIG);
+	}
+	if (migrate_scan(migrate_sqldir(), &set, &errstr) != 0) {
+		fprintf(stderr, "cronguard: %s\n", errstr);
+		rc = EXIT_SOFTWARE;
+		goto out;
+	}
+	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK ||
+	    (st = migrate_load(db, &set, 0, &errstr)) != DB_OK) {
+		fprintf(stderr, "cronguard: db status: %s\n", errstr);
+		rc = db_exitcode(st);
+		goto out;
+	}
+
+	printf("%-7s  %-8s  %-19s  %s\n", "VERSION", "STATUS", "APPLIED_AT",
+	    "NAME");
+	for (i = 0; i < set.n; i++) {
+		m = &set.v[i];
+		printf("%03u      %-8s  %-19s  %s\n", m->version,
+		    cmd_db_status_word(m->state),
+		    m->applied_at != NULL ? m->applied_at : "-",
+		    m->file != NULL ? m->file : m->name);
+	}
+	printf("%zu applied, %zu pending", migrate_count(&set,
+	    MIGRATION_APPLIED) + migrate_count(&set, MIGRATION_CHANGED) +
+	    migrate_count(&set, MIGRATION_MISSING), migrate_count(&set,
+	    MIGRATION_PENDING));
+	if (migrate_count(&set, MIGRATION_CHANGED) > 0)
+		printf(", %zu changed since applied", migrate_count(&set,
+		    MIGRATION_CHANGED));
+	if (migrate_count(&set, MIGRATION_MISSING) > 0)
+		printf(", %zu without a file", migrate_count(&set,
+		    MIGRATION_MISSING));
+	printf("\n");
+
+out:
+	db_close(db);
+	migrate_set_free(&set);
+	free(errstr);
+	fflush(stdout);
+	return (rc);
 }
 
 const struct cmd_entry cmd_db_status_entry = {
 	.name = "db status",
 	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.summary = "List the schema migrations, applied and pending.",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_db_status_exec,
 };

@@ -1,0 +1,28 @@
+/* dump-names.c: print every command name and configuration key, for the
+ * documentation coverage test (t0002). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "conf.h"
+
+int
+main(int argc, char **argv)
+{
+	size_t	 i;
+
+	if (argc == 2 && strcmp(argv[1], "commands") == 0) {
+		for (i = 0; cmd_table[i] != NULL; i++)
+			puts(cmd_table[i]->name);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "keys") == 0) {
+		for (i = 0; conf_keys[i] != NULL; i++)
+			puts(conf_keys[i]);
+		return 0;
+	}
+	fputs("usage: dump-names commands|keys\n", stderr);
+	return 64;
+}
