@@ -1,2 +1,513 @@
-/* channel-http.c: placeholder until the module lands. */
-extern int cronguard_placeholder_channel_http;
+/*
+ * channel-http.c: webhooks over libcurl's multi interface.
+ *
+ * One multi handle lives as long as the channel, so its connection cache
+ * keeps connections alive across batches; at most `concurrency` transfers
+ * are in flight and at most that many connections are open to the host.
+ * Easy handles are pooled too: options that never change are set once.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "backoff.h"
+#include "channel-http.h"
+#include "channel.h"
+#include "log.h"
+#include "util.h"
+
+/* Bytes of a response body kept for last_error. */
+#define HTTP_ERROR_BODY	200
+/* Longest wait in curl_multi_poll, so a stop request is seen promptly. */
+#define HTTP_POLL_MS	100
+
+struct http_xfer {
+	CURL			*easy;
+	struct outbox_msg	*msg;		/* NULL when idle */
+	struct curl_slist	*headers;
+	char			 body[HTTP_ERROR_BODY];
+	size_t			 bodylen;
+	char			 retry_after[64];
+	char			 errbuf[CURL_ERROR_SIZE];
+};
+
+struct channel {
+	const struct conf_channel *conf;
+	CURLM			*multi;
+	struct http_xfer	*xfers;
+	unsigned		 nxfers;
+	unsigned char		*key;		/* signing key, or NULL */
+	size_t			 keylen;
+};
+
+int
+channel_http_secret_key(const char *secret, unsigned char **key,
+    size_t *keylen)
+{
+	const char	*b64;
+	size_t		 len, pad = 0;
+	unsigned char	*out;
+	int		 n;
+
+	if (strncmp(secret, "whsec_", 6) != 0) {
+		*keylen = strlen(secret);
+		*key = (unsigned char *)xstrndup(secret, *keylen);
+		return 0;
+	}
+	b64 = secret + 6;
+	len = strlen(b64);
+	if (len == 0 || len % 4 != 0)
+		return -1;
+	if (b64[len - 1] == '=')
+		pad++;
+	if (b64[len - 2] == '=')
+		pad++;
+	out = xmalloc(len / 4 * 3 + 1);
+	n = EVP_DecodeBlock(out, (const unsigned char *)b64, (int)len);
+	if (n < 0 || (size_t)n < pad) {
+		free(out);
+		return -1;
+	}
+	/* EVP_DecodeBlock counts the padding as zero bytes. */
+	*key = out;
+	*keylen = (size_t)n - pad;
+	return 0;
+}
+
+int
+channel_http_sign(const unsigned char *key, size_t keylen, const char *id,
+    long long timestamp, const char *body, size_t bodylen, char *out)
+{
+	struct buf	 b;
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0;
+	int		 rc = -1;
+
+	buf_init(&b);
+	buf_printf(&b, "%s.%lld.", id, timestamp);
+	buf_add(&b, body, bodylen);
+	if (HMAC(EVP_sha256(), key, (int)keylen, (unsigned char *)b.data,
+	    b.len, md, &mdlen) == NULL || mdlen != 32)
+		goto out;
+	memcpy(out, "v1,", 3);
+	/* 32 bytes encode to 44 characters plus NUL: fits in 64. */
+	EVP_EncodeBlock((unsigned char *)out + 3, md, (int)mdlen);
+	rc = 0;
+out:
+	buf_free(&b);
+	return rc;
+}
+
+enum send_result
+channel_http_classify(long status)
+{
+	if (status >= 200 && status <= 299)
+		return SEND_OK;
+	if (status == 408 || status == 425 || status == 429 ||
+	    (status >= 500 && status <= 599))
+		return SEND_RETRY;
+	return SEND_PERMANENT;
+}
+
+int
+channel_http_check(const struct outbox_msg *msg, char **why)
+{
+	json_t		*j;
+	json_error_t	 err;
+	const char	*p;
+
+	for (p = msg->message_id; *p != '\0'; p++) {
+		if (!isalnum((unsigned char)*p) && strchr("-_.:", *p) == NULL) {
+			*why = xstrdup("message_id has characters not allowed "
+			    "in a header");
+			return -1;
+		}
+	}
+	if (*msg->message_id == '\0') {
+		*why = xstrdup("message_id is empty");
+		return -1;
+	}
+	/* Without JSON_DECODE_ANY jansson accepts only an object or array. */
+	j = json_loadb(msg->payload, msg->payload_len, 0, &err);
+	if (j == NULL) {
+		*why = xasprintf("payload is not a JSON object or array: "
+		    "line %d column %d: %s", err.line, err.column, err.text);
+		return -1;
+	}
+	json_decref(j);
+	return 0;
+}
+
+/* Append s[0..len) keeping valid UTF-8 and replacing control characters
+ * and invalid bytes, so last_error is always storable in utf8mb4. */
+static void
+http_add_clean(struct buf *b, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t	 i = 0, n, k;
+
+	while (i < len) {
+		if (u[i] < 0x80) {
+			buf_addc(b, (u[i] < 0x20 || u[i] == 0x7f) ? ' ' :
+			    (char)u[i]);
+			i++;
+			continue;
+		}
+		if (u[i] >= 0xc2 && u[i] <= 0xdf)
+			n = 2;
+		else if (u[i] >= 0xe0 && u[i] <= 0xef)
+			n = 3;
+		else if (u[i] >= 0xf0 && u[i] <= 0xf4)
+			n = 4;
+		else
+			n = 0;
+		for (k = 1; n != 0 && k < n; k++) {
+			if (i + k >= len || (u[i + k] & 0xc0) != 0x80)
+				n = 0;
+		}
+		if (n == 0) {
+			buf_addc(b, '?');
+			i++;
+			continue;
+		}
+		buf_add(b, s + i, n);
+		i += n;
+	}
+}
+
+char *
+channel_http_error(long status, const char *body, size_t len)
+{
+	struct buf	b;
+
+	buf_init(&b);
+	buf_printf(&b, "http %ld", status);
+	if (len > HTTP_ERROR_BODY)
+		len = HTTP_ERROR_BODY;
+	while (len > 0 && isspace((unsigned char)body[len - 1]))
+		len--;
+	if (len > 0) {
+		buf_adds(&b, ": ");
+		http_add_clean(&b, body, len);
+	}
+	return buf_steal(&b);
+}
+
+static size_t
+http_write_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct http_xfer *x = arg;
+	size_t	 len = size * nmemb, room = sizeof x->body - x->bodylen;
+
+	if (room > 0) {
+		if (len < room)
+			room = len;
+		memcpy(x->body + x->bodylen, data, room);
+		x->bodylen += room;
+	}
+	return len;
+}
+
+static size_t
+http_header_cb(char *data, size_t size, size_t nitems, void *arg)
+{
+	struct http_xfer *x = arg;
+	size_t	 len = size * nitems;
+	static const char name[] = "retry-after:";
+
+	if (len > sizeof name - 1 &&
+	    strncasecmp(data, name, sizeof name - 1) == 0) {
+		data += sizeof name - 1;
+		len -= sizeof name - 1;
+		if (len >= sizeof x->retry_after)
+			len = sizeof x->retry_after - 1;
+		memcpy(x->retry_after, data, len);
+		x->retry_after[len] = '\0';
+	}
+	return size * nitems;
+}
+
+static int
+http_open(const struct conf_channel *conf, struct channel **out,
+    char **errstr)
+{
+	struct channel	*ch;
+	struct http_xfer *x;
+	unsigned	 i;
+	long		 conc;
+
+	ch = xcalloc(1, sizeof *ch);
+	ch->conf = conf;
+	ch->nxfers = conf->concurrency > 0 ? conf->concurrency : 1;
+	conc = (long)ch->nxfers;
+
+	if (conf->signing_secret != NULL && *conf->signing_secret != '\0' &&
+	    channel_http_secret_key(conf->signing_secret, &ch->key,
+	    &ch->keylen) != 0) {
+		*errstr = xasprintf("channel %s: signing secret: invalid "
+		    "base64 after whsec_", conf->name);
+		goto fail;
+	}
+
+	if ((ch->multi = curl_multi_init()) == NULL) {
+		*errstr = xasprintf("channel %s: curl_multi_init failed",
+		    conf->name);
+		goto fail;
+	}
+	curl_multi_setopt(ch->multi, CURLMOPT_MAX_HOST_CONNECTIONS, conc);
+	curl_multi_setopt(ch->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, conc);
+	curl_multi_setopt(ch->multi, CURLMOPT_MAXCONNECTS, conc);
+
+	ch->xfers = xcalloc(ch->nxfers, sizeof *ch->xfers);
+	for (i = 0; i < ch->nxfers; i++) {
+		x = &ch->xfers[i];
+		if ((x->easy = curl_easy_init()) == NULL) {
+			*errstr = xasprintf("channel %s: curl_easy_init "
+			    "failed", conf->name);
+			goto fail;
+		}
+		curl_easy_setopt(x->easy, CURLOPT_URL, conf->url);
+		curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS,
+		    (long)conf->timeout_ms);
+		curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
+		    (long)conf->timeout_ms);
+		curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
+		    PACKAGE_NAME "/" PACKAGE_VERSION);
+		curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION,
+		    http_write_cb);
+		curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
+		curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION,
+		    http_header_cb);
+		curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
+		curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
+		curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
+		/* Redirects are not followed: a moved endpoint is a
+		 * configuration error an operator must see. */
+		curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
+		curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+		if (conf->method != NULL && strcmp(conf->method, "POST") != 0)
+			curl_easy_setopt(x->easy, CURLOPT_CUSTOMREQUEST,
+			    conf->method);
+	}
+	*out = ch;
+	return 0;
+
+fail:
+	channel_http_ops.close(ch);
+	return -1;
+}
+
+static void
+http_close(struct channel *ch)
+{
+	unsigned	i;
+
+	if (ch == NULL)
+		return;
+	for (i = 0; ch->xfers != NULL && i < ch->nxfers; i++) {
+		if (ch->xfers[i].easy == NULL)
+			continue;
+		if (ch->xfers[i].msg != NULL)
+			curl_multi_remove_handle(ch->multi, ch->xfers[i].easy);
+		curl_easy_cleanup(ch->xfers[i].easy);
+		curl_slist_free_all(ch->xfers[i].headers);
+	}
+	free(ch->xfers);
+	if (ch->multi != NULL)
+		curl_multi_cleanup(ch->multi);
+	if (ch->key != NULL)
+		OPENSSL_cleanse(ch->key, ch->keylen);
+	free(ch->key);
+	free(ch);
+}
+
+/* A header line, unless the configuration sets a header of that name. */
+static struct curl_slist *
+http_add_header(struct channel *ch, struct curl_slist *l, const char *name,
+    const char *value)
+{
+	const char	*h;
+	size_t		 i, n = strlen(name);
+	char		*line;
+	struct curl_slist *nl;
+
+	for (i = 0; i < ch->conf->nheaders; i++) {
+		h = ch->conf->headers[i];
+		if (strncasecmp(h, name, n) == 0 && h[n] == ':')
+			return l;
+	}
+	line = xasprintf("%s: %s", name, value);
+	nl = curl_slist_append(l, line);
+	free(line);
+	return nl;
+}
+
+static struct curl_slist *
+http_headers(struct channel *ch, const struct outbox_msg *msg)
+{
+	struct curl_slist *l = NULL;
+	char		 ts[32], sig[CHANNEL_HTTP_SIG_LEN];
+	long long	 now = (long long)time(NULL);
+	size_t		 i;
+
+	snprintf(ts, sizeof ts, "%lld", now);
+	l = http_add_header(ch, l, "Content-Type", "application/json");
+	l = http_add_header(ch, l, "Idempotency-Key", msg->message_id);
+	l = http_add_header(ch, l, "webhook-id", msg->message_id);
+	l = http_add_header(ch, l, "webhook-timestamp", ts);
+	if (ch->key != NULL && channel_http_sign(ch->key, ch->keylen,
+	    msg->message_id, now, msg->payload, msg->payload_len, sig) == 0)
+		l = http_add_header(ch, l, "webhook-signature", sig);
+	/* No "Expect: 100-continue" round trip for larger bodies. */
+	l = curl_slist_append(l, "Expect:");
+	for (i = 0; i < ch->conf->nheaders; i++)
+		l = curl_slist_append(l, ch->conf->headers[i]);
+	return l;
+}
+
+static struct http_xfer *
+http_idle_xfer(struct channel *ch)
+{
+	unsigned	i;
+
+	for (i = 0; i < ch->nxfers; i++) {
+		if (ch->xfers[i].msg == NULL)
+			return &ch->xfers[i];
+	}
+	return NULL;
+}
+
+static int
+http_start(struct channel *ch, struct http_xfer *x, struct outbox_msg *msg)
+{
+	CURLMcode	mc;
+
+	x->bodylen = 0;
+	x->retry_after[0] = '\0';
+	x->errbuf[0] = '\0';
+	x->headers = http_headers(ch, msg);
+	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, msg->payload);
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE,
+	    (curl_off_t)msg->payload_len);
+	if ((mc = curl_multi_add_handle(ch->multi, x->easy)) != CURLM_OK) {
+		msg->result = SEND_RETRY;
+		msg->error = xasprintf("http: %s", curl_multi_strerror(mc));
+		curl_slist_free_all(x->headers);
+		x->headers = NULL;
+		return -1;
+	}
+	x->msg = msg;
+	return 0;
+}
+
+static void
+http_finish(struct channel *ch, struct http_xfer *x, CURLcode cc)
+{
+	struct outbox_msg *msg = x->msg;
+	long		 status = 0;
+	int64_t		 ms;
+
+	curl_multi_remove_handle(ch->multi, x->easy);
+	curl_slist_free_all(x->headers);
+	x->headers = NULL;
+	x->msg = NULL;
+
+	if (cc != CURLE_OK) {
+		/* Connection errors and timeouts are transient. */
+		msg->result = SEND_RETRY;
+		msg->error = xasprintf("http: %s", x->errbuf[0] != '\0' ?
+		    x->errbuf : curl_easy_strerror(cc));
+		return;
+	}
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	msg->result = channel_http_classify(status);
+	if (msg->result != SEND_OK)
+		msg->error = channel_http_error(status, x->body, x->bodylen);
+	if (msg->result == SEND_RETRY && x->retry_after[0] != '\0' &&
+	    backoff_parse_retry_after(x->retry_after, time(NULL), &ms) == 0)
+		msg->retry_after_ms = ms;
+}
+
+static void
+http_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
+    struct send_ctl *ctl)
+{
+	struct http_xfer *x;
+	struct outbox_msg *msg;
+	CURLMsg		*m;
+	size_t		 next = 0;
+	unsigned	 inflight = 0;
+	int		 running, left, wait_ms;
+	int64_t		 now;
+	char		*why;
+
+	for (;;) {
+		wait_ms = HTTP_POLL_MS;
+		while (!*ctl->stop && next < n && inflight < ch->nxfers) {
+			msg = msgs[next];
+			if (msg->not_before_ms != 0 &&
+			    (now = now_mono_ms()) < msg->not_before_ms) {
+				if (msg->not_before_ms - now < wait_ms)
+					wait_ms = (int)(msg->not_before_ms -
+					    now);
+				break;
+			}
+			next++;
+			msg->result = SEND_NONE;
+			why = NULL;
+			if (channel_http_check(msg, &why) != 0) {
+				msg->result = SEND_PERMANENT;
+				msg->error = why;
+				ctl->after_send(ctl, msg);
+				continue;
+			}
+			if (ctl->before_send(ctl, msg) != 0)
+				continue;
+			x = http_idle_xfer(ch);
+			if (http_start(ch, x, msg) != 0) {
+				ctl->after_send(ctl, msg);
+				continue;
+			}
+			inflight++;
+		}
+		if (inflight == 0 && (next == n || *ctl->stop))
+			break;
+
+		curl_multi_perform(ch->multi, &running);
+		while ((m = curl_multi_info_read(ch->multi, &left)) != NULL) {
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			x = NULL;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+			    (char **)&x);
+			msg = x->msg;
+			http_finish(ch, x, m->data.result);
+			inflight--;
+			ctl->after_send(ctl, msg);
+		}
+		if (inflight > 0 || (next < n && !*ctl->stop))
+			curl_multi_poll(ch->multi, NULL, 0,
+			    wait_ms > 0 ? wait_ms : 0, NULL);
+	}
+	/* Anything never started stays SEND_NONE: back to PENDING. */
+	for (; next < n; next++)
+		msgs[next]->result = SEND_NONE;
+}
+
+const struct channel_ops channel_http_ops = {
+	.type = "http",
+	.open = http_open,
+	.send = http_send,
+	.close = http_close,
+};

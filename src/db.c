@@ -395,6 +395,44 @@ db_ident_valid(const char *s)
 	return (n > 0 && n <= DB_IDENT_MAX && s[n] == '\0');
 }
 
+/*
+ * Without a connection: the backslash escapes of mysql_escape_string(),
+ * which itself cannot be used here (Connector/C 3.3 dereferences a
+ * default character set that only exists once a connection was set up).
+ * Safe for UTF-8, whose multi-byte sequences never contain these bytes.
+ */
+static void
+db_escape_offline(struct buf *b, const char *s, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i < len; i++) {
+		switch (s[i]) {
+		case '\0':
+			buf_add(b, "\\0", 2);
+			break;
+		case '\n':
+			buf_add(b, "\\n", 2);
+			break;
+		case '\r':
+			buf_add(b, "\\r", 2);
+			break;
+		case '\032':
+			buf_add(b, "\\Z", 2);
+			break;
+		case '\\':
+		case '\'':
+		case '"':
+			buf_addc(b, '\\');
+			buf_addc(b, s[i]);
+			break;
+		default:
+			buf_addc(b, s[i]);
+			break;
+		}
+	}
+}
+
 /* Append s (len bytes, may hold NUL) as a quoted, escaped literal.  With
  * a connection the escaping follows its character set and sql_mode. */
 static void
@@ -403,15 +441,15 @@ db_add_literal(struct db *db, struct buf *b, const char *s, size_t len)
 	char		*tmp;
 	unsigned long	 n;
 
-	tmp = xreallocarray(NULL, 2, len + 1);
-	if (db != NULL && db->mysql != NULL)
+	buf_addc(b, '\'');
+	if (db != NULL && db->mysql != NULL) {
+		tmp = xreallocarray(NULL, 2, len + 1);
 		n = mysql_real_escape_string(db->mysql, tmp, s, len);
-	else
-		n = mysql_escape_string(tmp, s, len);
+		buf_add(b, tmp, n);
+		free(tmp);
+	} else
+		db_escape_offline(b, s, len);
 	buf_addc(b, '\'');
-	buf_add(b, tmp, n);
-	buf_addc(b, '\'');
-	free(tmp);
 }
 
 int

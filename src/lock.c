@@ -1,2 +1,739 @@
-/* lock.c: placeholder until the module lands. */
-extern int cronguard_placeholder_lock;
+/* lock.c: the named-lock guard and the run records (CONTRACT section 5). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mysqld_error.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "lock.h"
+#include "log.h"
+#include "util.h"
+
+/* ------------------------------------------------ the real operations */
+
+static enum db_status
+real_connect(void *ctx, void **conn, char **errstr)
+{
+	struct db	*db = NULL;
+	enum db_status	 st;
+
+	st = db_connect(ctx, &db, errstr);
+	*conn = db;
+	return (st);
+}
+
+/* mysql_close() cannot report failure: the socket is closed whatever the
+ * server thinks, which is what destroying the session means here.  The
+ * fresh session's check that follows is what proves it. */
+static int
+real_destroy(void *conn, char **errstr)
+{
+	(void)errstr;
+	db_close(conn);
+	return (0);
+}
+
+static char *
+dup_cell(const struct db_result *r, size_t col)
+{
+	const char	*cell;
+
+	if ((cell = db_cell(r, 0, col)) == NULL)
+		return (NULL);
+	return (xstrndup(cell, r->lengths[0][col]));
+}
+
+static enum db_status
+one_row(struct db_result *r, size_t ncols, char **errstr)
+{
+	if (r->nrows != 1 || r->ncols != ncols) {
+		*errstr = xasprintf("query failed: expected one row of %zu "
+		    "columns, got %zu rows of %zu", ncols, r->nrows, r->ncols);
+		return (DB_ERR_QUERY);
+	}
+	return (DB_OK);
+}
+
+/*
+ * One round trip for the common case.  MySQL without Galera has no
+ * wsrep_on variable (error 1193, raised before anything is evaluated, so
+ * GET_LOCK did not run): ask again without it.  MariaDB always has it.
+ */
+static enum db_status
+real_get_lock(void *conn, const char *name, struct lock_acquire_row *row,
+    char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status	 st;
+	int		 wsrep = 1;
+
+	memset(row, 0, sizeof *row);
+	st = db_query(conn, &r, errstr,
+	    "SELECT GET_LOCK(%s, 0), CONNECTION_ID(), @@wsrep_on", name);
+	if (st == DB_ERR_QUERY && db_errno(conn) == ER_UNKNOWN_SYSTEM_VARIABLE) {
+		free(*errstr);
+		*errstr = NULL;
+		wsrep = 0;
+		st = db_query(conn, &r, errstr,
+		    "SELECT GET_LOCK(%s, 0), CONNECTION_ID()", name);
+	}
+	if (st != DB_OK)
+		goto out;
+	if ((st = one_row(r, wsrep ? 3 : 2, errstr)) != DB_OK)
+		goto out;
+	row->got = dup_cell(r, 0);
+	row->connection_id = dup_cell(r, 1);
+	if (wsrep)
+		row->wsrep_on = dup_cell(r, 2);
+out:
+	db_result_free(r);
+	return (st);
+}
+
+static enum db_status
+real_release_lock(void *conn, const char *name, char **value, char **errstr)
+{
+	return (db_query_value(conn, value, errstr,
+	    "SELECT RELEASE_LOCK(%s)", name));
+}
+
+static enum db_status
+real_is_used_lock(void *conn, const char *name, char **value, char **errstr)
+{
+	return (db_query_value(conn, value, errstr,
+	    "SELECT IS_USED_LOCK(%s)", name));
+}
+
+static enum db_status
+real_kill(void *conn, unsigned long long id, char **errstr)
+{
+	enum db_status	 st;
+
+	st = db_query(conn, NULL, errstr, "KILL CONNECTION %llu", id);
+	/* Gone between the check and the KILL: what we wanted. */
+	if (st == DB_ERR_QUERY && db_errno(conn) == ER_NO_SUCH_THREAD) {
+		free(*errstr);
+		*errstr = NULL;
+		st = DB_OK;
+	}
+	return (st);
+}
+
+static long long
+cell_ll(const struct db_result *r, size_t col, long long dflt)
+{
+	const char	*cell, *e;
+	long long	 v;
+
+	if ((cell = db_cell(r, 0, col)) == NULL ||
+	    parse_ll(cell, INT64_MIN, INT64_MAX, &v, &e) != 0)
+		return (dflt);
+	return (v);
+}
+
+/*
+ * The holder in one round trip.  PROCESSLIST shows other users' sessions
+ * only with the PROCESS privilege; without it the columns are NULL and the
+ * verdict says so.
+ */
+static enum db_status
+real_holder(void *conn, const char *name, struct lock_holder *h,
+    char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status	 st;
+
+	memset(h, 0, sizeof *h);
+	h->run_age_s = h->idle_s = -1;
+	st = db_query(conn, &r, errstr,
+	    "SELECT u.cid, r.id, r.job, r.host, r.pid, r.started_at,"
+	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)),"
+	    " p.HOST, p.USER, p.TIME"
+	    " FROM (SELECT IS_USED_LOCK(%s) AS cid) u"
+	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
+	    "  FROM cronguard_runs x WHERE x.lock_name = %s"
+	    "  AND x.outcome = 'running' AND x.connection_id = u.cid)"
+	    " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = u.cid",
+	    name, name);
+	if (st != DB_OK)
+		goto out;
+	if ((st = one_row(r, 10, errstr)) != DB_OK)
+		goto out;
+	h->connection_id = (unsigned long long)cell_ll(r, 0, 0);
+	h->run_id = (unsigned long long)cell_ll(r, 1, 0);
+	h->run_job = dup_cell(r, 2);
+	h->run_host = dup_cell(r, 3);
+	h->run_pid = cell_ll(r, 4, -1);
+	h->started_at = dup_cell(r, 5);
+	h->run_age_s = cell_ll(r, 6, -1);
+	h->client_host = dup_cell(r, 7);
+	h->client_user = dup_cell(r, 8);
+	h->idle_s = cell_ll(r, 9, -1);
+out:
+	db_result_free(r);
+	return (st);
+}
+
+static enum db_status
+real_run_start(void *conn, const struct run_start_info *ri,
+    unsigned long long *id, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status	 st;
+
+	st = db_query(conn, &r, errstr,
+	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
+	    " connection_id) VALUES (%s, %s, %s, %lld, %R)",
+	    ri->job, ri->lock, ri->host, (long long)ri->pid,
+	    ri->connection_id == 0 ? "NULL" : "CONNECTION_ID()");
+	if (st == DB_OK)
+		*id = r->insert_id;
+	db_result_free(r);
+	return (st);
+}
+
+static enum db_status
+real_run_heartbeat(void *conn, unsigned long long id, char **errstr)
+{
+	return (db_query(conn, NULL, errstr, "UPDATE cronguard_runs"
+	    " SET heartbeat_at = NOW(6) WHERE id = %llu", id));
+}
+
+static enum db_status
+real_run_finish(void *conn, unsigned long long id, const char *outcome,
+    int exit_status, const char *error, char **errstr)
+{
+	char	 status[32];
+
+	if (exit_status < 0)
+		snprintf(status, sizeof status, "NULL");
+	else
+		snprintf(status, sizeof status, "%d", exit_status);
+	return (db_query(conn, NULL, errstr, "UPDATE cronguard_runs"
+	    " SET finished_at = NOW(6), outcome = %s, exit_status = %R,"
+	    " error = %s WHERE id = %llu", outcome, status, error, id));
+}
+
+static enum db_status
+real_exec_sql(void *conn, const char *sql, char **errstr)
+{
+	return (db_query(conn, NULL, errstr, "%R", sql));
+}
+
+const struct lock_db_ops lock_db_real = {
+	.connect = real_connect,
+	.destroy = real_destroy,
+	.get_lock = real_get_lock,
+	.release_lock = real_release_lock,
+	.is_used_lock = real_is_used_lock,
+	.kill = real_kill,
+	.holder = real_holder,
+	.run_start = real_run_start,
+	.run_heartbeat = real_run_heartbeat,
+	.run_finish = real_run_finish,
+	.exec_sql = real_exec_sql,
+};
+
+/* ------------------------------------------------------- the guard */
+
+void
+lock_init(struct lock *l, const struct lock_db_ops *ops, void *ctx,
+    const char *job, const char *name)
+{
+	memset(l, 0, sizeof *l);
+	l->ops = ops;
+	l->ctx = ctx;
+	l->job = job;
+	l->name = name;
+}
+
+static void
+lock_incident(struct lock *l, const char *event, const char *detail)
+{
+	struct incident	 in;
+
+	memset(&in, 0, sizeof in);
+	in.event = event;
+	in.job = l->job;
+	in.lock = l->name;
+	in.run_id = l->run_id;
+	in.connection_id = (unsigned long)l->connection_id;
+	in.detail = detail;
+	incident_report(&in);
+	l->incidents++;
+}
+
+/* Parse a connection id as the server printed it. */
+static int
+parse_conn_id(const char *s, unsigned long long *id)
+{
+	const char	*e;
+
+	if (s == NULL)
+		return (-1);
+	return (parse_ull(s, UINT64_MAX, id, &e));
+}
+
+enum lock_result
+lock_open(struct lock *l, char **errstr)
+{
+	if (l->ops->connect(l->ctx, &l->conn, errstr) != DB_OK) {
+		l->conn = NULL;
+		return (LOCK_ERR_DB);
+	}
+	return (LOCK_OK);
+}
+
+static void
+acquire_row_free(struct lock_acquire_row *row)
+{
+	free(row->got);
+	free(row->connection_id);
+	free(row->wsrep_on);
+}
+
+/* @@wsrep_on comes back as 0/1 (or ON/OFF from some servers). */
+static int
+wsrep_enabled(const char *v)
+{
+	if (v == NULL)
+		return (0);
+	return (db_parse_bool(v) == 1 || strcasecmp(v, "ON") == 0);
+}
+
+enum lock_result
+lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
+{
+	struct lock_acquire_row	 row;
+	enum lock_result	 lr;
+	enum db_status		 st;
+	int			 got;
+
+	memset(&row, 0, sizeof row);
+	memset(holder, 0, sizeof *holder);
+	st = l->ops->get_lock(l->conn, l->name, &row, errstr);
+	if (st != DB_OK) {
+		lr = LOCK_ERR_DB;
+		goto fail;
+	}
+	if (parse_conn_id(row.connection_id, &l->connection_id) != 0) {
+		*errstr = xasprintf("CONNECTION_ID() returned '%s'",
+		    row.connection_id == NULL ? "NULL" : row.connection_id);
+		lr = LOCK_ERR_VALUE;
+		goto fail;
+	}
+	got = db_parse_bool(row.got);
+	if (got == 1 && wsrep_enabled(row.wsrep_on)) {
+		*errstr = xasprintf("the server is a Galera node "
+		    "(wsrep_on=%s): GET_LOCK is local to one node there, not "
+		    "cluster-wide; refusing the named-lock guard", row.wsrep_on);
+		lr = LOCK_ERR_GALERA;
+		goto fail;
+	}
+	switch (got) {
+	case 1:
+		l->held = 1;
+		lr = LOCK_OK;
+		break;
+	case 0:
+		lr = LOCK_BUSY;
+		st = l->ops->holder(l->conn, l->name, holder, errstr);
+		if (st != DB_OK) {
+			lock_holder_free(holder);
+			lr = LOCK_ERR_DB;
+			goto fail;
+		}
+		break;
+	case -1:
+		*errstr = xasprintf("GET_LOCK(%s) returned NULL", l->name);
+		lr = LOCK_ERR_NULL;
+		goto fail;
+	default:
+		*errstr = xasprintf("GET_LOCK(%s) returned '%s', neither 1, "
+		    "0 nor NULL", l->name, row.got);
+		lr = LOCK_ERR_VALUE;
+		goto fail;
+	}
+	acquire_row_free(&row);
+	return (lr);
+
+fail:
+	/* Whatever the session holds goes with it. */
+	acquire_row_free(&row);
+	lock_close(l);
+	return (lr);
+}
+
+int
+lock_holder_stuck(const struct lock_holder *h, int64_t max_runtime_ms,
+    int64_t grace_ms, char **why)
+{
+	struct buf	 b;
+	int		 stuck;
+
+	buf_init(&b);
+	buf_printf(&b, "connection %llu", h->connection_id);
+	if (h->client_host != NULL)
+		buf_printf(&b, " from %s", h->client_host);
+	if (h->client_user != NULL)
+		buf_printf(&b, " user %s", h->client_user);
+	if (h->run_id != 0) {
+		buf_printf(&b, ", run %llu of %s on %s pid %lld since %s "
+		    "(%llds)", h->run_id, h->run_job != NULL ? h->run_job : "?",
+		    h->run_host != NULL ? h->run_host : "?", h->run_pid,
+		    h->started_at != NULL ? h->started_at : "?", h->run_age_s);
+		stuck = h->run_age_s < 0 ||
+		    h->run_age_s * 1000 > max_runtime_ms + grace_ms;
+	} else {
+		buf_adds(&b, ", no cronguard run record");
+		if (h->idle_s >= 0) {
+			buf_printf(&b, ", in its current state for %llds",
+			    h->idle_s);
+			stuck = h->idle_s * 1000 > grace_ms;
+		} else {
+			/* Not in the visible process list (no PROCESS
+			 * privilege): no evidence that it is stuck. */
+			buf_adds(&b, ", not visible in the process list");
+			stuck = 0;
+		}
+	}
+	*why = buf_steal(&b);
+	return (stuck);
+}
+
+void
+lock_holder_free(struct lock_holder *h)
+{
+	free(h->run_job);
+	free(h->run_host);
+	free(h->started_at);
+	free(h->client_host);
+	free(h->client_user);
+	memset(h, 0, sizeof *h);
+}
+
+enum lock_result
+lock_run_start(struct lock *l, const char *host, long pid, char **errstr)
+{
+	struct run_start_info	 ri;
+
+	memset(&ri, 0, sizeof ri);
+	ri.job = l->job;
+	ri.lock = l->name;
+	ri.host = host;
+	ri.pid = pid;
+	ri.connection_id = l->held ? l->connection_id : 0;
+	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
+		l->run_id = 0;
+		return (LOCK_ERR_DB);
+	}
+	return (LOCK_OK);
+}
+
+static void
+lock_lost(struct lock *l, const char *detail)
+{
+	if (l->lost)
+		return;
+	l->lost = 1;
+	lock_incident(l, "lock_lost", detail);
+}
+
+enum lock_result
+lock_heartbeat(struct lock *l)
+{
+	char			*value = NULL, *errstr = NULL, *detail = NULL;
+	unsigned long long	 id;
+	enum db_status		 st;
+
+	if (l->lost || l->dead || l->conn == NULL)
+		return (l->lost ? LOCK_INCIDENT : LOCK_OK);
+	if (l->held) {
+		st = l->ops->is_used_lock(l->conn, l->name, &value, &errstr);
+		if (st != DB_OK) {
+			/* A session whose query failed may be gone, and
+			 * with it the lock: the server can no longer prove
+			 * it holds it. */
+			if (st == DB_ERR_LOST)
+				l->dead = 1;
+			detail = xasprintf("heartbeat failed: %s", errstr);
+			lock_lost(l, detail);
+			goto out;
+		}
+		if (parse_conn_id(value, &id) != 0 || id != l->connection_id) {
+			detail = xasprintf("IS_USED_LOCK returned %s, not our "
+			    "connection %llu", value == NULL ? "NULL" : value,
+			    l->connection_id);
+			lock_lost(l, detail);
+			goto out;
+		}
+	}
+	if (l->run_id != 0 &&
+	    l->ops->run_heartbeat(l->conn, l->run_id, &errstr) != DB_OK) {
+		/* Only bookkeeping: the lock check above decides. */
+		log_kv(LOG_WARN, "run_heartbeat_failed", "job", l->job,
+		    "error", errstr, NULL);
+	}
+out:
+	free(value);
+	free(errstr);
+	free(detail);
+	return (l->lost ? LOCK_INCIDENT : LOCK_OK);
+}
+
+int
+lock_exec_sql(struct lock *l, const char *sql, char **errstr)
+{
+	enum db_status	 st;
+	char		*detail = NULL;
+
+	st = l->ops->exec_sql(l->conn, sql, errstr);
+	if (st == DB_OK)
+		return (0);
+	if (st == DB_ERR_LOST) {
+		l->dead = 1;
+		if (l->held) {
+			detail = xasprintf("session lost during the SQL job: "
+			    "%s", *errstr);
+			lock_lost(l, detail);
+			free(detail);
+		}
+	}
+	return (-1);
+}
+
+/* "job exited 3", for every incident's detail: the job's status is never
+ * masked by a cleanup failure. */
+static char *
+job_status_text(const struct run_end *end)
+{
+	if (end->error != NULL && end->exit_status >= 0)
+		return (xasprintf("job %s, status %d: %s", end->outcome,
+		    end->exit_status, end->error));
+	if (end->error != NULL)
+		return (xasprintf("job %s: %s", end->outcome, end->error));
+	if (end->exit_status >= 0)
+		return (xasprintf("job %s, status %d", end->outcome,
+		    end->exit_status));
+	return (xasprintf("job %s", end->outcome));
+}
+
+/*
+ * After a failed release: the session is in an unknown state.  Destroy it,
+ * then prove from a fresh session that the old connection no longer holds
+ * the lock, killing it if it still does.  The fresh session stays open in
+ * l->conn for the run record.
+ */
+static void
+lock_verify(struct lock *l, const char *jobtext)
+{
+	char			*errstr = NULL, *value = NULL, *detail = NULL;
+	unsigned long long	 holder;
+	enum db_status		 st;
+
+	if (l->conn != NULL && l->ops->destroy(l->conn, &errstr) != 0) {
+		detail = xasprintf("destroying session %llu failed: %s (%s)",
+		    l->connection_id, errstr != NULL ? errstr : "unknown error",
+		    jobtext);
+		lock_incident(l, "session_destroy_failed", detail);
+		free(detail);
+		detail = NULL;
+		free(errstr);
+		errstr = NULL;
+	}
+	l->conn = NULL;
+	l->dead = 1;
+
+	if (l->ops->connect(l->ctx, &l->conn, &errstr) != DB_OK) {
+		l->conn = NULL;
+		detail = xasprintf("cannot connect to verify that connection "
+		    "%llu no longer holds the lock: %s (%s)", l->connection_id,
+		    errstr, jobtext);
+		goto fail;
+	}
+	st = l->ops->is_used_lock(l->conn, l->name, &value, &errstr);
+	if (st != DB_OK) {
+		detail = xasprintf("IS_USED_LOCK failed: %s (%s)", errstr,
+		    jobtext);
+		goto fail;
+	}
+	if (value == NULL)
+		goto out;	/* free: the old session is gone */
+	if (parse_conn_id(value, &holder) != 0) {
+		detail = xasprintf("IS_USED_LOCK returned '%s' (%s)", value,
+		    jobtext);
+		goto fail;
+	}
+	if (holder != l->connection_id)
+		goto out;	/* another session's now, not ours */
+	if (l->ops->kill(l->conn, holder, &errstr) != DB_OK) {
+		detail = xasprintf("connection %llu still holds the lock and "
+		    "KILL failed: %s (%s)", holder, errstr, jobtext);
+		goto fail;
+	}
+	log_kv(LOG_WARN, "lock_session_killed", "job", l->job, "lock", l->name,
+	    "msg", "old lock session still held the lock: killed", NULL);
+	goto out;
+
+fail:
+	lock_incident(l, "lock_verify_failed", detail);
+out:
+	free(detail);
+	free(value);
+	free(errstr);
+}
+
+static void
+lock_release(struct lock *l, const char *jobtext)
+{
+	char		*value = NULL, *errstr = NULL, *detail = NULL;
+	enum db_status	 st;
+
+	if (l->dead) {
+		/* Known gone (reported as lock_lost): nothing to release,
+		 * but prove it from a fresh session. */
+		lock_verify(l, jobtext);
+		return;
+	}
+	st = l->ops->release_lock(l->conn, l->name, &value, &errstr);
+	if (st != DB_OK) {
+		detail = xasprintf("RELEASE_LOCK failed: %s (%s)", errstr,
+		    jobtext);
+		lock_incident(l, "lock_release_failed", detail);
+		lock_verify(l, jobtext);
+		goto out;
+	}
+	switch (db_parse_bool(value)) {
+	case 1:
+		break;
+	case 0:
+	case -1:
+		detail = xasprintf("RELEASE_LOCK returned %s: the lock was "
+		    "%s during the job (%s)", value == NULL ? "NULL" : "0",
+		    value == NULL ? "released" : "taken by another session",
+		    jobtext);
+		if (l->lost)
+			log_kv(LOG_WARN, "lock_release_unexpected", "job",
+			    l->job, "lock", l->name, "msg", detail, NULL);
+		else
+			lock_incident(l, "lock_release_unexpected", detail);
+		break;
+	default:
+		detail = xasprintf("RELEASE_LOCK returned '%s', neither 1, 0 "
+		    "nor NULL (%s)", value, jobtext);
+		lock_incident(l, "lock_release_unexpected", detail);
+		break;
+	}
+out:
+	l->held = 0;
+	free(detail);
+	free(value);
+	free(errstr);
+}
+
+/* The run record is written on the lock session when it is usable, else
+ * on a fresh one: a dead lock session must not lose the job's result. */
+static void
+lock_record_end(struct lock *l, const struct run_end *end, int incident,
+    const char *jobtext)
+{
+	char		*errstr = NULL, *detail = NULL, *error = NULL;
+	const char	*outcome = end->outcome;
+	enum db_status	 st = DB_ERR_CONNECT;
+	int		 attempt;
+
+	if (incident)
+		outcome = l->lost ? "lock_lost" : "incident";
+	if (incident && end->error != NULL)
+		error = xasprintf("%s; lock incident, see the log", end->error);
+	else if (incident)
+		error = xstrdup("lock incident, see the log");
+	else if (end->error != NULL)
+		error = xstrdup(end->error);
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		if (l->conn == NULL || l->dead) {
+			if (l->conn != NULL)
+				l->ops->destroy(l->conn, NULL);
+			l->conn = NULL;
+			l->dead = 0;
+			free(errstr);
+			errstr = NULL;
+			if ((st = l->ops->connect(l->ctx, &l->conn,
+			    &errstr)) != DB_OK) {
+				l->conn = NULL;
+				break;
+			}
+		}
+		free(errstr);
+		errstr = NULL;
+		st = l->ops->run_finish(l->conn, l->run_id, outcome,
+		    end->exit_status, error, &errstr);
+		if (st != DB_ERR_LOST)
+			break;
+		l->dead = 1;
+	}
+	if (st != DB_OK) {
+		detail = xasprintf("finishing run record %llu failed: %s (%s)",
+		    l->run_id, errstr != NULL ? errstr : "unknown error",
+		    jobtext);
+		lock_incident(l, "run_record_failed", detail);
+	}
+	free(detail);
+	free(error);
+	free(errstr);
+}
+
+enum lock_result
+lock_finish(struct lock *l, const struct run_end *end)
+{
+	char	*jobtext;
+	int	 incidents_before_release, lock_incidents;
+
+	jobtext = job_status_text(end);
+	incidents_before_release = l->incidents;
+	if (l->held)
+		lock_release(l, jobtext);
+	else if (l->name != NULL && l->lost)
+		lock_verify(l, jobtext);
+	lock_incidents = l->lost || l->incidents > incidents_before_release;
+	if (l->run_id != 0)
+		lock_record_end(l, end, lock_incidents, jobtext);
+	lock_close(l);
+	free(jobtext);
+	return (lock_incidents ? LOCK_INCIDENT : LOCK_OK);
+}
+
+void
+lock_close(struct lock *l)
+{
+	if (l->conn != NULL)
+		l->ops->destroy(l->conn, NULL);
+	l->conn = NULL;
+	l->held = 0;
+}
+
+int
+lock_exitcode(enum lock_result lr)
+{
+	switch (lr) {
+	case LOCK_OK:
+	case LOCK_BUSY:
+		return (EXIT_OK);
+	case LOCK_ERR_DB:
+	case LOCK_ERR_NULL:
+		return (EXIT_UNAVAILABLE);
+	case LOCK_ERR_GALERA:
+		return (EXIT_CONFIG);
+	case LOCK_ERR_VALUE:
+		return (EXIT_SOFTWARE);
+	case LOCK_INCIDENT:
+		return (EXIT_PROTOCOL);
+	}
+	return (EXIT_SOFTWARE);
+}

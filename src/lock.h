@@ -1,1 +1,184 @@
-/* lock.h: placeholder. */
+/* lock.h: the named-lock guard and the run records (CONTRACT section 5). */
+#ifndef CRONGUARD_LOCK_H
+#define CRONGUARD_LOCK_H
+
+#include <stdint.h>
+
+#include "db.h"
+
+/*
+ * Every database operation of the guard goes through this small interface,
+ * so that unit tests can replace the database with a fake and force the
+ * cleanup paths that never run in normal operation (release failing,
+ * returning "0" or NULL, the session that cannot be destroyed).
+ *
+ * Values come back as the server sent them: an allocated string, or NULL
+ * for SQL NULL.  Interpreting them is lock.c's job (db_parse_bool), never
+ * the operation's.  Every operation returns a db_status and on failure
+ * sets *errstr (allocated).
+ */
+struct lock_acquire_row {
+	char	*got;		/* GET_LOCK(name, 0) */
+	char	*connection_id;	/* CONNECTION_ID() */
+	char	*wsrep_on;	/* @@wsrep_on; NULL when the server has none */
+};
+
+struct lock_holder {
+	unsigned long long connection_id;	/* IS_USED_LOCK; 0 = free */
+	unsigned long long run_id;	/* running run record; 0 = none */
+	char		*run_job;
+	char		*run_host;
+	long long	 run_pid;
+	char		*started_at;	/* run record start, database clock */
+	long long	 run_age_s;	/* NOW(6) - started_at; -1 unknown */
+	char		*client_host;	/* PROCESSLIST.HOST; NULL = not visible */
+	char		*client_user;
+	long long	 idle_s;	/* PROCESSLIST.TIME; -1 unknown */
+};
+
+struct run_start_info {
+	const char	*job;
+	const char	*lock;		/* NULL without a named lock */
+	const char	*host;
+	long		 pid;
+	unsigned long long connection_id;	/* 0 without a named lock */
+};
+
+struct lock_db_ops {
+	/* A new session.  ctx is the ops' own (the real one: a const
+	 * struct conf_database *). */
+	enum db_status	(*connect)(void *ctx, void **conn, char **errstr);
+	/* Destroy the session (mysql_close): returns 0, or -1 when it could
+	 * not be destroyed.  conn is gone either way. */
+	int		(*destroy)(void *conn, char **errstr);
+	/* SELECT GET_LOCK(name, 0), CONNECTION_ID(), @@wsrep_on */
+	enum db_status	(*get_lock)(void *conn, const char *name,
+			    struct lock_acquire_row *, char **errstr);
+	/* SELECT RELEASE_LOCK(name) */
+	enum db_status	(*release_lock)(void *conn, const char *name,
+			    char **value, char **errstr);
+	/* SELECT IS_USED_LOCK(name) */
+	enum db_status	(*is_used_lock)(void *conn, const char *name,
+			    char **value, char **errstr);
+	/* KILL CONNECTION id */
+	enum db_status	(*kill)(void *conn, unsigned long long id,
+			    char **errstr);
+	/* Who holds name: IS_USED_LOCK, its running run record, the
+	 * process list.  Fills *h (free with lock_holder_free). */
+	enum db_status	(*holder)(void *conn, const char *name,
+			    struct lock_holder *h, char **errstr);
+	/* INSERT a run record, outcome "running"; *id its id. */
+	enum db_status	(*run_start)(void *conn, const struct run_start_info *,
+			    unsigned long long *id, char **errstr);
+	/* heartbeat_at = NOW(6) */
+	enum db_status	(*run_heartbeat)(void *conn, unsigned long long id,
+			    char **errstr);
+	/* finished_at = NOW(6), outcome, exit_status (-1: NULL), error. */
+	enum db_status	(*run_finish)(void *conn, unsigned long long id,
+			    const char *outcome, int exit_status,
+			    const char *error, char **errstr);
+	/* An SQL job: run sql, discarding any result. */
+	enum db_status	(*exec_sql)(void *conn, const char *sql,
+			    char **errstr);
+};
+
+/* The implementation over db.h; ctx is a const struct conf_database *. */
+extern const struct lock_db_ops lock_db_real;
+
+enum lock_result {
+	LOCK_OK = 0,		/* acquired; or released cleanly */
+	LOCK_BUSY,		/* another session holds it */
+	LOCK_ERR_DB,		/* connect or query failed: exit 69 */
+	LOCK_ERR_NULL,		/* GET_LOCK returned NULL: exit 69 */
+	LOCK_ERR_GALERA,	/* @@wsrep_on: not cluster-wide, exit 78 */
+	LOCK_ERR_VALUE,		/* a value that is not "0"/"1"/NULL: exit 70 */
+	LOCK_INCIDENT,		/* cleanup failed or lock lost: exit 76 */
+};
+
+/* One guarded run: the session, the lock and the run record. */
+struct lock {
+	const struct lock_db_ops *ops;
+	void		*ctx;
+	void		*conn;		/* the lock session; NULL when none */
+	const char	*job;
+	const char	*name;		/* lock name; NULL: run records only */
+	unsigned long long connection_id;
+	unsigned long long run_id;	/* 0: no run record */
+	int		 held;		/* GET_LOCK returned "1" */
+	int		 dead;		/* the session is known to be gone */
+	int		 lost;		/* lock_lost was reported */
+	int		 incidents;	/* incidents reported for this run */
+};
+
+/* Set up l; nothing is connected yet.  job and name are borrowed. */
+void lock_init(struct lock *l, const struct lock_db_ops *ops, void *ctx,
+    const char *job, const char *name);
+
+/* Open the session.  LOCK_OK or LOCK_ERR_DB with *errstr. */
+enum lock_result lock_open(struct lock *l, char **errstr);
+
+/*
+ * Try GET_LOCK(name, 0) once.  LOCK_OK: held.  LOCK_BUSY: *holder filled
+ * (lock_holder_free).  LOCK_ERR_NULL, LOCK_ERR_GALERA, LOCK_ERR_VALUE,
+ * LOCK_ERR_DB: *errstr says why; the session is then closed (a lock taken
+ * on a Galera node is given back by closing it).
+ */
+enum lock_result lock_acquire(struct lock *l, struct lock_holder *holder,
+    char **errstr);
+
+/*
+ * Decide about a busy lock: 1 when the holder looks stuck (its run record
+ * is older than max_runtime + grace, or no run record accounts for it and
+ * its session has been idle or busy longer than grace), 0 when it looks
+ * like a live run that we should skip.  *why is an allocated description
+ * of the holder for the log either way.
+ */
+int lock_holder_stuck(const struct lock_holder *, int64_t max_runtime_ms,
+    int64_t grace_ms, char **why);
+void lock_holder_free(struct lock_holder *);
+
+/* Insert the run record.  LOCK_OK or LOCK_ERR_DB. */
+enum lock_result lock_run_start(struct lock *l, const char *host, long pid,
+    char **errstr);
+
+/*
+ * Heartbeat: IS_USED_LOCK(name) must still be our connection id (a query
+ * also keeps the session from idling into wait_timeout), then the run
+ * record's heartbeat_at.  Returns LOCK_OK, or LOCK_INCIDENT after
+ * reporting lock_lost once.
+ */
+enum lock_result lock_heartbeat(struct lock *l);
+
+/* An SQL job on the lock's own session: 0 ok, -1 with *errstr.  A lost
+ * session is reported as lock_lost. */
+int lock_exec_sql(struct lock *l, const char *sql, char **errstr);
+
+/* How the job ended, for the run record. */
+struct run_end {
+	const char	*outcome;	/* success, failure, timeout, ... */
+	int		 exit_status;	/* the job's own status; -1 none */
+	const char	*error;		/* the job's error, or NULL */
+};
+
+/*
+ * End the run: RELEASE_LOCK checked exactly ("1" fine; "0"/NULL: incident
+ * lock_release_unexpected); when the release query fails, the session is
+ * destroyed (session_destroy_failed if that fails), a fresh session checks
+ * IS_USED_LOCK(name) against the old connection id and KILLs it if it
+ * still holds the lock (lock_verify_failed if any of that fails).  Then
+ * the run record is finished with the job's own exit status and error
+ * (run_record_failed if that fails).  Every failure goes through
+ * incident_report() and names the job's status.  Returns LOCK_OK, or
+ * LOCK_INCIDENT when any lock incident happened during the run.  The
+ * session is closed afterwards.
+ */
+enum lock_result lock_finish(struct lock *l, const struct run_end *end);
+
+/* Close whatever is open, without releasing (closing gives the lock
+ * back). */
+void lock_close(struct lock *l);
+
+/* The exit code for a lock result (CONTRACT section 3). */
+int lock_exitcode(enum lock_result);
+
+#endif

@@ -1,11 +1,11 @@
 /*
- * limits.h: fleet-wide rate limit, daily quota and circuit breaker for a
+ * ratelimit.h: fleet-wide rate limit, daily quota and circuit breaker for a
  * channel, with state in cronguard_channels and the database clock
  * (CONTRACT sections 6.3 and 6.4).  Every call is one short statement or
  * transaction; none is held across a send.
  */
-#ifndef CRONGUARD_LIMITS_H
-#define CRONGUARD_LIMITS_H
+#ifndef CRONGUARD_RATELIMIT_H
+#define CRONGUARD_RATELIMIT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,31 +14,31 @@
 #include "conf.h"
 #include "db.h"
 
-struct limits;
+struct ratelimit;
 
 /* Per-channel limiter state for one dispatcher process.  A channel with no
  * rate, no quota and no circuit gets a limiter that grants everything
  * without touching the database. */
-struct limits *limits_new(const struct conf_channel *);
-void limits_free(struct limits *);
+struct ratelimit *ratelimit_new(const struct conf_channel *);
+void ratelimit_free(struct ratelimit *);
 
 /*
  * Before claiming for the channel: how many of want rows may be claimed
  * now.  *granted is 0 while the circuit is open or the day's quota is used
  * up; 1 when the circuit is half-open (a probe).  Quota granted here is
- * reserved; limits_settle returns what was not sent.
+ * reserved; ratelimit_settle returns what was not sent.
  */
-enum db_status limits_reserve(struct limits *, struct db *, unsigned want,
+enum db_status ratelimit_reserve(struct ratelimit *, struct db *, unsigned want,
     unsigned *granted, char **errstr);
 
 /* The send_ctl a channel uses for the reserved batch: paces sends to the
  * rate, and stops starting sends once the circuit opens mid-batch. */
-void limits_ctl(struct limits *, struct send_ctl *,
+void ratelimit_ctl(struct ratelimit *, struct send_ctl *,
     volatile sig_atomic_t *stop);
 
 /* After the batch: give back unused quota, record consecutive transient
  * failures and open or close the circuit for every instance. */
-enum db_status limits_settle(struct limits *, struct db *,
+enum db_status ratelimit_settle(struct ratelimit *, struct db *,
     struct outbox_msg **msgs, size_t n, char **errstr);
 
 #endif

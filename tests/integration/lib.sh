@@ -1,0 +1,302 @@
+# tests/integration/lib.sh: sourced by every integration test (POSIX sh:
+# make check runs tests with $(SHELL), which may be dash).
+#
+#   . "$CRONGUARD_SRCDIR/tests/integration/lib.sh"   (or "$(dirname "$0")/lib.sh")
+#   need_servers                  # skip (77) without servers; fail under CI
+#   write_config "$CONF" 'outbox = { batch_size = 10; };'
+#   assert_exit 0 cg db migrate
+#   assert_eq 4 "$(mysql_q 'SELECT COUNT(*) FROM cronguard_schema')"
+#
+# Variables set here:
+#   TEST_NAME  t0120-db-migrate        TEST_ID    t0120-db-migrate-<pid>
+#   TEST_TMP   private temp directory, removed at exit
+#   CONF       $TEST_TMP/cronguard.conf (written by write_config)
+#   OUT ERR    files holding the last assert_exit's stdout and stderr
+#   TEST_DB    test_<pid>, created by need_servers, dropped at exit
+#   HTTP_PORT HTTP_LOG  HTTP_BASE=http://127.0.0.1:PORT/$TEST_ID
+#   SMTP_PORT SMTP_DIR SMTP_LOG  SMTP_URL=smtp://127.0.0.1:PORT
+#   MAIL_DOMAIN=$TEST_ID.example   use recipients like kim@$MAIL_DOMAIN
+# The servers are shared by tests running in parallel: put every HTTP URL
+# under $HTTP_BASE and every recipient under @$MAIL_DOMAIN (fault recipients:
+# tempfail@$MAIL_DOMAIN, reject@$MAIL_DOMAIN); the http_* and smtp_*
+# helpers filter on them by default.  A test that stops a server or counts
+# connections starts its own with smtp_private_start / http_private_start.
+# Fault grammars and file formats: tests/testservers/*.py, top of file.
+#
+# Functions: need_servers, at_exit CMD, fail MSG, assert_eq, assert_exit,
+# assert_grep, wait_for, mysql_q, mysql_admin, write_config, cg,
+# http_count, http_requests, http_field, smtp_count, smtp_messages,
+# smtp_envelopes, smtp_connections, smtp_private_start/stop,
+# http_private_start/stop.  Note: fail/exit inside $(...) only ends the
+# subshell.
+
+set -eu
+
+TEST_NAME=$(basename "$0" .sh)
+TEST_ID=$TEST_NAME-$$
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cg-$TEST_NAME.XXXXXX")
+CONF=$TEST_TMP/cronguard.conf
+OUT=$TEST_TMP/out
+ERR=$TEST_TMP/err
+TEST_DB=
+LIB_PY=/usr/bin/python3
+LIB_AT_EXIT=
+MAIL_DOMAIN=$TEST_ID.example
+: "${CRONGUARD_BIN:=${CRONGUARD_BUILDDIR:-.}/cronguard}"
+: "${CRONGUARD_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${CRONGUARD_TESTENV:=$CRONGUARD_SRCDIR/scripts/testenv}"
+
+HTTP_PORT=${CRONGUARD_TEST_HTTP_PORT:-}
+HTTP_LOG=${CRONGUARD_TEST_HTTP_LOG:-/dev/null}
+HTTP_BASE=http://127.0.0.1:$HTTP_PORT/$TEST_ID
+SMTP_PORT=${CRONGUARD_TEST_SMTP_PORT:-}
+SMTP_DIR=${CRONGUARD_TEST_SMTP_DIR:-/nonexistent}
+SMTP_LOG=${CRONGUARD_TEST_SMTP_LOG:-/dev/null}
+SMTP_URL=smtp://127.0.0.1:$SMTP_PORT
+
+lib_cleanup()
+{
+	local rc=$? cmd
+	set +e
+	while [ -n "$LIB_AT_EXIT" ]; do
+		cmd=${LIB_AT_EXIT%%
+*}
+		LIB_AT_EXIT=${LIB_AT_EXIT#*
+}
+		eval "$cmd"
+	done
+	[ -n "$TEST_DB" ] && mysql_admin "DROP DATABASE IF EXISTS \`$TEST_DB\`"
+	if [ "$rc" -ne 0 ] && [ "${CRONGUARD_TEST_KEEP:-}" = 1 ]; then
+		echo "kept $TEST_TMP"
+	else
+		rm -rf "$TEST_TMP"
+	fi
+	exit "$rc"
+}
+trap lib_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# at_exit CMD: run the shell command CMD at exit (last registered first).
+at_exit() { LIB_AT_EXIT="$1
+$LIB_AT_EXIT"; }
+
+fail() { echo "FAIL: $TEST_NAME: $*" >&2; exit 1; }
+
+# need_servers: exit 77 (skip) when no test servers were started, exit 1
+# (fail) under CI=true; otherwise create the test database $TEST_DB.
+need_servers()
+{
+	if [ "${CRONGUARD_TEST_SERVERS:-}" != 1 ]; then
+		[ "${CI:-}" = true ] &&
+		    fail "test servers not started, and CI=true needs them"
+		echo "SKIP: test servers not started (use scripts/test," \
+		    "or scripts/testenv run make check)"
+		exit 77
+	fi
+	TEST_DB=test_$$
+	mysql_admin "DROP DATABASE IF EXISTS \`$TEST_DB\`;
+	    CREATE DATABASE \`$TEST_DB\` CHARACTER SET utf8mb4" ||
+	    fail "cannot create database $TEST_DB"
+}
+
+# mysql_q SQL: run SQL in $TEST_DB; prints rows tab-separated, no header,
+# SQL NULL as the word NULL.  mysql_admin SQL: the same without a database.
+mysql_admin()
+{
+	MYSQL_PWD=${CRONGUARD_TEST_DB_PASSWORD:-} mariadb --no-defaults \
+	    --protocol=tcp -h "$CRONGUARD_TEST_DB_HOST" \
+	    -P "$CRONGUARD_TEST_DB_PORT" -u "$CRONGUARD_TEST_DB_USER" \
+	    --connect-timeout=10 -N -B -e "$1" ${2:+"$2"}
+}
+mysql_q() { mysql_admin "$1" "$TEST_DB"; }
+
+# write_config FILE [TEXT]: a configuration whose database section points at
+# the test server and $TEST_DB, followed by TEXT (more libconfig settings).
+write_config()
+{
+	local file=$1 password=
+	[ -n "${CRONGUARD_TEST_DB_PASSWORD:-}" ] &&
+	    password="password = \"$CRONGUARD_TEST_DB_PASSWORD\";"
+	(
+		umask 077
+		cat > "$file" <<-CONF
+		database = {
+		  host = "${CRONGUARD_TEST_DB_HOST:-127.0.0.1}";
+		  port = ${CRONGUARD_TEST_DB_PORT:-3306};
+		  user = "${CRONGUARD_TEST_DB_USER:-root}";
+		  $password
+		  name = "${TEST_DB:-test}";
+		  connect_timeout = "5s";
+		};
+		${2:-}
+		CONF
+	)
+}
+
+# cg ARGS...: cronguard with the test configuration.
+cg() { "$CRONGUARD_BIN" -c "$CONF" "$@"; }
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq()
+{
+	[ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"
+}
+
+# assert_exit CODE CMD [ARG...]: run CMD, stdout to $OUT, stderr to $ERR,
+# and fail (showing both) unless it exits with CODE.
+assert_exit()
+{
+	local want=$1 rc=0
+	shift
+	echo "+ $* (expect exit $want)"
+	"$@" > "$OUT" 2> "$ERR" || rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "--- stdout:"; cat "$OUT"
+		echo "--- stderr:"; cat "$ERR"
+		fail "'$*' exited $rc, expected $want"
+	fi
+}
+
+# assert_grep REGEX FILE: FILE (e.g. $OUT, $ERR) has a line matching REGEX.
+assert_grep()
+{
+	grep -qE -- "$1" "$2" || {
+		echo "--- $2:"; cat "$2"
+		fail "no line matching '$1' in $2"
+	}
+}
+
+# wait_for SECONDS CMD [ARG...]: poll CMD every 0.1 s until it succeeds;
+# fail after SECONDS.
+wait_for()
+{
+	local n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" > /dev/null 2>&1 && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	fail "timed out waiting for: $*"
+}
+
+# ---------------------------------------------------------------- HTTP
+# The request log is JSON lines, see tests/testservers/http_server.py.
+# PREFIX defaults to /$TEST_ID (everything under $HTTP_BASE).
+
+lib_http_filter()
+{
+	"$LIB_PY" - "$HTTP_LOG" "$@" <<-'PY'
+	import json, sys
+	log, mode, prefix = sys.argv[1], sys.argv[2], sys.argv[3]
+	field = sys.argv[4] if len(sys.argv) > 4 else None
+	n = 0
+	with open(log, encoding="utf-8") as f:
+	    for line in f:
+	        rec = json.loads(line)
+	        if not rec["path"].startswith(prefix):
+	            continue
+	        n += 1
+	        if mode == "lines":
+	            sys.stdout.write(line)
+	        elif mode == "field":
+	            v = rec
+	            for part in field.split(".", 1):
+	                v = v.get(part, "") if isinstance(v, dict) else ""
+	            print(v)
+	if mode == "count":
+	    print(n)
+	PY
+}
+
+# http_count [PREFIX]: number of requests whose path starts with PREFIX.
+http_count() { lib_http_filter count "${1-/$TEST_ID}"; }
+# http_requests [PREFIX]: their JSON lines.
+http_requests() { lib_http_filter lines "${1-/$TEST_ID}"; }
+# http_field FIELD [PREFIX]: one value per request; FIELD is a key (method,
+# path, body, status, ...) or headers.NAME (lower case), e.g.
+# http_field headers.webhook-id | sort -u | wc -l
+http_field() { lib_http_filter field "${2-/$TEST_ID}" "$1"; }
+
+# ---------------------------------------------------------------- SMTP
+# Messages are $SMTP_DIR/msg-NNNNNN.eml with a .json envelope beside, see
+# tests/testservers/smtp_server.py.  MATCH (default $TEST_ID) selects
+# messages having a recipient that contains MATCH; "" selects all.
+
+lib_smtp_filter()
+{
+	"$LIB_PY" - "$SMTP_DIR" "$@" <<-'PY'
+	import glob, json, os, sys
+	d, mode, match = sys.argv[1], sys.argv[2], sys.argv[3]
+	found = []
+	for j in sorted(glob.glob(os.path.join(d, "msg-*.json"))):
+	    eml = j[:-5] + ".eml"
+	    if not os.path.exists(eml):
+	        continue
+	    with open(j) as f:
+	        env = json.load(f)
+	    if match and not any(match in r for r in env["rcpt_tos"]):
+	        continue
+	    found.append((eml, env))
+	if mode == "count":
+	    print(len(found))
+	elif mode == "files":
+	    for eml, env in found:
+	        print(eml)
+	elif mode == "envelopes":
+	    for eml, env in found:
+	        print(json.dumps(env))
+	elif mode == "conns":
+	    print(len({env["conn"] for eml, env in found}))
+	PY
+}
+
+# smtp_count [MATCH]: number of stored messages.
+smtp_count() { lib_smtp_filter count "${1-$TEST_ID}"; }
+# smtp_messages [MATCH]: their .eml paths, in arrival order.
+smtp_messages() { lib_smtp_filter files "${1-$TEST_ID}"; }
+# smtp_envelopes [MATCH]: their envelopes, one JSON object a line.
+smtp_envelopes() { lib_smtp_filter envelopes "${1-$TEST_ID}"; }
+# smtp_connections [MATCH]: how many distinct SMTP connections delivered
+# the matching messages.  With "" on a private server: all connections
+# opened (connect events in $SMTP_LOG), even those that sent nothing.
+smtp_connections()
+{
+	if [ -z "${1-$TEST_ID}" ]; then
+		grep -c '"event": "connect"' "$SMTP_LOG" || true
+	else
+		lib_smtp_filter conns "$1"
+	fi
+}
+
+# ---------------------------------------------------------------- private
+
+# smtp_private_start: start (or start again, on the same port) an SMTP
+# server of this test's own, and point SMTP_PORT/SMTP_DIR/SMTP_LOG/SMTP_URL
+# at it.  smtp_private_stop stops it (the port stays reserved for a later
+# smtp_private_start).  Stopped at exit.  http_private_* likewise.
+smtp_private_start()
+{
+	local st=$TEST_TMP/servers
+	mkdir -p "$st"
+	"$CRONGUARD_TESTENV" smtp-start "$st" || fail "private smtp did not start"
+	SMTP_PORT=$(cat "$st/smtp.port")
+	SMTP_DIR=$st/smtp/msg
+	SMTP_LOG=$st/smtp/log
+	SMTP_URL=smtp://127.0.0.1:$SMTP_PORT
+	at_exit "\"\$CRONGUARD_TESTENV\" smtp-stop \"$st\""
+}
+smtp_private_stop() { "$CRONGUARD_TESTENV" smtp-stop "$TEST_TMP/servers"; }
+
+http_private_start()
+{
+	local st=$TEST_TMP/servers
+	mkdir -p "$st"
+	"$CRONGUARD_TESTENV" http-start "$st" || fail "private http did not start"
+	HTTP_PORT=$(cat "$st/http.port")
+	HTTP_LOG=$st/http/requests.jsonl
+	HTTP_BASE=http://127.0.0.1:$HTTP_PORT/$TEST_ID
+	at_exit "\"\$CRONGUARD_TESTENV\" http-stop \"$st\""
+}
+http_private_stop() { "$CRONGUARD_TESTENV" http-stop "$TEST_TMP/servers"; }

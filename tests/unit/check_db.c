@@ -1,0 +1,348 @@
+/* check_db.c: result parsing and the statement formatter of db.c; the
+ * connection paths when CRONGUARD_TEST_DB_PORT names a test server. */
+#include "config.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "db.h"
+#include "util.h"
+
+/* ------------------------------------------------------------ parsing */
+
+START_TEST(test_parse_bool_exact)
+{
+	ck_assert_int_eq(db_parse_bool("1"), 1);
+	ck_assert_int_eq(db_parse_bool("0"), 0);
+	ck_assert_int_eq(db_parse_bool(NULL), -1);
+	ck_assert_int_eq(db_parse_bool(""), -2);
+	ck_assert_int_eq(db_parse_bool("01"), -2);
+	ck_assert_int_eq(db_parse_bool("10"), -2);
+	ck_assert_int_eq(db_parse_bool("true"), -2);
+	ck_assert_int_eq(db_parse_bool(" 1"), -2);
+	ck_assert_int_eq(db_parse_bool("1 "), -2);
+	ck_assert_int_eq(db_parse_bool("-1"), -2);
+	ck_assert_int_eq(db_parse_bool("2"), -2);
+}
+END_TEST
+
+START_TEST(test_exitcode)
+{
+	ck_assert_int_eq(db_exitcode(DB_OK), 0);
+	ck_assert_int_eq(db_exitcode(DB_ERR_CONNECT), 69);
+	ck_assert_int_eq(db_exitcode(DB_ERR_LOST), 69);
+	ck_assert_int_eq(db_exitcode(DB_ERR_QUERY), 69);
+	ck_assert_int_eq(db_exitcode((enum db_status)42), 70);
+}
+END_TEST
+
+/* --------------------------------------------------------- formatting */
+
+/* Format with db (NULL: offline escaping); returns the statement or NULL
+ * with *errstr set. */
+static char *
+fmt(struct db *db, char **errstr, const char *f, ...)
+{
+	struct buf	 b;
+	va_list		 ap;
+	int		 rc;
+
+	buf_init(&b);
+	*errstr = NULL;
+	va_start(ap, f);
+	rc = db_format(db, &b, errstr, f, ap);
+	va_end(ap);
+	if (rc != 0) {
+		buf_free(&b);
+		ck_assert_ptr_nonnull(*errstr);
+		return (NULL);
+	}
+	ck_assert_ptr_null(*errstr);
+	return (buf_steal(&b));
+}
+
+#define FMT_EQ(want, ...) do {						\
+	char	*got_, *err_;						\
+	got_ = fmt(NULL, &err_, __VA_ARGS__);				\
+	ck_assert_ptr_nonnull(got_);					\
+	ck_assert_str_eq(got_, (want));					\
+	free(got_);							\
+} while (0)
+
+#define FMT_FAILS(...) do {						\
+	char	*got_, *err_;						\
+	got_ = fmt(NULL, &err_, __VA_ARGS__);				\
+	ck_assert_ptr_null(got_);					\
+	free(err_);							\
+} while (0)
+
+START_TEST(test_format_strings)
+{
+	FMT_EQ("SELECT 'abc'", "SELECT %s", "abc");
+	FMT_EQ("SELECT NULL", "SELECT %s", (const char *)NULL);
+	FMT_EQ("SELECT ''", "SELECT %s", "");
+	FMT_EQ("SELECT 'it\\'s'", "SELECT %s", "it's");
+	FMT_EQ("SELECT 'say \\\"hi\\\"'", "SELECT %s", "say \"hi\"");
+	FMT_EQ("SELECT 'a\\\\b'", "SELECT %s", "a\\b");
+	FMT_EQ("SELECT '\\\\\\''", "SELECT %s", "\\'");
+	FMT_EQ("SELECT 'a\\nb\\r\\Z'", "SELECT %s", "a\nb\r\032");
+	/* An injection attempt stays inside the literal. */
+	FMT_EQ("SELECT '\\' OR 1=1 -- '", "SELECT %s", "' OR 1=1 -- ");
+	/* UTF-8 passes through unchanged. */
+	FMT_EQ("SELECT '예약 확정'", "SELECT %s", "예약 확정");
+}
+END_TEST
+
+START_TEST(test_format_nul)
+{
+	static const char with_nul[] = { 'a', '\0', 'b' };
+
+	FMT_EQ("SELECT 'a\\0b'", "SELECT %.*s", 3, with_nul);
+	FMT_EQ("SELECT 'a'", "SELECT %.*s", 1, with_nul);
+	FMT_EQ("SELECT NULL", "SELECT %.*s", 3, (const char *)NULL);
+	FMT_FAILS("SELECT %.*s", -1, "x");
+	FMT_FAILS("SELECT %.s", "x");
+}
+END_TEST
+
+START_TEST(test_format_numbers)
+{
+	FMT_EQ("LIMIT -5, 7", "LIMIT %d, %u", -5, 7u);
+	FMT_EQ("id = 18446744073709551615", "id = %llu",
+	    18446744073709551615ULL);
+	FMT_EQ("n = -9223372036854775807", "n = %lld",
+	    -9223372036854775807LL);
+	FMT_EQ("x = 0.25", "x = %f", 0.25);
+	FMT_EQ("100%", "100%%");
+	FMT_FAILS("x = %f", 1.0 / 0.0);
+	FMT_FAILS("x = %ld", 1L);
+	FMT_FAILS("x = %x", 1);
+	FMT_FAILS("x = %");
+}
+END_TEST
+
+START_TEST(test_format_identifiers)
+{
+	char	 long_ok[65], long_bad[66];
+
+	memset(long_ok, 'a', 64);
+	long_ok[64] = '\0';
+	memset(long_bad, 'a', 65);
+	long_bad[65] = '\0';
+
+	FMT_EQ("SELECT * FROM `outbox_messages`", "SELECT * FROM %I",
+	    "outbox_messages");
+	FMT_EQ("USE `test_$1`", "USE %I", "test_$1");
+	FMT_FAILS("SELECT * FROM %I", "a`b");
+	FMT_FAILS("SELECT * FROM %I", "a b");
+	FMT_FAILS("SELECT * FROM %I", "x; DROP TABLE y");
+	FMT_FAILS("SELECT * FROM %I", "a.b");
+	FMT_FAILS("SELECT * FROM %I", "");
+	FMT_FAILS("SELECT * FROM %I", (const char *)NULL);
+	FMT_FAILS("SELECT * FROM %I", "caf\xc3\xa9");
+	FMT_FAILS("SELECT * FROM %I", long_bad);
+	ck_assert_int_eq(db_ident_valid(long_ok), 1);
+	ck_assert_int_eq(db_ident_valid(long_bad), 0);
+}
+END_TEST
+
+START_TEST(test_format_raw)
+{
+	FMT_EQ("WHERE id IN (1,2,3)", "WHERE id IN (%R)", "1,2,3");
+	FMT_FAILS("WHERE id IN (%R)", (const char *)NULL);
+	FMT_EQ("a='x' b=`t` c=3", "a=%s b=%I c=%d", "x", "t", 3);
+}
+END_TEST
+
+/* ------------------------------------------------ against a live server */
+
+static int
+live_conf(struct conf_database *c)
+{
+	const char	*port, *host, *user, *pw, *errstr;
+	long long	 p;
+
+	if ((port = getenv("CRONGUARD_TEST_DB_PORT")) == NULL || *port == '\0')
+		return (0);
+	if (parse_ll(port, 1, 65535, &p, &errstr) != 0)
+		return (0);
+	memset(c, 0, sizeof *c);
+	host = getenv("CRONGUARD_TEST_DB_HOST");
+	user = getenv("CRONGUARD_TEST_DB_USER");
+	pw = getenv("CRONGUARD_TEST_DB_PASSWORD");
+	c->host = (char *)(host != NULL && *host != '\0' ? host : "127.0.0.1");
+	c->port = (unsigned)p;
+	c->user = (char *)(user != NULL && *user != '\0' ? user : "root");
+	c->password = (char *)(pw != NULL ? pw : "");
+	c->connect_timeout_ms = 5000;
+	c->read_timeout_ms = 30000;
+	c->write_timeout_ms = 30000;
+	c->tls_mode = TLS_PREFERRED;
+	return (1);
+}
+
+START_TEST(test_live_session)
+{
+	struct conf_database	 c;
+	struct db		*db = NULL;
+	struct db_result	*r = NULL;
+	char			*errstr = NULL, *v = NULL;
+	int			 flags;
+
+	if (!live_conf(&c))
+		return;
+	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
+	ck_assert_ptr_null(errstr);
+
+	/* Session set up as db.h promises. */
+	ck_assert_int_eq(db_query_value(db, &v, &errstr,
+	    "SELECT CONCAT(@@session.time_zone, ' ', @@character_set_client)"),
+	    DB_OK);
+	ck_assert_str_eq(v, "+00:00 utf8mb4");
+	free(v);
+	flags = fcntl((int)mysql_get_socket(db_mysql(db)), F_GETFD);
+	ck_assert_int_ne(flags, -1);
+	ck_assert(flags & FD_CLOEXEC);
+	ck_assert_uint_ne(db_connection_id(db), 0);
+
+	/* Escaping by the server's rules round-trips every byte. */
+	ck_assert_int_eq(db_query_value(db, &v, &errstr, "SELECT %s",
+	    "it's \\ \"q\" \n 예약"), DB_OK);
+	ck_assert_str_eq(v, "it's \\ \"q\" \n 예약");
+	free(v);
+	ck_assert_int_eq(db_query_value(db, &v, &errstr, "SELECT HEX(%.*s)",
+	    3, "a\0b"), DB_OK);
+	ck_assert_str_eq(v, "610062");
+	free(v);
+	ck_assert_int_eq(db_query_value(db, &v, &errstr, "SELECT %s",
+	    (const char *)NULL), DB_OK);
+	ck_assert_ptr_null(v);
+
+	/* Results: NULL cells stay NULL, names and lengths indexed. */
+	ck_assert_int_eq(db_query(db, &r, &errstr,
+	    "SELECT 1 AS a, NULL AS b UNION ALL SELECT 0, 'xyz'"), DB_OK);
+	ck_assert_uint_eq(r->nrows, 2);
+	ck_assert_uint_eq(r->ncols, 2);
+	ck_assert_str_eq(r->names[1], "b");
+	ck_assert_int_eq(db_parse_bool(db_cell(r, 0, 0)), 1);
+	ck_assert_int_eq(db_parse_bool(db_cell(r, 1, 0)), 0);
+	ck_assert_ptr_null(db_cell(r, 0, 1));
+	ck_assert_str_eq(db_cell(r, 1, 1), "xyz");
+	ck_assert_uint_eq(r->lengths[1][1], 3);
+	ck_assert_ptr_null(db_cell(r, 2, 0));
+	db_result_free(r);
+	r = NULL;
+
+	/* An empty result is a result. */
+	ck_assert_int_eq(db_query(db, &r, &errstr, "SELECT 1 FROM DUAL "
+	    "WHERE 1 = 0"), DB_OK);
+	ck_assert_uint_eq(r->nrows, 0);
+	db_result_free(r);
+	r = NULL;
+
+	/* Errors are classified and described. */
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELEC 1"), DB_ERR_QUERY);
+	ck_assert_ptr_nonnull(strstr(errstr, "query failed: "));
+	free(errstr);
+	errstr = NULL;
+	/* Multi-statements are off outside scripts: no stacked queries. */
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1; SELECT 2"),
+	    DB_ERR_QUERY);
+	free(errstr);
+	errstr = NULL;
+	ck_assert_int_eq(db_exec_script(db, "SET @a = 1; SET @b = @a + 1;\n"
+	    "SELECT @b", &errstr), DB_OK);
+	ck_assert_int_eq(db_query_value(db, &v, &errstr, "SELECT @b"), DB_OK);
+	ck_assert_str_eq(v, "2");
+	free(v);
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1; SELECT 2"),
+	    DB_ERR_QUERY);
+	free(errstr);
+	errstr = NULL;
+
+	db_close(db);
+}
+END_TEST
+
+START_TEST(test_live_lost)
+{
+	struct conf_database	 c;
+	struct db		*db = NULL, *killer = NULL;
+	char			*errstr = NULL;
+
+	if (!live_conf(&c))
+		return;
+	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
+	ck_assert_int_eq(db_connect(&c, &killer, &errstr), DB_OK);
+	ck_assert_int_eq(db_query(killer, NULL, &errstr, "KILL %llu",
+	    (unsigned long long)db_connection_id(db)), DB_OK);
+	/* No reconnect: the next statement fails as lost. */
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1"),
+	    DB_ERR_LOST);
+	free(errstr);
+	db_close(killer);
+	db_close(db);
+}
+END_TEST
+
+START_TEST(test_live_connect_refused)
+{
+	struct conf_database	 c;
+	struct db		*db = NULL;
+	char			*errstr = NULL;
+
+	if (!live_conf(&c))
+		return;
+	c.port = 1;	/* nothing listens on tcpmux */
+	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_ERR_CONNECT);
+	ck_assert_ptr_null(db);
+	ck_assert_ptr_nonnull(strstr(errstr, "cannot connect to 127.0.0.1:1: "));
+	free(errstr);
+}
+END_TEST
+
+static Suite *
+db_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("db");
+	tc = tcase_create("parse");
+	tcase_add_test(tc, test_parse_bool_exact);
+	tcase_add_test(tc, test_exitcode);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("format");
+	tcase_add_test(tc, test_format_strings);
+	tcase_add_test(tc, test_format_nul);
+	tcase_add_test(tc, test_format_numbers);
+	tcase_add_test(tc, test_format_identifiers);
+	tcase_add_test(tc, test_format_raw);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("live");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_live_session);
+	tcase_add_test(tc, test_live_lost);
+	tcase_add_test(tc, test_live_connect_refused);
+	suite_add_tcase(s, tc);
+	return (s);
+}
+
+int
+main(void)
+{
+	SRunner	*sr;
+	int	 failed;
+
+	sr = srunner_create(db_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
+}
