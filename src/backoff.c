@@ -1,4 +1,6 @@
 /* backoff.c: retry delays and Retry-After parsing. */
+#include "config.h"
+
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>

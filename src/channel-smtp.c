@@ -1,2 +1,413 @@
-/* channel-smtp.c: placeholder until the module lands. */
-extern int cronguard_placeholder_channel_smtp;
+/*
+ * channel-smtp.c: mail over libcurl's SMTP, `connections` at once.
+ *
+ * One multi handle lives as long as the channel; its connection cache
+ * holds at most `connections` connections, which every later message
+ * reuses (an SMTP session carries many MAIL transactions), so a batch
+ * costs one connection per slot, not one per message.  The easy handles
+ * are pooled with the options that never change set once.
+ *
+ * Reply classification (CONTRACT 6.3): connection failures, timeouts and
+ * 4xx replies are transient; 5xx replies are permanent, except a refused
+ * login, which is the channel's problem, not the message's: transient, so
+ * the circuit breaker stops the channel instead of failing every message.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "channel.h"
+#include "log.h"
+#include "mime.h"
+#include "util.h"
+
+/* Longest wait in curl_multi_poll, so a stop request is seen promptly. */
+#define SMTP_POLL_MS	100
+/* Bytes of a server reply kept for last_error. */
+#define SMTP_REPLY	256
+/* Bytes of refused recipients kept for last_error. */
+#define SMTP_REFUSED	1024
+
+/* The option was spelt CURLOPT_MAIL_RCPT_ALLLOWFAILS before 8.2.0. */
+#if LIBCURL_VERSION_NUM >= 0x080200
+#define SMTP_RCPT_ALLOWFAILS CURLOPT_MAIL_RCPT_ALLOWFAILS
+#else
+#define SMTP_RCPT_ALLOWFAILS CURLOPT_MAIL_RCPT_ALLLOWFAILS
+#endif
+
+struct smtp_xfer {
+	CURL			*easy;
+	struct outbox_msg	*msg;		/* NULL when idle */
+	struct mime_msg		*mail;
+	curl_mime		*mime;
+	char			 errbuf[CURL_ERROR_SIZE];
+	char			 reply[SMTP_REPLY];	/* last reply line */
+	char			 rcpt[SMTP_REPLY];	/* RCPT TO in flight */
+	struct buf		 refused;	/* "addr (reply), ..." */
+	unsigned		 nrefused;
+};
+
+struct channel {
+	const struct conf_channel *conf;
+	CURLM			*multi;
+	struct smtp_xfer	*xfers;
+	unsigned		 nxfers;
+	unsigned long long	 messages;	/* transfers finished */
+	unsigned long long	 connects;	/* connections opened */
+};
+
+/* Copy a protocol line without its line end and control characters. */
+static void
+smtp_copy_line(char *dst, size_t dstlen, const char *src, size_t len)
+{
+	size_t	i, j = 0;
+
+	for (i = 0; i < len && j + 1 < dstlen; i++) {
+		if (src[i] == '\r' || src[i] == '\n')
+			break;
+		dst[j++] = ((unsigned char)src[i] < 0x20 || src[i] == 0x7f) ?
+		    ' ' : src[i];
+	}
+	dst[j] = '\0';
+}
+
+/*
+ * libcurl reports neither the text of a reply nor which recipients a
+ * server refused, so both are taken from the protocol trace: the last
+ * reply line, and each RCPT TO with a 4xx or 5xx answer.
+ */
+static int
+smtp_debug_cb(CURL *easy, curl_infotype type, char *data, size_t size,
+    void *arg)
+{
+	struct smtp_xfer *x = arg;
+
+	(void)easy;
+	if (type == CURLINFO_HEADER_OUT) {
+		x->rcpt[0] = '\0';
+		if (size > 8 && strncasecmp(data, "RCPT TO:", 8) == 0)
+			smtp_copy_line(x->rcpt, sizeof x->rcpt, data + 8,
+			    size - 8);
+		return 0;
+	}
+	if (type != CURLINFO_HEADER_IN || size < 4)
+		return 0;
+	smtp_copy_line(x->reply, sizeof x->reply, data, size);
+	/* The last line of a reply has a space after the code. */
+	if (x->rcpt[0] != '\0' && data[3] == ' ' &&
+	    (data[0] == '4' || data[0] == '5')) {
+		if (x->refused.len < SMTP_REFUSED)
+			buf_printf(&x->refused, "%s%s (%s)",
+			    x->nrefused > 0 ? ", " : "", x->rcpt, x->reply);
+		x->nrefused++;
+	}
+	if (data[3] == ' ')
+		x->rcpt[0] = '\0';
+	return 0;
+}
+
+static int
+smtp_open(const struct conf_channel *conf, struct channel **out,
+    char **errstr)
+{
+	struct channel	*ch;
+	struct smtp_xfer *x;
+	unsigned	 i;
+	long		 conns;
+	char		*addr = NULL, *field = NULL;
+	const char	*why;
+
+	ch = xcalloc(1, sizeof *ch);
+	ch->conf = conf;
+	ch->nxfers = conf->connections > 0 ? conf->connections : 1;
+	conns = (long)ch->nxfers;
+
+	if (conf->from == NULL) {
+		*errstr = xasprintf("channel %s: from is not set", conf->name);
+		goto fail;
+	}
+	if (mime_parse_mailbox(conf->from, &addr, &field, &why) != 0) {
+		*errstr = xasprintf("channel %s: from: %s", conf->name, why);
+		goto fail;
+	}
+	free(addr);
+	free(field);
+
+	if ((ch->multi = curl_multi_init()) == NULL) {
+		*errstr = xasprintf("channel %s: curl_multi_init failed",
+		    conf->name);
+		goto fail;
+	}
+	curl_multi_setopt(ch->multi, CURLMOPT_MAX_HOST_CONNECTIONS, conns);
+	curl_multi_setopt(ch->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, conns);
+	curl_multi_setopt(ch->multi, CURLMOPT_MAXCONNECTS, conns);
+
+	ch->xfers = xcalloc(ch->nxfers, sizeof *ch->xfers);
+	for (i = 0; i < ch->nxfers; i++) {
+		x = &ch->xfers[i];
+		buf_init(&x->refused);
+		if ((x->easy = curl_easy_init()) == NULL) {
+			*errstr = xasprintf("channel %s: curl_easy_init "
+			    "failed", conf->name);
+			goto fail;
+		}
+		curl_easy_setopt(x->easy, CURLOPT_URL, conf->url);
+		curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+		curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS,
+		    (long)conf->timeout_ms);
+		curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
+		    (long)conf->timeout_ms);
+		curl_easy_setopt(x->easy, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(x->easy, SMTP_RCPT_ALLOWFAILS, 1L);
+		curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
+		curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
+		curl_easy_setopt(x->easy, CURLOPT_DEBUGFUNCTION, smtp_debug_cb);
+		curl_easy_setopt(x->easy, CURLOPT_DEBUGDATA, x);
+		curl_easy_setopt(x->easy, CURLOPT_VERBOSE, 1L);
+		if (conf->tls != NULL && strcmp(conf->tls, "required") == 0)
+			curl_easy_setopt(x->easy, CURLOPT_USE_SSL,
+			    (long)CURLUSESSL_ALL);
+		if (conf->username != NULL) {
+			curl_easy_setopt(x->easy, CURLOPT_USERNAME,
+			    conf->username);
+			curl_easy_setopt(x->easy, CURLOPT_PASSWORD,
+			    conf->password != NULL ? conf->password : "");
+		}
+	}
+	*out = ch;
+	return 0;
+
+fail:
+	channel_smtp_ops.close(ch);
+	return -1;
+}
+
+static void
+smtp_close(struct channel *ch)
+{
+	unsigned	i;
+	char		msgs[32], conns[32];
+
+	if (ch == NULL)
+		return;
+	if (ch->messages > 0) {
+		snprintf(msgs, sizeof msgs, "%llu", ch->messages);
+		snprintf(conns, sizeof conns, "%llu", ch->connects);
+		log_kv(LOG_INFO, "smtp_channel_closed", "channel",
+		    ch->conf->name, "messages", msgs, "connections", conns,
+		    NULL);
+	}
+	for (i = 0; ch->xfers != NULL && i < ch->nxfers; i++) {
+		if (ch->xfers[i].easy == NULL)
+			continue;
+		if (ch->xfers[i].msg != NULL)
+			curl_multi_remove_handle(ch->multi, ch->xfers[i].easy);
+		curl_easy_cleanup(ch->xfers[i].easy);
+		curl_mime_free(ch->xfers[i].mime);
+		mime_free(ch->xfers[i].mail);
+		buf_free(&ch->xfers[i].refused);
+	}
+	free(ch->xfers);
+	if (ch->multi != NULL)
+		curl_multi_cleanup(ch->multi);
+	free(ch);
+}
+
+static struct smtp_xfer *
+smtp_idle_xfer(struct channel *ch)
+{
+	unsigned	i;
+
+	for (i = 0; i < ch->nxfers; i++) {
+		if (ch->xfers[i].msg == NULL)
+			return &ch->xfers[i];
+	}
+	return NULL;
+}
+
+/* Detach and free what one message needed; the easy handle stays. */
+static void
+smtp_reset(struct smtp_xfer *x)
+{
+	curl_easy_setopt(x->easy, CURLOPT_MIMEPOST, NULL);
+	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, NULL);
+	curl_easy_setopt(x->easy, CURLOPT_MAIL_RCPT, NULL);
+	curl_mime_free(x->mime);
+	x->mime = NULL;
+	mime_free(x->mail);
+	x->mail = NULL;
+	x->msg = NULL;
+}
+
+/* The message as MIME; a payload that cannot be mail is permanent. */
+static int
+smtp_prepare(struct channel *ch, struct smtp_xfer *x, struct outbox_msg *msg)
+{
+	struct mime_opts o;
+	char		*why = NULL;
+
+	memset(&o, 0, sizeof o);
+	o.from = ch->conf->from;
+	o.message_id = msg->message_id;
+	/* The creation time keeps a retried message byte for byte the same. */
+	o.date = msg->created_at_s > 0 ? msg->created_at_s : time(NULL);
+	o.max_size = ch->conf->max_size;
+	if (mime_build(msg->payload, msg->payload_len, &o, &x->mail,
+	    &why) != 0) {
+		msg->result = SEND_PERMANENT;
+		msg->error = why;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+smtp_start(struct channel *ch, struct smtp_xfer *x, struct outbox_msg *msg)
+{
+	CURLMcode	mc;
+	char		*why = NULL;
+
+	x->errbuf[0] = '\0';
+	x->reply[0] = '\0';
+	x->rcpt[0] = '\0';
+	buf_reset(&x->refused);
+	x->nrefused = 0;
+	x->msg = msg;
+	if ((x->mime = mime_curl(x->mail, x->easy, &why)) == NULL) {
+		msg->result = SEND_RETRY;
+		msg->error = why;
+		smtp_reset(x);
+		return -1;
+	}
+	if ((mc = curl_multi_add_handle(ch->multi, x->easy)) != CURLM_OK) {
+		msg->result = SEND_RETRY;
+		msg->error = xasprintf("smtp: %s", curl_multi_strerror(mc));
+		smtp_reset(x);
+		return -1;
+	}
+	return 0;
+}
+
+/* CONTRACT 6.3 for a finished SMTP transfer. */
+static enum send_result
+smtp_classify(CURLcode cc, long code)
+{
+	if (cc == CURLE_OK)
+		return SEND_OK;
+	if (cc == CURLE_LOGIN_DENIED)
+		return SEND_RETRY;
+	if (code >= 500 && code <= 599)
+		return SEND_PERMANENT;
+	return SEND_RETRY;
+}
+
+static void
+smtp_finish(struct channel *ch, struct smtp_xfer *x, CURLcode cc)
+{
+	struct outbox_msg *msg = x->msg;
+	long		 code = 0, nconn = 0;
+	const char	*what;
+
+	curl_multi_remove_handle(ch->multi, x->easy);
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &nconn);
+	ch->messages++;
+	ch->connects += (unsigned long long)nconn;
+
+	msg->result = smtp_classify(cc, code);
+	what = x->errbuf[0] != '\0' ? x->errbuf : curl_easy_strerror(cc);
+	if (msg->result == SEND_OK) {
+		/* Partial refusal: delivered to the others, so it counts as
+		 * sent (a retry would duplicate it for them); the refused
+		 * recipients are recorded. */
+		if (x->nrefused > 0)
+			msg->error = xasprintf("smtp: %u recipient(s) refused: "
+			    "%s", x->nrefused, x->refused.data);
+	} else if (x->nrefused > 0 && x->mail != NULL &&
+	    x->nrefused >= x->mail->nrcpt)
+		msg->error = xasprintf("smtp: all recipients refused: %s",
+		    x->refused.data);
+	else if (code >= 400 && x->reply[0] != '\0')
+		msg->error = xasprintf("smtp: %s", x->reply);
+	else
+		msg->error = xasprintf("smtp: %s", what);
+	smtp_reset(x);
+}
+
+static void
+smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
+    struct send_ctl *ctl)
+{
+	struct smtp_xfer *x;
+	struct outbox_msg *msg;
+	CURLMsg		*m;
+	size_t		 next = 0;
+	unsigned	 inflight = 0;
+	int		 running, left, wait_ms;
+	int64_t		 now;
+
+	for (;;) {
+		wait_ms = SMTP_POLL_MS;
+		while (!*ctl->stop && next < n && inflight < ch->nxfers) {
+			msg = msgs[next];
+			if (msg->not_before_ms != 0 &&
+			    (now = now_mono_ms()) < msg->not_before_ms) {
+				if (msg->not_before_ms - now < wait_ms)
+					wait_ms = (int)(msg->not_before_ms -
+					    now);
+				break;
+			}
+			next++;
+			msg->result = SEND_NONE;
+			x = smtp_idle_xfer(ch);
+			if (smtp_prepare(ch, x, msg) != 0) {
+				ctl->after_send(ctl, msg);
+				continue;
+			}
+			if (ctl->before_send(ctl, msg) != 0) {
+				smtp_reset(x);
+				continue;
+			}
+			if (smtp_start(ch, x, msg) != 0) {
+				ctl->after_send(ctl, msg);
+				continue;
+			}
+			inflight++;
+		}
+		if (inflight == 0 && (next == n || *ctl->stop))
+			break;
+
+		curl_multi_perform(ch->multi, &running);
+		while ((m = curl_multi_info_read(ch->multi, &left)) != NULL) {
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			x = NULL;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+			    (char **)&x);
+			msg = x->msg;
+			smtp_finish(ch, x, m->data.result);
+			inflight--;
+			ctl->after_send(ctl, msg);
+		}
+		if (inflight > 0 || (next < n && !*ctl->stop))
+			curl_multi_poll(ch->multi, NULL, 0,
+			    wait_ms > 0 ? wait_ms : 0, NULL);
+	}
+	/* Anything never started stays SEND_NONE: back to PENDING. */
+	for (; next < n; next++)
+		msgs[next]->result = SEND_NONE;
+}
+
+const struct channel_ops channel_smtp_ops = {
+	.type = "smtp",
+	.open = smtp_open,
+	.send = smtp_send,
+	.close = smtp_close,
+};

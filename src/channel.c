@@ -1,4 +1,6 @@
 /* channel.c: the channel table and default send hooks. */
+#include "config.h"
+
 #include <stddef.h>
 
 #include "channel.h"

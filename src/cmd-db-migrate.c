@@ -87,13 +87,21 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 			applied++;
 			continue;
 		}
-		if ((st = migrate_apply(db, m, &errstr)) != DB_OK)
-			goto fail;
+		if ((st = migrate_apply(db, m, &errstr)) != DB_OK) {
+			/* A statement the server rejects is a broken
+			 * migration, not an unavailable database. */
+			fprintf(stderr, "cronguard: db migrate: %s\n", errstr);
+			rc = st == DB_ERR_QUERY ? EXIT_SOFTWARE :
+			    db_exitcode(st);
+			goto out;
+		}
 		log_kv(LOG_INFO, "migration_applied", "file", m->file, NULL);
 		printf("applied %s\n", m->file);
 		applied++;
 	}
-	if (applied == 0)
+	if (applied == 0 && dry_run)
+		printf("nothing to apply\n");
+	else if (applied == 0)
 		log_kv(LOG_INFO, "schema_up_to_date", "dir", dir, NULL);
 	goto out;
 

@@ -1,23 +1,100 @@
-/* cmd-exec.c: placeholder until the command lands. */
+/* cmd-exec.c: "exec --lock NAME -- CMD...", flock(1) for a whole fleet. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "duration.h"
+#include "guard.h"
+#include "lock.h"
+#include "util.h"
+
+/* The same defaults as a configured job's (cronguard.conf(5)). */
+#define EXEC_MAX_RUNTIME_MS	(3600 * 1000)
+#define EXEC_GRACE_MS		(10 * 60 * 1000)
+#define EXEC_HEARTBEAT_MS	(30 * 1000)
 
 static int
 cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: exec: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	static const struct option longopts[] = {
+		{ "lock",	 required_argument, NULL, 'l' },
+		{ "max-runtime", required_argument, NULL, 'm' },
+		{ "busy-exit",	 required_argument, NULL, 'b' },
+		{ "timeout",	 required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct guard_job	 gj;
+	const char		*errstr;
+	long long		 n;
+	int			 ch;
+
+	memset(&gj, 0, sizeof gj);
+	gj.guard = GUARD_NAMED_LOCK;
+	gj.runtime_dir = c->runtime_dir;
+	gj.max_runtime_ms = EXEC_MAX_RUNTIME_MS;
+	gj.grace_ms = EXEC_GRACE_MS;
+	gj.heartbeat_ms = EXEC_HEARTBEAT_MS;
+	gj.kill_after_ms = GUARD_KILL_AFTER_MS;
+	gj.on_lock_lost = LOCK_LOST_TERMINATE;
+
+	opterr = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'l':
+			if (!conf_lock_name_valid(optarg, &errstr))
+				return cmd_usage_error(ctx->entry, "--lock: lock "
+				    "name %s", errstr);
+			gj.lock = optarg;
+			break;
+		case 'm':
+			if (duration_parse(optarg, &gj.max_runtime_ms,
+			    &errstr) != 0 || gj.max_runtime_ms == 0)
+				return cmd_usage_error(ctx->entry,
+				    "--max-runtime: %s: %s", optarg,
+				    gj.max_runtime_ms == 0 ? "must not be 0" :
+				    errstr);
+			break;
+		case 'b':
+			if (parse_ll(optarg, 0, 255, &n, &errstr) != 0)
+				return cmd_usage_error(ctx->entry,
+				    "--busy-exit: %s is %s", optarg, errstr);
+			gj.busy_exit = (int)n;
+			break;
+		case 't':
+			if (duration_parse(optarg, &gj.timeout_ms, &errstr) !=
+			    0)
+				return cmd_usage_error(ctx->entry,
+				    "--timeout: %s: %s", optarg, errstr);
+			break;
+		default:
+			return cmd_usage_error(ctx->entry, "unknown or "
+			    "incomplete option %s", ctx->argv[optind - 1]);
+		}
+	}
+	if (gj.lock == NULL)
+		return cmd_usage_error(ctx->entry, "--lock is required");
+	if (optind >= ctx->argc)
+		return cmd_usage_error(ctx->entry, "no command given");
+	if (!c->have_database) {
+		fprintf(stderr, "cronguard: exec needs a database section in "
+		    "%s\n", c->path);
+		return EXIT_CONFIG;
+	}
+	gj.job = gj.lock;
+	gj.argv = ctx->argv + optind;
+	return guard_run(&gj, &lock_db_real, &c->db);
 }
 
 const struct cmd_entry cmd_exec_entry = {
 	.name = "exec",
-	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.usage = "--lock name [--max-runtime duration] [--busy-exit n] "
+	    "[--timeout duration] -- command [arg ...]",
+	.summary = "Run a command under a named lock: flock(1) for a whole "
+	    "fleet.  Needs only the database section.",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_exec_exec,
 };

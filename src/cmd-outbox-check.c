@@ -1,23 +1,136 @@
-/* cmd-outbox-check.c: placeholder until the command lands. */
+/*
+ * cmd-outbox-check.c: the outbox watchdog as a monitoring check
+ * (CONTRACT section 7): counts, a verdict, and the exit status of a
+ * Nagios plugin.
+ */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
+#include "db.h"
+#include "log.h"
+#include "outbox.h"
+#include "report.h"
+#include "util.h"
+
+/* The metrics file is always Prometheus text, replaced atomically so the
+ * node_exporter textfile collector never reads half a file. */
+static int
+check_write_metrics(const char *path, const struct outbox_counts *k,
+    const struct conf_outbox *c, enum check_status s)
+{
+	struct buf	 b;
+	char		*errstr = NULL;
+	int		 rc = 0;
+
+	buf_init(&b);
+	outbox_report(&b, REPORT_PROMETHEUS, k, c, s, NULL);
+	if (write_file_atomic(path, b.data, b.len, &errstr) != 0) {
+		fprintf(stderr, "cronguard: metrics file %s: %s\n", path,
+		    errstr);
+		rc = -1;
+	}
+	free(errstr);
+	buf_free(&b);
+	return rc;
+}
+
+static void
+check_report_stuck(const struct outbox_counts *k)
+{
+	struct incident	 inc = { 0 };
+	char		*d;
+
+	d = xasprintf("%lld outbox rows PROCESSING longer than the "
+	    "watchdog: no dispatcher is recovering them", k->stuck);
+	inc.event = "outbox_stuck";
+	inc.detail = d;
+	incident_report(&inc);
+	free(d);
+}
 
 static int
 cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: outbox check: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "metrics-file", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 }
+	};
+	enum report_format fmt = REPORT_NAGIOS;
+	struct outbox_counts k;
+	enum check_status s;
+	struct db	*db = NULL;
+	struct buf	 out;
+	const char	*metrics = NULL;
+	char		*errstr = NULL;
+	enum db_status	 st;
+	int		 ch, rc;
+
+	buf_init(&out);
+	opterr = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			if (report_format_parse(optarg, &fmt) != 0) {
+				rc = cmd_usage_error(ctx->entry, "--format "
+				    "must be nagios, json or prometheus");
+				goto out;
+			}
+			break;
+		case 'm':
+			metrics = optarg;
+			break;
+		default:
+			rc = cmd_usage_error(ctx->entry, "bad option: %s",
+			    ctx->argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind != ctx->argc) {
+		rc = cmd_usage_error(ctx->entry, "unexpected argument: %s",
+		    ctx->argv[optind]);
+		goto out;
+	}
+
+	if (!c->have_database) {
+		errstr = xasprintf("%s: no database section", c->path);
+		st = DB_ERR_CONNECT;
+	} else if ((st = db_connect(&c->db, &db, &errstr)) == DB_OK)
+		st = outbox_count(db, c, &k, &errstr);
+	if (st != DB_OK) {
+		s = CHECK_UNKNOWN;
+		outbox_report(&out, fmt, NULL, &c->outbox, s, errstr);
+		if (metrics != NULL)
+			check_write_metrics(metrics, NULL, &c->outbox, s);
+	} else {
+		s = outbox_verdict(&k, &c->outbox);
+		if (k.stuck > 0)
+			check_report_stuck(&k);
+		outbox_report(&out, fmt, &k, &c->outbox, s, NULL);
+		if (metrics != NULL &&
+		    check_write_metrics(metrics, &k, &c->outbox, s) != 0)
+			s = check_status_worst(s, CHECK_UNKNOWN);
+	}
+	fputs(out.data != NULL ? out.data : "", stdout);
+	rc = (int)s;
+out:
+	db_close(db);
+	buf_free(&out);
+	free(errstr);
+	return rc;
 }
 
 const struct cmd_entry cmd_outbox_check_entry = {
 	.name = "outbox check",
-	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.usage = "[--format nagios|json|prometheus] [--metrics-file path]",
+	.summary = "Count pending, due, processing, stale, stuck, failed and "
+	    "unknown-channel rows and give a monitoring verdict (exit 0 OK, "
+	    "1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_check_exec,
 };

@@ -1,23 +1,447 @@
-/* cmd-outbox-dispatch.c: placeholder until the command lands. */
+/*
+ * cmd-outbox-dispatch.c: recover stale claims, then claim, send and
+ * finalise due messages until none is due (CONTRACT 6.2); with --for,
+ * keep polling.
+ */
 #include "config.h"
 
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "channel.h"
 #include "cmd.h"
+#include "db.h"
+#include "duration.h"
+#include "ratelimit.h"
+#include "log.h"
+#include "outbox.h"
+#include "util.h"
+
+static volatile sig_atomic_t dispatch_stop;
+
+static void
+dispatch_signal(int sig)
+{
+	(void)sig;
+	dispatch_stop = 1;
+}
+
+/* One configured channel this dispatcher serves. */
+struct dchan {
+	const struct conf_channel *conf;
+	const struct channel_ops *ops;
+	struct channel	*ch;
+	struct ratelimit	*lim;
+	bool		 limited;	/* rate, quota or circuit configured */
+	unsigned	 granted;
+};
+
+struct dispatch {
+	struct conf	*conf;
+	struct db	*db;
+	struct dchan	*chans;
+	size_t		 nchans;
+	unsigned	 batch;
+	bool		 no_send;	/* benchmark: claim and finalise only */
+	struct outbox_tally tally;
+	unsigned long long recovered;
+};
+
+/*
+ * --bench-no-send (hidden, for scripts/bench-outbox): every claimed
+ * message counts as delivered without being sent, to measure the
+ * database floor of the same claim and finalise statements.
+ */
+static void
+dispatch_null_send(struct outbox_msg **msgs, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		msgs[i]->result = SEND_OK;
+}
+
+static int
+dispatch_pass_after(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	(void)ctl;
+	(void)msg;
+	return 0;
+}
+
+static void
+dispatch_noop_after(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	(void)ctl;
+	(void)msg;
+}
+
+/* Send the claimed messages of channel d, then settle its limits. */
+static enum db_status
+dispatch_send(struct dispatch *dp, struct dchan *d, struct claim *c,
+    char **errstr)
+{
+	struct outbox_msg **msgs;
+	struct send_ctl	 ctl;
+	size_t		 i, n = 0;
+	enum db_status	 st = DB_OK;
+
+	msgs = xcalloc(c->n + 1, sizeof *msgs);
+	for (i = 0; i < c->n; i++) {
+		if (strcmp(c->msgs[i]->channel, d->conf->name) == 0)
+			msgs[n++] = c->msgs[i];
+	}
+	if (n == 0)
+		goto out;
+	if (dp->no_send) {
+		dispatch_null_send(msgs, n);
+		goto out;
+	}
+	memset(&ctl, 0, sizeof ctl);
+	ctl.before_send = dispatch_pass_after;
+	ctl.after_send = dispatch_noop_after;
+	ctl.stop = &dispatch_stop;
+	if (d->lim != NULL)
+		ratelimit_ctl(d->lim, &ctl, &dispatch_stop);
+	d->ops->send(d->ch, msgs, n, &ctl);
+	if (d->lim != NULL)
+		st = ratelimit_settle(d->lim, dp->db, msgs, n, errstr);
+out:
+	free(msgs);
+	return st;
+}
+
+/* Claim for names[0..n-1] at most limit rows, send, finalise.  *attempted
+ * says whether any message was really attempted (not SEND_NONE). */
+static enum db_status
+dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
+    unsigned limit, size_t *claimed, bool *attempted, char **errstr)
+{
+	struct claim	 c;
+	enum db_status	 st, st2;
+	size_t		 i;
+	char		*err2 = NULL;
+
+	st = outbox_claim(dp->db, &dp->conf->outbox, names, n, limit, &c,
+	    errstr);
+	if (st != DB_OK)
+		return st;
+	*claimed += c.n;
+	if (c.n == 0)
+		goto out;
+	if (log_enabled(LOG_DEBUG)) {
+		char	num[32];
+
+		snprintf(num, sizeof num, "%zu", c.n);
+		log_kv(LOG_DEBUG, "outbox_claimed", "count", num, "token",
+		    c.token, NULL);
+	}
+	for (i = 0; i < dp->nchans; i++) {
+		st = dispatch_send(dp, &dp->chans[i], &c, errstr);
+		if (st != DB_OK)
+			break;
+	}
+	for (i = 0; i < c.n; i++) {
+		if (c.msgs[i]->result != SEND_NONE)
+			*attempted = true;
+	}
+	/* Finalise even when settling the limits failed: the results are
+	 * known and the rows must not wait for the lease. */
+	st2 = outbox_finalise(dp->db, &dp->conf->outbox, &c, &dp->tally,
+	    st == DB_OK ? errstr : &err2);
+	if (st == DB_OK)
+		st = st2;
+	free(err2);
+out:
+	outbox_claim_free(&c);
+	return st;
+}
+
+/*
+ * One batch: reserve from each channel's limits, claim the unlimited
+ * channels together and each limited channel on its own (so a quota is
+ * never exceeded by a shared LIMIT), send, finalise.
+ */
+static enum db_status
+dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
+    char **errstr)
+{
+	const char	**names;
+	size_t		 i, n = 0;
+	enum db_status	 st = DB_OK;
+
+	*claimed = 0;
+	*attempted = false;
+	names = xcalloc(dp->nchans + 1, sizeof *names);
+	for (i = 0; i < dp->nchans; i++) {
+		if (!dp->chans[i].limited)
+			names[n++] = dp->chans[i].conf->name;
+	}
+	if (n > 0) {
+		st = dispatch_claim_send(dp, names, n, dp->batch, claimed,
+		    attempted, errstr);
+		if (st != DB_OK)
+			goto out;
+	}
+	for (i = 0; i < dp->nchans && !dispatch_stop; i++) {
+		struct dchan *d = &dp->chans[i];
+
+		if (!d->limited)
+			continue;
+		d->granted = 0;
+		st = ratelimit_reserve(d->lim, dp->db, dp->batch, &d->granted,
+		    errstr);
+		if (st != DB_OK)
+			goto out;
+		if (d->granted == 0)
+			continue;
+		names[0] = d->conf->name;
+		st = dispatch_claim_send(dp, names, 1, d->granted, claimed,
+		    attempted, errstr);
+		if (st != DB_OK)
+			goto out;
+	}
+out:
+	free(names);
+	return st;
+}
+
+/* Recover, then batches until nothing is due or nothing could be sent. */
+static enum db_status
+dispatch_pass(struct dispatch *dp, char **errstr)
+{
+	unsigned long long n = 0;
+	enum db_status	 st;
+	size_t		 claimed;
+	bool		 attempted;
+
+	st = outbox_recover(dp->db, &dp->conf->outbox, &n, errstr);
+	if (st != DB_OK)
+		return st;
+	if (n > 0) {
+		char	num[32];
+
+		snprintf(num, sizeof num, "%llu", n);
+		log_kv(LOG_WARN, "outbox_recovered", "count", num, "reason",
+		    "lease expired", NULL);
+		dp->recovered += n;
+	}
+	while (!dispatch_stop) {
+		st = dispatch_batch(dp, &claimed, &attempted, errstr);
+		if (st != DB_OK)
+			return st;
+		/* Nothing due; or everything claimed went back unsent
+		 * (circuit open, quota, stop): claiming again at once would
+		 * spin on the same rows. */
+		if (claimed == 0 || !attempted)
+			break;
+	}
+	return DB_OK;
+}
+
+static int
+dispatch_open(struct dispatch *dp, char **only, size_t nonly)
+{
+	const struct conf_channel *cc;
+	struct dchan	*d;
+	size_t		 i, j;
+	char		*errstr = NULL;
+	bool		 want;
+
+	dp->chans = xcalloc(dp->conf->nchannels + 1, sizeof *dp->chans);
+	for (i = 0; i < dp->conf->nchannels; i++) {
+		cc = &dp->conf->channels[i];
+		want = nonly == 0;
+		for (j = 0; j < nonly; j++)
+			want = want || strcmp(only[j], cc->name) == 0;
+		if (!want)
+			continue;
+		d = &dp->chans[dp->nchans++];
+		d->conf = cc;
+		d->ops = channel_ops_for(cc->type);
+		if (dp->no_send)
+			continue;
+		d->limited = cc->rate > 0 || cc->daily_quota > 0 ||
+		    cc->circuit_failures > 0;
+		d->lim = ratelimit_new(cc);
+		if (d->ops == NULL || d->ops->open(cc, &d->ch, &errstr) != 0) {
+			fprintf(stderr, "cronguard: channel %s: %s\n",
+			    cc->name, errstr != NULL ? errstr :
+			    "unsupported type");
+			free(errstr);
+			return EXIT_CONFIG;
+		}
+	}
+	return 0;
+}
+
+static void
+dispatch_close(struct dispatch *dp)
+{
+	size_t	i;
+
+	for (i = 0; i < dp->nchans; i++) {
+		if (dp->chans[i].ch != NULL)
+			dp->chans[i].ops->close(dp->chans[i].ch);
+		ratelimit_free(dp->chans[i].lim);
+	}
+	free(dp->chans);
+}
+
+static void
+dispatch_log_summary(struct dispatch *dp, int64_t started)
+{
+	char	s[5][32], ms[32];
+
+	snprintf(s[0], sizeof s[0], "%llu", dp->tally.sent);
+	snprintf(s[1], sizeof s[1], "%llu", dp->tally.retried);
+	snprintf(s[2], sizeof s[2], "%llu", dp->tally.failed);
+	snprintf(s[3], sizeof s[3], "%llu", dp->tally.released);
+	snprintf(s[4], sizeof s[4], "%llu", dp->tally.lost);
+	snprintf(ms, sizeof ms, "%lld", (long long)(now_mono_ms() - started));
+	log_kv(LOG_INFO, "outbox_dispatched", "sent", s[0], "retried", s[1],
+	    "failed", s[2], "released", s[3], "lost", s[4], "ms", ms, NULL);
+}
 
 static int
 cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: outbox dispatch: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	static const struct option longopts[] = {
+		{ "for", required_argument, NULL, 'f' },
+		{ "channel", required_argument, NULL, 'c' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "bench-no-send", no_argument, NULL, 'N' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dispatch	 dp;
+	struct sigaction sa, old_term, old_int;
+	char		**only = NULL, *errstr = NULL;
+	size_t		 nonly = 0, i;
+	int64_t		 for_ms = 0, started, left;
+	long long	 v;
+	const char	*e;
+	enum db_status	 st;
+	int		 ch, rc = EXIT_OK;
+
+	memset(&dp, 0, sizeof dp);
+	dp.conf = c;
+	dp.batch = c->outbox.batch_size;
+	only = xcalloc((size_t)ctx->argc + 1, sizeof *only);
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			if (duration_parse(optarg, &for_ms, &e) != 0) {
+				rc = cmd_usage_error(ctx->entry, "--for %s: %s",
+				    optarg, e);
+				goto out;
+			}
+			break;
+		case 'c':
+			if (conf_channel_find(c, optarg) == NULL) {
+				rc = cmd_usage_error(ctx->entry, "--channel "
+				    "%s: no such channel in %s", optarg,
+				    c->path != NULL ? c->path : "configuration");
+				goto out;
+			}
+			only[nonly++] = optarg;
+			break;
+		case 'b':
+			if (parse_ll(optarg, 1, 10000, &v, &e) != 0) {
+				rc = cmd_usage_error(ctx->entry, "--batch %s: "
+				    "%s", optarg, e);
+				goto out;
+			}
+			dp.batch = (unsigned)v;
+			break;
+		case 'N':
+			dp.no_send = true;
+			break;
+		default:
+			rc = cmd_usage_error(ctx->entry, "bad option: %s",
+			    ctx->argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind != ctx->argc) {
+		rc = cmd_usage_error(ctx->entry, "unexpected argument: %s",
+		    ctx->argv[optind]);
+		goto out;
+	}
+	if (!c->have_database) {
+		fprintf(stderr, "cronguard: %s: no database section\n",
+		    c->path);
+		rc = EXIT_CONFIG;
+		goto out;
+	}
+	if ((rc = dispatch_open(&dp, only, nonly)) != 0)
+		goto out;
+	if (dp.nchans == 0)
+		log_kv(LOG_WARN, "outbox_no_channels", "msg",
+		    "no channel configured: nothing to dispatch", NULL);
+
+	st = db_connect(&c->db, &dp.db, &errstr);
+	if (st == DB_OK)
+		st = db_query(dp.db, NULL, &errstr, "SET SESSION TRANSACTION "
+		    "ISOLATION LEVEL READ COMMITTED");
+	if (st != DB_OK) {
+		fprintf(stderr, "cronguard: %s\n", errstr);
+		rc = db_exitcode(st);
+		goto out;
+	}
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = dispatch_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: a sleep ends at once */
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGINT, &sa, &old_int);
+
+	started = now_mono_ms();
+	for (;;) {
+		if (dp.nchans > 0 &&
+		    (st = dispatch_pass(&dp, &errstr)) != DB_OK) {
+			log_kv(LOG_ERROR, "outbox_dispatch_failed", "error",
+			    errstr, NULL);
+			rc = db_exitcode(st);
+			break;
+		}
+		left = started + for_ms - now_mono_ms();
+		if (dispatch_stop || for_ms == 0 || left <= 0)
+			break;
+		sleep_ms(left < c->outbox.poll_interval_ms ? left :
+		    c->outbox.poll_interval_ms);
+		if (dispatch_stop)
+			break;
+	}
+	if (dispatch_stop)
+		log_kv(LOG_INFO, "outbox_dispatch_stopped", "msg",
+		    "stopped by signal", NULL);
+	dispatch_log_summary(&dp, started);
+
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+out:
+	dispatch_close(&dp);
+	db_close(dp.db);
+	for (i = 0; i < nonly; i++)
+		only[i] = NULL;
+	free(only);
+	free(errstr);
+	return rc;
 }
 
 const struct cmd_entry cmd_outbox_dispatch_entry = {
 	.name = "outbox dispatch",
-	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.usage = "[--for duration] [--channel name]... [--batch n]",
+	.summary = "Recover stale claims, then claim, send and finalise due "
+	    "messages until none is due; with --for, keep polling.",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_dispatch_exec,
 };

@@ -1,23 +1,135 @@
-/* cmd-outbox-enqueue.c: placeholder until the command lands. */
+/* cmd-outbox-enqueue.c: insert one message, for operators and scripts. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
 
 #include "cmd.h"
+#include "db.h"
+#include "outbox.h"
+#include "util.h"
+
+/* Largest payload file read: far above any sane message. */
+#define ENQUEUE_MAX_PAYLOAD (16 * 1024 * 1024)
 
 static int
 cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: outbox enqueue: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	static const struct option longopts[] = {
+		{ "channel", required_argument, NULL, 'c' },
+		{ "type", required_argument, NULL, 't' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "payload", required_argument, NULL, 'p' },
+		{ "payload-file", required_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct db	*db = NULL;
+	const char	*channel = NULL, *type = NULL, *key = NULL;
+	const char	*payload = NULL, *file = NULL;
+	char		*data = NULL, *errstr = NULL, message_id[37];
+	unsigned long long id = 0;
+	json_t		*j;
+	json_error_t	 jerr;
+	size_t		 len;
+	enum db_status	 st;
+	int		 ch, rc = EXIT_OK;
+
+	opterr = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			channel = optarg;
+			break;
+		case 't':
+			type = optarg;
+			break;
+		case 'k':
+			key = optarg;
+			break;
+		case 'p':
+			payload = optarg;
+			break;
+		case 'P':
+			file = optarg;
+			break;
+		default:
+			return cmd_usage_error(ctx->entry, "bad option: %s",
+			    ctx->argv[optind - 1]);
+		}
+	}
+	if (optind != ctx->argc)
+		return cmd_usage_error(ctx->entry, "unexpected argument: %s",
+		    ctx->argv[optind]);
+	if (channel == NULL || type == NULL)
+		return cmd_usage_error(ctx->entry, "--channel and --type are "
+		    "required");
+	if ((payload == NULL) == (file == NULL))
+		return cmd_usage_error(ctx->entry, "give one of --payload and "
+		    "--payload-file");
+
+	if (file != NULL) {
+		data = read_file(strcmp(file, "-") == 0 ? "/dev/stdin" : file,
+		    ENQUEUE_MAX_PAYLOAD, &len, &errstr);
+		if (data == NULL) {
+			fprintf(stderr, "cronguard: outbox enqueue: %s\n",
+			    errstr);
+			rc = EXIT_DATAERR;
+			goto out;
+		}
+		if (memchr(data, '\0', len) != NULL) {
+			fprintf(stderr, "cronguard: outbox enqueue: %s: "
+			    "payload contains a NUL byte\n", file);
+			rc = EXIT_DATAERR;
+			goto out;
+		}
+		payload = data;
+	}
+	j = json_loads(payload, JSON_DECODE_ANY, &jerr);
+	if (j == NULL) {
+		fprintf(stderr, "cronguard: outbox enqueue: payload is not "
+		    "valid JSON: line %d column %d: %s\n", jerr.line,
+		    jerr.column, jerr.text);
+		rc = EXIT_DATAERR;
+		goto out;
+	}
+	json_decref(j);
+	if (conf_channel_find(c, channel) == NULL)
+		fprintf(stderr, "cronguard: outbox enqueue: warning: channel "
+		    "%s is not configured here; the message stays PENDING "
+		    "until a dispatcher serves it\n", channel);
+
+	if (!c->have_database) {
+		fprintf(stderr, "cronguard: %s: no database section\n",
+		    c->path);
+		rc = EXIT_CONFIG;
+		goto out;
+	}
+	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK ||
+	    (st = outbox_enqueue(db, channel, type, key, payload, &id,
+	    message_id, &errstr)) != DB_OK) {
+		fprintf(stderr, "cronguard: outbox enqueue: %s\n", errstr);
+		rc = db_exitcode(st);
+		goto out;
+	}
+	printf("%llu %s\n", id, message_id);
+out:
+	db_close(db);
+	free(data);
+	free(errstr);
+	return rc;
 }
 
 const struct cmd_entry cmd_outbox_enqueue_entry = {
 	.name = "outbox enqueue",
-	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.usage = "--channel name --type type [--key key] "
+	    "(--payload json | --payload-file file)",
+	.summary = "Insert one PENDING message and print its id and "
+	    "message_id.  Exit 65 if the payload is not valid JSON.",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_enqueue_exec,
 };

@@ -1,23 +1,161 @@
-/* cmd-outbox-list.c: placeholder until the command lands. */
+/* cmd-outbox-list.c: outbox rows, newest first. */
 #include "config.h"
 
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
 
 #include "cmd.h"
+#include "db.h"
+#include "outbox.h"
+#include "util.h"
+
+static const char *const list_statuses[] = {
+	"PENDING", "PROCESSING", "SENT", "FAILED"
+};
+
+static void
+list_text(const struct db_result *r)
+{
+	const char	*err;
+	size_t		 i;
+
+	printf("%-10s %-10s %-12s %-24s %3s %-26s %s\n", "ID", "STATUS",
+	    "CHANNEL", "EVENT_TYPE", "ATT", "NEXT_ATTEMPT_AT", "LAST_ERROR");
+	for (i = 0; i < r->nrows; i++) {
+		err = db_cell(r, i, 10);
+		printf("%-10s %-10s %-12s %-24s %3s %-26s %.60s\n",
+		    db_cell(r, i, 0), db_cell(r, i, 2), db_cell(r, i, 3),
+		    db_cell(r, i, 4), db_cell(r, i, 6), db_cell(r, i, 7),
+		    err != NULL ? err : "-");
+	}
+}
+
+static int
+list_json(const struct db_result *r)
+{
+	json_t		*arr, *o;
+	const char	*v, *e;
+	long long	 n;
+	size_t		 i, j;
+	char		*text;
+
+	arr = json_array();
+	for (i = 0; i < r->nrows; i++) {
+		o = json_object();
+		for (j = 0; j < r->ncols; j++) {
+			v = db_cell(r, i, j);
+			if (v == NULL)
+				json_object_set_new(o, r->names[j], json_null());
+			else if ((j == 0 || j == 6) &&
+			    parse_ll(v, 0, LLONG_MAX, &n, &e) == 0)
+				json_object_set_new(o, r->names[j],
+				    json_integer(n));
+			else
+				json_object_set_new(o, r->names[j],
+				    json_string(v));
+		}
+		json_array_append_new(arr, o);
+	}
+	text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(arr);
+	if (text == NULL)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
 
 static int
 cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: outbox list: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	static const struct option longopts[] = {
+		{ "status", required_argument, NULL, 's' },
+		{ "channel", required_argument, NULL, 'c' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct db_result *res = NULL;
+	struct db	*db = NULL;
+	const char	*status = NULL, *channel = NULL, *e;
+	char		*errstr = NULL;
+	long long	 limit = 50;
+	int		 ch, json = 0, rc = EXIT_OK;
+	size_t		 i;
+	enum db_status	 st;
+
+	opterr = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			for (i = 0; i < nitems(list_statuses); i++) {
+				if (strcasecmp(optarg, list_statuses[i]) == 0)
+					status = list_statuses[i];
+			}
+			if (status == NULL)
+				return cmd_usage_error(ctx->entry, "--status "
+				    "must be pending, processing, sent or "
+				    "failed");
+			break;
+		case 'c':
+			channel = optarg;
+			break;
+		case 'l':
+			if (parse_ll(optarg, 1, 1000000, &limit, &e) != 0)
+				return cmd_usage_error(ctx->entry, "--limit "
+				    "%s: %s", optarg, e);
+			break;
+		case 'f':
+			if (strcmp(optarg, "json") == 0)
+				json = 1;
+			else if (strcmp(optarg, "text") != 0)
+				return cmd_usage_error(ctx->entry, "--format "
+				    "must be text or json");
+			break;
+		default:
+			return cmd_usage_error(ctx->entry, "bad option: %s",
+			    ctx->argv[optind - 1]);
+		}
+	}
+	if (optind != ctx->argc)
+		return cmd_usage_error(ctx->entry, "unexpected argument: %s",
+		    ctx->argv[optind]);
+	if (!c->have_database) {
+		fprintf(stderr, "cronguard: %s: no database section\n",
+		    c->path);
+		return EXIT_CONFIG;
+	}
+	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK ||
+	    (st = outbox_list(db, status, channel, (unsigned)limit, &res,
+	    &errstr)) != DB_OK) {
+		fprintf(stderr, "cronguard: outbox list: %s\n", errstr);
+		rc = db_exitcode(st);
+		goto out;
+	}
+	if (json) {
+		if (list_json(res) != 0)
+			rc = EXIT_SOFTWARE;
+	} else
+		list_text(res);
+out:
+	db_result_free(res);
+	db_close(db);
+	free(errstr);
+	return rc;
 }
 
 const struct cmd_entry cmd_outbox_list_entry = {
 	.name = "outbox list",
-	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.usage = "[--status status] [--channel name] [--limit n] "
+	    "[--format text|json]",
+	.summary = "List outbox rows, newest first (default limit 50).",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_list_exec,
 };

@@ -1,23 +1,95 @@
-/* cmd-outbox-retry.c: placeholder until the command lands. */
+/* cmd-outbox-retry.c: FAILED rows back to PENDING, attempts reset. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
+#include "db.h"
+#include "outbox.h"
+#include "util.h"
 
 static int
 cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: outbox retry: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	static const struct option longopts[] = {
+		{ "failed", no_argument, NULL, 'F' },
+		{ "channel", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 }
+	};
+	unsigned long long *ids = NULL, n = 0;
+	struct db	*db = NULL;
+	const char	*channel = NULL, *e;
+	char		*errstr = NULL;
+	enum db_status	 st;
+	size_t		 nids = 0;
+	int		 ch, all = 0, rc = EXIT_OK;
+
+	opterr = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'F':
+			all = 1;
+			break;
+		case 'c':
+			channel = optarg;
+			break;
+		default:
+			return cmd_usage_error(ctx->entry, "bad option: %s",
+			    ctx->argv[optind - 1]);
+		}
+	}
+	if (all == (optind < ctx->argc))
+		return cmd_usage_error(ctx->entry, "give message ids or "
+		    "--failed");
+	if (channel != NULL && !all)
+		return cmd_usage_error(ctx->entry, "--channel goes with "
+		    "--failed");
+	ids = xcalloc((size_t)(ctx->argc - optind) + 1, sizeof *ids);
+	for (; optind < ctx->argc; optind++) {
+		if (parse_ull(ctx->argv[optind], UINT64_MAX, &ids[nids],
+		    &e) != 0) {
+			rc = cmd_usage_error(ctx->entry, "bad id %s: %s",
+			    ctx->argv[optind], e);
+			goto out;
+		}
+		nids++;
+	}
+	if (!c->have_database) {
+		fprintf(stderr, "cronguard: %s: no database section\n",
+		    c->path);
+		rc = EXIT_CONFIG;
+		goto out;
+	}
+	if ((st = db_connect(&c->db, &db, &errstr)) == DB_OK)
+		st = all ? outbox_retry_failed(db, channel, &n, &errstr) :
+		    outbox_retry_ids(db, ids, nids, &n, &errstr);
+	if (st != DB_OK) {
+		fprintf(stderr, "cronguard: outbox retry: %s\n", errstr);
+		rc = db_exitcode(st);
+		goto out;
+	}
+	printf("%llu message%s back to PENDING\n", n, n == 1 ? "" : "s");
+	if (!all && n != nids) {
+		fprintf(stderr, "cronguard: outbox retry: %llu of %zu ids "
+		    "are not FAILED messages (see outbox show)\n",
+		    (unsigned long long)nids - n, nids);
+		rc = EXIT_DATAERR;
+	}
+out:
+	db_close(db);
+	free(ids);
+	free(errstr);
+	return rc;
 }
 
 const struct cmd_entry cmd_outbox_retry_entry = {
 	.name = "outbox retry",
-	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.usage = "id... | --failed [--channel name]",
+	.summary = "Put FAILED rows back to PENDING, due now, attempts reset.  "
+	    "Exit 65 if a given id is not a FAILED row.",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_retry_exec,
 };

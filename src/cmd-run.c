@@ -1,23 +1,50 @@
-/* cmd-run.c: placeholder until the command lands. */
+/* cmd-run.c: "run JOB", a configured job under its guard. */
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "guard.h"
+#include "lock.h"
 
 static int
 cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: run: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	const struct conf_job	*j;
+	struct guard_job	 gj;
+
+	if (ctx->argc != 2 || ctx->argv[1][0] == '-')
+		return cmd_usage_error(ctx->entry, ctx->argc < 2 ?
+		    "run needs a job name" : "run takes one job name");
+	if ((j = conf_job_find(c, ctx->argv[1])) == NULL)
+		return cmd_usage_error(ctx->entry, "no job \"%s\" in %s",
+		    ctx->argv[1], c->path);
+
+	memset(&gj, 0, sizeof gj);
+	gj.job = j->name;
+	gj.argv = j->command;
+	gj.sql = j->sql;
+	gj.guard = j->guard;
+	gj.lock = j->lock;
+	gj.runtime_dir = c->runtime_dir;
+	gj.max_runtime_ms = j->max_runtime_ms;
+	gj.grace_ms = j->grace_ms;
+	gj.timeout_ms = j->timeout_ms;
+	gj.heartbeat_ms = j->heartbeat_ms;
+	gj.kill_after_ms = GUARD_KILL_AFTER_MS;
+	gj.on_lock_lost = j->on_lock_lost;
+	gj.busy_exit = j->busy_exit;
+	/* Without a database (guard "local" or "none" only, conf.c checks)
+	 * there is no run record. */
+	return guard_run(&gj, c->have_database ? &lock_db_real : NULL, &c->db);
 }
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.usage = "job",
+	.summary = "Run a configured job under its guard: the local flock, "
+	    "the named lock and a run record.",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_run_exec,
 };

@@ -305,6 +305,7 @@ const char *const conf_keys[] = {
 /* Parser state: the first error wins. */
 struct parse {
 	const char	*path;
+	char		*dir;		/* of path: the include directory */
 	struct conf	*c;
 	config_t	 cfg;
 	char		*err;
@@ -331,14 +332,24 @@ conf_key_path(const config_setting_t *s, struct buf *b)
 		buf_printf(b, "[%d]", config_setting_index(s));
 }
 
-static const char *
+/* The file a setting came from (allocated): the configuration itself, or
+ * an @include'd file, which libconfig names relative to the include
+ * directory. */
+static char *
+conf_resolve(struct parse *p, const char *file)
+{
+	if (file == NULL || strcmp(file, p->path) == 0)
+		return xstrdup(p->path);
+	if (*file == '/' || p->dir == NULL)
+		return xstrdup(file);
+	return xasprintf("%s/%s", p->dir, file);
+}
+
+static char *
 conf_source_file(struct parse *p, const config_setting_t *s)
 {
-	const char	*file = NULL;
-
-	if (s != NULL)
-		file = config_setting_source_file(s);
-	return file != NULL ? file : p->path;
+	return conf_resolve(p, s != NULL ? config_setting_source_file(s) :
+	    NULL);
 }
 
 /* Record "file:line: msg" for setting s (the first error only). */
@@ -346,7 +357,7 @@ static int __attribute__((format(printf, 3, 4)))
 conf_error(struct parse *p, const config_setting_t *s, const char *fmt, ...)
 {
 	va_list	 ap;
-	char	*msg;
+	char	*msg, *file;
 	int	 line = 0;
 
 	if (p->err != NULL)
@@ -356,7 +367,9 @@ conf_error(struct parse *p, const config_setting_t *s, const char *fmt, ...)
 	va_end(ap);
 	if (s != NULL)
 		line = config_setting_source_line(s);
-	p->err = xasprintf("%s:%d: %s", conf_source_file(p, s), line, msg);
+	file = conf_source_file(p, s);
+	p->err = xasprintf("%s:%d: %s", file, line, msg);
+	free(file);
 	free(msg);
 	return -1;
 }
@@ -586,20 +599,51 @@ conf_get_strv(struct parse *p, const config_setting_t *s, char ***outv,
 
 /* An inline secret is only acceptable in a file nobody else can read. */
 static int
-conf_check_private(struct parse *p, const config_setting_t *s)
+conf_check_private(struct parse *p, const config_setting_t *s,
+    const char *instead)
 {
-	const char	*file = conf_source_file(p, s);
+	char		*file = conf_source_file(p, s);
 	struct stat	 st;
+	int		 rv = 0;
 
 	if (stat(file, &st) == -1)
-		return conf_key_error(p, s, "cannot stat %s: %s", file,
+		rv = conf_key_error(p, s, "cannot stat %s: %s", file,
 		    strerror(errno));
-	if (st.st_mode & (S_IRGRP | S_IROTH))
-		return conf_key_error(p, s,
+	else if (st.st_mode & (S_IRGRP | S_IROTH))
+		rv = conf_key_error(p, s,
 		    "a secret given inline needs %s readable by its owner only "
-		    "(chmod 600 %s), or use %s_file", file, file,
-		    config_setting_name(s));
-	return 0;
+		    "(chmod 600 %s), or %s", file, file, instead);
+	free(file);
+	return rv;
+}
+
+/* A URL whose userinfo holds a password ("smtp://user:pw@host") is an
+ * inline secret like any other. */
+static int
+conf_url_has_password(const char *url)
+{
+	const char	*auth, *end, *at, *colon;
+
+	if ((auth = strstr(url, "://")) == NULL)
+		return 0;
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (at = end; at > auth && at[-1] != '@'; at--)
+		;
+	if (at == auth)
+		return 0;
+	colon = memchr(auth, ':', (size_t)(at - auth));
+	return colon != NULL;
+}
+
+static int
+conf_check_url_secret(struct parse *p, const config_setting_t *s,
+    const char *url)
+{
+	if (s == NULL || !conf_url_has_password(url))
+		return 0;
+	return conf_check_private(p, s,
+	    "take the password out of the URL (username and password_file)");
 }
 
 static int
@@ -631,10 +675,10 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 {
 	char		*field = (char *)base + k->off;
 	char		**sp = (char **)(void *)field;
-	char		**secret;
+	char		**secret, *instead;
 	const char	*v;
 	long long	 ll;
-	int		 i;
+	int		 i, rv;
 
 	switch (k->kind) {
 	case K_STR:
@@ -686,7 +730,10 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 			return conf_key_error(p, s,
 			    "give the secret inline or in %s_file, not both",
 			    k->name);
-		if (conf_check_private(p, s) == -1)
+		instead = xasprintf("use %s_file", k->name);
+		rv = conf_check_private(p, s, instead);
+		free(instead);
+		if (rv == -1)
 			return -1;
 		*sp = xstrdup(v);
 		return 0;
@@ -847,6 +894,8 @@ conf_parse_channel(struct parse *p, const config_setting_t *s,
 		return conf_key_error(p, m, "\"%s\" is not an %s URL",
 		    ch->url, ch->type == CHANNEL_SMTP ?
 		    "smtp:// or smtps://" : "http:// or https://");
+	if (conf_check_url_secret(p, m, ch->url) == -1)
+		return -1;
 	if (ch->type == CHANNEL_SMTP && ch->from == NULL)
 		return conf_key_error(p, s, "from missing (required for smtp)");
 	if (ch->password != NULL && ch->username == NULL)
@@ -971,10 +1020,6 @@ conf_check_database(struct parse *p, const config_setting_t *g)
 	if (db->socket != NULL && conf_member(g, "host") != NULL)
 		return conf_key_error(p, conf_member(g, "socket"),
 		    "give host (and port) or socket, not both");
-	if (db->socket != NULL) {
-		free(db->host);
-		db->host = NULL;
-	}
 	if ((db->tls_cert == NULL) != (db->tls_key == NULL))
 		return conf_key_error(p, conf_member(g, "tls"),
 		    "cert and key go together");
@@ -1091,6 +1136,9 @@ conf_check(struct parse *p)
 	    http_schemes))
 		return conf_key_error(p, s, "\"%s\" is not an http:// or "
 		    "https:// URL", c->alert_url);
+	if (c->alert_url != NULL && conf_check_url_secret(p, s,
+	    c->alert_url) == -1)
+		return -1;
 	return 0;
 }
 
@@ -1112,10 +1160,10 @@ conf_default_runtime_dir(void)
 void
 conf_defaults(struct conf *c)
 {
+	/* Nothing is allocated here, so a caller may fill defaults and
+	 * then conf_load() over them without leaking: the defaults that
+	 * need memory (db.host, runtime_dir) are filled by conf_load(). */
 	memset(c, 0, sizeof *c);
-	c->runtime_dir = conf_default_runtime_dir();
-
-	c->db.host = xstrdup("127.0.0.1");
 	c->db.port = 3306;
 	c->db.connect_timeout_ms = 5 * 1000;
 	c->db.read_timeout_ms = 30 * 1000;
@@ -1160,7 +1208,7 @@ conf_load(const char *path, struct conf *c, char **errstr)
 {
 	struct parse	 p;
 	struct stat	 st;
-	char		*dir = NULL;
+	char		*file;
 	int		 rv = -1, saved;
 
 	*errstr = NULL;
@@ -1179,32 +1227,38 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		p.err = xasprintf("%s: is a directory", path);
 		goto out;
 	}
-	/* @include "x.conf" is relative to the configuration's directory. */
-	dir = conf_dirname(path);
-	config_set_include_dir(&p.cfg, dir);
+	/* @include "x.conf" is relative to the configuration's directory
+	 * (libconfig 1.5 prefixes every include path with it). */
+	p.dir = conf_dirname(path);
+	config_set_include_dir(&p.cfg, p.dir);
 	errno = 0;
 	if (!config_read_file(&p.cfg, path)) {
 		saved = errno;
 		if (config_error_type(&p.cfg) == CONFIG_ERR_FILE_IO)
 			p.err = xasprintf("%s: cannot read: %s", path,
 			    strerror(saved != 0 ? saved : EIO));
-		else
-			p.err = xasprintf("%s:%d: %s",
-			    config_error_file(&p.cfg) != NULL ?
-			    config_error_file(&p.cfg) : path,
+		else {
+			file = conf_resolve(&p, config_error_file(&p.cfg));
+			p.err = xasprintf("%s:%d: %s", file,
 			    config_error_line(&p.cfg),
 			    config_error_text(&p.cfg));
+			free(file);
+		}
 		goto out;
 	}
 	if (conf_parse_root(&p, config_root_setting(&p.cfg)) == -1)
 		goto out;
 	if (conf_check(&p) == -1)
 		goto out;
+	if (c->db.host == NULL && c->db.socket == NULL)
+		c->db.host = xstrdup("127.0.0.1");
+	if (c->runtime_dir == NULL)
+		c->runtime_dir = conf_default_runtime_dir();
 	rv = 0;
 
 out:
 	config_destroy(&p.cfg);
-	free(dir);
+	free(p.dir);
 	if (rv == -1) {
 		conf_free(c);
 		*errstr = p.err;

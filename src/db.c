@@ -218,7 +218,6 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 	const char	*host = NULL;
 	unsigned	 port = 0;
 	my_bool		 off = 0;
-	enum db_status	 st = DB_ERR_CONNECT;
 	static const char tz[] = "SET time_zone = '+00:00'";
 
 	*out = NULL;
@@ -259,9 +258,6 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 		goto fail;
 	/* DATETIME values computed from NOW() are then UTC. */
 	if (mysql_real_query(db->mysql, tz, sizeof tz - 1) != 0) {
-		st = db_classify(mysql_errno(db->mysql));
-		if (st != DB_ERR_QUERY)
-			st = DB_ERR_CONNECT;
 		*errstr = xasprintf("cannot set up session on %s: %s",
 		    db->where, mysql_error(db->mysql));
 		goto fail;
@@ -271,7 +267,7 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 
 fail:
 	db_close(db);
-	return (st);
+	return (DB_ERR_CONNECT);
 }
 
 void

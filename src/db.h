@@ -79,12 +79,18 @@ enum db_status db_vquery(struct db *, struct db_result **res,
     char **errstr, const char *fmt, va_list);
 /* Like db_query for statements that are safe to repeat: retried (with a
  * short randomised pause) on deadlock and lock wait timeout, at most
- * DB_RETRIES times. */
+ * DB_RETRIES times.  Only in autocommit mode: a deadlock rolls back the
+ * whole transaction, so inside one return the status and let db_txn
+ * repeat all of it. */
 #define DB_RETRIES 5
 enum db_status db_query_retry(struct db *, struct db_result **res,
     char **errstr, const char *fmt, ...);
 
-/* Run a multi-statement script (a migration).  No result sets expected. */
+/* Run a multi-statement script (a migration): multi-statements are on
+ * for this call only; every result is consumed and discarded.  Stops at
+ * the first failing statement (*errstr "script failed: ..."); earlier
+ * statements stay applied.  No DELIMITER lines: that is a mysql(1)
+ * client command, the server splits compound statements itself. */
 enum db_status db_exec_script(struct db *, const char *sql, char **errstr);
 
 /* Transactions.  db_txn runs fn inside START TRANSACTION ... COMMIT and
@@ -96,7 +102,8 @@ enum db_status db_rollback(struct db *, char **errstr);
 typedef enum db_status (*db_txn_fn)(struct db *, void *arg, char **errstr);
 enum db_status db_txn(struct db *, db_txn_fn, void *arg, char **errstr);
 
-/* Single-value helpers: run a query that yields one row and one column. */
+/* Single-value helpers: run a query that yields one row and one column
+ * (anything else is DB_ERR_QUERY). */
 enum db_status db_query_value(struct db *, char **value, char **errstr,
     const char *fmt, ...);	/* *value allocated, NULL for SQL NULL */
 

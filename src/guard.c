@@ -1,2 +1,598 @@
-/* guard.c: placeholder until the module lands. */
-extern int cronguard_placeholder_guard;
+/* guard.c: run one job under the local flock, the named lock and a run
+ * record; the child process, its heartbeat, timeout and signals. */
+#include "config.h"
+
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "duration.h"
+#include "guard.h"
+#include "lock.h"
+#include "log.h"
+#include "util.h"
+
+/* Signals that cronguard forwards to the job's process group. */
+static const int guard_forward[] = { SIGTERM, SIGINT, SIGHUP };
+
+/* Self-pipe: signal handlers write the signal number, the loop polls. */
+static int guard_sigpipe[2] = { -1, -1 };
+
+/* The running child, its process group and how it ended. */
+struct child {
+	pid_t		 pid;
+	int		 exited;
+	int		 status;	/* waitpid status */
+	int		 exec_errno;	/* exec failed in the child */
+	int		 forwarded;	/* a signal was forwarded */
+	int		 timed_out;
+	int		 terminating;	/* SIGTERM sent by us */
+	int64_t		 kill_at;	/* SIGKILL then; 0 none */
+};
+
+/* ----------------------------------------------------- local flock */
+
+/* The flock file of a key: characters outside [A-Za-z0-9._-] as %XX, so
+ * that two lock names never share a file. */
+static char *
+local_path(const char *dir, const char *prefix, const char *key)
+{
+	struct buf	 b;
+	const char	*p;
+
+	buf_init(&b);
+	buf_printf(&b, "%s/cronguard-%s-", dir, prefix);
+	for (p = key; *p != '\0'; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+		    *p == '-')
+			buf_addc(&b, *p);
+		else
+			buf_printf(&b, "%%%02X", (unsigned char)*p);
+	}
+	buf_adds(&b, ".lock");
+	return (buf_steal(&b));
+}
+
+/*
+ * Take the local flock without waiting.  Returns the descriptor
+ * (close-on-exec: a job's children must not keep it), -2 when another
+ * process on this host holds it (*holder describes it, allocated), or -1
+ * on error with *errstr.  The file holds "pid start_ms" of the holder.
+ */
+static int
+local_lock(const char *path, int64_t *held_ms, long *holder_pid,
+    char **errstr)
+{
+	char		 text[64], *sp;
+	const char	*e;
+	ssize_t		 n;
+	long long	 v;
+	int		 fd;
+
+	*held_ms = -1;
+	*holder_pid = -1;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
+		*errstr = xasprintf("cannot open %s: %s", path,
+		    strerror(errno));
+		return (-1);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		n = snprintf(text, sizeof text, "%ld %" PRId64 "\n",
+		    (long)getpid(), now_wall_ms());
+		if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) !=
+		    n)
+			log_kv(LOG_WARN, "local_lock_write_failed", "path",
+			    path, "error", strerror(errno), NULL);
+		return (fd);
+	}
+	if (errno != EWOULDBLOCK) {
+		*errstr = xasprintf("cannot lock %s: %s", path,
+		    strerror(errno));
+		close(fd);
+		return (-1);
+	}
+	n = pread(fd, text, sizeof text - 1, 0);
+	close(fd);
+	if (n > 0) {
+		text[n] = '\0';
+		text[strcspn(text, "\n")] = '\0';
+		if ((sp = strchr(text, ' ')) != NULL) {
+			*sp++ = '\0';
+			if (parse_ll(text, 1, INT32_MAX, &v, &e) == 0)
+				*holder_pid = (long)v;
+			if (parse_ll(sp, 0, INT64_MAX, &v, &e) == 0)
+				*held_ms = now_wall_ms() - v;
+		}
+	}
+	return (-2);
+}
+
+/* ------------------------------------------------------ the child */
+
+static void
+guard_sighandler(int sig)
+{
+	unsigned char	 c = (unsigned char)sig;
+	int		 saved = errno;
+
+	(void)!write(guard_sigpipe[1], &c, 1);
+	errno = saved;
+}
+
+static int
+guard_signals_install(char **errstr)
+{
+	struct sigaction sa;
+	size_t		 i;
+
+	if (pipe2(guard_sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+		*errstr = xasprintf("pipe: %s", strerror(errno));
+		return (-1);
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = guard_sighandler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_flags = 0;
+	for (i = 0; i < nitems(guard_forward); i++)
+		sigaction(guard_forward[i], &sa, NULL);
+	return (0);
+}
+
+static void
+guard_signals_restore(void)
+{
+	struct sigaction sa;
+	size_t		 i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	for (i = 0; i < nitems(guard_forward); i++)
+		sigaction(guard_forward[i], &sa, NULL);
+	if (guard_sigpipe[0] != -1)
+		close(guard_sigpipe[0]);
+	if (guard_sigpipe[1] != -1)
+		close(guard_sigpipe[1]);
+	guard_sigpipe[0] = guard_sigpipe[1] = -1;
+}
+
+/* In the child: default signal dispositions (SIG_IGN survives exec),
+ * its own process group, exec; on failure errno goes up the pipe. */
+static void __attribute__((noreturn))
+guard_child(char *const *argv, int errfd)
+{
+	sigset_t	 none;
+	int		 err;
+	size_t		 i;
+
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	for (i = 0; i < nitems(guard_forward); i++)
+		signal(guard_forward[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setpgid(0, 0);
+	execvp(argv[0], argv);
+	err = errno;
+	(void)!write(errfd, &err, sizeof err);
+	_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
+/* Fork and exec; returns 0 (ch->pid set, or ch->exec_errno when exec
+ * failed) or -1 with *errstr. */
+static int
+guard_spawn(char *const *argv, struct child *ch, char **errstr)
+{
+	int	 p[2], err;
+	ssize_t	 n;
+
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		*errstr = xasprintf("pipe: %s", strerror(errno));
+		return (-1);
+	}
+	fflush(NULL);
+	if ((ch->pid = fork()) == -1) {
+		*errstr = xasprintf("fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return (-1);
+	}
+	if (ch->pid == 0) {
+		close(p[0]);
+		guard_child(argv, p[1]);
+	}
+	/* Also here, so that a signal forwarded at once finds the group. */
+	setpgid(ch->pid, ch->pid);
+	close(p[1]);
+	do
+		n = read(p[0], &err, sizeof err);
+	while (n == -1 && errno == EINTR);
+	close(p[0]);
+	if (n == (ssize_t)sizeof err)
+		ch->exec_errno = err;
+	return (0);
+}
+
+static void
+guard_terminate(const struct guard_job *gj, struct child *ch)
+{
+	if (ch->terminating || ch->exited)
+		return;
+	ch->terminating = 1;
+	kill(-ch->pid, SIGTERM);
+	ch->kill_at = now_mono_ms() + gj->kill_after_ms;
+}
+
+static void
+guard_reap(struct child *ch)
+{
+	pid_t	 r;
+
+	if (ch->exited)
+		return;
+	do
+		r = waitpid(ch->pid, &ch->status, WNOHANG);
+	while (r == -1 && errno == EINTR);
+	if (r == ch->pid)
+		ch->exited = 1;
+}
+
+/* Handle what the signal handlers wrote. */
+static void
+guard_drain_signals(struct child *ch)
+{
+	unsigned char	 buf[64];
+	ssize_t		 n, i;
+	char		 name[16];
+
+	while ((n = read(guard_sigpipe[0], buf, sizeof buf)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (buf[i] == SIGCHLD || ch->exited)
+				continue;
+			snprintf(name, sizeof name, "%d", buf[i]);
+			log_kv(LOG_INFO, "signal_forwarded", "signal", name,
+			    NULL);
+			ch->forwarded = 1;
+			kill(-ch->pid, buf[i]);
+		}
+	}
+}
+
+static int64_t
+min_deadline(int64_t a, int64_t b)
+{
+	if (a == 0)
+		return (b);
+	if (b == 0)
+		return (a);
+	return (a < b ? a : b);
+}
+
+/* Wait for the child, heartbeating the lock, enforcing the timeout. */
+static void
+guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
+{
+	struct pollfd	 pfd;
+	int64_t		 now, deadline = 0, next_hb = 0, until;
+	int		 timeout;
+
+	now = now_mono_ms();
+	if (gj->timeout_ms > 0)
+		deadline = now + gj->timeout_ms;
+	if (l != NULL && l->held && gj->heartbeat_ms > 0)
+		next_hb = now + gj->heartbeat_ms;
+
+	for (;;) {
+		guard_reap(ch);
+		if (ch->exited)
+			break;
+		now = now_mono_ms();
+		if (deadline != 0 && now >= deadline && !ch->timed_out) {
+			char	 d[32];
+
+			duration_format(gj->timeout_ms, d, sizeof d);
+			log_kv(LOG_ERROR, "job_timeout", "job", gj->job,
+			    "timeout", d, NULL);
+			ch->timed_out = 1;
+			guard_terminate(gj, ch);
+		}
+		if (ch->kill_at != 0 && now >= ch->kill_at) {
+			log_kv(LOG_WARN, "job_killed", "job", gj->job, "msg",
+			    "still running after SIGTERM: SIGKILL", NULL);
+			kill(-ch->pid, SIGKILL);
+			ch->kill_at = 0;
+		}
+		if (next_hb != 0 && now >= next_hb) {
+			if (lock_heartbeat(l) != LOCK_OK) {
+				next_hb = 0;
+				if (gj->on_lock_lost == LOCK_LOST_TERMINATE)
+					guard_terminate(gj, ch);
+			} else
+				next_hb = now + gj->heartbeat_ms;
+		}
+
+		until = min_deadline(min_deadline(ch->timed_out ? 0 : deadline,
+		    ch->kill_at), next_hb);
+		if (until == 0)
+			timeout = -1;
+		else if (until <= now)
+			timeout = 0;
+		else if (until - now > INT32_MAX)
+			timeout = INT32_MAX;
+		else
+			timeout = (int)(until - now);
+		pfd.fd = guard_sigpipe[0];
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, timeout) > 0)
+			guard_drain_signals(ch);
+	}
+}
+
+/* ------------------------------------------------------- the guard */
+
+static void
+guard_setenv(const struct guard_job *gj, unsigned long long run_id)
+{
+	char	 id[32];
+
+	setenv("CRONGUARD_JOB", gj->job, 1);
+	if (run_id != 0) {
+		snprintf(id, sizeof id, "%llu", run_id);
+		setenv("CRONGUARD_RUN_ID", id, 1);
+	} else
+		unsetenv("CRONGUARD_RUN_ID");
+	if (gj->guard == GUARD_NAMED_LOCK)
+		setenv("CRONGUARD_LOCK", gj->lock, 1);
+	else
+		unsetenv("CRONGUARD_LOCK");
+}
+
+/* Run the command; fill end (strings static or in errbuf). */
+static int
+guard_command(const struct guard_job *gj, struct lock *l,
+    struct run_end *end, char *errbuf, size_t errlen)
+{
+	struct child	 ch;
+	char		*errstr = NULL;
+	int		 code, sig;
+
+	memset(&ch, 0, sizeof ch);
+	guard_setenv(gj, l != NULL ? l->run_id : 0);
+	if (guard_signals_install(&errstr) != 0 ||
+	    guard_spawn(gj->argv, &ch, &errstr) != 0) {
+		snprintf(errbuf, errlen, "%s", errstr);
+		end->outcome = "error";
+		end->exit_status = -1;
+		end->error = errbuf;
+		guard_signals_restore();
+		free(errstr);
+		return (EXIT_SOFTWARE);
+	}
+	if (ch.exec_errno != 0) {
+		/* The child exits at once; reap it. */
+		while (waitpid(ch.pid, &ch.status, 0) == -1 && errno == EINTR)
+			;
+		guard_signals_restore();
+		code = ch.exec_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+		snprintf(errbuf, errlen, "cannot execute %s: %s", gj->argv[0],
+		    strerror(ch.exec_errno));
+		log_kv(LOG_ERROR, "job_exec_failed", "job", gj->job, "error",
+		    errbuf, NULL);
+		end->outcome = "error";
+		end->exit_status = code;
+		end->error = errbuf;
+		return (code);
+	}
+	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
+	guard_wait(gj, l, &ch);
+	guard_signals_restore();
+
+	if (WIFSIGNALED(ch.status)) {
+		sig = WTERMSIG(ch.status);
+		code = 128 + sig;
+		snprintf(errbuf, errlen, "killed by signal %d", sig);
+		end->error = errbuf;
+	} else
+		code = WEXITSTATUS(ch.status);
+	end->exit_status = code;
+	if (ch.timed_out) {
+		end->outcome = "timeout";
+		snprintf(errbuf, errlen, "killed after timeout");
+		end->error = errbuf;
+		return (EXIT_TIMEOUT);
+	}
+	if (ch.forwarded)
+		end->outcome = "killed";
+	else
+		end->outcome = code == 0 ? "success" : "failure";
+	if (code != 0 && end->error == NULL) {
+		snprintf(errbuf, errlen, "exited with status %d", code);
+		end->error = errbuf;
+	}
+	return (code);
+}
+
+static int
+guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
+    char *errbuf, size_t errlen)
+{
+	char	*errstr = NULL;
+
+	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
+	if (lock_exec_sql(l, gj->sql, &errstr) != 0) {
+		snprintf(errbuf, errlen, "%s", errstr);
+		free(errstr);
+		end->outcome = "failure";
+		end->exit_status = 1;
+		end->error = errbuf;
+		log_kv(LOG_ERROR, "job_failed", "job", gj->job, "error",
+		    errbuf, NULL);
+		return (1);
+	}
+	end->outcome = "success";
+	end->exit_status = 0;
+	end->error = NULL;
+	return (0);
+}
+
+/* A busy lock: skip, or 75 when the holder looks stuck. */
+static int
+guard_busy(const struct guard_job *gj, const struct lock_holder *h)
+{
+	char	*why = NULL;
+	char	 busy[16];
+	int	 code;
+
+	if (lock_holder_stuck(h, gj->max_runtime_ms, gj->grace_ms, &why)) {
+		log_kv(LOG_ERROR, "lock_busy_stuck", "job", gj->job, "lock",
+		    gj->lock, "holder", why, NULL);
+		code = EXIT_TEMPFAIL;
+	} else {
+		snprintf(busy, sizeof busy, "%d", gj->busy_exit);
+		log_kv(LOG_INFO, "job_skipped", "job", gj->job, "lock",
+		    gj->lock, "holder", why, "exit", busy, NULL);
+		code = gj->busy_exit;
+	}
+	free(why);
+	return (code);
+}
+
+static int
+guard_local_busy(const struct guard_job *gj, const char *path,
+    int64_t held_ms, long pid)
+{
+	char	 who[64], since[32], busy[16];
+
+	snprintf(who, sizeof who, "pid %ld on this host", pid);
+	if (held_ms >= 0)
+		duration_format(held_ms, since, sizeof since);
+	else
+		snprintf(since, sizeof since, "unknown");
+	if (held_ms >= 0 && held_ms > gj->max_runtime_ms + gj->grace_ms) {
+		log_kv(LOG_ERROR, "lock_busy_stuck", "job", gj->job, "path",
+		    path, "holder", who, "held_for", since, NULL);
+		return (EXIT_TEMPFAIL);
+	}
+	snprintf(busy, sizeof busy, "%d", gj->busy_exit);
+	log_kv(LOG_INFO, "job_skipped", "job", gj->job, "path", path,
+	    "holder", who, "held_for", since, "exit", busy, NULL);
+	return (gj->busy_exit);
+}
+
+int
+guard_run(const struct guard_job *gj, const struct lock_db_ops *ops,
+    void *ctx)
+{
+	struct lock		 lk, *l = NULL;
+	struct lock_holder	 h;
+	struct run_end		 end;
+	enum lock_result	 lr;
+	char			*path = NULL, *errstr = NULL, errbuf[512];
+	char			 status[16];
+	int64_t			 held_ms;
+	long			 pid;
+	int			 fd = -1, code, attempt;
+
+	memset(&h, 0, sizeof h);
+	memset(&end, 0, sizeof end);
+	if (gj->guard != GUARD_NONE) {
+		/* Keyed like the named lock, so that jobs sharing a lock
+		 * name also stop each other locally. */
+		path = gj->guard == GUARD_NAMED_LOCK ?
+		    local_path(gj->runtime_dir, "lock", gj->lock) :
+		    local_path(gj->runtime_dir, "job", gj->job);
+		fd = local_lock(path, &held_ms, &pid, &errstr);
+		if (fd == -2) {
+			code = guard_local_busy(gj, path, held_ms, pid);
+			goto out;
+		}
+		if (fd == -1) {
+			log_kv(LOG_ERROR, "local_lock_failed", "job", gj->job,
+			    "error", errstr, NULL);
+			code = EXIT_SOFTWARE;
+			goto out;
+		}
+	}
+
+	if (ops != NULL) {
+		l = &lk;
+		lock_init(l, ops, ctx, gj->job,
+		    gj->guard == GUARD_NAMED_LOCK ? gj->lock : NULL);
+		if ((lr = lock_open(l, &errstr)) != LOCK_OK) {
+			log_kv(LOG_ERROR, "db_unavailable", "job", gj->job,
+			    "error", errstr, NULL);
+			code = lock_exitcode(lr);
+			l = NULL;
+			goto out;
+		}
+	}
+	if (gj->guard == GUARD_NAMED_LOCK) {
+		/* A holder that is gone by the time we look: try once more. */
+		for (attempt = 0; attempt < 2; attempt++) {
+			lock_holder_free(&h);
+			lr = lock_acquire(l, &h, &errstr);
+			if (lr != LOCK_BUSY || h.connection_id != 0)
+				break;
+		}
+		if (lr == LOCK_BUSY) {
+			code = guard_busy(gj, &h);
+			goto out;
+		}
+		if (lr != LOCK_OK) {
+			log_kv(LOG_ERROR, lr == LOCK_ERR_GALERA ?
+			    "galera_refused" : "lock_failed", "job", gj->job,
+			    "lock", gj->lock, "error", errstr, NULL);
+			code = lock_exitcode(lr);
+			goto out;
+		}
+	}
+	if (l != NULL && lock_run_start(l, self_hostname(), (long)getpid(),
+	    &errstr) != LOCK_OK) {
+		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
+		    errstr, NULL);
+		code = EXIT_UNAVAILABLE;
+		goto out;
+	}
+
+	if (gj->argv != NULL)
+		code = guard_command(gj, l, &end, errbuf, sizeof errbuf);
+	else
+		code = guard_sql(gj, l, &end, errbuf, sizeof errbuf);
+	if (code != 0 && end.exit_status > 0 && code != EXIT_NOEXEC &&
+	    code != EXIT_NOTFOUND) {
+		snprintf(status, sizeof status, "%d", end.exit_status);
+		log_kv(LOG_WARN, "job_failed", "job", gj->job, "outcome",
+		    end.outcome, "status", status, NULL);
+	}
+	if (l != NULL && lock_finish(l, &end) != LOCK_OK)
+		code = EXIT_PROTOCOL;
+	else
+		log_kv(LOG_INFO, "job_finished", "job", gj->job, "outcome",
+		    end.outcome, NULL);
+
+out:
+	lock_holder_free(&h);
+	if (l != NULL)
+		lock_close(l);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	free(errstr);
+	return (code);
+}

@@ -1,1 +1,40 @@
-/* guard.h: placeholder. */
+/* guard.h: run one job under its guard (CONTRACT section 5). */
+#ifndef CRONGUARD_GUARD_H
+#define CRONGUARD_GUARD_H
+
+#include <stdint.h>
+
+#include "conf.h"
+#include "lock.h"
+
+/* After SIGTERM (timeout, lost lock), SIGKILL follows this much later. */
+#define GUARD_KILL_AFTER_MS 10000
+
+struct guard_job {
+	const char	*job;		/* job name (exec: the lock name) */
+	char *const	*argv;		/* command, NULL-terminated; or NULL */
+	const char	*sql;		/* or an SQL statement */
+	enum guard_kind	 guard;
+	const char	*lock;		/* lock name (GUARD_NAMED_LOCK) */
+	const char	*runtime_dir;	/* for the local flock */
+	int64_t		 max_runtime_ms;
+	int64_t		 grace_ms;
+	int64_t		 timeout_ms;	/* 0: none */
+	int64_t		 heartbeat_ms;
+	int64_t		 kill_after_ms;	/* GUARD_KILL_AFTER_MS */
+	enum on_lock_lost on_lock_lost;
+	int		 busy_exit;
+};
+
+/*
+ * Run gj under its three layers: the local flock in runtime_dir (unless
+ * guard is "none"), the named lock (GUARD_NAMED_LOCK) and the run record
+ * in cronguard_runs, all through ops/ctx (NULL ops: no database, no run
+ * record; only valid without a named lock).  Returns the exit code of
+ * CONTRACT section 3: the job's own status when it ran without an
+ * incident, 0 or busy_exit when skipped, 75, 76, 69, 78, 124, 126, 127.
+ */
+int guard_run(const struct guard_job *gj, const struct lock_db_ops *ops,
+    void *ctx);
+
+#endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <mysqld_error.h>
 
@@ -547,7 +548,7 @@ lock_verify(struct lock *l, const char *jobtext)
 		errstr = NULL;
 	}
 	l->conn = NULL;
-	l->dead = 1;
+	l->dead = 0;
 
 	if (l->ops->connect(l->ctx, &l->conn, &errstr) != DB_OK) {
 		l->conn = NULL;
@@ -594,6 +595,7 @@ lock_release(struct lock *l, const char *jobtext)
 	char		*value = NULL, *errstr = NULL, *detail = NULL;
 	enum db_status	 st;
 
+	l->held = 0;
 	if (l->dead) {
 		/* Known gone (reported as lock_lost): nothing to release,
 		 * but prove it from a fresh session. */
@@ -630,7 +632,6 @@ lock_release(struct lock *l, const char *jobtext)
 		break;
 	}
 out:
-	l->held = 0;
 	free(detail);
 	free(value);
 	free(errstr);
@@ -699,8 +700,6 @@ lock_finish(struct lock *l, const struct run_end *end)
 	incidents_before_release = l->incidents;
 	if (l->held)
 		lock_release(l, jobtext);
-	else if (l->name != NULL && l->lost)
-		lock_verify(l, jobtext);
 	lock_incidents = l->lost || l->incidents > incidents_before_release;
 	if (l->run_id != 0)
 		lock_record_end(l, end, lock_incidents, jobtext);

@@ -1,1 +1,133 @@
-/* outbox.h: placeholder. */
+/*
+ * outbox.h: the outbox table's state machine (CONTRACT section 6): recover
+ * stale claims, claim a batch, finalise it, count for the watchdog, and
+ * the statements behind list/show/retry/purge/enqueue.
+ *
+ * Every call is one statement or one short transaction; none is held
+ * while a message is sent.  Times come from the database clock.
+ */
+#ifndef CRONGUARD_OUTBOX_H
+#define CRONGUARD_OUTBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "channel.h"
+#include "conf.h"
+#include "db.h"
+#include "report.h"
+#include "util.h"
+
+/* A claimed batch.  msgs[i] point into the claim; the strings of each
+ * message point into the claim's result.  Free with outbox_claim_free. */
+struct claim {
+	char			 token[37];
+	struct outbox_msg	*storage;
+	struct outbox_msg	**msgs;
+	size_t			 n;
+	struct db_result	*res;
+};
+
+/* What a finalise did. */
+struct outbox_tally {
+	unsigned long long	 sent;		/* SENT, or deleted (keep_sent off) */
+	unsigned long long	 retried;	/* back to PENDING with backoff */
+	unsigned long long	 failed;	/* FAILED: permanent or max_attempts */
+	unsigned long long	 released;	/* never attempted: PENDING again */
+	unsigned long long	 lost;		/* lease lost: result discarded */
+};
+
+/*
+ * Recover stale claims: PROCESSING rows claimed longer than lease ago go
+ * back to PENDING (due at once) with attempts + 1 and last_error "lease
+ * expired"; a row reaching max_attempts becomes FAILED.  One statement;
+ * *n is the number of rows recovered.
+ */
+enum db_status outbox_recover(struct db *, const struct conf_outbox *,
+    unsigned long long *n, char **errstr);
+
+/*
+ * Claim at most limit due PENDING rows of the named channels (escaped
+ * here), oldest due first, skipping rows other workers hold locked, and
+ * with per_key ordering only rows whose key has no earlier unsent or
+ * FAILED row.  One transaction: the locking SELECT that also fetches the
+ * rows, the UPDATE to PROCESSING with a fresh claim token, COMMIT.
+ * On success c->n may be 0.  Every msg->result starts as SEND_NONE.
+ */
+enum db_status outbox_claim(struct db *, const struct conf_outbox *,
+    const char *const *channels, size_t nchannels, unsigned limit,
+    struct claim *c, char **errstr);
+
+/*
+ * Write every message's result back, fenced by id and claim token: one
+ * UPDATE for the whole batch (plus one DELETE for the successes when
+ * keep_sent is off).  SEND_OK → SENT; SEND_RETRY → PENDING with backoff
+ * (at least retry_after_ms), or FAILED at max_attempts; SEND_PERMANENT →
+ * FAILED; SEND_NONE → PENDING, no attempt counted.  Rows whose lease was
+ * lost (the fence matched nothing) are reported as the outbox_lease_lost
+ * incident and their results discarded.  Adds to *t.
+ */
+enum db_status outbox_finalise(struct db *, const struct conf_outbox *,
+    struct claim *c, struct outbox_tally *t, char **errstr);
+
+void outbox_claim_free(struct claim *);
+
+/* The watchdog's counts (CONTRACT section 7). */
+struct outbox_counts {
+	long long	 pending;
+	long long	 due;
+	long long	 processing;
+	long long	 stale;
+	long long	 stuck;
+	long long	 failed;
+	long long	 oldest_due_age_s;	/* 0 when nothing is due */
+	long long	 unknown_channel;
+};
+enum db_status outbox_count(struct db *, const struct conf *,
+    struct outbox_counts *, char **errstr);
+
+/* The verdict: stuck > 0 is CRITICAL; pending, oldest due age and failed
+ * against outbox.thresholds (value >= threshold; 0 disables one); any
+ * unknown_channel row is a WARNING. */
+enum check_status outbox_verdict(const struct outbox_counts *,
+    const struct conf_outbox *);
+
+/* Append the report in a format (CONTRACT 7).  k NULL means the counts
+ * could not be read: status UNKNOWN and error says why. */
+void outbox_report(struct buf *, enum report_format,
+    const struct outbox_counts *k, const struct conf_outbox *,
+    enum check_status, const char *error);
+
+/* Rows newest first; status and channel may be NULL (no filter). */
+enum db_status outbox_list(struct db *, const char *status,
+    const char *channel, unsigned limit, struct db_result **res,
+    char **errstr);
+/* One row, every column, or an empty result. */
+enum db_status outbox_show(struct db *, unsigned long long id,
+    struct db_result **res, char **errstr);
+
+/* FAILED rows back to PENDING, due now, attempts 0.  By id: *n rows were
+ * changed (ids that are not FAILED are left alone).  All FAILED rows (of
+ * a channel, or of all when channel is NULL): in batches of at most
+ * OUTBOX_BATCH_MAX rows by primary key. */
+#define OUTBOX_BATCH_MAX 1000
+enum db_status outbox_retry_ids(struct db *, const unsigned long long *ids,
+    size_t nids, unsigned long long *n, char **errstr);
+enum db_status outbox_retry_failed(struct db *, const char *channel,
+    unsigned long long *n, char **errstr);
+
+/* Delete SENT rows sent, or FAILED rows last claimed (else created),
+ * more than age_ms ago by the database clock: in batches of at most
+ * OUTBOX_BATCH_MAX rows by primary key, each its own short statement.
+ * With dry_run only count. */
+enum outbox_purge_what { PURGE_SENT, PURGE_FAILED };
+enum db_status outbox_purge(struct db *, enum outbox_purge_what,
+    int64_t age_ms, int dry_run, unsigned long long *n, char **errstr);
+
+/* Insert one PENDING message; payload must be valid JSON (the caller
+ * checks).  *id is the new row's id; message_id (37 bytes) its UUID. */
+enum db_status outbox_enqueue(struct db *, const char *channel,
+    const char *event_type, const char *key, const char *payload,
+    unsigned long long *id, char *message_id, char **errstr);
+
+#endif

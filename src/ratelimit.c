@@ -1,2 +1,508 @@
-/* limits.c: placeholder until the module lands. */
-extern int cronguard_placeholder_limits;
+/*
+ * ratelimit.c: rate, daily quota and circuit breaker shared by every
+ * dispatcher of a channel, in one cronguard_channels row per channel.
+ *
+ * Each decision is one UPDATE that reads and writes the row atomically
+ * (the row lock serialises dispatchers) and hands its answer back through
+ * LAST_INSERT_ID(expr), which the client reads from the OK packet
+ * (mysql_insert_id) with no second round trip and no vendor syntax.
+ * Assignments in one UPDATE run left to right in MySQL and MariaDB (and
+ * all at once under MariaDB's SIMULTANEOUS_ASSIGNMENT): every expression
+ * here reads only columns assigned after it, so both orders agree.
+ *
+ * Rate: GCRA / virtual scheduling.  rate_tat is the next free send slot;
+ * a reservation takes k consecutive slots T = 1/rate apart starting at
+ * GREATEST(rate_tat, NOW(6)), but only slots due within the next
+ * RL_HORIZON_US, so no dispatcher holds claimed rows long waiting for a
+ * slot.  Idle time earns no burst.  Unused slots are not given back.
+ *
+ * Quota: quota_used counts the UTC day's reservations (reset when
+ * UTC_DATE() moves on); settle gives back what was not sent.
+ *
+ * Circuit: circuit_failures counts consecutive transient failures across
+ * instances; at `failures` the circuit opens for `cooldown`; then one
+ * instance takes the probe (circuit_probe_at) and its result closes or
+ * reopens it.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "ratelimit.h"
+#include "util.h"
+
+/* Rate slots are reserved at most this far ahead. */
+#define RL_HORIZON_US	1000000LL
+/* Grants are encoded in 10 bits of LAST_INSERT_ID. */
+#define RL_MAX_WANT	1000
+/* A half-open probe not settled after the channel timeout plus this is
+ * taken to be lost (its dispatcher died): another instance may probe. */
+#define RL_PROBE_SLACK_US 5000000LL
+
+struct ratelimit {
+	const struct conf_channel *conf;
+	int		 limited;
+	int		 have_row;
+
+	/* rate: the reserved slots of this batch */
+	int64_t		 slot_us;	/* T */
+	int64_t		 base_ms;	/* monotonic time of slot 0 */
+	unsigned	 nslots;
+	unsigned	 next_slot;
+
+	/* quota: reserved by this batch on day (TO_DAYS) */
+	unsigned	 quota_reserved;
+	long long	 quota_day;
+
+	/* circuit */
+	unsigned	 db_failures;	/* as read at reserve */
+	int		 probe;		/* this batch is the half-open probe */
+	unsigned	 tail;		/* trailing transient failures */
+	int		 reset;		/* a send reached the server */
+	unsigned	 attempts;
+	char		*error;		/* last transient failure */
+	unsigned long long *started;	/* ids that passed before_send */
+	size_t		 nstarted;
+	size_t		 capstarted;
+
+	volatile sig_atomic_t *stop;
+};
+
+static int
+rl_has_circuit(const struct ratelimit *rl)
+{
+	return rl->conf->circuit_failures > 0;
+}
+
+static int
+rl_has_quota(const struct ratelimit *rl)
+{
+	return rl->conf->daily_quota > 0;
+}
+
+static int
+rl_has_rate(const struct ratelimit *rl)
+{
+	return rl->conf->rate > 0;
+}
+
+struct ratelimit *
+ratelimit_new(const struct conf_channel *conf)
+{
+	struct ratelimit *rl;
+	double		 t;
+
+	rl = xcalloc(1, sizeof *rl);
+	rl->conf = conf;
+	rl->limited = rl_has_circuit(rl) || rl_has_quota(rl) ||
+	    rl_has_rate(rl);
+	if (rl_has_rate(rl)) {
+		t = floor(1e6 / conf->rate + 0.5);
+		rl->slot_us = t < 1 ? 1 : (t > 86400e6 ? 86400000000LL :
+		    (int64_t)t);
+	}
+	return rl;
+}
+
+void
+ratelimit_free(struct ratelimit *rl)
+{
+	if (rl == NULL)
+		return;
+	free(rl->error);
+	free(rl->started);
+	free(rl);
+}
+
+static void
+rl_batch_reset(struct ratelimit *rl)
+{
+	rl->nslots = rl->next_slot = 0;
+	rl->base_ms = 0;
+	rl->quota_reserved = 0;
+	rl->quota_day = 0;
+	rl->probe = 0;
+	rl->tail = 0;
+	rl->reset = 0;
+	rl->attempts = 0;
+	rl->nstarted = 0;
+	free(rl->error);
+	rl->error = NULL;
+}
+
+static enum db_status
+rl_ensure_row(struct ratelimit *rl, struct db *db, char **errstr)
+{
+	enum db_status	st;
+
+	if (rl->have_row)
+		return DB_OK;
+	st = db_query_retry(db, NULL, errstr,
+	    "INSERT IGNORE INTO cronguard_channels (name) VALUES (%s)",
+	    rl->conf->name);
+	if (st == DB_OK)
+		rl->have_row = 1;
+	return st;
+}
+
+/* The probe lease: how long a taken probe keeps others from probing. */
+static long long
+rl_probe_us(const struct ratelimit *rl)
+{
+	return (long long)rl->conf->timeout_ms * 1000 + RL_PROBE_SLACK_US;
+}
+
+/*
+ * Circuit gate and quota: one UPDATE.  Returns the grant in *granted
+ * (at most want) and notes the day and the consecutive failures.
+ */
+static enum db_status
+rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
+    unsigned *granted, char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf	 left, g, sql;
+	enum db_status	 st;
+	unsigned long long v;
+
+	buf_init(&left);
+	buf_init(&g);
+	buf_init(&sql);
+	if (rl_has_quota(rl))
+		buf_printf(&left, "GREATEST(%lld - IF(quota_day = UTC_DATE(), "
+		    "quota_used, 0), 0)", rl->conf->daily_quota);
+	else
+		buf_printf(&left, "%u", want);
+	if (rl_has_circuit(rl))
+		buf_printf(&g, "CASE WHEN circuit_open_until > NOW(6) THEN 0 "
+		    "WHEN circuit_open_until IS NOT NULL AND circuit_probe_at > "
+		    "NOW(6) - INTERVAL %lld MICROSECOND THEN 0 "
+		    "WHEN circuit_open_until IS NOT NULL THEN LEAST(1, %s) "
+		    "ELSE LEAST(%u, %s) END", rl_probe_us(rl), left.data,
+		    want, left.data);
+	else
+		buf_printf(&g, "LEAST(%u, %s)", want, left.data);
+
+	buf_printf(&sql, "UPDATE cronguard_channels SET "
+	    "quota_used = IF(quota_day = UTC_DATE(), quota_used, 0) + %d * "
+	    "(LAST_INSERT_ID((%s) + 1024 * LEAST(circuit_failures, 1023) + "
+	    "1048576 * TO_DAYS(UTC_DATE())) MOD 1024), ",
+	    rl_has_quota(rl) ? 1 : 0, g.data);
+	if (rl_has_circuit(rl))
+		buf_printf(&sql, "circuit_probe_at = IF(circuit_open_until <= "
+		    "NOW(6) AND (circuit_probe_at IS NULL OR circuit_probe_at "
+		    "<= NOW(6) - INTERVAL %lld MICROSECOND), NOW(6), "
+		    "circuit_probe_at), ", rl_probe_us(rl));
+	buf_adds(&sql, "quota_day = UTC_DATE()");
+
+	st = db_query_retry(db, &res, errstr, "%R WHERE name = %s", sql.data,
+	    rl->conf->name);
+	if (st != DB_OK)
+		goto out;
+	v = res->insert_id;
+	if (v == 0) {
+		/* No row (deleted by hand?): none granted, made again next
+		 * time. */
+		rl->have_row = 0;
+		*granted = 0;
+		goto out;
+	}
+	*granted = (unsigned)(v % 1024);
+	rl->db_failures = (unsigned)((v / 1024) % 1024);
+	rl->quota_day = (long long)(v / 1048576);
+	if (rl_has_quota(rl))
+		rl->quota_reserved = *granted;
+	rl->probe = rl_has_circuit(rl) && *granted > 0 &&
+	    rl->db_failures >= rl->conf->circuit_failures;
+out:
+	db_result_free(res);
+	buf_free(&left);
+	buf_free(&g);
+	buf_free(&sql);
+	return st;
+}
+
+/* Rate: reserve at most want slots due within the horizon; one UPDATE. */
+static enum db_status
+rl_reserve_rate(struct ratelimit *rl, struct db *db, unsigned want,
+    unsigned *granted, char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf	 d, sql;
+	enum db_status	 st;
+	unsigned long long v;
+	long long	 T = (long long)rl->slot_us, H = RL_HORIZON_US;
+
+	buf_init(&d);
+	buf_init(&sql);
+	buf_adds(&d, "GREATEST(TIMESTAMPDIFF(MICROSECOND, NOW(6), "
+	    "COALESCE(rate_tat, NOW(6))), 0)");
+	buf_printf(&sql, "UPDATE cronguard_channels SET rate_tat = "
+	    "GREATEST(COALESCE(rate_tat, NOW(6)), NOW(6)) + INTERVAL (%lld * "
+	    "(LAST_INSERT_ID(IF(%s > %lld, 0, LEAST(%u, FLOOR((%lld - %s) / "
+	    "%lld) + 1)) + 1024 * LEAST(%s, 1000000000000)) MOD 1024)) "
+	    "MICROSECOND", T, d.data, H, want, H, d.data, T, d.data);
+	st = db_query_retry(db, &res, errstr, "%R WHERE name = %s", sql.data,
+	    rl->conf->name);
+	if (st != DB_OK)
+		goto out;
+	v = res->insert_id;
+	if (v == 0) {
+		rl->have_row = 0;
+		*granted = 0;
+		goto out;
+	}
+	*granted = (unsigned)(v % 1024);
+	/* Slot 0 is d after the statement ran; the reply's latency is
+	 * negligible beside a slot. */
+	rl->base_ms = now_mono_ms() + (int64_t)(v / 1024) / 1000;
+	rl->nslots = *granted;
+out:
+	db_result_free(res);
+	buf_free(&d);
+	buf_free(&sql);
+	return st;
+}
+
+enum db_status
+ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
+    unsigned *granted, char **errstr)
+{
+	enum db_status	st;
+	unsigned	g = want;
+
+	rl_batch_reset(rl);
+	*granted = 0;
+	if (!rl->limited) {
+		*granted = want;
+		return DB_OK;
+	}
+	if (want > RL_MAX_WANT)
+		want = g = RL_MAX_WANT;
+	if (want == 0)
+		return DB_OK;
+	if ((st = rl_ensure_row(rl, db, errstr)) != DB_OK)
+		return st;
+	if (rl_has_circuit(rl) || rl_has_quota(rl)) {
+		if ((st = rl_reserve_gate(rl, db, want, &g, errstr)) != DB_OK)
+			return st;
+	}
+	if (g > 0 && rl_has_rate(rl)) {
+		if ((st = rl_reserve_rate(rl, db, g, &g, errstr)) != DB_OK)
+			return st;
+	}
+	*granted = g;
+	return DB_OK;
+}
+
+void
+ratelimit_pace(struct ratelimit *rl, struct outbox_msg **msgs, size_t n)
+{
+	size_t	i;
+
+	if (!rl_has_rate(rl))
+		return;
+	for (i = 0; i < n && rl->next_slot < rl->nslots; i++) {
+		/* 0 means "at once" to a channel: never hand it out. */
+		msgs[i]->not_before_ms = rl->base_ms + (int64_t)rl->next_slot *
+		    rl->slot_us / 1000;
+		if (msgs[i]->not_before_ms == 0)
+			msgs[i]->not_before_ms = 1;
+		rl->next_slot++;
+	}
+}
+
+/* Consecutive transient failures as this batch knows them. */
+static unsigned
+rl_failures(const struct ratelimit *rl)
+{
+	return rl->reset ? rl->tail : rl->db_failures + rl->tail;
+}
+
+static int
+rl_started(const struct ratelimit *rl, unsigned long long id)
+{
+	size_t	i;
+
+	for (i = 0; i < rl->nstarted; i++) {
+		if (rl->started[i] == id)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+rl_before_send(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	struct ratelimit *rl = ctl->arg;
+	int64_t		 at, now;
+
+	if (rl->stop != NULL && *rl->stop)
+		return 1;
+	if (rl_has_circuit(rl)) {
+		/* The circuit opened mid-batch, or the probe was sent. */
+		if (rl_failures(rl) >= rl->conf->circuit_failures &&
+		    !(rl->probe && rl->attempts == 0))
+			return 1;
+		if (rl->probe && rl->attempts > 0)
+			return 1;
+	}
+	if (rl_has_rate(rl) && msg->not_before_ms == 0) {
+		/* Not paced by ratelimit_pace: wait for the slot here. */
+		if (rl->next_slot >= rl->nslots)
+			return 1;
+		at = rl->base_ms + (int64_t)rl->next_slot++ * rl->slot_us /
+		    1000;
+		while ((now = now_mono_ms()) < at) {
+			if (rl->stop != NULL && *rl->stop)
+				return 1;
+			sleep_ms(at - now);
+		}
+	}
+	if (rl->nstarted == rl->capstarted) {
+		rl->capstarted = rl->capstarted == 0 ? 64 : rl->capstarted * 2;
+		rl->started = xreallocarray(rl->started, rl->capstarted,
+		    sizeof *rl->started);
+	}
+	rl->started[rl->nstarted++] = msg->id;
+	rl->attempts++;
+	return 0;
+}
+
+static void
+rl_after_send(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	struct ratelimit *rl = ctl->arg;
+
+	/* A payload refused before sending says nothing of the channel. */
+	if (!rl_started(rl, msg->id))
+		return;
+	switch (msg->result) {
+	case SEND_RETRY:
+		rl->tail++;
+		free(rl->error);
+		rl->error = xstrdup(msg->error != NULL ? msg->error :
+		    "transient failure");
+		break;
+	case SEND_OK:
+	case SEND_PERMANENT:
+		/* The server answered: the channel works. */
+		rl->reset = 1;
+		rl->tail = 0;
+		break;
+	case SEND_NONE:
+		break;
+	}
+}
+
+void
+ratelimit_ctl(struct ratelimit *rl, struct send_ctl *ctl,
+    volatile sig_atomic_t *stop)
+{
+	rl->stop = stop;
+	ctl->stop = stop;
+	if (!rl->limited)
+		return;
+	ctl->before_send = rl_before_send;
+	ctl->after_send = rl_after_send;
+	ctl->arg = rl;
+}
+
+static void
+rl_log_circuit(const struct ratelimit *rl, unsigned failures, int opened)
+{
+	char	n[32], cool[32];
+
+	snprintf(n, sizeof n, "%u", failures);
+	snprintf(cool, sizeof cool, "%llds",
+	    (long long)(rl->conf->circuit_cooldown_ms / 1000));
+	if (opened)
+		log_kv(LOG_WARN, "circuit_open", "channel", rl->conf->name,
+		    "failures", n, "cooldown", cool, "error", rl->error, NULL);
+	else
+		log_kv(LOG_INFO, "circuit_closed", "channel", rl->conf->name,
+		    NULL);
+}
+
+enum db_status
+ratelimit_settle(struct ratelimit *rl, struct db *db,
+    struct outbox_msg **msgs, size_t n, char **errstr)
+{
+	struct buf	 sql, newf;
+	enum db_status	 st = DB_OK;
+	unsigned	 sent = 0, giveback = 0, thr, failures;
+	size_t		 i;
+	int		 circuit = 0, opening = 0, closing = 0;
+
+	if (!rl->limited)
+		return DB_OK;
+	buf_init(&sql);
+	buf_init(&newf);
+	for (i = 0; i < n; i++) {
+		if (msgs[i]->result == SEND_OK)
+			sent++;
+	}
+	if (rl->quota_reserved > sent)
+		giveback = rl->quota_reserved - sent;
+
+	thr = rl->conf->circuit_failures;
+	failures = rl_failures(rl);
+	if (rl_has_circuit(rl) && rl->attempts > 0) {
+		opening = failures >= thr &&
+		    (rl->db_failures < thr || rl->probe);
+		closing = rl->reset && failures < thr &&
+		    (rl->db_failures >= thr || rl->probe);
+		/* Write only what changes the shared count. */
+		circuit = rl->tail > 0 || (rl->reset && rl->db_failures > 0) ||
+		    closing;
+	}
+	if (giveback == 0 && !circuit)
+		goto out;
+
+	buf_adds(&sql, "UPDATE cronguard_channels SET ");
+	buf_printf(&sql, "quota_used = IF(%u > 0 AND quota_day = FROM_DAYS(%lld)"
+	    ", GREATEST(quota_used - %u, 0), quota_used)", giveback,
+	    rl->quota_day, giveback);
+	if (circuit) {
+		if (rl->reset)
+			buf_printf(&newf, "%u", rl->tail);
+		else
+			buf_printf(&newf, "LEAST(circuit_failures + %u, "
+			    "1000000)", rl->tail);
+		/* Opening: from closed or half-open (not while open). */
+		buf_printf(&sql, ", circuit_opened_at = IF(%s >= %u AND "
+		    "NOT COALESCE(circuit_open_until > NOW(6), 0), NOW(6), "
+		    "circuit_opened_at)", newf.data, thr);
+		buf_printf(&sql, ", circuit_error = IF(%s >= %u, %%s, "
+		    "circuit_error)", newf.data, thr);
+		buf_printf(&sql, ", circuit_open_until = CASE WHEN %s >= %u "
+		    "THEN NOW(6) + INTERVAL %lld MICROSECOND WHEN %d THEN NULL "
+		    "ELSE circuit_open_until END", newf.data, thr,
+		    (long long)rl->conf->circuit_cooldown_ms * 1000,
+		    rl->reset ? 1 : 0);
+		buf_printf(&sql, ", circuit_probe_at = IF(%s >= %u OR %d, "
+		    "NULL, circuit_probe_at)", newf.data, thr,
+		    rl->reset ? 1 : 0);
+		buf_printf(&sql, ", circuit_failures = %s", newf.data);
+		buf_adds(&sql, " WHERE name = %s");
+		st = db_query_retry(db, NULL, errstr, sql.data,
+		    rl->error != NULL ? rl->error : "", rl->conf->name);
+	} else {
+		buf_adds(&sql, " WHERE name = %s");
+		st = db_query_retry(db, NULL, errstr, sql.data,
+		    rl->conf->name);
+	}
+	if (st == DB_OK && opening)
+		rl_log_circuit(rl, failures, 1);
+	else if (st == DB_OK && closing)
+		rl_log_circuit(rl, failures, 0);
+out:
+	buf_free(&sql);
+	buf_free(&newf);
+	rl_batch_reset(rl);
+	return st;
+}

@@ -36,6 +36,14 @@ enum db_status ratelimit_reserve(struct ratelimit *, struct db *, unsigned want,
 void ratelimit_ctl(struct ratelimit *, struct send_ctl *,
     volatile sig_atomic_t *stop);
 
+/*
+ * Added: after claiming, before sending: give msgs[0..n-1] their send
+ * slots (msg->not_before_ms) so a channel waits for each without blocking
+ * its other transfers.  Without it, the send_ctl's before_send sleeps
+ * until the slot instead.  No database access.
+ */
+void ratelimit_pace(struct ratelimit *, struct outbox_msg **msgs, size_t n);
+
 /* After the batch: give back unused quota, record consecutive transient
  * failures and open or close the circuit for every instance. */
 enum db_status ratelimit_settle(struct ratelimit *, struct db *,

@@ -263,10 +263,11 @@ smtp_envelopes() { lib_smtp_filter envelopes "${1-$TEST_ID}"; }
 # opened (connect events in $SMTP_LOG), even those that sent nothing.
 smtp_connections()
 {
-	if [ -z "${1-$TEST_ID}" ]; then
+	local match="${1-$TEST_ID}"
+	if [ -z "$match" ]; then
 		grep -c '"event": "connect"' "$SMTP_LOG" || true
 	else
-		lib_smtp_filter conns "$1"
+		lib_smtp_filter conns "$match"
 	fi
 }
 

@@ -31,8 +31,8 @@ path, in any order; other segments are free (use them to name your test):
     delay=MS          wait MS milliseconds before answering (after logging)
     fail-first=N      the first N requests with the same key answer
                       fail-status instead; later ones answer status=
-                      (default 200).  The key is the webhook-id header,
-                      else Idempotency-Key, else the whole path.
+                      (default 200).  The key is the path with the
+                      webhook-id header (else Idempotency-Key, else none).
     fail-status=NNN   status for fail-first failures (default 503)
     drop=1            log the request, then close the connection without
                       any response (a transport error for the client)
@@ -156,8 +156,8 @@ class Handler(BaseHTTPRequestHandler):
         status = int_or(faults.get("status"), 200)
         extra = {}
         if "fail-first" in faults:
-            key = (headers.get("webhook-id") or headers.get("idempotency-key")
-                   or raw_path)
+            key = (raw_path, headers.get("webhook-id")
+                   or headers.get("idempotency-key") or "")
             if STATE.count_attempt(key) <= int_or(faults["fail-first"], 0):
                 status = int_or(faults.get("fail-status"), 503)
         if "retry-after" in faults:

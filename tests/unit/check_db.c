@@ -270,6 +270,34 @@ START_TEST(test_live_session)
 }
 END_TEST
 
+/* Connector/C reads option files inside mysql_real_connect, after our
+ * options: one that says reconnect=1 must not win. */
+START_TEST(test_live_reconnect_off)
+{
+	struct conf_database	 c;
+	struct db		*db = NULL;
+	char			*errstr = NULL, path[] = "/tmp/check_db.XXXXXX";
+	my_bool			 reconnect = 1;
+	FILE			*f;
+	int			 fd;
+
+	if (!live_conf(&c))
+		return;
+	ck_assert_int_ne(fd = mkstemp(path), -1);
+	ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
+	fputs("[cronguard]\nreconnect=1\n", f);
+	fclose(f);
+	c.option_file = path;
+	c.option_group = (char *)"cronguard";
+	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
+	unlink(path);
+	ck_assert_int_eq(mysql_get_optionv(db_mysql(db), MYSQL_OPT_RECONNECT,
+	    &reconnect), 0);
+	ck_assert_int_eq(reconnect, 0);
+	db_close(db);
+}
+END_TEST
+
 START_TEST(test_live_lost)
 {
 	struct conf_database	 c;
@@ -307,6 +335,89 @@ START_TEST(test_live_connect_refused)
 }
 END_TEST
 
+/* Per process: several builds may share one test server. */
+static char txn_db[32];
+
+struct txn_arg {
+	struct db	*holder;	/* holds the row lock fn waits for */
+	int		 calls;
+	int		 fail;		/* return DB_ERR_QUERY after the update */
+};
+
+static enum db_status
+txn_fn(struct db *db, void *arg, char **errstr)
+{
+	struct txn_arg	*a = arg;
+	enum db_status	 st;
+
+	/* The second attempt finds the lock released. */
+	if (++a->calls == 2 && a->holder != NULL)
+		ck_assert_int_eq(db_commit(a->holder, errstr), DB_OK);
+	st = db_query(db, NULL, errstr, "UPDATE %I.t SET v = v + 1 "
+	    "WHERE id = 1", txn_db);
+	if (st == DB_OK && a->fail) {
+		*errstr = xstrdup("fn failed");
+		return (DB_ERR_QUERY);
+	}
+	return (st);
+}
+
+/* db_txn repeats the whole transaction after a lock wait timeout, and
+ * rolls back when fn fails. */
+START_TEST(test_live_txn_retry)
+{
+	struct conf_database	 c;
+	struct db		*db = NULL, *holder = NULL;
+	struct txn_arg		 a = { NULL, 0, 0 };
+	char			*errstr = NULL, *v = NULL;
+
+	if (!live_conf(&c))
+		return;
+	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
+	ck_assert_int_eq(db_connect(&c, &holder, &errstr), DB_OK);
+	snprintf(txn_db, sizeof txn_db, "check_db_%ld", (long)getpid());
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "CREATE DATABASE %I",
+	    txn_db), DB_OK);
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "CREATE TABLE %I.t "
+	    "(id INT PRIMARY KEY, v INT) ENGINE=InnoDB", txn_db), DB_OK);
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "INSERT INTO %I.t "
+	    "VALUES (1, 0)", txn_db), DB_OK);
+	ck_assert_int_eq(db_query(db, NULL, &errstr,
+	    "SET SESSION innodb_lock_wait_timeout = 1"), DB_OK);
+
+	ck_assert_int_eq(db_begin(holder, &errstr), DB_OK);
+	ck_assert_int_eq(db_query(holder, NULL, &errstr, "SELECT * FROM "
+	    "%I.t WHERE id = 1 FOR UPDATE", txn_db), DB_OK);
+	a.holder = holder;
+	ck_assert_int_eq(db_txn(db, txn_fn, &a, &errstr), DB_OK);
+	ck_assert_ptr_null(errstr);
+	ck_assert_int_eq(a.calls, 2);
+	ck_assert_int_eq(db_query_value(db, &v, &errstr,
+	    "SELECT v FROM %I.t", txn_db), DB_OK);
+	ck_assert_str_eq(v, "1");
+	free(v);
+
+	/* A failing fn: not repeated, its update rolled back. */
+	a.holder = NULL;
+	a.calls = 0;
+	a.fail = 1;
+	ck_assert_int_eq(db_txn(db, txn_fn, &a, &errstr), DB_ERR_QUERY);
+	ck_assert_str_eq(errstr, "fn failed");
+	free(errstr);
+	errstr = NULL;
+	ck_assert_int_eq(a.calls, 1);
+	ck_assert_int_eq(db_query_value(db, &v, &errstr,
+	    "SELECT v FROM %I.t", txn_db), DB_OK);
+	ck_assert_str_eq(v, "1");
+	free(v);
+
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "DROP DATABASE %I",
+	    txn_db), DB_OK);
+	db_close(holder);
+	db_close(db);
+}
+END_TEST
+
 static Suite *
 db_suite(void)
 {
@@ -328,7 +439,9 @@ db_suite(void)
 	tc = tcase_create("live");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_live_session);
+	tcase_add_test(tc, test_live_reconnect_off);
 	tcase_add_test(tc, test_live_lost);
+	tcase_add_test(tc, test_live_txn_retry);
 	tcase_add_test(tc, test_live_connect_refused);
 	suite_add_tcase(s, tc);
 	return (s);

@@ -1,0 +1,91 @@
+#!/bin/sh
+# config check: a valid configuration prints its effective values with
+# every secret masked (exit 0); each kind of error exits 78 with
+# "file:line: key: message" on stderr.  Needs no server.
+. "${CRONGUARD_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
+
+secret=$TEST_TMP/db.password
+hook_secret=$TEST_TMP/hook.secret
+(umask 077; echo 'pw-from-file-42' > "$secret"; echo 'whsec_abc' > "$hook_secret")
+
+# A valid configuration, using a password file: the file may be public.
+cat > "$CONF" <<CONF
+database = { host = "127.0.0.1"; user = "cg"; name = "app";
+  password_file = "$secret"; };
+outbox = { lease = "2m"; };
+channels = {
+  hook = { type = "http"; url = "https://user:pw-in-url@hooks.example.com/x?token=t0k";
+    headers = [ "Authorization: Bearer b3arer", "Content-Type: application/json" ];
+    signing_secret_file = "$hook_secret"; };
+};
+jobs = { nightly = { command = [ "/bin/true" ]; expect_every = "1d"; }; };
+CONF
+chmod 600 "$CONF"
+assert_exit 0 cg config check
+assert_grep '^database = \{' "$OUT"
+assert_grep "password_file = \"$secret\";" "$OUT"
+assert_grep 'lease = "2m";' "$OUT"
+assert_grep 'batch_size = 50;' "$OUT"
+assert_grep 'lock = "cronguard:app:nightly";' "$OUT"
+assert_grep '"Authorization: \*\*\*\*\*\*\*\*"' "$OUT"
+assert_grep 'url = "https://\*\*\*\*\*\*\*\*@hooks.example.com/x\?\*\*\*\*\*\*\*\*";' "$OUT"
+for s in pw-from-file-42 whsec_abc b3arer pw-in-url t0k; do
+	if grep -q -- "$s" "$OUT" "$ERR"; then
+		fail "secret '$s' printed"
+	fi
+done
+assert_eq 0 "$(wc -c < "$ERR" | tr -d ' ')" "bytes on stderr"
+
+# The output is itself a valid configuration.
+cp "$OUT" "$TEST_TMP/printed.conf"
+chmod 600 "$TEST_TMP/printed.conf"
+assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/printed.conf" config check
+
+# $CRONGUARD_CONFIG is the default path.
+assert_exit 0 env CRONGUARD_CONFIG="$CONF" "$CRONGUARD_BIN" config check
+assert_grep 'name = "app";' "$OUT"
+
+# Errors: exit 78, "file:line: key: message".
+# expect_error LINE REGEX TEXT [MODE]
+expect_error()
+{
+	printf '%s\n' "$3" > "$CONF"
+	chmod "${4:-600}" "$CONF"
+	assert_exit 78 cg config check
+	assert_grep "$CONF:$1: $2" "$ERR"
+	[ -s "$OUT" ] && fail "stdout not empty on error"
+	return 0
+}
+expect_error 3 'database\.hots: unknown key' 'database = {
+  name = "app";
+  hots = "db";
+};'
+expect_error 1 'frobnicate: unknown key' 'frobnicate = 1;'
+expect_error 2 'syntax error' 'database = {
+  name = ;
+};'
+expect_error 2 'database\.port: expected an integer' 'database = { name = "a";
+  port = "3306"; };'
+expect_error 2 'outbox\.lease: bad duration "5 m"' 'outbox = {
+  lease = "5 m"; };'
+expect_error 3 'jobs\.x\.lock: lock name longer than 64 characters' 'database = { name = "a"; };
+jobs = { x = { command = [ "/bin/true" ];
+  lock = "0123456789012345678901234567890123456789012345678901234567890123456789"; }; };'
+expect_error 2 'outbox\.lease \(30s\) must be longer than channels\.h\.timeout \(1m\)' 'outbox = {
+  lease = "30s"; };
+channels = { h = { type = "http"; url = "http://x/"; timeout = "1m"; }; };'
+expect_error 2 'database\.password: a secret given inline needs .* readable by its owner only' 'database = { name = "a";
+  password = "hunter2"; };' 644
+grep -q hunter2 "$ERR" && fail "inline password echoed"
+expect_error 2 'database\.password_file: cannot read /nonexistent/pw' 'database = { name = "a";
+  password_file = "/nonexistent/pw"; };'
+chmod 644 "$secret"
+expect_error 1 "database\\.password_file: $secret is readable by others" "database = { name = \"a\"; password_file = \"$secret\"; };"
+
+# A missing file, and an argument config check does not take.
+assert_exit 78 "$CRONGUARD_BIN" -c "$TEST_TMP/none.conf" config check
+assert_grep "$TEST_TMP/none.conf: No such file or directory" "$ERR"
+write_config "$CONF"
+assert_exit 64 cg config check extra
+assert_grep '^usage: cronguard .*config check' "$ERR"
+echo "ok: $TEST_NAME"

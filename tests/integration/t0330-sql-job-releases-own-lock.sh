@@ -1,0 +1,34 @@
+#!/bin/sh
+# SQL jobs run on the lock's own session.  One that calls RELEASE_LOCK on
+# its own lock makes cronguard's release return NULL: the lock was not
+# held to the end, so lock_release_unexpected and exit 76.  A plain SQL
+# job runs on the same session (CONNECTION_ID() is the lock holder's).
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+jobs = {
+  rogue = { sql = \"DO RELEASE_LOCK('t0330:rogue')\"; lock = \"t0330:rogue\"; };
+  mark = { sql = \"INSERT INTO t0330_marks SELECT CONNECTION_ID(), IS_USED_LOCK('t0330:mark')\";
+    lock = \"t0330:mark\"; };
+  broken = { sql = \"SELEC 1\"; };
+};"
+assert_exit 0 cg db migrate
+mysql_q "CREATE TABLE t0330_marks (conn BIGINT, holder BIGINT)"
+
+assert_exit 76 cg run rogue
+assert_grep 'level=error event=lock_release_unexpected incident=1 job=rogue' "$ERR"
+assert_grep 'RELEASE_LOCK returned NULL' "$ERR"
+assert_eq "incident 0" "$(mysql_q "SELECT outcome, exit_status FROM cronguard_runs
+    WHERE job = 'rogue'" | tr '\t' ' ')" "run record keeps the job's status"
+
+assert_exit 0 cg run mark
+assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM t0330_marks m JOIN cronguard_runs r
+    ON r.connection_id = m.conn AND m.holder = m.conn WHERE r.job = 'mark'")" \
+    "the SQL job ran on the lock session"
+
+assert_exit 1 cg run broken
+assert_grep 'event=job_failed' "$ERR"
+assert_eq "failure 1" "$(mysql_q "SELECT outcome, exit_status FROM cronguard_runs
+    WHERE job = 'broken'" | tr '\t' ' ')"
+assert_eq 1 "$(mysql_q "SELECT error LIKE '%syntax%' FROM cronguard_runs WHERE job = 'broken'")"
+echo "PASS: $TEST_NAME"

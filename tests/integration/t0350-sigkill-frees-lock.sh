@@ -1,0 +1,42 @@
+#!/bin/sh
+# cronguard SIGKILLed while its job runs, the job having started a
+# background child that keeps running: the named lock is free at once
+# (the lock session's socket is close-on-exec, so no child inherited it),
+# and so is the local flock; the next run is not blocked.
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+jobs = { bg = { command = [ \"sh\", \"-c\",
+    \"sleep 30 & echo \$! > $TEST_TMP/bg.pid; echo \$\$ > $TEST_TMP/job.pid; wait\" ];
+    lock = \"t0350:bg\"; }; };"
+assert_exit 0 cg db migrate
+at_exit "for f in $TEST_TMP/bg.pid $TEST_TMP/job.pid; do [ -s \$f ] && kill \$(cat \$f) 2>/dev/null; done"
+
+"$CRONGUARD_BIN" -c "$CONF" run bg 2> "$ERR" &
+cg_pid=$!
+wait_for 10 test -s "$TEST_TMP/bg.pid"
+wait_for 10 test -s "$TEST_TMP/job.pid"
+assert_eq 0 "$(mysql_q "SELECT IS_FREE_LOCK('t0350:bg')")" "held while running"
+
+kill -9 "$cg_pid"
+wait "$cg_pid" 2>/dev/null || true
+# "At once": the server sees the socket close as the process dies.
+free=0 n=0
+while [ "$n" -lt 10 ]; do
+	free=$(mysql_q "SELECT IS_FREE_LOCK('t0350:bg')")
+	[ "$free" = 1 ] && break
+	sleep 0.1
+	n=$((n + 1))
+done
+assert_eq 1 "$free" "IS_FREE_LOCK within a second of SIGKILL"
+echo "lock free within $(( (n + 1) * 100 )) ms"
+kill -0 "$(cat "$TEST_TMP/bg.pid")" || fail "the background child should still run"
+kill -0 "$(cat "$TEST_TMP/job.pid")" || fail "the job should still run"
+flock -n "$(ls "$TEST_TMP"/cronguard-*.lock)" true || fail "the local flock is still held"
+
+# The next run starts (the job's leftovers are the operator's business).
+write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+jobs = { bg = { command = [ \"true\" ]; lock = \"t0350:bg\"; }; };"
+assert_exit 0 cg -v run bg
+assert_grep 'event=job_finished job=bg outcome=success' "$ERR"
+echo "PASS: $TEST_NAME"

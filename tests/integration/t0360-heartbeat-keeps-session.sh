@@ -1,0 +1,42 @@
+#!/bin/sh
+# A lock session whose wait_timeout is 2 s and a job of 6 s: the heartbeat
+# (every 1 s) keeps the session, and so the lock, alive: no incident,
+# exit 0.  With the heartbeat slower than the job, the same session is
+# closed by the server mid-job and the release fails: exit 76, which shows
+# the test can fail.  wait_timeout is set for cronguard's sessions only
+# (init-command in its option file), not globally on the shared server.
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+printf '[client]\ninit-command=SET SESSION wait_timeout = 2\n' > "$TEST_TMP/my.cnf"
+write_config "$TEST_TMP/migrate.conf"
+# conf DB_EXTRA JOB_EXTRA
+conf()
+{
+	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+jobs = { six = { command = [ \"sleep\", \"6\" ]; lock = \"t0360:six\"; $1 };
+  wt = { sql = \"INSERT INTO t0360 SELECT @@session.wait_timeout\"; }; };"
+	# the option file goes into the database section
+	sed -i "s|^database = {|database = { option_file = \"$TEST_TMP/my.cnf\";|" "$CONF"
+}
+CONF=$TEST_TMP/migrate.conf
+assert_exit 0 cg db migrate
+mysql_q "CREATE TABLE t0360 (w INT)"
+
+conf 'heartbeat = "1s";'
+assert_exit 0 cg run wt
+assert_eq 2 "$(mysql_q "SELECT w FROM t0360")" "the session's wait_timeout"
+
+assert_exit 0 cg run six
+assert_eq "" "$(cat "$ERR")" "no incident, nothing logged"
+assert_eq "success 0 1" "$(mysql_q "SELECT outcome, exit_status,
+    heartbeat_at > started_at FROM cronguard_runs WHERE job = 'six'" |
+    tr '\t' ' ')" "run record with heartbeats"
+
+# The control: no heartbeat within the job's 6 s.
+mysql_q "DELETE FROM cronguard_runs"
+conf 'heartbeat = "20s";'
+assert_exit 76 cg run six
+assert_grep 'event=lock_release_failed' "$ERR"
+assert_eq "incident 0" "$(mysql_q "SELECT outcome, exit_status FROM cronguard_runs
+    WHERE job = 'six'" | tr '\t' ' ')" "the job's status kept"
+echo "PASS: $TEST_NAME"

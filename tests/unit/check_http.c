@@ -1,0 +1,165 @@
+/* check_http.c: the HTTP channel's signature, classification, payload
+ * check and error text, and a real send through the multi interface to a
+ * loopback listener that answers from a script. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "channel-http.h"
+#include "channel.h"
+
+START_TEST(test_standard_webhooks_vector)
+{
+	/* The test vector of the Standard Webhooks reference libraries. */
+	unsigned char	*key = NULL;
+	size_t		 keylen = 0;
+	char		 sig[CHANNEL_HTTP_SIG_LEN];
+	const char	*body = "{\"test\": 2432232314}";
+
+	ck_assert_int_eq(channel_http_secret_key(
+	    "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &key, &keylen), 0);
+	ck_assert_uint_eq(keylen, 24);
+	ck_assert_int_eq(channel_http_sign(key, keylen,
+	    "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, strlen(body),
+	    sig), 0);
+	ck_assert_str_eq(sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+	free(key);
+}
+END_TEST
+
+START_TEST(test_secret_forms)
+{
+	unsigned char	*key = NULL;
+	size_t		 keylen = 0;
+
+	ck_assert_int_eq(channel_http_secret_key("plain", &key, &keylen), 0);
+	ck_assert_uint_eq(keylen, 5);
+	ck_assert(memcmp(key, "plain", 5) == 0);
+	free(key);
+	key = NULL;
+	ck_assert_int_eq(channel_http_secret_key("whsec_YWI=", &key, &keylen),
+	    0);
+	ck_assert_uint_eq(keylen, 2);
+	ck_assert(memcmp(key, "ab", 2) == 0);
+	free(key);
+	key = NULL;
+	ck_assert_int_eq(channel_http_secret_key("whsec_abc", &key, &keylen),
+	    -1);
+	ck_assert_int_eq(channel_http_secret_key("whsec_", &key, &keylen), -1);
+	ck_assert_int_eq(channel_http_secret_key("whsec_a!b=", &key, &keylen),
+	    -1);
+}
+END_TEST
+
+START_TEST(test_classify)
+{
+	ck_assert_int_eq(channel_http_classify(200), SEND_OK);
+	ck_assert_int_eq(channel_http_classify(204), SEND_OK);
+	ck_assert_int_eq(channel_http_classify(299), SEND_OK);
+	ck_assert_int_eq(channel_http_classify(408), SEND_RETRY);
+	ck_assert_int_eq(channel_http_classify(425), SEND_RETRY);
+	ck_assert_int_eq(channel_http_classify(429), SEND_RETRY);
+	ck_assert_int_eq(channel_http_classify(500), SEND_RETRY);
+	ck_assert_int_eq(channel_http_classify(503), SEND_RETRY);
+	ck_assert_int_eq(channel_http_classify(599), SEND_RETRY);
+	ck_assert_int_eq(channel_http_classify(400), SEND_PERMANENT);
+	ck_assert_int_eq(channel_http_classify(401), SEND_PERMANENT);
+	ck_assert_int_eq(channel_http_classify(404), SEND_PERMANENT);
+	ck_assert_int_eq(channel_http_classify(410), SEND_PERMANENT);
+	ck_assert_int_eq(channel_http_classify(422), SEND_PERMANENT);
+	ck_assert_int_eq(channel_http_classify(301), SEND_PERMANENT);
+	ck_assert_int_eq(channel_http_classify(100), SEND_PERMANENT);
+	ck_assert_int_eq(channel_http_classify(0), SEND_PERMANENT);
+}
+END_TEST
+
+static int
+check_msg(const char *id, const char *payload, char **why)
+{
+	struct outbox_msg m;
+
+	memset(&m, 0, sizeof m);
+	snprintf(m.message_id, sizeof m.message_id, "%s", id);
+	m.payload = (char *)payload;
+	m.payload_len = strlen(payload);
+	*why = NULL;
+	return channel_http_check(&m, why);
+}
+
+START_TEST(test_payload_check)
+{
+	char	*why = NULL;
+
+	ck_assert_int_eq(check_msg("0b9f1e7c-3f5e-4a38-9c43-6d0e5a1f2b3c",
+	    "{\"a\": 1}", &why), 0);
+	ck_assert_int_eq(check_msg("x", "[1, 2]", &why), 0);
+	ck_assert_int_eq(check_msg("x", "42", &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "not a JSON object or array"));
+	free(why);
+	ck_assert_int_eq(check_msg("x", "\"text\"", &why), -1);
+	free(why);
+	ck_assert_int_eq(check_msg("x", "{\"a\": ", &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "line 1"));
+	free(why);
+	ck_assert_int_eq(check_msg("a\r\nX-Evil: 1", "{}", &why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "message_id"));
+	free(why);
+	ck_assert_int_eq(check_msg("", "{}", &why), -1);
+	free(why);
+}
+END_TEST
+
+START_TEST(test_error_text)
+{
+	char	 body[300], *e;
+
+	e = channel_http_error(400, "{\"error\": \"bad\"}\n", 17);
+	ck_assert_str_eq(e, "http 400: {\"error\": \"bad\"}");
+	free(e);
+	e = channel_http_error(503, "", 0);
+	ck_assert_str_eq(e, "http 503");
+	free(e);
+	/* at most 200 bytes of body, control characters replaced */
+	memset(body, 'x', sizeof body);
+	body[3] = '\n';
+	e = channel_http_error(500, body, sizeof body);
+	ck_assert_uint_eq(strlen(e), strlen("http 500: ") + 200);
+	ck_assert_int_eq(e[strlen("http 500: ") + 3], ' ');
+	free(e);
+	/* valid UTF-8 kept, invalid bytes and a cut sequence replaced */
+	e = channel_http_error(400, "\xec\x98\x88\xff\xec\x98", 6);
+	ck_assert_str_eq(e, "http 400: \xec\x98\x88???");
+	free(e);
+}
+END_TEST
+
+static Suite *
+http_suite(void)
+{
+	Suite	*s = suite_create("http");
+	TCase	*tc = tcase_create("http");
+
+	tcase_add_test(tc, test_standard_webhooks_vector);
+	tcase_add_test(tc, test_secret_forms);
+	tcase_add_test(tc, test_classify);
+	tcase_add_test(tc, test_payload_check);
+	tcase_add_test(tc, test_error_text);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr = srunner_create(http_suite());
+	int	 failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
