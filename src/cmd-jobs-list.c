@@ -1,23 +1,99 @@
-/* cmd-jobs-list.c: placeholder until the command lands. */
+/* cmd-jobs-list.c: "jobs list", the configured jobs and their last runs. */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "db.h"
+#include "lock.h"
+#include "log.h"
+#include "util.h"
+
+static const char *
+guard_name(enum guard_kind g)
+{
+	switch (g) {
+	case GUARD_NAMED_LOCK:
+		return ("named_lock");
+	case GUARD_LOCAL:
+		return ("local");
+	case GUARD_NONE:
+		return ("none");
+	}
+	return ("?");
+}
+
+/* "2026-11-29 10:00:00" from a DATETIME(6) value: seconds are enough in
+ * a table. */
+static const char *
+short_time(const char *dt, char *buf, size_t len)
+{
+	if (dt == NULL)
+		return ("-");
+	snprintf(buf, len, "%.19s", dt);
+	return (buf);
+}
 
 static int
 cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	(void)ctx;
-	(void)c;
-	fputs("cronguard: jobs list: not implemented yet\n", stderr);
-	return EXIT_SOFTWARE;
+	struct db		*db = NULL;
+	struct job_summary	 js;
+	const struct conf_job	*j;
+	char			*errstr = NULL, run[32], ok[32];
+	const char		*lock;
+	int			 wjob = 3, wlock = 4, n, rc = EXIT_OK;
+	size_t			 i;
+
+	if (ctx->argc != 1)
+		return cmd_usage_error(ctx->entry, "jobs list takes no "
+		    "arguments");
+	if (c->have_database && db_connect(&c->db, &db, &errstr) != DB_OK) {
+		log_kv(LOG_ERROR, "db_unavailable", "error", errstr, NULL);
+		free(errstr);
+		return (EXIT_UNAVAILABLE);
+	}
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		if ((n = (int)strlen(j->name)) > wjob)
+			wjob = n;
+		if (j->guard == GUARD_NAMED_LOCK &&
+		    (n = (int)strlen(j->lock)) > wlock)
+			wlock = n;
+	}
+	printf("%-*s  %-10s  %-*s  %-19s  %-9s  %s\n", wjob, "JOB", "GUARD",
+	    wlock, "LOCK", "LAST RUN", "OUTCOME", "LAST SUCCESS");
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		memset(&js, 0, sizeof js);
+		if (db != NULL && lock_job_summary(db, j->name, &js,
+		    &errstr) != DB_OK) {
+			log_kv(LOG_ERROR, "db_unavailable", "job", j->name,
+			    "error", errstr, NULL);
+			free(errstr);
+			errstr = NULL;
+			rc = EXIT_UNAVAILABLE;
+			break;
+		}
+		lock = j->guard == GUARD_NAMED_LOCK ? j->lock : "-";
+		printf("%-*s  %-10s  %-*s  %-19s  %-9s  %s\n", wjob, j->name,
+		    guard_name(j->guard), wlock, lock,
+		    short_time(js.last_started, run, sizeof run),
+		    js.last_outcome != NULL ? js.last_outcome : "-",
+		    short_time(js.last_success, ok, sizeof ok));
+		lock_job_summary_free(&js);
+	}
+	db_close(db);
+	return (rc);
 }
 
 const struct cmd_entry cmd_jobs_list_entry = {
 	.name = "jobs list",
 	.usage = "",
-	.summary = NULL,
-	.flags = 0,
+	.summary = "List the configured jobs with their guard, lock name, "
+	    "last run and last success (database clock, UTC).",
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_jobs_list_exec,
 };

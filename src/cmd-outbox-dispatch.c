@@ -353,7 +353,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 			only[nonly++] = optarg;
 			break;
 		case 'b':
-			if (parse_ll(optarg, 1, 10000, &v, &e) != 0) {
+			if (parse_ll(optarg, 1, 1000, &v, &e) != 0) {
 				rc = cmd_usage_error(ctx->entry, "--batch %s: "
 				    "%s", optarg, e);
 				goto out;

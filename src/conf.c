@@ -514,8 +514,8 @@ conf_get_duration(struct parse *p, const config_setting_t *s,
 	if (conf_is_int(s)) {
 		secs = config_setting_get_int64(s);
 		if (secs < 0)
-			return conf_key_error(p, s, "bad duration %lld: negative",
-			    secs);
+			return conf_key_error(p, s,
+			    "bad duration %lld: negative", secs);
 		if (secs > DURATION_MAX_MS / 1000)
 			return conf_key_error(p, s,
 			    "bad duration %lld: too large", secs);
@@ -979,7 +979,8 @@ conf_parse_root(struct parse *p, const config_setting_t *root)
 		name = config_setting_name(s);
 		if (strcmp(name, "database") == 0) {
 			p->c->have_database = true;
-			rv = conf_parse_group(p, s, database_keys, &p->c->db, 0);
+			rv = conf_parse_group(p, s, database_keys, &p->c->db,
+			    0);
 		} else if (strcmp(name, "outbox") == 0)
 			rv = conf_parse_group(p, s, outbox_keys, &p->c->outbox,
 			    0);
@@ -1049,7 +1050,8 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 			    "an sql job needs a database section");
 		if ((l = conf_member(s, "lock")) != NULL) {
 			if (!conf_lock_name_valid(j->lock, &why))
-				return conf_key_error(p, l, "lock name %s", why);
+				return conf_key_error(p, l, "lock name %s",
+				    why);
 			continue;
 		}
 		if (c->have_database)
@@ -1095,8 +1097,8 @@ conf_check_outbox(struct parse *p, const config_setting_t *g,
 		duration_format(o->lease_ms, b, sizeof b);
 		s = conf_member(g, "watchdog");
 		return conf_error(p, s != NULL ? s : lease != NULL ? lease : g,
-		    "outbox.watchdog (%s) must be longer than outbox.lease (%s)",
-		    a, b);
+		    "outbox.watchdog (%s) must be longer than outbox.lease "
+		    "(%s)", a, b);
 	}
 	s = conf_member(g, "backoff");
 	if (o->backoff_initial_ms > o->backoff_max_ms)

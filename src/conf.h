@@ -138,7 +138,8 @@ void conf_print(const struct conf *);
  * man-page test checks each appears in cronguard.conf(5). */
 extern const char *const conf_keys[];
 
-/* Shared validators, also used by the command line. */
+/* Shared validators, also used by the command line: 1 if valid, else 0
+ * with *why set to a static reason. */
 int conf_lock_name_valid(const char *name, const char **why);
 
 #endif

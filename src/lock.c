@@ -717,6 +717,63 @@ lock_close(struct lock *l)
 	l->held = 0;
 }
 
+enum db_status
+lock_job_summary(struct db *db, const char *job, struct job_summary *js,
+    char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status	 st;
+	const char	*cell, *e;
+
+	memset(js, 0, sizeof *js);
+	js->last_success_ts = -1;
+	js->last_success_age_s = js->last_age_s = js->last_exit_status = -1;
+	js->last_session_alive = -1;
+	st = db_query(db, &r, errstr,
+	    "SELECT s.fin, UNIX_TIMESTAMP(s.fin),"
+	    " TIMESTAMPDIFF(SECOND, s.fin, NOW(6)),"
+	    " r.id, r.outcome, r.started_at,"
+	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)), r.finished_at,"
+	    " r.exit_status, r.connection_id,"
+	    " (SELECT COUNT(*) FROM information_schema.PROCESSLIST p"
+	    "  WHERE p.ID = r.connection_id)"
+	    " FROM (SELECT MAX(finished_at) AS fin FROM cronguard_runs"
+	    "  WHERE job = %s AND outcome = 'success') s"
+	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
+	    "  FROM cronguard_runs x WHERE x.job = %s)", job, job);
+	if (st != DB_OK)
+		goto out;
+	if ((st = one_row(r, 11, errstr)) != DB_OK)
+		goto out;
+	js->last_success = dup_cell(r, 0);
+	if ((cell = db_cell(r, 0, 1)) != NULL &&
+	    parse_double(cell, 0, 1e12, &js->last_success_ts, &e) != 0)
+		js->last_success_ts = -1;
+	js->last_success_age_s = cell_ll(r, 2, -1);
+	js->last_id = (unsigned long long)cell_ll(r, 3, 0);
+	js->last_outcome = dup_cell(r, 4);
+	js->last_started = dup_cell(r, 5);
+	js->last_age_s = cell_ll(r, 6, -1);
+	js->last_finished = dup_cell(r, 7);
+	js->last_exit_status = cell_ll(r, 8, -1);
+	js->last_connection_id = (unsigned long long)cell_ll(r, 9, 0);
+	if (js->last_connection_id != 0)
+		js->last_session_alive = cell_ll(r, 10, 0) > 0;
+out:
+	db_result_free(r);
+	return (st);
+}
+
+void
+lock_job_summary_free(struct job_summary *js)
+{
+	free(js->last_success);
+	free(js->last_outcome);
+	free(js->last_started);
+	free(js->last_finished);
+	memset(js, 0, sizeof *js);
+}
+
 int
 lock_exitcode(enum lock_result lr)
 {

@@ -178,6 +178,29 @@ enum lock_result lock_finish(struct lock *l, const struct run_end *end);
  * back). */
 void lock_close(struct lock *l);
 
+/*
+ * What the run records say about one job, for jobs list, jobs check and
+ * locks (database clock throughout).  Strings are allocated or NULL;
+ * numbers -1 when unknown or absent.
+ */
+struct job_summary {
+	char		*last_success;		/* finished_at of the last success */
+	double		 last_success_ts;	/* as Unix time; -1 never */
+	long long	 last_success_age_s;
+	unsigned long long last_id;		/* the newest run; 0 none */
+	char		*last_outcome;
+	char		*last_started;
+	long long	 last_age_s;		/* since it started */
+	char		*last_finished;
+	long long	 last_exit_status;
+	unsigned long long last_connection_id;	/* 0 none */
+	int		 last_session_alive;	/* its session is in the
+						 * process list: 1, 0, -1 */
+};
+enum db_status lock_job_summary(struct db *, const char *job,
+    struct job_summary *, char **errstr);
+void lock_job_summary_free(struct job_summary *);
+
 /* The exit code for a lock result (CONTRACT section 3). */
 int lock_exitcode(enum lock_result);
 

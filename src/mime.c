@@ -278,7 +278,11 @@ mime_unquote(const char *s, size_t len, const char **why)
 	struct buf	b;
 	size_t		i;
 
-	if (len < 2 || s[0] != '"' || s[len - 1] != '"')
+	if (len > 0 && (s[0] == '"') != (len >= 2 && s[len - 1] == '"')) {
+		*why = "unbalanced quotes in display name";
+		return NULL;
+	}
+	if (len < 2 || s[0] != '"')
 		return xstrndup(s, len);
 	buf_init(&b);
 	for (i = 1; i < len - 1; i++) {
@@ -454,7 +458,8 @@ mime_add_mailbox(struct mime_build *mb, const char *key, int i, json_t *v,
 	if (b != NULL) {
 		flen = strlen(field);
 		if (b->len > 0 && b->data[b->len - 1] != ' ') {
-			if (*linelen + flen + 2 > MIME_LINE) {
+			/* Room for the comma that ends a folded line. */
+			if (*linelen + flen + 2 >= MIME_LINE) {
 				buf_adds(b, ",\r\n ");
 				*linelen = 1;
 			} else {
@@ -756,8 +761,8 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
 	mb.msg = xcalloc(1, sizeof *mb.msg);
 	*out = NULL;
 
-	if ((obj = json_loadb(payload, len, JSON_REJECT_DUPLICATES,
-	    &jerr)) == NULL) {
+	if ((obj = json_loadb(payload, len, JSON_REJECT_DUPLICATES |
+	    JSON_DECODE_ANY, &jerr)) == NULL) {
 		mime_fail(&mb, "payload: invalid JSON: %s", jerr.text);
 		goto fail;
 	}

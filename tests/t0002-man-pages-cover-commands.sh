@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every command of cmd_table is documented in cronguard(1), and every
 # configuration key the parser accepts in cronguard.conf(5).
-set -eu
+set -euf
 top=${CRONGUARD_SRCDIR:?}
 dump=${CRONGUARD_BUILDDIR:?}/tests/dump-names
 status=0

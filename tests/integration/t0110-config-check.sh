@@ -45,6 +45,13 @@ assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/printed.conf" config check
 assert_exit 0 env CRONGUARD_CONFIG="$CONF" "$CRONGUARD_BIN" config check
 assert_grep 'name = "app";' "$OUT"
 
+# The shipped example is valid once its secret files exist.
+sed -e "s|/etc/cronguard/db.password|$secret|" \
+    -e "s|/etc/cronguard/billing.secret|$hook_secret|" \
+    "$CRONGUARD_SRCDIR/etc/cronguard.conf" > "$TEST_TMP/example.conf"
+assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/example.conf" config check
+assert_grep 'lock = "cronguard:app:leave-accrual";' "$OUT"
+
 # Errors: exit 78, "file:line: key: message".
 # expect_error LINE REGEX TEXT [MODE]
 expect_error()

@@ -433,7 +433,8 @@ static const struct bad {
 	  "characters: set lock" },
 	/* lease against channel timeouts */
 	{ "outbox = {\n lease = \"30s\"; };\nchannels = { h = {\n"
-	  " type = \"http\"; url = \"http://x/\"; timeout = \"30s\"; }; };\n", 2,
+	  " type = \"http\"; url = \"http://x/\"; timeout = \"30s\"; }; };\n",
+	  2,
 	  "outbox.lease (30s) must be longer than channels.h.timeout (30s)" },
 	{ "channels = { m = {\n type = \"smtp\"; url = \"smtp://x\";\n"
 	  " from = \"a@b\";\n timeout = \"10m\"; }; };\n", 4,
@@ -451,7 +452,8 @@ static const struct bad {
 	  "jobs.x: give exactly one of command and sql" },
 	{ "database = { name = \"a\"; };\njobs = {\n x = { grace = \"1m\"; };"
 	  " };\n", 3, "jobs.x: give exactly one of command and sql" },
-	{ "database = { name = \"a\"; };\njobs = { x = {\n command = [ ]; }; };\n",
+	{ "database = { name = \"a\"; };\n"
+	  "jobs = { x = {\n command = [ ]; }; };\n",
 	  3, "jobs.x.command: must not be empty" },
 	{ "jobs = {\n x = { command = [ \"/bin/true\" ]; }; };\n", 2,
 	  "jobs.x: guard named_lock needs a database section" },
@@ -464,7 +466,8 @@ static const struct bad {
 	{ "channels = { m = { type = \"smtp\";\n url = \"http://x/\";\n"
 	  " from = \"a@b\"; }; };\n", 2,
 	  "channels.m.url: \"http://x/\" is not an smtp:// or smtps:// URL" },
-	{ "channels = {\n m = { type = \"smtp\"; url = \"smtp://x\"; }; };\n", 2,
+	{ "channels = {\n m = { type = \"smtp\"; url = \"smtp://x\"; }; };\n",
+	  2,
 	  "channels.m: from missing" },
 	{ "channels = { h = { type = \"http\"; url = \"http://x/\";\n"
 	  " headers = [ \"Bearer abc\" ]; }; };\n", 2,
@@ -537,6 +540,65 @@ START_TEST(test_bad)
 	free(want);
 	free(err);
 	tmp_remove(path);
+}
+END_TEST
+
+static void
+write_at(const char *path, const char *text, mode_t mode)
+{
+	FILE	*f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+/* @include is relative to the configuration's directory, and errors and
+ * the secret rules apply to the included file itself. */
+START_TEST(test_include)
+{
+	char		 dir[] = "/tmp/cg-check-conf-dir-XXXXXX";
+	char		*main_path, *part, *err = NULL, *want;
+	struct conf	 c;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	main_path = xasprintf("%s/main.conf", dir);
+	part = xasprintf("%s/part.conf", dir);
+	write_at(main_path, "# main\n@include \"part.conf\"\n", 0644);
+
+	write_at(part, "outbox = { batch_size = 7; };\n", 0644);
+	ck_assert_msg(conf_load(main_path, &c, &err) == 0, "%s", err);
+	ck_assert_uint_eq(c.outbox.batch_size, 7);
+	conf_free(&c);
+
+	write_at(part, "\noutbox = { lease = \"x\"; };\n", 0644);
+	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
+	want = xasprintf("%s:2: outbox.lease: bad duration", part);
+	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+	free(want);
+	free(err);
+
+	/* The included file holds the inline password: its mode counts. */
+	write_at(part, "database = { name = \"a\";\n password = \"x\"; };\n",
+	    0644);
+	ck_assert_int_eq(chmod(main_path, 0600), 0);
+	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
+	want = xasprintf("%s:2: database.password: a secret given inline "
+	    "needs %s readable", part, part);
+	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+	free(want);
+	free(err);
+	ck_assert_int_eq(chmod(part, 0600), 0);
+	ck_assert_int_eq(chmod(main_path, 0644), 0);
+	ck_assert_msg(conf_load(main_path, &c, &err) == 0, "%s", err);
+	conf_free(&c);
+
+	unlink(part);
+	unlink(main_path);
+	rmdir(dir);
+	free(part);
+	free(main_path);
 }
 END_TEST
 
@@ -697,8 +759,8 @@ START_TEST(test_secret_files)
 	}
 	/* Group-readable secret files are fine (root:cronguard 0640). */
 	group = tmp_file("from-file\n", 0640);
-	text = xasprintf("database = { name = \"a\"; password_file = \"%s\"; };\n",
-	    group);
+	text = xasprintf("database = { name = \"a\";\n"
+	    " password_file = \"%s\"; };\n", group);
 	ck_assert_msg(load_text(text, 0644, &c, &err, NULL) == 0, "%s", err);
 	ck_assert_str_eq(c.db.password, "from-file");
 	conf_free(&c);
@@ -884,6 +946,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_full);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof bad / sizeof bad[0]);
 	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_include);
 	tcase_add_test(tc, test_inline_password_modes);
 	tcase_add_test(tc, test_inline_channel_secrets);
 	tcase_add_test(tc, test_url_password);
