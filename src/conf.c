@@ -1252,7 +1252,10 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		goto out;
 	if (conf_check(&p) == -1)
 		goto out;
-	if (c->db.host == NULL && c->db.socket == NULL)
+	/* With an option file and no host or socket, the option file
+	 * decides where to connect (db_connect passes NULL). */
+	if (c->db.host == NULL && c->db.socket == NULL &&
+	    c->db.option_file == NULL)
 		c->db.host = xstrdup("127.0.0.1");
 	if (c->runtime_dir == NULL)
 		c->runtime_dir = conf_default_runtime_dir();

@@ -225,7 +225,12 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 	db = xcalloc(1, sizeof *db);
 	if (c->socket != NULL)
 		db->where = xasprintf("socket %s", c->socket);
-	else {
+	else if (c->host == NULL && c->option_file != NULL) {
+		/* Host, port and socket come from the option file; a port
+		 * left at its default must not override it. */
+		port = c->port != 3306 ? c->port : 0;
+		db->where = xasprintf("the server named in %s", c->option_file);
+	} else {
 		host = c->host != NULL ? c->host : "127.0.0.1";
 		port = c->port != 0 ? c->port : 3306;
 		db->where = xasprintf("%s:%u", host, port);

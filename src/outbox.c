@@ -89,6 +89,10 @@ struct claim_args {
 static void
 claim_reset(struct claim *c)
 {
+	size_t	i;
+
+	for (i = 0; c->storage != NULL && i < c->n; i++)
+		free(c->storage[i].error);
 	db_result_free(c->res);
 	free(c->storage);
 	free(c->msgs);
