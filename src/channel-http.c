@@ -448,7 +448,7 @@ http_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	CURLMsg		*m;
 	size_t		 next = 0;
 	unsigned	 inflight = 0;
-	int		 running, left, wait_ms;
+	int		 running, left, wait_ms, done;
 	int64_t		 now;
 	char		*why;
 
@@ -485,6 +485,7 @@ http_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 			break;
 
 		curl_multi_perform(ch->multi, &running);
+		done = 0;
 		while ((m = curl_multi_info_read(ch->multi, &left)) != NULL) {
 			if (m->msg != CURLMSG_DONE)
 				continue;
@@ -494,8 +495,13 @@ http_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 			msg = x->msg;
 			http_finish(ch, x, m->data.result);
 			inflight--;
+			done++;
 			ctl->after_send(ctl, msg);
 		}
+		/* A finished transfer frees a slot: start the next message
+		 * before waiting, or a fast server idles at every poll. */
+		if (done > 0)
+			continue;
 		if (inflight > 0 || (next < n && !*ctl->stop))
 			curl_multi_poll(ch->multi, NULL, 0,
 			    wait_ms > 0 ? wait_ms : 0, NULL);

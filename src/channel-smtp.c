@@ -349,7 +349,7 @@ smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	struct outbox_msg *msg;
 	CURLMsg		*m;
 	size_t		 next = 0;
-	unsigned	 inflight = 0;
+	unsigned	 inflight = 0, done;
 	int		 running, left, wait_ms;
 	int64_t		 now;
 
@@ -385,6 +385,7 @@ smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 			break;
 
 		curl_multi_perform(ch->multi, &running);
+		done = 0;
 		while ((m = curl_multi_info_read(ch->multi, &left)) != NULL) {
 			if (m->msg != CURLMSG_DONE)
 				continue;
@@ -394,9 +395,12 @@ smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 			msg = x->msg;
 			smtp_finish(ch, x, m->data.result);
 			inflight--;
+			done++;
 			ctl->after_send(ctl, msg);
 		}
-		if (inflight > 0 || (next < n && !*ctl->stop))
+		/* A freed slot takes the next message at once: waiting here
+		 * would idle its connection until the poll times out. */
+		if (done == 0 && (inflight > 0 || (next < n && !*ctl->stop)))
 			curl_multi_poll(ch->multi, NULL, 0,
 			    wait_ms > 0 ? wait_ms : 0, NULL);
 	}

@@ -11,10 +11,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -428,14 +430,138 @@ guard_command(const struct guard_job *gj, struct lock *l,
 	return (code);
 }
 
+/*
+ * The timeout of an SQL job: the job blocks the lock session, so a thread
+ * waits for the deadline and then stops the statement from a second
+ * session with KILL QUERY, which keeps the lock session (and the lock).
+ * The thread does not log; the main thread reports for it.
+ */
+struct sql_watchdog {
+	pthread_t		 thread;
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 cv;
+	int			 done;		/* the statement returned */
+	int			 fired;		/* KILL QUERY was sent */
+	struct timespec		 deadline;	/* CLOCK_MONOTONIC */
+	const struct lock_db_ops *ops;
+	void			*ctx;
+	unsigned long long	 id;
+	char			*error;		/* the kill failed: why */
+};
+
+static void *
+sql_watchdog_main(void *arg)
+{
+	struct sql_watchdog	*w = arg;
+	void			*conn = NULL;
+	char			*errstr = NULL;
+	int			 rc = 0;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->done && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline);
+	if (w->done) {
+		pthread_mutex_unlock(&w->mu);
+		return (NULL);
+	}
+	w->fired = 1;
+	pthread_mutex_unlock(&w->mu);
+
+	if (w->ops->connect(w->ctx, &conn, &errstr) != DB_OK ||
+	    w->ops->kill_query(conn, w->id, &errstr) != DB_OK)
+		w->error = errstr;
+	else
+		free(errstr);
+	if (conn != NULL)
+		w->ops->destroy(conn, NULL);
+	return (NULL);
+}
+
+static int
+sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
+{
+	pthread_condattr_t	 ca;
+
+	memset(w, 0, sizeof *w);
+	w->ops = l->ops;
+	w->ctx = l->ctx;
+	w->id = l->connection_id;
+	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+	w->deadline.tv_sec += ms / 1000;
+	w->deadline.tv_nsec += (ms % 1000) * 1000000;
+	if (w->deadline.tv_nsec >= 1000000000) {
+		w->deadline.tv_sec++;
+		w->deadline.tv_nsec -= 1000000000;
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&w->mu, NULL);
+	if (pthread_create(&w->thread, NULL, sql_watchdog_main, w) != 0) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Stop the watchdog; returns whether it fired. */
+static int
+sql_watchdog_stop(struct sql_watchdog *w, const char *job)
+{
+	int	 fired;
+
+	pthread_mutex_lock(&w->mu);
+	w->done = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	fired = w->fired;
+	if (w->error != NULL)
+		log_kv(LOG_ERROR, "job_timeout_kill_failed", "job", job,
+		    "error", w->error, NULL);
+	free(w->error);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	return (fired);
+}
+
 static int
 guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
     char *errbuf, size_t errlen)
 {
-	char	*errstr = NULL;
+	struct sql_watchdog	 w;
+	char			*errstr = NULL, d[32];
+	int			 watching = 0, fired = 0, rc;
 
 	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
-	if (lock_exec_sql(l, gj->sql, &errstr) != 0) {
+	if (gj->timeout_ms > 0) {
+		if (sql_watchdog_start(&w, l, gj->timeout_ms) == 0)
+			watching = 1;
+		else
+			log_kv(LOG_WARN, "job_timeout_unavailable", "job",
+			    gj->job, "msg", "cannot start the watchdog thread",
+			    NULL);
+	}
+	rc = lock_exec_sql(l, gj->sql, &errstr);
+	if (watching)
+		fired = sql_watchdog_stop(&w, gj->job);
+	/* Fired means the deadline passed: a timeout even when the
+	 * statement reports no error (an interrupted SLEEP() does not). */
+	if (fired) {
+		duration_format(gj->timeout_ms, d, sizeof d);
+		log_kv(LOG_ERROR, "job_timeout", "job", gj->job, "timeout", d,
+		    NULL);
+		snprintf(errbuf, errlen, "killed after timeout: %s",
+		    rc != 0 ? errstr : "no error from the statement");
+		free(errstr);
+		end->outcome = "timeout";
+		end->exit_status = 1;
+		end->error = errbuf;
+		return (EXIT_TIMEOUT);
+	}
+	if (rc != 0) {
 		snprintf(errbuf, errlen, "%s", errstr);
 		free(errstr);
 		end->outcome = "failure";
@@ -511,6 +637,11 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops,
 
 	memset(&h, 0, sizeof h);
 	memset(&end, 0, sizeof end);
+	if (gj->guard == GUARD_NAMED_LOCK && ops == NULL) {
+		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
+		    "the named lock needs a database", NULL);
+		return (EXIT_CONFIG);
+	}
 	if (gj->guard != GUARD_NONE) {
 		/* Keyed like the named lock, so that jobs sharing a lock
 		 * name also stop each other locally. */

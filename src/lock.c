@@ -220,6 +220,26 @@ real_run_finish(void *conn, unsigned long long id, const char *outcome,
 	    " error = %s WHERE id = %llu", outcome, status, error, id));
 }
 
+static unsigned long long
+real_connection_id(void *conn)
+{
+	return (db_connection_id(conn));
+}
+
+static enum db_status
+real_kill_query(void *conn, unsigned long long id, char **errstr)
+{
+	enum db_status	 st;
+
+	st = db_query(conn, NULL, errstr, "KILL QUERY %llu", id);
+	if (st == DB_ERR_QUERY && db_errno(conn) == ER_NO_SUCH_THREAD) {
+		free(*errstr);
+		*errstr = NULL;
+		st = DB_OK;
+	}
+	return (st);
+}
+
 static enum db_status
 real_exec_sql(void *conn, const char *sql, char **errstr)
 {
@@ -237,6 +257,8 @@ const struct lock_db_ops lock_db_real = {
 	.run_start = real_run_start,
 	.run_heartbeat = real_run_heartbeat,
 	.run_finish = real_run_finish,
+	.connection_id = real_connection_id,
+	.kill_query = real_kill_query,
 	.exec_sql = real_exec_sql,
 };
 
@@ -287,6 +309,7 @@ lock_open(struct lock *l, char **errstr)
 		l->conn = NULL;
 		return (LOCK_ERR_DB);
 	}
+	l->connection_id = l->ops->connection_id(l->conn);
 	return (LOCK_OK);
 }
 

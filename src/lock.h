@@ -77,6 +77,11 @@ struct lock_db_ops {
 	enum db_status	(*run_finish)(void *conn, unsigned long long id,
 			    const char *outcome, int exit_status,
 			    const char *error, char **errstr);
+	/* The session's connection id as the client knows it (no query). */
+	unsigned long long (*connection_id)(void *conn);
+	/* KILL QUERY id: stop a statement, keep the session. */
+	enum db_status	(*kill_query)(void *conn, unsigned long long id,
+			    char **errstr);
 	/* An SQL job: run sql, discarding any result. */
 	enum db_status	(*exec_sql)(void *conn, const char *sql,
 			    char **errstr);

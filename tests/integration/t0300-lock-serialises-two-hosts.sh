@@ -7,7 +7,7 @@
 need_servers
 
 LOG=$TEST_TMP/sections
-JOB='echo "$$ S $(date +%s%N)" >> "$SECTIONS"; sleep 0.2; echo "$$ E $(date +%s%N)" >> "$SECTIONS"'
+JOB='echo "$$ S $(date +%s%N)" >> "$SECTIONS"; sleep 0.4; echo "$$ E $(date +%s%N)" >> "$SECTIONS"'
 export SECTIONS="$LOG"
 
 # host_config FILE DIR GUARD

@@ -2,7 +2,9 @@
 # SQL jobs run on the lock's own session.  One that calls RELEASE_LOCK on
 # its own lock makes cronguard's release return NULL: the lock was not
 # held to the end, so lock_release_unexpected and exit 76.  A plain SQL
-# job runs on the same session (CONNECTION_ID() is the lock holder's).
+# job runs on the same session (CONNECTION_ID() is the lock holder's).  An
+# SQL job past its timeout is stopped with KILL QUERY: exit 124, and the
+# lock session survives to release the lock cleanly.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
@@ -11,6 +13,8 @@ jobs = {
   mark = { sql = \"INSERT INTO t0330_marks SELECT CONNECTION_ID(), IS_USED_LOCK('t0330:mark')\";
     lock = \"t0330:mark\"; };
   broken = { sql = \"SELEC 1\"; };
+  slow = { sql = \"SELECT SLEEP(20) FROM (SELECT 1 UNION SELECT 2) t\";
+    timeout = \"1s\"; lock = \"t0330:slow\"; };
 };"
 assert_exit 0 cg db migrate
 mysql_q "CREATE TABLE t0330_marks (conn BIGINT, holder BIGINT)"
@@ -31,4 +35,12 @@ assert_grep 'event=job_failed' "$ERR"
 assert_eq "failure 1" "$(mysql_q "SELECT outcome, exit_status FROM cronguard_runs
     WHERE job = 'broken'" | tr '\t' ' ')"
 assert_eq 1 "$(mysql_q "SELECT error LIKE '%syntax%' FROM cronguard_runs WHERE job = 'broken'")"
+start=$(date +%s)
+assert_exit 124 cg run slow
+[ $(( $(date +%s) - start )) -lt 8 ] || fail "the SQL timeout took too long"
+assert_grep 'event=job_timeout job=slow timeout=1s' "$ERR"
+[ "$(grep -c 'incident=1' "$ERR" || true)" = 0 ] || fail "incident after KILL QUERY: $(cat "$ERR")"
+assert_eq "timeout 1" "$(mysql_q "SELECT outcome, exit_status FROM cronguard_runs
+    WHERE job = 'slow'" | tr '\t' ' ')"
+assert_eq 1 "$(mysql_q "SELECT IS_FREE_LOCK('t0330:slow')")"
 echo "PASS: $TEST_NAME"

@@ -12,7 +12,7 @@ jobs="jobs = {
   short = { command = [ \"sleep\", \"6\" ]; lock = \"t0340:short\";
     max_runtime = \"1s\"; grace = \"1s\"; };
   foreign = { command = [ \"true\" ]; lock = \"t0340:foreign\";
-    max_runtime = \"1h\"; grace = \"2s\"; };
+    max_runtime = \"1h\"; grace = \"3s\"; };
 };"
 write_config "$TEST_TMP/a.conf" "runtime_dir = \"$TEST_TMP/a\"; $jobs"
 write_config "$TEST_TMP/b.conf" "runtime_dir = \"$TEST_TMP/b\"; $jobs"
@@ -71,12 +71,12 @@ kill "$short_pid"
 wait "$short_pid" || true
 
 # --- a foreign session (no run record) holding the lock
-mysql_q "SELECT GET_LOCK('t0340:foreign', 0), SLEEP(20)" > /dev/null 2>&1 &
+mysql_q "SELECT GET_LOCK('t0340:foreign', 0), SLEEP(30)" > /dev/null 2>&1 &
 wait_for 10 lock_taken t0340:foreign
 foreign=$(mysql_q "SELECT IS_USED_LOCK('t0340:foreign')")
 assert_exit 0 cg -v run foreign
 assert_grep 'event=job_skipped.*no cronguard run record' "$ERR"
-sleep 3
+sleep 4
 assert_exit 75 cg run foreign
 assert_grep "event=lock_busy_stuck job=foreign lock=t0340:foreign holder=\"connection $foreign from [^ ]+ user [^ ]+, no cronguard run record, in its current state for [0-9]+s\"" "$ERR"
 assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs WHERE job = 'foreign'")" "no run record when not run"

@@ -55,8 +55,8 @@ for i in 1 2; do
 	assert_exit 0 cg outbox dispatch --channel flaky
 done
 assert_eq "FAILED 3" "$(row flaky "CONCAT_WS(' ', status, attempts)")" "flaky at max_attempts"
-assert_exit 0 cg outbox check --format json
-assert_grep '"failed":3' "$OUT"
+assert_exit 1 cg outbox check --format json
+assert_grep '^\{"status":"WARNING",.*"failed":3,' "$OUT"
 assert_exit 0 cg outbox retry --failed --channel flaky
 assert_grep '^1 message back to PENDING$' "$OUT"
 assert_eq "PENDING 0" "$(row flaky "CONCAT_WS(' ', status, attempts)")" "flaky retried"

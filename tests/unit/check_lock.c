@@ -252,6 +252,21 @@ f_run_finish(void *conn, unsigned long long id, const char *outcome,
 	return (DB_OK);
 }
 
+static unsigned long long
+f_connection_id(void *conn)
+{
+	return (((struct fake_conn *)conn)->id);
+}
+
+static enum db_status
+f_kill_query(void *conn, unsigned long long id, char **errstr)
+{
+	(void)conn;
+	(void)id;
+	(void)errstr;
+	return (DB_OK);
+}
+
 static enum db_status
 f_exec_sql(void *conn, const char *sql, char **errstr)
 {
@@ -272,6 +287,8 @@ static const struct lock_db_ops fake_ops = {
 	.run_start = f_run_start,
 	.run_heartbeat = f_run_heartbeat,
 	.run_finish = f_run_finish,
+	.connection_id = f_connection_id,
+	.kill_query = f_kill_query,
 	.exec_sql = f_exec_sql,
 };
 

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Fencing: dispatcher A claims and is frozen mid-send past its lease; B
+# recovers and re-claims the rows and delivers them.  A's late finalise
+# changes nothing (claim_token fence) and reports outbox_lease_lost.
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+N=10
+conf() {
+	write_config "$1" "
+outbox = { lease = \"2s\"; watchdog = \"1h\"; };
+channels = {
+  hook = { type = \"http\"; url = \"$HTTP_BASE/$2\"; timeout = \"1500ms\"; concurrency = 10; };
+};"
+}
+conf "$CONF" "b"
+conf "$TEST_TMP/a.conf" "a/delay=500"
+assert_exit 0 cg db migrate
+mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+    SELECT 'hook', 'test.event', JSON_OBJECT('n', seq) FROM seq_1_to_$N"
+
+"$CRONGUARD_BIN" -c "$TEST_TMP/a.conf" outbox dispatch > "$TEST_TMP/a.out" 2> "$TEST_TMP/a.err" &
+apid=$!
+at_exit "kill -CONT $apid 2>/dev/null; kill $apid 2>/dev/null"
+wait_for 10 sh -c "[ \$(grep -c '/$TEST_ID/a/' '$HTTP_LOG') -ge $N ]"
+kill -STOP "$apid"
+tokA=$(mysql_q "SELECT DISTINCT claim_token FROM outbox_messages")
+sleep 2.5
+
+assert_exit 0 cg -v outbox dispatch
+assert_grep "event=outbox_recovered count=$N" "$ERR"
+assert_eq "$N" "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+    WHERE status = 'SENT' AND attempts = 2")" "B delivered"
+tokB=$(mysql_q "SELECT DISTINCT claim_token FROM outbox_messages")
+[ "$tokA" != "$tokB" ] || fail "B did not re-claim with a new token"
+sentB=$(mysql_q "SELECT GROUP_CONCAT(sent_at ORDER BY id) FROM outbox_messages")
+
+kill -CONT "$apid"
+wait "$apid" || fail "A exited $?: $(cat "$TEST_TMP/a.err")"
+assert_grep 'event=outbox_lease_lost' "$TEST_TMP/a.err"
+assert_grep "claim token $tokA" "$TEST_TMP/a.err"
+# A's results were discarded: B's final state is untouched
+assert_eq "$N" "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+    WHERE status = 'SENT' AND attempts = 2 AND claim_token = '$tokB'")" \
+    "final states after A's late finalise"
+assert_eq "$sentB" "$(mysql_q "SELECT GROUP_CONCAT(sent_at ORDER BY id) FROM outbox_messages")" \
+    "sent_at unchanged"
+echo "PASS: $TEST_NAME"

@@ -1,0 +1,28 @@
+#!/bin/sh
+# daily_quota = 100 holds across processes: two dispatchers on 300 rows
+# send exactly 100; the other 200 stay PENDING with no attempt counted.
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+write_config "$CONF" "outbox = { batch_size = 30; poll_interval = \"100ms\"; };
+channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\"; from = \"noreply@example.com\";
+  connections = 4; daily_quota = 100; }; };"
+export CRONGUARD_SQLDIR="${CRONGUARD_SQLDIR:-$CRONGUARD_SRCDIR/sql}"
+assert_exit 0 cg db migrate
+mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+    SELECT 'mail', 'quota', JSON_OBJECT('to', CONCAT('u', seq, '@$MAIL_DOMAIN'), 'text', 'x')
+    FROM seq_1_to_300"
+
+cg outbox dispatch --for 3s > "$TEST_TMP/a.out" 2>&1 & a=$!
+cg outbox dispatch --for 3s > "$TEST_TMP/b.out" 2>&1 & b=$!
+wait $a || { cat "$TEST_TMP/a.out"; fail "dispatcher a failed"; }
+wait $b || { cat "$TEST_TMP/b.out"; fail "dispatcher b failed"; }
+
+assert_eq "PENDING 0 200
+SENT 1 100" "$(mysql_q "SELECT status, attempts, COUNT(*) FROM outbox_messages GROUP BY status, attempts ORDER BY status" | tr '\t' ' ')"
+assert_eq 100 "$(smtp_count)" "received"
+assert_eq 100 "$(mysql_q "SELECT quota_used FROM cronguard_channels WHERE name = 'mail' AND quota_day = UTC_DATE()")" "quota_used"
+
+# A new UTC day (simulated) opens the quota again.
+mysql_q "UPDATE cronguard_channels SET quota_day = UTC_DATE() - INTERVAL 1 DAY"
+assert_exit 0 cg outbox dispatch
+assert_eq 200 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'")" "sent after the day changed"
