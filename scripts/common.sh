@@ -1,4 +1,5 @@
 # scripts/common.sh: shared by scripts/test and scripts/demo (bash).
+# shellcheck shell=bash
 #
 #   cg_install_deps   install the Debian packages the build and tests need
 #                     (apt-get update once, only when something is missing)
@@ -33,7 +34,7 @@ cg_missing_packages()
 
 cg_install_deps()
 {
-	local missing sudo= policy=/usr/sbin/policy-rc.d added=
+	local missing sudo='' policy=/usr/sbin/policy-rc.d added=''
 	command -v dpkg-query > /dev/null ||
 	    { cg_warn "not a Debian system: install the equivalent of: $CG_PACKAGES"; return 0; }
 	missing=$(cg_missing_packages)

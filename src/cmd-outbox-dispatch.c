@@ -38,6 +38,7 @@ struct dchan {
 	struct ratelimit	*lim;
 	bool		 limited;	/* rate, quota or circuit configured */
 	unsigned	 granted;
+	struct outbox_cursor cursor;
 };
 
 struct dispatch {
@@ -47,6 +48,7 @@ struct dispatch {
 	size_t		 nchans;
 	unsigned	 batch;
 	bool		 no_send;	/* benchmark: claim and finalise only */
+	struct outbox_cursor cursor;	/* of the unlimited channels' claims */
 	struct outbox_tally tally;
 	unsigned long long recovered;
 };
@@ -105,8 +107,10 @@ dispatch_send(struct dispatch *dp, struct dchan *d, struct claim *c,
 	ctl.before_send = dispatch_pass_after;
 	ctl.after_send = dispatch_noop_after;
 	ctl.stop = &dispatch_stop;
-	if (d->lim != NULL)
+	if (d->lim != NULL) {
 		ratelimit_ctl(d->lim, &ctl, &dispatch_stop);
+		ratelimit_pace(d->lim, msgs, n);
+	}
 	d->ops->send(d->ch, msgs, n, &ctl);
 	if (d->lim != NULL)
 		st = ratelimit_settle(d->lim, dp->db, msgs, n, errstr);
@@ -115,36 +119,60 @@ out:
 	return st;
 }
 
-/* Claim for names[0..n-1] at most limit rows, send, finalise.  *attempted
- * says whether any message was really attempted (not SEND_NONE). */
+/* Where a batch's time went, for -vv and the benchmark. */
+static void
+dispatch_log_batch(const struct claim *c, int64_t claim_ms, int64_t send_ms,
+    int64_t fin_ms)
+{
+	char	n[32], a[32], b[32], f[32];
+
+	snprintf(n, sizeof n, "%zu", c->n);
+	snprintf(a, sizeof a, "%lld", (long long)claim_ms);
+	snprintf(b, sizeof b, "%lld", (long long)send_ms);
+	snprintf(f, sizeof f, "%lld", (long long)fin_ms);
+	log_kv(LOG_DEBUG, "outbox_batch", "count", n, "claim_ms", a,
+	    "send_ms", b, "finalise_ms", f, "token", c->token, NULL);
+}
+
+/* Claim for names[0..n-1] at most limit rows after cur, send, finalise.
+ * *attempted says whether any message was really attempted (not
+ * SEND_NONE); *rescan that a claim after the cursor came back short, so
+ * the next claim starts over from the oldest due row. */
 static enum db_status
 dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
-    unsigned limit, size_t *claimed, bool *attempted, char **errstr)
+    unsigned limit, struct dchan *limited, struct outbox_cursor *cur,
+    size_t *claimed, bool *attempted, bool *rescan, char **errstr)
 {
+	int		 had_cursor = cur->set;
 	struct claim	 c;
 	enum db_status	 st, st2;
 	size_t		 i;
 	char		*err2 = NULL;
+	int64_t		 t0, t1, t2;
 
-	st = outbox_claim(dp->db, &dp->conf->outbox, names, n, limit, &c,
-	    errstr);
+	t0 = now_mono_ms();
+	st = outbox_claim(dp->db, &dp->conf->outbox, names, n, limit, cur,
+	    &c, errstr);
 	if (st != DB_OK)
 		return st;
+	if (had_cursor && !cur->set)
+		*rescan = true;
 	*claimed += c.n;
-	if (c.n == 0)
+	if (c.n == 0) {
+		/* Give the reservation back at once, not at the next
+		 * reserve: this process may exit before that. */
+		if (limited != NULL && limited->lim != NULL)
+			st = ratelimit_settle(limited->lim, dp->db, NULL, 0,
+			    errstr);
 		goto out;
-	if (log_enabled(LOG_DEBUG)) {
-		char	num[32];
-
-		snprintf(num, sizeof num, "%zu", c.n);
-		log_kv(LOG_DEBUG, "outbox_claimed", "count", num, "token",
-		    c.token, NULL);
 	}
+	t1 = now_mono_ms();
 	for (i = 0; i < dp->nchans; i++) {
 		st = dispatch_send(dp, &dp->chans[i], &c, errstr);
 		if (st != DB_OK)
 			break;
 	}
+	t2 = now_mono_ms();
 	for (i = 0; i < c.n; i++) {
 		if (c.msgs[i]->result != SEND_NONE)
 			*attempted = true;
@@ -156,6 +184,8 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
 	if (st == DB_OK)
 		st = st2;
 	free(err2);
+	if (log_enabled(LOG_DEBUG))
+		dispatch_log_batch(&c, t1 - t0, t2 - t1, now_mono_ms() - t2);
 out:
 	outbox_claim_free(&c);
 	return st;
@@ -168,7 +198,7 @@ out:
  */
 static enum db_status
 dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
-    char **errstr)
+    bool *rescan, char **errstr)
 {
 	const char	**names;
 	size_t		 i, n = 0;
@@ -176,14 +206,15 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 
 	*claimed = 0;
 	*attempted = false;
+	*rescan = false;
 	names = xcalloc(dp->nchans + 1, sizeof *names);
 	for (i = 0; i < dp->nchans; i++) {
 		if (!dp->chans[i].limited)
 			names[n++] = dp->chans[i].conf->name;
 	}
 	if (n > 0) {
-		st = dispatch_claim_send(dp, names, n, dp->batch, claimed,
-		    attempted, errstr);
+		st = dispatch_claim_send(dp, names, n, dp->batch, NULL,
+		    &dp->cursor, claimed, attempted, rescan, errstr);
 		if (st != DB_OK)
 			goto out;
 	}
@@ -200,8 +231,8 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 		if (d->granted == 0)
 			continue;
 		names[0] = d->conf->name;
-		st = dispatch_claim_send(dp, names, 1, d->granted, claimed,
-		    attempted, errstr);
+		st = dispatch_claim_send(dp, names, 1, d->granted, d,
+		    &d->cursor, claimed, attempted, rescan, errstr);
 		if (st != DB_OK)
 			goto out;
 	}
@@ -216,9 +247,12 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 {
 	unsigned long long n = 0;
 	enum db_status	 st;
-	size_t		 claimed;
-	bool		 attempted;
+	size_t		 claimed, i;
+	bool		 attempted, rescan;
 
+	dp->cursor.set = 0;
+	for (i = 0; i < dp->nchans; i++)
+		dp->chans[i].cursor.set = 0;
 	st = outbox_recover(dp->db, &dp->conf->outbox, &n, errstr);
 	if (st != DB_OK)
 		return st;
@@ -231,9 +265,11 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 		dp->recovered += n;
 	}
 	while (!dispatch_stop) {
-		st = dispatch_batch(dp, &claimed, &attempted, errstr);
+		st = dispatch_batch(dp, &claimed, &attempted, &rescan, errstr);
 		if (st != DB_OK)
 			return st;
+		if (claimed == 0 && rescan)
+			continue;
 		/* Nothing due; or everything claimed went back unsent
 		 * (circuit open, quota, stop): claiming again at once would
 		 * spin on the same rows. */

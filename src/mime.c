@@ -252,6 +252,9 @@ mime_add_display(struct buf *b, const char *name)
 {
 	char	*enc;
 
+	/* A long name is encoded, which folds, so no line passes 998. */
+	if (strlen(name) > MIME_RAW_MAX / 4)
+		goto encode;
 	if (mime_is_phrase(name)) {
 		buf_adds(b, name);
 		return;
@@ -266,6 +269,7 @@ mime_add_display(struct buf *b, const char *name)
 		buf_addc(b, '"');
 		return;
 	}
+encode:
 	enc = mime_encode_text(name);
 	buf_adds(b, enc);
 	free(enc);

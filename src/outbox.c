@@ -82,6 +82,7 @@ outbox_recover(struct db *db, const struct conf_outbox *c,
 struct claim_args {
 	const struct conf_outbox *conf;
 	const char	*channels;	/* quoted IN list */
+	const char	*after;		/* cursor condition, or "" */
 	unsigned	 limit;
 	struct claim	*c;
 };
@@ -164,16 +165,18 @@ claim_txn(struct db *db, void *arg, char **errstr)
 		    " WHERE e.ordering_key = o.ordering_key AND e.id < o.id"
 		    " AND e.status IN (" OUTBOX_BLOCKING ")))";
 
+	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
+	 * on status alone, which walks every delete-marked entry. */
 	st = db_query(db, &c->res, errstr,
 	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
 	    " o.ordering_key, o.payload, o.attempts,"
-	    " FLOOR(UNIX_TIMESTAMP(o.created_at))"
-	    " FROM outbox_messages o"
-	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)"
+	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at"
+	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
+	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%R"
 	    " AND o.channel IN (%R)%R"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
-	    a->channels, order, a->limit);
+	    a->after, a->channels, order, a->limit);
 	if (st != DB_OK)
 		goto out;
 	if (claim_fill(c, errstr) != 0) {
@@ -204,30 +207,50 @@ out:
 enum db_status
 outbox_claim(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
-    struct claim *c, char **errstr)
+    struct outbox_cursor *cur, struct claim *c, char **errstr)
 {
 	struct claim_args a;
-	struct buf	 in;
+	struct buf	 in, after;
 	enum db_status	 st;
 	size_t		 i;
+	const char	*at;
 
 	memset(c, 0, sizeof *c);
 	if (nchannels == 0 || limit == 0)
 		return DB_OK;
 	buf_init(&in);
+	buf_init(&after);
 	for (i = 0; i < nchannels; i++) {
 		if (i > 0)
 			buf_addc(&in, ',');
 		outbox_quote(db, &in, channels[i]);
 	}
+	if (cur != NULL && cur->set) {
+		buf_adds(&after, " AND (o.next_attempt_at > ");
+		outbox_quote(db, &after, cur->at);
+		buf_adds(&after, " OR (o.next_attempt_at = ");
+		outbox_quote(db, &after, cur->at);
+		buf_printf(&after, " AND o.id > %llu))", cur->id);
+	}
 	a.conf = conf;
 	a.channels = in.data;
+	a.after = after.data != NULL ? after.data : "";
 	a.limit = limit;
 	a.c = c;
 	st = db_txn(db, claim_txn, &a, errstr);
 	if (st != DB_OK)
 		claim_reset(c);
+	if (cur != NULL) {
+		cur->set = 0;
+		if (st == DB_OK && c->n == limit &&
+		    (at = db_cell(c->res, c->n - 1, 8)) != NULL) {
+			snprintf(cur->at, sizeof cur->at, "%s", at);
+			cur->id = c->msgs[c->n - 1]->id;
+			cur->set = 1;
+		}
+	}
 	buf_free(&in);
+	buf_free(&after);
 	return st;
 }
 

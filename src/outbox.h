@@ -47,16 +47,35 @@ enum db_status outbox_recover(struct db *, const struct conf_outbox *,
     unsigned long long *n, char **errstr);
 
 /*
+ * Where the previous claim of a pass ended, in (next_attempt_at, id)
+ * order.  Rows a pass has claimed leave the PENDING range of the due
+ * index, but InnoDB keeps their delete-marked entries there until purge
+ * runs; a claim that starts after the cursor skips them instead of
+ * scanning them again on every batch (measured: 10 ms instead of 0.6 ms
+ * per claim with 10,000 such entries).  A claim that comes back short
+ * resets the cursor, so the next claim scans from the start and no row
+ * behind the cursor (released, or inserted with an old next_attempt_at)
+ * waits past the end of the pass.
+ */
+struct outbox_cursor {
+	int			 set;
+	char			 at[32];	/* next_attempt_at as text */
+	unsigned long long	 id;
+};
+
+/*
  * Claim at most limit due PENDING rows of the named channels (escaped
  * here), oldest due first, skipping rows other workers hold locked, and
  * with per_key ordering only rows whose key has no earlier unsent or
  * FAILED row.  One transaction: the locking SELECT that also fetches the
  * rows, the UPDATE to PROCESSING with a fresh claim token, COMMIT.
- * On success c->n may be 0.  Every msg->result starts as SEND_NONE.
+ * cur (may be NULL) starts the claim after the previous one and is
+ * updated.  On success c->n may be 0.  Every msg->result starts as
+ * SEND_NONE.
  */
 enum db_status outbox_claim(struct db *, const struct conf_outbox *,
     const char *const *channels, size_t nchannels, unsigned limit,
-    struct claim *c, char **errstr);
+    struct outbox_cursor *cur, struct claim *c, char **errstr);
 
 /*
  * Write every message's result back, fenced by id and claim token: one

@@ -26,6 +26,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,19 +163,24 @@ rl_probe_us(const struct ratelimit *rl)
  */
 static enum db_status
 rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
-    unsigned *granted, char **errstr)
+    unsigned prev, long long prev_day, unsigned *granted, char **errstr)
 {
 	struct db_result *res = NULL;
-	struct buf	 left, g, sql;
+	struct buf	 used, left, g, sql;
 	enum db_status	 st;
 	unsigned long long v;
 
+	buf_init(&used);
 	buf_init(&left);
 	buf_init(&g);
 	buf_init(&sql);
+	/* Today's count, less a reservation of ours never settled (nothing
+	 * was claimed with it). */
+	buf_printf(&used, "GREATEST(IF(quota_day = UTC_DATE(), quota_used, 0) "
+	    "- IF(quota_day = FROM_DAYS(%lld), %u, 0), 0)", prev_day, prev);
 	if (rl_has_quota(rl))
-		buf_printf(&left, "GREATEST(%lld - IF(quota_day = UTC_DATE(), "
-		    "quota_used, 0), 0)", rl->conf->daily_quota);
+		buf_printf(&left, "GREATEST(%lld - %s, 0)",
+		    rl->conf->daily_quota, used.data);
 	else
 		buf_printf(&left, "%u", want);
 	if (rl_has_circuit(rl))
@@ -188,10 +194,10 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 		buf_printf(&g, "LEAST(%u, %s)", want, left.data);
 
 	buf_printf(&sql, "UPDATE cronguard_channels SET "
-	    "quota_used = IF(quota_day = UTC_DATE(), quota_used, 0) + %d * "
+	    "quota_used = %s + %d * "
 	    "(LAST_INSERT_ID((%s) + 1024 * LEAST(circuit_failures, 1023) + "
 	    "1048576 * TO_DAYS(UTC_DATE())) MOD 1024), ",
-	    rl_has_quota(rl) ? 1 : 0, g.data);
+	    used.data, rl_has_quota(rl) ? 1 : 0, g.data);
 	if (rl_has_circuit(rl))
 		buf_printf(&sql, "circuit_probe_at = IF(circuit_open_until <= "
 		    "NOW(6) AND (circuit_probe_at IS NULL OR circuit_probe_at "
@@ -220,6 +226,7 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 	    rl->db_failures >= rl->conf->circuit_failures;
 out:
 	db_result_free(res);
+	buf_free(&used);
 	buf_free(&left);
 	buf_free(&g);
 	buf_free(&sql);
@@ -273,8 +280,13 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
     unsigned *granted, char **errstr)
 {
 	enum db_status	st;
-	unsigned	g = want;
+	unsigned	g = want, prev;
+	long long	prev_day;
 
+	/* A reservation not settled (no row was claimed with it) goes back
+	 * within the next reservation's statement. */
+	prev = rl->quota_reserved;
+	prev_day = rl->quota_day;
 	rl_batch_reset(rl);
 	*granted = 0;
 	if (!rl->limited) {
@@ -288,8 +300,12 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 	if ((st = rl_ensure_row(rl, db, errstr)) != DB_OK)
 		return st;
 	if (rl_has_circuit(rl) || rl_has_quota(rl)) {
-		if ((st = rl_reserve_gate(rl, db, want, &g, errstr)) != DB_OK)
+		if ((st = rl_reserve_gate(rl, db, want, prev, prev_day, &g,
+		    errstr)) != DB_OK) {
+			rl->quota_reserved = prev;
+			rl->quota_day = prev_day;
 			return st;
+		}
 	}
 	if (g > 0 && rl_has_rate(rl)) {
 		if ((st = rl_reserve_rate(rl, db, g, &g, errstr)) != DB_OK)
@@ -505,4 +521,65 @@ out:
 	buf_free(&newf);
 	rl_batch_reset(rl);
 	return st;
+}
+
+enum db_status
+ratelimit_states(struct db *db, struct ratelimit_state **out, size_t *n,
+    char **errstr)
+{
+	struct db_result *res = NULL;
+	struct ratelimit_state *s;
+	enum db_status	 st;
+	const char	*why, *v;
+	long long	 x;
+	size_t		 i;
+
+	*out = NULL;
+	*n = 0;
+	st = db_query(db, &res, errstr, "SELECT name, "
+	    "CASE WHEN circuit_open_until IS NULL THEN 0 "
+	    "WHEN circuit_open_until > NOW(6) THEN 1 ELSE 2 END, "
+	    "circuit_failures, GREATEST(COALESCE(TIMESTAMPDIFF(MICROSECOND, "
+	    "NOW(6), circuit_open_until), 0), 0) DIV 1000, circuit_error, "
+	    "IF(quota_day = UTC_DATE(), quota_used, 0) "
+	    "FROM cronguard_channels ORDER BY name");
+	if (st != DB_OK)
+		return st;
+	s = xcalloc(res->nrows + 1, sizeof *s);
+	for (i = 0; i < res->nrows; i++) {
+		s[i].channel = xstrdup(db_cell(res, i, 0) != NULL ?
+		    db_cell(res, i, 0) : "");
+		if ((v = db_cell(res, i, 1)) != NULL &&
+		    parse_ll(v, 0, 2, &x, &why) == 0)
+			s[i].circuit = (enum ratelimit_circuit)x;
+		if ((v = db_cell(res, i, 2)) != NULL &&
+		    parse_ll(v, 0, 4294967295LL, &x, &why) == 0)
+			s[i].failures = (unsigned)x;
+		if ((v = db_cell(res, i, 3)) != NULL &&
+		    parse_ll(v, 0, LLONG_MAX, &x, &why) == 0)
+			s[i].open_for_ms = x;
+		if ((v = db_cell(res, i, 4)) != NULL)
+			s[i].error = xstrdup(v);
+		if ((v = db_cell(res, i, 5)) != NULL &&
+		    parse_ll(v, LLONG_MIN, LLONG_MAX, &x, &why) == 0)
+			s[i].quota_used = x;
+	}
+	*n = res->nrows;
+	*out = s;
+	db_result_free(res);
+	return DB_OK;
+}
+
+void
+ratelimit_states_free(struct ratelimit_state *s, size_t n)
+{
+	size_t	i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		free(s[i].channel);
+		free(s[i].error);
+	}
+	free(s);
 }

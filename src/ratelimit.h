@@ -45,8 +45,31 @@ void ratelimit_ctl(struct ratelimit *, struct send_ctl *,
 void ratelimit_pace(struct ratelimit *, struct outbox_msg **msgs, size_t n);
 
 /* After the batch: give back unused quota, record consecutive transient
- * failures and open or close the circuit for every instance. */
+ * failures and open or close the circuit for every instance.  Call it
+ * after every ratelimit_reserve that granted rows, also when the claim
+ * found nothing (msgs NULL, n 0): that gives the reservation back at once.
+ * Otherwise only the process's next ratelimit_reserve gives it back, and a
+ * process that exits first leaves it counted against the day's quota. */
 enum db_status ratelimit_settle(struct ratelimit *, struct db *,
     struct outbox_msg **msgs, size_t n, char **errstr);
+
+/*
+ * Added, for `outbox check` and operators: the state of every channel row
+ * in cronguard_channels, from the database clock.  One query.  On success
+ * *out is an allocated array of *n entries (free with
+ * ratelimit_states_free); a missing table is an error like any other.
+ */
+enum ratelimit_circuit { CIRCUIT_CLOSED, CIRCUIT_OPEN, CIRCUIT_HALF_OPEN };
+struct ratelimit_state {
+	char		*channel;
+	enum ratelimit_circuit circuit;
+	unsigned	 failures;	/* consecutive transient failures */
+	long long	 open_for_ms;	/* CIRCUIT_OPEN: until half-open */
+	char		*error;		/* what opened it last, or NULL */
+	long long	 quota_used;	/* today (UTC), 0 on another day */
+};
+enum db_status ratelimit_states(struct db *, struct ratelimit_state **out,
+    size_t *n, char **errstr);
+void ratelimit_states_free(struct ratelimit_state *, size_t n);
 
 #endif

@@ -34,3 +34,21 @@ for i in range(len(t)):
         j += 1
     assert j - i <= 50 * 1.15 + 1, ("burst", j - i, t[i])
 PY
+
+# The same measurement without `rate` fails the bound: the limit, not the
+# machine, held the rate above.
+write_config "$CONF" "outbox = { batch_size = 20; };
+channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\"; from = \"noreply@example.com\";
+  connections = 4; }; };"
+mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+    SELECT 'mail', 'norate', JSON_OBJECT('to', CONCAT('u', seq, '@norate.$MAIL_DOMAIN'), 'text', 'x')
+    FROM seq_1_to_300"
+assert_exit 0 cg outbox dispatch
+smtp_envelopes "@norate.$MAIL_DOMAIN" > "$TEST_TMP/env2"
+"$LIB_PY" - "$TEST_TMP/env2" <<'PY' || fail "unlimited run was not faster than the limit"
+import json, sys
+t = sorted(json.loads(l)["time"] for l in open(sys.argv[1]))
+rate = (len(t) - 1) / (t[-1] - t[0])
+print("without rate: %d in %.2f s: %.1f/s" % (len(t), t[-1] - t[0], rate))
+assert len(t) == 300 and rate > 57.5, rate
+PY

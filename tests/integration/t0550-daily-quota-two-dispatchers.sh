@@ -26,3 +26,10 @@ assert_eq 100 "$(mysql_q "SELECT quota_used FROM cronguard_channels WHERE name =
 mysql_q "UPDATE cronguard_channels SET quota_day = UTC_DATE() - INTERVAL 1 DAY"
 assert_exit 0 cg outbox dispatch
 assert_eq 200 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'")" "sent after the day changed"
+
+# Polling with nothing due reserves and gives back: an idle dispatcher
+# does not use up the day's quota.
+mysql_q "DELETE FROM outbox_messages WHERE status = 'PENDING';
+    UPDATE cronguard_channels SET quota_day = UTC_DATE() - INTERVAL 1 DAY"
+assert_exit 0 cg outbox dispatch --for 1s
+assert_eq 0 "$(mysql_q "SELECT IF(quota_day = UTC_DATE(), quota_used, 0) FROM cronguard_channels WHERE name = 'mail'")" "quota used by idle polling"

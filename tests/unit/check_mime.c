@@ -213,6 +213,23 @@ START_TEST(test_mailbox)
 	ck_assert_ptr_nonnull(strstr(field, "?= <kim@example.com>"));
 	free(addr);
 	free(field);
+
+	/* A very long display name is encoded and folded: no line over 998. */
+	{
+		char	*name = xmalloc(3001), *in;
+
+		memset(name, 'a', 3000);
+		name[3000] = '\0';
+		in = xasprintf("%s <kim@example.com>", name);
+		ck_assert_int_eq(mime_parse_mailbox(in, &addr, &field, &why),
+		    0);
+		ck_assert(strncmp(field, "=?UTF-8?B?", 10) == 0);
+		ck_assert_ptr_nonnull(strstr(field, "?=\r\n =?UTF-8?B?"));
+		free(in);
+		free(name);
+		free(addr);
+		free(field);
+	}
 }
 END_TEST
 

@@ -289,6 +289,17 @@ START_TEST(test_live_quota)
 	ck_assert_uint_eq(live_value("SELECT quota_used FROM "
 	    "cronguard_channels WHERE name = 'mail' AND quota_day = "
 	    "UTC_DATE()"), 4);
+	/* Reserved, but nothing was due, so no batch and no settle: the
+	 * next reservation gives it back first (an idle poller must not use
+	 * up the day's quota). */
+	ck_assert_uint_eq(reserve(a, 1), 1);
+	ck_assert_uint_eq(reserve(a, 1), 1);
+	ck_assert_uint_eq(reserve(a, 1), 1);
+	ck_assert_uint_eq(live_value("SELECT quota_used FROM "
+	    "cronguard_channels WHERE name = 'mail'"), 5);
+	settle(a, 0, 0, 0);
+	ck_assert_uint_eq(live_value("SELECT quota_used FROM "
+	    "cronguard_channels WHERE name = 'mail'"), 4);
 	ratelimit_free(a);
 	ratelimit_free(b);
 	live_teardown();
@@ -331,6 +342,9 @@ START_TEST(test_live_circuit)
 {
 	struct conf_channel c = channel(0, 0, 3);
 	struct ratelimit *a, *b;
+	struct ratelimit_state *states;
+	size_t		 nstates;
+	char		*errstr = NULL;
 
 	if (!live_setup())
 		return;
@@ -347,6 +361,18 @@ START_TEST(test_live_circuit)
 	    "cronguard_channels"), 3);
 	ck_assert_uint_eq(live_value("SELECT circuit_open_until > NOW(6) "
 	    "FROM cronguard_channels"), 1);
+	/* What `outbox check` and an operator see. */
+	states = NULL;
+	ck_assert_int_eq(ratelimit_states(live_db, &states, &nstates, &errstr),
+	    DB_OK);
+	ck_assert_uint_eq(nstates, 1);
+	ck_assert_str_eq(states[0].channel, "mail");
+	ck_assert_int_eq(states[0].circuit, CIRCUIT_OPEN);
+	ck_assert_uint_eq(states[0].failures, 3);
+	ck_assert_int_gt(states[0].open_for_ms, 50000);
+	ck_assert_int_le(states[0].open_for_ms, 60000);
+	ck_assert_str_eq(states[0].error, "transient failure");
+	ratelimit_states_free(states, nstates);
 	/* Open: nothing for anyone. */
 	ck_assert_uint_eq(reserve(a, 10), 0);
 	ck_assert_uint_eq(reserve(b, 10), 0);
@@ -363,6 +389,10 @@ START_TEST(test_live_circuit)
 	live_sql("UPDATE cronguard_channels SET circuit_open_until = NOW(6) - "
 	    "INTERVAL 1 SECOND");
 	ck_assert_uint_eq(reserve(b, 10), 1);
+	ck_assert_int_eq(ratelimit_states(live_db, &states, &nstates, &errstr),
+	    DB_OK);
+	ck_assert_int_eq(states[0].circuit, CIRCUIT_HALF_OPEN);
+	ratelimit_states_free(states, nstates);
 	settle(b, 1, 1, 0);	/* probe succeeds: closed */
 	ck_assert_uint_eq(live_value("SELECT circuit_open_until IS NULL AND "
 	    "circuit_failures = 0 FROM cronguard_channels"), 1);
