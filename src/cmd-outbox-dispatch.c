@@ -16,9 +16,9 @@
 #include "cmd.h"
 #include "db.h"
 #include "duration.h"
-#include "ratelimit.h"
 #include "log.h"
 #include "outbox.h"
+#include "ratelimit.h"
 #include "util.h"
 
 static volatile sig_atomic_t dispatch_stop;
@@ -35,7 +35,7 @@ struct dchan {
 	const struct conf_channel *conf;
 	const struct channel_ops *ops;
 	struct channel	*ch;
-	struct ratelimit	*lim;
+	struct ratelimit *lim;
 	bool		 limited;	/* rate, quota or circuit configured */
 	unsigned	 granted;
 	struct outbox_cursor cursor;
@@ -331,8 +331,9 @@ dispatch_close(struct dispatch *dp)
 static void
 dispatch_log_summary(struct dispatch *dp, int64_t started)
 {
-	char	s[5][32], ms[32];
+	char	s[6][32], ms[32];
 
+	snprintf(s[5], sizeof s[5], "%llu", dp->recovered);
 	snprintf(s[0], sizeof s[0], "%llu", dp->tally.sent);
 	snprintf(s[1], sizeof s[1], "%llu", dp->tally.retried);
 	snprintf(s[2], sizeof s[2], "%llu", dp->tally.failed);
@@ -340,7 +341,8 @@ dispatch_log_summary(struct dispatch *dp, int64_t started)
 	snprintf(s[4], sizeof s[4], "%llu", dp->tally.lost);
 	snprintf(ms, sizeof ms, "%lld", (long long)(now_mono_ms() - started));
 	log_kv(LOG_INFO, "outbox_dispatched", "sent", s[0], "retried", s[1],
-	    "failed", s[2], "released", s[3], "lost", s[4], "ms", ms, NULL);
+	    "failed", s[2], "released", s[3], "lost", s[4], "recovered", s[5],
+	    "ms", ms, NULL);
 }
 
 static int
@@ -356,7 +358,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct dispatch	 dp;
 	struct sigaction sa, old_term, old_int;
 	char		**only = NULL, *errstr = NULL;
-	size_t		 nonly = 0, i;
+	size_t		 nonly = 0;
 	int64_t		 for_ms = 0, started, left;
 	long long	 v;
 	const char	*e;
@@ -466,9 +468,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 out:
 	dispatch_close(&dp);
 	db_close(dp.db);
-	for (i = 0; i < nonly; i++)
-		only[i] = NULL;
-	free(only);
+	free(only);	/* the names are argv's */
 	free(errstr);
 	return rc;
 }

@@ -1,13 +1,17 @@
 /* check_http.c: the HTTP channel's signature, classification, payload
- * check and error text, and a real send through the multi interface to a
- * loopback listener that answers from a script. */
+ * check and error text, and its send loop against a closed port (no
+ * server needed): connection errors are transient, the send hooks and
+ * the stop flag leave messages unsent.  Sends to a real server are in
+ * tests/integration/t04*. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
+#include <curl/curl.h>
 
 #include "channel-http.h"
 #include "channel.h"
@@ -137,6 +141,112 @@ START_TEST(test_error_text)
 }
 END_TEST
 
+static struct conf_channel
+closed_port_channel(void)
+{
+	struct conf_channel cc;
+
+	memset(&cc, 0, sizeof cc);
+	cc.name = "hook";
+	cc.type = CHANNEL_HTTP;
+	/* Port 1 on loopback: nothing listens, the connect is refused. */
+	cc.url = "http://127.0.0.1:1/hook";
+	cc.timeout_ms = 2000;
+	cc.concurrency = 2;
+	cc.method = "POST";
+	return cc;
+}
+
+static int	veto_id;	/* before_send refuses this id */
+static int	after_calls;
+
+static int
+veto_before(struct send_ctl *ctl, struct outbox_msg *m)
+{
+	(void)ctl;
+	return (int)m->id == veto_id;
+}
+
+static void
+count_after(struct send_ctl *ctl, struct outbox_msg *m)
+{
+	(void)ctl;
+	(void)m;
+	after_calls++;
+}
+
+static void
+send_three(volatile sig_atomic_t *stop, struct outbox_msg *m)
+{
+	struct conf_channel cc = closed_port_channel();
+	struct outbox_msg *p[3];
+	struct send_ctl	 ctl;
+	struct channel	*ch = NULL;
+	char		*err = NULL;
+	size_t		 i;
+
+	memset(&ctl, 0, sizeof ctl);
+	ctl.before_send = veto_before;
+	ctl.after_send = count_after;
+	ctl.stop = stop;
+	for (i = 0; i < 3; i++) {
+		memset(&m[i], 0, sizeof m[i]);
+		m[i].id = i + 1;
+		snprintf(m[i].message_id, sizeof m[i].message_id, "id-%zu", i);
+		m[i].payload = (char *)(i == 2 ? "7" : "{}");
+		m[i].payload_len = strlen(m[i].payload);
+		p[i] = &m[i];
+	}
+	ck_assert_int_eq(channel_http_ops.open(&cc, &ch, &err), 0);
+	channel_http_ops.send(ch, p, 3, &ctl);
+	channel_http_ops.close(ch);
+}
+
+START_TEST(test_send_connection_refused)
+{
+	volatile sig_atomic_t stop = 0;
+	struct outbox_msg m[3];
+	size_t		 i;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	veto_id = 2;
+	after_calls = 0;
+	send_three(&stop, m);
+	/* refused connection: transient, with curl's reason */
+	ck_assert_int_eq(m[0].result, SEND_RETRY);
+	ck_assert_ptr_nonnull(m[0].error);
+	ck_assert(strncmp(m[0].error, "http: ", 6) == 0);
+	/* vetoed by before_send: not attempted */
+	ck_assert_int_eq(m[1].result, SEND_NONE);
+	ck_assert_ptr_null(m[1].error);
+	/* a payload the channel cannot use: permanent, nothing sent */
+	ck_assert_int_eq(m[2].result, SEND_PERMANENT);
+	ck_assert_int_eq(after_calls, 2);
+	for (i = 0; i < 3; i++)
+		free(m[i].error);
+	curl_global_cleanup();
+}
+END_TEST
+
+START_TEST(test_send_stopped)
+{
+	volatile sig_atomic_t stop = 1;
+	struct outbox_msg m[3];
+	size_t		 i;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	veto_id = 0;
+	after_calls = 0;
+	send_three(&stop, m);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(m[i].result, SEND_NONE);
+		ck_assert_ptr_null(m[i].error);
+	}
+	ck_assert_int_eq(after_calls, 0);
+	curl_global_cleanup();
+}
+END_TEST
+
 static Suite *
 http_suite(void)
 {
@@ -148,6 +258,8 @@ http_suite(void)
 	tcase_add_test(tc, test_classify);
 	tcase_add_test(tc, test_payload_check);
 	tcase_add_test(tc, test_error_text);
+	tcase_add_test(tc, test_send_connection_refused);
+	tcase_add_test(tc, test_send_stopped);
 	suite_add_tcase(s, tc);
 	return s;
 }
