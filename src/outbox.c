@@ -410,6 +410,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf,
 	struct buf	 sql, del, lost;
 	struct outbox_tally mine;
 	struct incident	 inc;
+	char		*detail = NULL;
 	enum db_status	 st = DB_OK;
 	unsigned long long matched = 0, nlost = 0;
 	size_t		 i, nrows = 0, ndel = 0, k;
@@ -466,17 +467,14 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf,
 		st = fin_find_lost(db, c, deleted, &lost, &nlost, errstr);
 		if (st != DB_OK)
 			goto out;
-		memset(&inc, 0, sizeof inc);
-		inc.event = "outbox_lease_lost";
-		inc.detail = lost.data;
 		if (nlost > 0) {
-			char *d = xasprintf("finalise matched nothing for "
+			detail = xasprintf("finalise matched nothing for "
 			    "ids %s (claim token %s): another worker holds "
 			    "them; results discarded", lost.data, c->token);
-
-			inc.detail = d;
+			memset(&inc, 0, sizeof inc);
+			inc.event = "outbox_lease_lost";
+			inc.detail = detail;
 			incident_report(&inc);
-			free(d);
 		}
 		/* The tally counts what this claim actually wrote; lost
 		 * rows are attributed to "lost" only, approximately. */
@@ -494,6 +492,7 @@ out:
 	}
 	free(rows);
 	free(deleted);
+	free(detail);
 	db_result_free(res);
 	buf_free(&sql);
 	buf_free(&del);
