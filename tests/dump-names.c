@@ -18,11 +18,17 @@ main(int argc, char **argv)
 			puts(cmd_table[i]->name);
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "usages") == 0) {
+		for (i = 0; cmd_table[i] != NULL; i++)
+			printf("%s\t%s\n", cmd_table[i]->name,
+			    cmd_table[i]->usage);
+		return 0;
+	}
 	if (argc == 2 && strcmp(argv[1], "keys") == 0) {
 		for (i = 0; conf_keys[i] != NULL; i++)
 			puts(conf_keys[i]);
 		return 0;
 	}
-	fputs("usage: dump-names commands|keys\n", stderr);
+	fputs("usage: dump-names commands|usages|keys\n", stderr);
 	return 64;
 }

@@ -1,6 +1,8 @@
 #!/bin/sh
-# Every command of cmd_table is documented in cronguard(1), and every
-# configuration key the parser accepts in cronguard.conf(5).
+# Every command of cmd_table is documented in cronguard(1) with every
+# option of its usage string, every exit code of src/cmd.h is in the EXIT
+# STATUS list, and every configuration key the parser accepts is in
+# cronguard.conf(5).
 set -euf
 top=${CRONGUARD_SRCDIR:?}
 dump=${CRONGUARD_BUILDDIR:?}/tests/dump-names
@@ -29,5 +31,24 @@ while read -r key; do
 		fi
 	done
 done < keys.$$
-rm -f cmds.$$ keys.$$
+# Options: "--for" in a usage string must be "Fl -for" in the page.
+"$dump" usages | tr '\t' ' ' | grep -o -- '--[a-z][a-z-]*' | sort -u > opts.$$
+[ -s opts.$$ ] || { echo "no options found in usage strings"; status=1; }
+while read -r opt; do
+	if ! grep -q -- "Fl -${opt#--}\( \|\$\)" "$top/man/cronguard.1"; then
+		echo "cronguard.1: option '$opt' is not documented"
+		status=1
+	fi
+done < opts.$$
+
+# Exit codes: each EXIT_* value is an item of the EXIT STATUS section.
+sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$top/man/cronguard.1" > exits.$$
+for code in $(sed -n 's/^#define EXIT_[A-Z]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
+    "$top/src/cmd.h"); do
+	if ! grep -q "^\.It $code\( \|\$\)" exits.$$; then
+		echo "cronguard.1: exit code $code is not in EXIT STATUS"
+		status=1
+	fi
+done
+rm -f cmds.$$ keys.$$ opts.$$ exits.$$
 exit $status
