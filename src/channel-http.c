@@ -295,6 +295,12 @@ http_open(const struct conf_channel *conf, struct channel **out,
 		 * configuration error an operator must see. */
 		curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
 		curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+		/* Only this bundle, not the system store besides (libcurl
+		 * keeps its built-in CAPATH next to a CAINFO otherwise). */
+		if (conf->tls_ca != NULL) {
+			curl_easy_setopt(x->easy, CURLOPT_CAINFO, conf->tls_ca);
+			curl_easy_setopt(x->easy, CURLOPT_CAPATH, NULL);
+		}
 		if (conf->method != NULL && strcmp(conf->method, "POST") != 0)
 			curl_easy_setopt(x->easy, CURLOPT_CUSTOMREQUEST,
 			    conf->method);

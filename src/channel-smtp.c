@@ -174,6 +174,12 @@ smtp_open(const struct conf_channel *conf, struct channel **out,
 		if (conf->tls != NULL && strcmp(conf->tls, "required") == 0)
 			curl_easy_setopt(x->easy, CURLOPT_USE_SSL,
 			    (long)CURLUSESSL_ALL);
+		/* Only this bundle, not the system store besides (libcurl
+		 * keeps its built-in CAPATH next to a CAINFO otherwise). */
+		if (conf->tls_ca != NULL) {
+			curl_easy_setopt(x->easy, CURLOPT_CAINFO, conf->tls_ca);
+			curl_easy_setopt(x->easy, CURLOPT_CAPATH, NULL);
+		}
 		if (conf->username != NULL) {
 			curl_easy_setopt(x->easy, CURLOPT_USERNAME,
 			    conf->username);

@@ -170,6 +170,7 @@ static const struct key channel_keys[] = {
 	{ "daily_quota", K_LL, CH(daily_quota), 0, 0, LLONG_MAX, 0, 0, NULL,
 	  NULL, 0 },
 	{ "circuit", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, channel_circuit_keys, 0 },
+	{ "tls_ca", K_STR, CH(tls_ca), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "username", K_STR, CH(username), 0, 0, 0, 0, 0, NULL, NULL, CH_SMTP },
 	{ "password", K_SECRET, CH(password), 0, 0, 0, 0, 0, NULL, NULL,
 	  CH_SMTP },
@@ -274,6 +275,7 @@ const char *const conf_keys[] = {
 	"channels.*.daily_quota",
 	"channels.*.circuit.failures",
 	"channels.*.circuit.cooldown",
+	"channels.*.tls_ca",
 	"channels.*.username",
 	"channels.*.password",
 	"channels.*.password_file",
@@ -846,6 +848,41 @@ conf_check_header(struct parse *p, const config_setting_t *s, const char *h)
 	return 0;
 }
 
+/*
+ * A CA bundle is checked at load time so a typo is a configuration error
+ * (exit 78) rather than a certificate failure on every send; it must also
+ * be one a TLS connection will use, since libcurl ignores it otherwise.
+ */
+static int
+conf_check_tls_ca(struct parse *p, const config_setting_t *s,
+    const struct conf_channel *ch)
+{
+	const config_setting_t	*m = config_setting_get_member(s, "tls_ca");
+	struct stat		 st;
+	FILE			*f;
+	int			 rv = 0;
+
+	if ((f = fopen(ch->tls_ca, "r")) == NULL)
+		return conf_key_error(p, m, "cannot read %s: %s", ch->tls_ca,
+		    strerror(errno));
+	if (fstat(fileno(f), &st) == -1)
+		rv = conf_key_error(p, m, "cannot stat %s: %s", ch->tls_ca,
+		    strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rv = conf_key_error(p, m, "%s is not a file", ch->tls_ca);
+	fclose(f);
+	if (rv == -1)
+		return -1;
+	if (ch->type == CHANNEL_HTTP && strncasecmp(ch->url, "https://", 8) != 0)
+		return conf_key_error(p, m, "has no effect without an https:// "
+		    "URL");
+	if (ch->type == CHANNEL_SMTP && strncasecmp(ch->url, "smtps://", 8) !=
+	    0 && strcmp(ch->tls, "required") != 0)
+		return conf_key_error(p, m, "has no effect without smtps:// or "
+		    "tls = \"required\"");
+	return 0;
+}
+
 static void
 conf_channel_defaults(struct conf_channel *ch)
 {
@@ -895,6 +932,8 @@ conf_parse_channel(struct parse *p, const config_setting_t *s,
 		    ch->url, ch->type == CHANNEL_SMTP ?
 		    "smtp:// or smtps://" : "http:// or https://");
 	if (conf_check_url_secret(p, m, ch->url) == -1)
+		return -1;
+	if (ch->tls_ca != NULL && conf_check_tls_ca(p, s, ch) == -1)
 		return -1;
 	if (ch->type == CHANNEL_SMTP && ch->from == NULL)
 		return conf_key_error(p, s, "from missing (required for smtp)");
@@ -1320,6 +1359,7 @@ conf_free(struct conf *c)
 		ch = &c->channels[i];
 		free(ch->name);
 		free(ch->url);
+		free(ch->tls_ca);
 		free(ch->username);
 		conf_secret_free(ch->password);
 		free(ch->password_file);
@@ -1669,6 +1709,7 @@ conf_print_channel(const struct conf_channel *ch)
 	printf("      failures = %u;\n", ch->circuit_failures);
 	conf_print_dur(6, "cooldown", ch->circuit_cooldown_ms);
 	puts("    };");
+	conf_print_str(4, "tls_ca", ch->tls_ca);
 	if (ch->type == CHANNEL_SMTP) {
 		conf_print_str(4, "username", ch->username);
 		if (ch->password_file != NULL)

@@ -58,6 +58,8 @@ struct conf_channel {
 	long long	 daily_quota;	/* per UTC day; 0 = none */
 	unsigned	 circuit_failures;	/* 0 = no circuit breaker */
 	int64_t		 circuit_cooldown_ms;	/* 1m */
+	char		*tls_ca;	/* CA bundle (CURLOPT_CAINFO); NULL =
+					 * libcurl's default store */
 	/* smtp */
 	char		*username;
 	char		*password;	/* from password or password_file */

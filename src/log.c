@@ -128,9 +128,9 @@ log_kvv(enum log_level level, const char *event, va_list ap)
 		logfmt_value(&b, event);
 	}
 	while ((k = va_arg(ap, const char *)) != NULL) {
-		v = va_arg(ap, const char *);
-		if (v == NULL)
-			v = "";
+		/* A NULL value leaves the key out: "no job" is not job="". */
+		if ((v = va_arg(ap, const char *)) == NULL)
+			continue;
 		if (obj != NULL) {
 			/* Invalid UTF-8 must not make the line vanish. */
 			json_t	*js = json_string(v);
@@ -311,8 +311,10 @@ incident_report(const struct incident *in)
 		snprintf(conn, sizeof conn, "%lu", in->connection_id);
 	/* Logged at error whatever the verbosity: -q keeps errors. */
 	log_kv(LOG_ERROR, in->event, "incident", "1",
-	    "job", in->job, "lock", in->lock, "run_id", run,
-	    "connection_id", conn, "detail", in->detail, NULL);
+	    "job", in->job, "lock", in->lock,
+	    "run_id", run[0] != '\0' ? run : NULL,
+	    "connection_id", conn[0] != '\0' ? conn : NULL,
+	    "detail", in->detail, NULL);
 	if (alert_url != NULL)
 		incident_alert(in);
 	if (incident_sink != NULL)

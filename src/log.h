@@ -15,7 +15,7 @@ int log_format_parse(const char *, enum log_format *);
 
 /*
  * Log one event: level, a stable event name, then key/value string pairs
- * terminated by NULL.  A NULL value is written as an empty value.
+ * terminated by NULL.  A pair whose value is NULL is left out.
  *
  *	log_kv(LOG_INFO, "job_skipped", "job", name, "holder", id, NULL);
  *

@@ -49,7 +49,8 @@ emit_tricky(void *arg)
 {
 	(void)arg;
 	log_kv(LOG_WARN, "job_failed", "job", "leave accrual", "why",
-	    "said \"no\"\nthen=left", "empty", "", "plain", "x1", NULL);
+	    "said \"no\"\nthen=left", "empty", "", "absent", NULL, "plain", "x1",
+	    NULL);
 }
 
 START_TEST(test_logfmt_quoting)
@@ -63,6 +64,7 @@ START_TEST(test_logfmt_quoting)
 	ck_assert_ptr_nonnull(strstr(s, " job=\"leave accrual\""));
 	ck_assert_ptr_nonnull(strstr(s, " why=\"said \\\"no\\\"\\nthen=left\""));
 	ck_assert_ptr_nonnull(strstr(s, " empty=\"\""));
+	ck_assert_ptr_null(strstr(s, "absent"));
 	ck_assert_ptr_nonnull(strstr(s, " plain=x1\n"));
 	/* exactly one line */
 	ck_assert_ptr_eq(strchr(s, '\n'), s + strlen(s) - 1);
