@@ -299,7 +299,7 @@ http_open(const struct conf_channel *conf, struct channel **out,
 		 * keeps its built-in CAPATH next to a CAINFO otherwise). */
 		if (conf->tls_ca != NULL) {
 			curl_easy_setopt(x->easy, CURLOPT_CAINFO, conf->tls_ca);
-			curl_easy_setopt(x->easy, CURLOPT_CAPATH, NULL);
+			curl_easy_setopt(x->easy, CURLOPT_CAPATH, (char *)NULL);
 		}
 		if (conf->method != NULL && strcmp(conf->method, "POST") != 0)
 			curl_easy_setopt(x->easy, CURLOPT_CUSTOMREQUEST,

@@ -178,7 +178,7 @@ smtp_open(const struct conf_channel *conf, struct channel **out,
 		 * keeps its built-in CAPATH next to a CAINFO otherwise). */
 		if (conf->tls_ca != NULL) {
 			curl_easy_setopt(x->easy, CURLOPT_CAINFO, conf->tls_ca);
-			curl_easy_setopt(x->easy, CURLOPT_CAPATH, NULL);
+			curl_easy_setopt(x->easy, CURLOPT_CAPATH, (char *)NULL);
 		}
 		if (conf->username != NULL) {
 			curl_easy_setopt(x->easy, CURLOPT_USERNAME,
