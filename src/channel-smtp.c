@@ -340,6 +340,9 @@ smtp_finish(struct channel *ch, struct smtp_xfer *x, CURLcode cc)
 	    x->nrefused >= x->mail->nrcpt)
 		msg->error = xasprintf("smtp: all recipients refused: %s",
 		    x->refused.data);
+	else if (cc == CURLE_USE_SSL_FAILED)
+		msg->error = xasprintf("smtp: %s (tls = \"required\": nothing "
+		    "sent in clear)", what);
 	else if (code >= 400 && x->reply[0] != '\0')
 		msg->error = xasprintf("smtp: %s", x->reply);
 	else

@@ -1,13 +1,16 @@
 /*
  * cmd-outbox-check.c: the outbox watchdog as a monitoring check
  * (CONTRACT section 7): counts, a verdict, and the exit status of a
- * Nagios plugin.
+ * Nagios plugin.  With the counts, the circuit breaker and quota state
+ * of the configured channels (cronguard_channels): an open circuit is a
+ * WARNING.
  */
 #include "config.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -70,6 +73,7 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	enum db_status	 st;
 	int		 ch, rc;
 
+	memset(&k, 0, sizeof k);
 	buf_init(&out);
 	opterr = 0;
 	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
@@ -100,8 +104,9 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (!c->have_database) {
 		errstr = xasprintf("%s: no database section", c->path);
 		st = DB_ERR_CONNECT;
-	} else if ((st = db_connect(&c->db, &db, &errstr)) == DB_OK)
-		st = outbox_count(db, c, &k, &errstr);
+	} else if ((st = db_connect(&c->db, &db, &errstr)) == DB_OK &&
+	    (st = outbox_count(db, c, &k, &errstr)) == DB_OK)
+		st = outbox_count_channels(db, c, &k, &errstr);
 	if (st != DB_OK) {
 		s = CHECK_UNKNOWN;
 		outbox_report(&out, fmt, NULL, &c->outbox, s, errstr);
@@ -119,6 +124,7 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	fputs(out.data != NULL ? out.data : "", stdout);
 	rc = (int)s;
 out:
+	outbox_counts_free(&k);
 	db_close(db);
 	buf_free(&out);
 	free(errstr);
@@ -129,8 +135,9 @@ const struct cmd_entry cmd_outbox_check_entry = {
 	.name = "outbox check",
 	.usage = "[--format nagios|json|prometheus] [--metrics-file path]",
 	.summary = "Count pending, due, processing, stale, stuck, failed and "
-	    "unknown-channel rows and give a monitoring verdict (exit 0 OK, "
-	    "1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
+	    "unknown-channel rows, show open circuits and quota use, and give "
+	    "a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, "
+	    "3 UNKNOWN).",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_check_exec,
 };

@@ -1,11 +1,22 @@
 /*
  * cmd-outbox-dispatch.c: recover stale claims, then claim, send and
  * finalise due messages until none is due (CONTRACT 6.2); with --for,
- * keep polling.
+ * keep polling until the deadline.
+ *
+ * The deadline of --for holds within a pass too: no claim and no send
+ * starts in its last DISPATCH_MARGIN_MS, a rate-limited channel claims
+ * only as many rows as its reserved send slots before then, and rows
+ * claimed but not started by then go back to PENDING without an attempt
+ * counted (SEND_NONE, as on SIGTERM).  Only sends already in flight run
+ * past it, each within the channel's timeout.  Without --for (drain mode)
+ * there is no deadline: the pass ends when nothing is due or nothing
+ * claimed could be sent (circuit open, quota used up), so a rate-limited
+ * backlog of N rows takes N / rate seconds; cron should use --for.
  */
 #include "config.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +33,10 @@
 #include "util.h"
 
 static volatile sig_atomic_t dispatch_stop;
+
+/* Claims and sends stop this long before the --for deadline (or a tenth
+ * of --for, if shorter), leaving it to in-flight replies and finalise. */
+#define DISPATCH_MARGIN_MS	100
 
 static void
 dispatch_signal(int sig)
@@ -48,6 +63,8 @@ struct dispatch {
 	size_t		 nchans;
 	unsigned	 batch;
 	bool		 no_send;	/* benchmark: claim and finalise only */
+	int64_t		 until;		/* monotonic ms: no claim or send
+					 * starts after it; 0 = no deadline */
 	struct outbox_cursor cursor;	/* of the unlimited channels' claims */
 	struct outbox_tally tally;
 	unsigned long long recovered;
@@ -82,13 +99,52 @@ dispatch_noop_after(struct send_ctl *ctl, struct outbox_msg *msg)
 	(void)msg;
 }
 
+/* Milliseconds left before dp->until; INT64_MAX without a deadline. */
+static int64_t
+dispatch_left(const struct dispatch *dp)
+{
+	if (dp->until == 0)
+		return INT64_MAX;
+	return dp->until - now_mono_ms();
+}
+
+/*
+ * The deadline as a send_ctl around the channel's own (the limiter's or
+ * the defaults): a message not started by dp->until stays SEND_NONE.
+ * ctl must stay the first member: the channel hands it back.
+ */
+struct dispatch_ctl {
+	struct send_ctl	 ctl;
+	struct send_ctl	 inner;
+	int64_t		 until;
+};
+
+static int
+dispatch_deadline_before(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	struct dispatch_ctl *dc = (struct dispatch_ctl *)ctl;
+
+	if (now_mono_ms() >= dc->until)
+		return 1;
+	return dc->inner.before_send(&dc->inner, msg);
+}
+
+static void
+dispatch_deadline_after(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	struct dispatch_ctl *dc = (struct dispatch_ctl *)ctl;
+
+	dc->inner.after_send(&dc->inner, msg);
+}
+
 /* Send the claimed messages of channel d, then settle its limits. */
 static enum db_status
 dispatch_send(struct dispatch *dp, struct dchan *d, struct claim *c,
     char **errstr)
 {
 	struct outbox_msg **msgs;
-	struct send_ctl	 ctl;
+	struct dispatch_ctl dc;
+	struct send_ctl	 ctl, *use = &ctl;
 	size_t		 i, n = 0;
 	enum db_status	 st = DB_OK;
 
@@ -111,7 +167,17 @@ dispatch_send(struct dispatch *dp, struct dchan *d, struct claim *c,
 		ratelimit_ctl(d->lim, &ctl, &dispatch_stop);
 		ratelimit_pace(d->lim, msgs, n);
 	}
-	d->ops->send(d->ch, msgs, n, &ctl);
+	if (dp->until != 0) {
+		memset(&dc, 0, sizeof dc);
+		dc.inner = ctl;
+		dc.until = dp->until;
+		dc.ctl.before_send = dispatch_deadline_before;
+		dc.ctl.after_send = dispatch_deadline_after;
+		dc.ctl.arg = &dc;
+		dc.ctl.stop = ctl.stop;
+		use = &dc.ctl;
+	}
+	d->ops->send(d->ch, msgs, n, use);
 	if (d->lim != NULL)
 		st = ratelimit_settle(d->lim, dp->db, msgs, n, errstr);
 out:
@@ -192,6 +258,25 @@ out:
 }
 
 /*
+ * How many rows to ask channel d's limits for: a batch, but with a rate
+ * and a deadline no more than the send slots left before it (slot 0 is
+ * now at best; ratelimit_trim cuts to the slots really reserved).
+ */
+static unsigned
+dispatch_want(const struct dispatch *dp, const struct dchan *d)
+{
+	int64_t	left = dispatch_left(dp);
+	double	fit;
+
+	if (left <= 0)
+		return 0;
+	if (dp->until == 0 || d->conf->rate <= 0)
+		return dp->batch;
+	fit = floor((double)left * d->conf->rate / 1000.0) + 1;
+	return fit < dp->batch ? (unsigned)fit : dp->batch;
+}
+
+/*
  * One batch: reserve from each channel's limits, claim the unlimited
  * channels together and each limited channel on its own (so a quota is
  * never exceeded by a shared LIMIT), send, finalise.
@@ -202,11 +287,14 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 {
 	const char	**names;
 	size_t		 i, n = 0;
+	unsigned	 want;
 	enum db_status	 st = DB_OK;
 
 	*claimed = 0;
 	*attempted = false;
 	*rescan = false;
+	if (dispatch_left(dp) <= 0)
+		return DB_OK;
 	names = xcalloc(dp->nchans + 1, sizeof *names);
 	for (i = 0; i < dp->nchans; i++) {
 		if (!dp->chans[i].limited)
@@ -223,11 +311,24 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 
 		if (!d->limited)
 			continue;
+		if ((want = dispatch_want(dp, d)) == 0)
+			continue;
 		d->granted = 0;
-		st = ratelimit_reserve(d->lim, dp->db, dp->batch, &d->granted,
+		st = ratelimit_reserve(d->lim, dp->db, want, &d->granted,
 		    errstr);
 		if (st != DB_OK)
 			goto out;
+		if (dp->until != 0 && d->granted > 0) {
+			d->granted = ratelimit_trim(d->lim, d->granted,
+			    dp->until);
+			if (d->granted == 0) {
+				/* Quota reserved for nothing goes back. */
+				st = ratelimit_settle(d->lim, dp->db, NULL, 0,
+				    errstr);
+				if (st != DB_OK)
+					goto out;
+			}
+		}
 		if (d->granted == 0)
 			continue;
 		names[0] = d->conf->name;
@@ -274,6 +375,8 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 		 * (circuit open, quota, stop): claiming again at once would
 		 * spin on the same rows. */
 		if (claimed == 0 || !attempted)
+			break;
+		if (dispatch_left(dp) <= 0)
 			break;
 	}
 	return DB_OK;
@@ -442,6 +545,9 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	sigaction(SIGINT, &sa, &old_int);
 
 	started = now_mono_ms();
+	if (for_ms > 0)
+		dp.until = started + for_ms - (for_ms / 10 <
+		    DISPATCH_MARGIN_MS ? for_ms / 10 : DISPATCH_MARGIN_MS);
 	for (;;) {
 		if (dp.nchans > 0 &&
 		    (st = dispatch_pass(&dp, &errstr)) != DB_OK) {
@@ -450,7 +556,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 			rc = db_exitcode(st);
 			break;
 		}
-		left = started + for_ms - now_mono_ms();
+		left = dispatch_left(&dp);
 		if (dispatch_stop || for_ms == 0 || left <= 0)
 			break;
 		sleep_ms(left < c->outbox.poll_interval_ms ? left :

@@ -875,7 +875,12 @@ mime_curl(const struct mime_msg *msg, CURL *easy, char **errstr)
 
 	/* Both bodies go straight into the top level, whose Content-Type
 	 * header (multipart/alternative) mime_build set; one body alone is
-	 * the single part of libcurl's default multipart/mixed. */
+	 * the single part of libcurl's default multipart/mixed.  That is
+	 * the best the API allows: CURLOPT_MIMEPOST always makes the top
+	 * level a multipart (setopt.c, Curl_mime_set_subparts), and a
+	 * Content-Type of text/plain there would only get a boundary
+	 * parameter.  A one-part multipart/mixed is valid MIME; encoding a
+	 * lone body by hand instead would redo libcurl's encoders. */
 	if ((mime = curl_mime_init(easy)) == NULL)
 		goto fail;
 	if (msg->text != NULL && mime_curl_part(mime,

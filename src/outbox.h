@@ -15,6 +15,7 @@
 #include "channel.h"
 #include "conf.h"
 #include "db.h"
+#include "ratelimit.h"
 #include "report.h"
 #include "util.h"
 
@@ -91,6 +92,23 @@ enum db_status outbox_finalise(struct db *, const struct conf_outbox *,
 
 void outbox_claim_free(struct claim *);
 
+/*
+ * Added, the pure part of a finalise that matched fewer rows than it
+ * wrote, exposed for tests: found holds (id, claim_token <=> our token)
+ * for the claim's ids still in the table.  A row to be updated is lost
+ * unless present with our token; a row to be deleted (deleted[i]) is lost
+ * if still present (another claim holds it).  Writes the lost ids, in
+ * claim order, to lost (room for c->n) and returns how many.
+ */
+size_t outbox_lost_ids(const struct claim *c, const unsigned char *deleted,
+    const struct db_result *found, unsigned long long *lost);
+
+/* Added, exposed for tests: add to *t what a finalise wrote for each of
+ * the claim's rows by its result (a SEND_RETRY at max_attempts is
+ * failed), except that the nlost rows in lost[] count as lost only. */
+void outbox_tally_claim(const struct conf_outbox *, const struct claim *c,
+    const unsigned long long *lost, size_t nlost, struct outbox_tally *t);
+
 /* The watchdog's counts (CONTRACT section 7). */
 struct outbox_counts {
 	long long	 pending;
@@ -101,13 +119,26 @@ struct outbox_counts {
 	long long	 failed;
 	long long	 oldest_due_age_s;	/* 0 when nothing is due */
 	long long	 unknown_channel;
+
+	/* Added: the limiter state (cronguard_channels) of the configured
+	 * channels that have a row there, by name; filled by
+	 * outbox_count_channels, freed by outbox_counts_free. */
+	struct ratelimit_state *channels;
+	size_t		 nchannels;
+	long long	 circuit_open;	/* of those: open or half-open */
 };
 enum db_status outbox_count(struct db *, const struct conf *,
     struct outbox_counts *, char **errstr);
+/* Fill k->channels and k->circuit_open (one query); k's counts stay. */
+enum db_status outbox_count_channels(struct db *, const struct conf *,
+    struct outbox_counts *k, char **errstr);
+void outbox_counts_free(struct outbox_counts *);
 
 /* The verdict: stuck > 0 is CRITICAL; pending, oldest due age and failed
  * against outbox.thresholds (value >= threshold; 0 disables one); any
- * unknown_channel row is a WARNING. */
+ * unknown_channel row is a WARNING; so is a configured channel whose
+ * circuit is open or half-open (its rows wait, no attempt is spent: the
+ * breaker works, but nothing is delivered there until it closes). */
 enum check_status outbox_verdict(const struct outbox_counts *,
     const struct conf_outbox *);
 

@@ -332,6 +332,22 @@ ratelimit_pace(struct ratelimit *rl, struct outbox_msg **msgs, size_t n)
 	}
 }
 
+unsigned
+ratelimit_trim(struct ratelimit *rl, unsigned granted, int64_t deadline_ms)
+{
+	unsigned	k;
+
+	if (!rl_has_rate(rl))
+		return granted;
+	for (k = 0; k < rl->nslots; k++) {
+		if (rl->base_ms + (int64_t)k * rl->slot_us / 1000 >=
+		    deadline_ms)
+			break;
+	}
+	rl->nslots = k;
+	return granted < k ? granted : k;
+}
+
 /* Consecutive transient failures as this batch knows them. */
 static unsigned
 rl_failures(const struct ratelimit *rl)

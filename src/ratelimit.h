@@ -44,6 +44,16 @@ void ratelimit_ctl(struct ratelimit *, struct send_ctl *,
  */
 void ratelimit_pace(struct ratelimit *, struct outbox_msg **msgs, size_t n);
 
+/*
+ * Added, for `outbox dispatch --for`: keep only the slots of the current
+ * reservation that start before deadline_ms (monotonic) and return how
+ * many of granted rows may be claimed.  Without a rate: granted.  Quota
+ * reserved for the dropped slots goes back at ratelimit_settle like any
+ * unsent row; the rate slots themselves are not given back.
+ */
+unsigned ratelimit_trim(struct ratelimit *, unsigned granted,
+    int64_t deadline_ms);
+
 /* After the batch: give back unused quota, record consecutive transient
  * failures and open or close the circuit for every instance.  Call it
  * after every ratelimit_reserve that granted rows, also when the claim

@@ -54,6 +54,7 @@ assert_grep '^001 +applied +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} +001_schema\.sq
 assert_grep "^$nfiles applied, 0 pending$" "$OUT"
 
 # --- outbox_messages is CONTRACT 6.1: columns, defaults, keys, engine
+# (plus ix_outbox_ordering_status of sql/005, for the per-key ordering check)
 cols=$(mysql_q "SELECT CONCAT_WS('|', COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE,
         IFNULL(LOWER(REPLACE(COLUMN_DEFAULT, '''', '')), '-'), EXTRA)
     FROM information_schema.COLUMNS
@@ -87,6 +88,7 @@ keys=$(mysql_q "SELECT CONCAT_WS('|', INDEX_NAME, NON_UNIQUE,
 want='PRIMARY|0|id
 ix_outbox_claimed|1|status,claimed_at
 ix_outbox_due|1|status,next_attempt_at
+ix_outbox_ordering_status|1|ordering_key,status,id
 ix_outbox_ordering|1|ordering_key,id
 uq_outbox_message_id|0|message_id'
 keys=$(printf '%s\n' "$keys" | LC_ALL=C sort)

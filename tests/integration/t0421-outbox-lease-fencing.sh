@@ -2,6 +2,10 @@
 # Fencing: dispatcher A claims and is frozen mid-send past its lease; B
 # recovers and re-claims the rows and delivers them.  A's late finalise
 # changes nothing (claim_token fence) and reports outbox_lease_lost.
+# The race is asserted to have happened (A's sends completed, A finalised
+# after B had re-claimed and finalised: lost=N in A's summary), and the
+# same late UPDATE run without the fence, on a copy of the rows, is shown
+# to change them: without the fence A's finalise would have been visible.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 N=10
@@ -18,7 +22,7 @@ assert_exit 0 cg db migrate
 mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
     SELECT 'hook', 'test.event', JSON_OBJECT('n', seq) FROM seq_1_to_$N"
 
-"$CRONGUARD_BIN" -c "$TEST_TMP/a.conf" outbox dispatch > "$TEST_TMP/a.out" 2> "$TEST_TMP/a.err" &
+"$CRONGUARD_BIN" -c "$TEST_TMP/a.conf" -v outbox dispatch > "$TEST_TMP/a.out" 2> "$TEST_TMP/a.err" &
 apid=$!
 at_exit "kill -CONT $apid 2>/dev/null; kill $apid 2>/dev/null"
 wait_for 10 sh -c "[ \$(grep -c '/$TEST_ID/a/' '$HTTP_LOG') -ge $N ]"
@@ -34,14 +38,36 @@ tokB=$(mysql_q "SELECT DISTINCT claim_token FROM outbox_messages")
 [ "$tokA" != "$tokB" ] || fail "B did not re-claim with a new token"
 sentB=$(mysql_q "SELECT GROUP_CONCAT(sent_at ORDER BY id) FROM outbox_messages")
 
+mysql_q "CREATE TABLE fence_copy LIKE outbox_messages;
+    INSERT INTO fence_copy SELECT * FROM outbox_messages"
+
 kill -CONT "$apid"
 wait "$apid" || fail "A exited $?: $(cat "$TEST_TMP/a.err")"
 assert_grep 'event=outbox_lease_lost' "$TEST_TMP/a.err"
 assert_grep "claim token $tokA" "$TEST_TMP/a.err"
+# A's requests reached the server and its finalise ran, after B's: every
+# row of it lost, none written (nor counted as sent or retried)
+assert_eq "$N" "$(http_count "/$TEST_ID/a/")" "A's requests"
+assert_grep "event=outbox_dispatched sent=0 retried=0 failed=0 released=0 lost=$N " "$TEST_TMP/a.err"
 # A's results were discarded: B's final state is untouched
 assert_eq "$N" "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
     WHERE status = 'SENT' AND attempts = 2 AND claim_token = '$tokB'")" \
     "final states after A's late finalise"
 assert_eq "$sentB" "$(mysql_q "SELECT GROUP_CONCAT(sent_at ORDER BY id) FROM outbox_messages")" \
     "sent_at unchanged"
+
+# A's late finalise as outbox_finalise writes a transient failure (A's
+# requests time out while it is stopped), on a copy of B's final rows:
+# with the fence it matches nothing; without it, it would have put every
+# SENT row back to PENDING, to be delivered a second time.
+ids=$(mysql_q "SELECT GROUP_CONCAT(id) FROM fence_copy")
+late="UPDATE fence_copy SET status = 'PENDING', attempts = attempts + 1,
+    next_attempt_at = NOW(6) + INTERVAL 1000000 MICROSECOND,
+    last_error = 'timeout', sent_at = sent_at WHERE id IN ($ids)"
+assert_eq 0 "$(mysql_q "$late AND claim_token = '$tokA'; SELECT ROW_COUNT()")" "fenced late UPDATE"
+assert_eq "$N" "$(mysql_q "SELECT COUNT(*) FROM fence_copy WHERE status = 'SENT' AND attempts = 2")" \
+    "copy after the fenced late UPDATE"
+assert_eq "$N" "$(mysql_q "$late; SELECT ROW_COUNT()")" "unfenced late UPDATE"
+assert_eq "$N" "$(mysql_q "SELECT COUNT(*) FROM fence_copy WHERE status = 'PENDING' AND attempts = 3")" \
+    "copy after the unfenced late UPDATE"
 echo "PASS: $TEST_NAME"

@@ -20,7 +20,7 @@ add() {	# add N STATUS [SQL-EXTRA-SET]
 }
 
 assert_exit 0 cg outbox check --metrics-file "$M"
-assert_eq "OUTBOX OK - stuck=0 stale=0 pending=0 due=0 failed=0 oldest_due=0s | pending=0;3;6 due=0 processing=0 stale=0 stuck=0;;0 failed=0;2;4 oldest_due=0s;3600;7200 unknown_channel=0" \
+assert_eq "OUTBOX OK - stuck=0 stale=0 pending=0 due=0 failed=0 oldest_due=0s | pending=0;3;6 due=0 processing=0 stale=0 stuck=0;;0 failed=0;2;4 oldest_due=0s;3600;7200 unknown_channel=0 circuit_open=0;0" \
     "$(cat "$OUT")" "empty outbox"
 assert_grep '^cronguard_outbox_up 1$' "$M"
 ino1=$(stat -c %i "$M")
@@ -52,7 +52,7 @@ add 2 FAILED
 assert_exit 1 cg outbox check
 add 2 FAILED
 assert_exit 2 cg outbox check --format json
-assert_eq '{"status":"CRITICAL","pending":0,"due":0,"processing":0,"stale":0,"stuck":0,"failed":4,"oldest_due_age_seconds":0,"unknown_channel":0}' \
+assert_eq '{"status":"CRITICAL","pending":0,"due":0,"processing":0,"stale":0,"stuck":0,"failed":4,"oldest_due_age_seconds":0,"unknown_channel":0,"circuit_open":0,"channels":{}}' \
     "$(cat "$OUT")" "json"
 mysql_q "DELETE FROM outbox_messages"
 

@@ -29,5 +29,5 @@ assert_eq 0 "$(mysql_q "SELECT attempts FROM outbox_messages WHERE id = 2")" "un
 assert_exit 1 cg outbox check
 assert_grep '^OUTBOX WARNING - .* pending=1 due=1 failed=2 oldest_due=[0-9]+s unknown_channel=1 \|' "$OUT"
 assert_exit 1 cg outbox check --format json
-assert_grep '"unknown_channel":1\}$' "$OUT"
+assert_grep '"unknown_channel":1,' "$OUT"
 echo "PASS: $TEST_NAME"

@@ -779,6 +779,89 @@ START_TEST(test_secret_files)
 }
 END_TEST
 
+/* A channel: head (two lines) then tls_ca = path on the third line. */
+static char *
+tls_ca_text(const char *head, const char *path)
+{
+	return xasprintf("%s tls_ca = \"%s\"; }; };\n", head, path);
+}
+
+/* That configuration must fail at line `line` with want in the message. */
+static void
+check_tls_ca_error(const char *head, const char *path, int line,
+    const char *want)
+{
+	struct conf	 c;
+	char		*text, *err = NULL, *conf, *prefix;
+
+	text = tls_ca_text(head, path);
+	ck_assert_int_eq(load_text(text, 0600, &c, &err, &conf), -1);
+	prefix = xasprintf("%s:%d: ", conf, line);
+	ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0 &&
+	    strstr(err, want) != NULL, "\"%s\" lacks %s\"%s\"", err, prefix,
+	    want);
+	free(prefix);
+	free(err);
+	free(text);
+	tmp_remove(conf);
+}
+
+/* tls_ca is a CA bundle checked readable at load time, only where TLS
+ * is used, for both channel types. */
+START_TEST(test_tls_ca)
+{
+	static const char smtps[] = "channels = { m = { type = \"smtp\";\n"
+	    " url = \"smtps://mail.example.com\"; from = \"a@b\";\n";
+	static const char starttls[] = "channels = { m = { type = \"smtp\";\n"
+	    " url = \"smtp://mail.example.com:587\"; from = \"a@b\";\n"
+	    " tls = \"required\";";
+	static const char cleartext[] = "channels = { m = { type = \"smtp\";\n"
+	    " url = \"smtp://mail.example.com:25\"; from = \"a@b\";\n";
+	static const char https[] = "channels = { h = { type = \"http\";\n"
+	    " url = \"https://hooks.example.com/x\";\n";
+	static const char http[] = "channels = { h = { type = \"http\";\n"
+	    " url = \"http://hooks.example.com/x\";\n";
+	static const char *const good[] = { smtps, starttls, https };
+	struct conf	 c;
+	char		*ca, *text, *err = NULL, *out;
+	size_t		 i;
+
+	/* A CA bundle is public: any mode will do. */
+	ca = tmp_file("-----BEGIN CERTIFICATE-----\n", 0644);
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		text = tls_ca_text(good[i], ca);
+		ck_assert_msg(load_text(text, 0600, &c, &err, NULL) == 0, "%s",
+		    err);
+		ck_assert_str_eq(c.channels[0].tls_ca, ca);
+		out = capture_stdout(&c);
+		ck_assert_ptr_nonnull(strstr(out, "tls_ca = \""));
+		ck_assert_ptr_nonnull(strstr(out, ca));
+		free(out);
+		conf_free(&c);
+		free(text);
+	}
+	check_tls_ca_error(smtps, "/nonexistent/ca.pem", 3,
+	    "channels.m.tls_ca: cannot read /nonexistent/ca.pem: No such file");
+	check_tls_ca_error(https, "/tmp", 3,
+	    "channels.h.tls_ca: /tmp is not a file");
+	check_tls_ca_error(cleartext, ca, 3, "channels.m.tls_ca: has no "
+	    "effect without smtps:// or tls = \"required\"");
+	check_tls_ca_error(http, ca, 3,
+	    "channels.h.tls_ca: has no effect without an https:// URL");
+	if (geteuid() != 0) {
+		ck_assert_int_eq(chmod(ca, 0200), 0);
+		check_tls_ca_error(smtps, ca, 3, "Permission denied");
+	}
+	/* Unset: NULL, libcurl's default store. */
+	ck_assert_int_eq(load_text("channels = { m = { type = \"smtp\";\n"
+	    " url = \"smtps://x\"; from = \"a@b\"; }; };\n", 0600, &c, &err,
+	    NULL), 0);
+	ck_assert_ptr_null(c.channels[0].tls_ca);
+	conf_free(&c);
+	tmp_remove(ca);
+}
+END_TEST
+
 /* ------------------------------------------------------------ print */
 
 START_TEST(test_print_masks_secrets)
@@ -951,6 +1034,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_inline_channel_secrets);
 	tcase_add_test(tc, test_url_password);
 	tcase_add_test(tc, test_secret_files);
+	tcase_add_test(tc, test_tls_ca);
 	tcase_add_test(tc, test_print_masks_secrets);
 	tcase_add_loop_test(tc, test_keys_are_accepted, 0, (int)nkeys());
 	tcase_add_test(tc, test_lock_name_valid);
