@@ -4,8 +4,8 @@
  * conf_load reads a path (libconfig parses files), so each input is
  * written to one file in a private directory, mode 0600 so that inline
  * passwords pass the permission check and reach the rest of validation.
- * Never crashes or leaks: conf_free after success, and conf_load frees
- * what it filled on failure.
+ * Never crashes or leaks: conf_print and conf_free after success, and
+ * conf_load frees what it filled on failure.
  *
  * Inputs with "@include" are skipped: libconfig 1.5 exit()s the process
  * ("input in flex scanner failed", status 2) when an include names a
@@ -13,6 +13,8 @@
  * include could name any file on this machine.
  */
 #include "config.h"
+
+#include <sys/stat.h>
 
 #include <fcntl.h>
 #include <stdbool.h>
@@ -29,39 +31,71 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 static char	conf_fuzz_dir[] = "/tmp/cronguard-conf-fuzz.XXXXXX";
 static char	conf_fuzz_path[sizeof conf_fuzz_dir + 32];
 
+/* Files in the working directory that inputs may name by relative path,
+ * so that the secret and CA checks get past "cannot read". */
+static const struct {
+	const char	*name;
+	mode_t		 mode;
+	const char	*text;
+} conf_fuzz_files[] = {
+	{ "secret", 0600, "s3cret\n" },
+	{ "ca.pem", 0644, "-----BEGIN CERTIFICATE-----\n" },
+	{ "open-secret", 0644, "s3cret\n" },
+	{ "empty-secret", 0600, "" },
+};
+
 static void
 conf_fuzz_cleanup(void)
 {
+	size_t	i;
+
 	unlink(conf_fuzz_path);
-	rmdir(conf_fuzz_dir);
+	for (i = 0; i < sizeof conf_fuzz_files / sizeof conf_fuzz_files[0];
+	    i++)
+		unlink(conf_fuzz_files[i].name);
+	if (chdir("/") == 0)
+		rmdir(conf_fuzz_dir);
 }
 
-static int
-conf_fuzz_write(const uint8_t *data, size_t size)
+static void
+conf_fuzz_write(const char *path, mode_t mode, const void *data,
+    size_t size)
 {
-	ssize_t	n;
-	int	fd;
+	const char	*p = data;
+	ssize_t		 n;
+	int		 fd;
 
-	if (conf_fuzz_path[0] == '\0') {
-		if (mkdtemp(conf_fuzz_dir) == NULL)
-			abort();
-		snprintf(conf_fuzz_path, sizeof conf_fuzz_path,
-		    "%s/cronguard.conf", conf_fuzz_dir);
-		atexit(conf_fuzz_cleanup);
-	}
-	fd = open(conf_fuzz_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0600);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd == -1)
 		abort();
 	while (size > 0) {
-		if ((n = write(fd, data, size)) <= 0)
+		if ((n = write(fd, p, size)) <= 0)
 			abort();
-		data += n;
+		p += n;
 		size -= (size_t)n;
 	}
-	if (close(fd) == -1)
+	if (fchmod(fd, mode) == -1 || close(fd) == -1)
 		abort();
-	return 0;
+}
+
+/* A private working directory with the files above; conf_print's output
+ * to /dev/null. */
+static void
+conf_fuzz_init(void)
+{
+	size_t	i;
+
+	if (mkdtemp(conf_fuzz_dir) == NULL || chdir(conf_fuzz_dir) == -1)
+		abort();
+	snprintf(conf_fuzz_path, sizeof conf_fuzz_path, "%s/cronguard.conf",
+	    conf_fuzz_dir);
+	for (i = 0; i < sizeof conf_fuzz_files / sizeof conf_fuzz_files[0];
+	    i++)
+		conf_fuzz_write(conf_fuzz_files[i].name, conf_fuzz_files[i].mode,
+		    conf_fuzz_files[i].text, strlen(conf_fuzz_files[i].text));
+	if (freopen("/dev/null", "w", stdout) == NULL)
+		abort();
+	atexit(conf_fuzz_cleanup);
 }
 
 static bool
@@ -80,7 +114,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (conf_fuzz_has_include(data, size))
 		return -1;	/* not added to the corpus */
-	conf_fuzz_write(data, size);
+	if (conf_fuzz_path[0] == '\0')
+		conf_fuzz_init();
+	conf_fuzz_write(conf_fuzz_path, 0600, data, size);
 	if (conf_load(conf_fuzz_path, &c, &errstr) != 0) {
 		if (errstr == NULL)
 			abort();	/* failure without a reason */
@@ -89,6 +125,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (errstr != NULL)
 		abort();
+	conf_print(&c);
 	conf_free(&c);
 	return 0;
 }

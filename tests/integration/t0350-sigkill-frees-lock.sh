@@ -34,6 +34,35 @@ kill -0 "$(cat "$TEST_TMP/bg.pid")" || fail "the background child should still r
 kill -0 "$(cat "$TEST_TMP/job.pid")" || fail "the job should still run"
 flock -n "$(ls "$TEST_TMP"/cronguard-*.lock)" true || fail "the local flock is still held"
 
+# Control: the same run with the close-on-exec guard taken away (an
+# LD_PRELOAD shim drops FD_CLOEXEC): the job's children inherit the lock
+# session, and the lock outlives cronguard's SIGKILL.  This is what the
+# test above would see without the guard.
+kill "$(cat "$TEST_TMP/bg.pid")" "$(cat "$TEST_TMP/job.pid")" 2>/dev/null || true
+rm -f "$TEST_TMP/bg.pid" "$TEST_TMP/job.pid"
+${CC:-cc} -shared -fPIC -o "$TEST_TMP/no-cloexec.so" \
+    "$CRONGUARD_SRCDIR/tests/integration/no-cloexec.c" -ldl ||
+	fail "cannot build the no-cloexec shim"
+LD_PRELOAD="$TEST_TMP/no-cloexec.so" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+    "$CRONGUARD_BIN" -c "$CONF" run bg 2> "$ERR" &
+cg_pid=$!
+wait_for 10 test -s "$TEST_TMP/bg.pid"
+wait_for 10 test -s "$TEST_TMP/job.pid"
+kill -9 "$cg_pid"
+wait "$cg_pid" 2>/dev/null || true
+sleep 1
+assert_eq 0 "$(mysql_q "SELECT IS_FREE_LOCK('t0350:bg')")" \
+    "control: without close-on-exec a child keeps the lock after SIGKILL"
+kill "$(cat "$TEST_TMP/bg.pid")" "$(cat "$TEST_TMP/job.pid")" 2>/dev/null || true
+n=0
+while [ "$(mysql_q "SELECT IS_FREE_LOCK('t0350:bg')")" != 1 ]; do
+	[ "$n" -lt 50 ] || fail "control: the lock stayed held after the children died"
+	sleep 0.1
+	n=$((n + 1))
+done
+echo "control: the lock was held by the orphaned children until they died"
+
 # The next run starts (the job's leftovers are the operator's business).
 write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = { bg = { command = [ \"true\" ]; lock = \"t0350:bg\"; }; };"
