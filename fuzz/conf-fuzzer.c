@@ -16,6 +16,7 @@
 
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,30 +32,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 static char	conf_fuzz_dir[] = "/tmp/cronguard-conf-fuzz.XXXXXX";
 static char	conf_fuzz_path[sizeof conf_fuzz_dir + 32];
 
-/* Files in the working directory that inputs may name by relative path,
- * so that the secret and CA checks get past "cannot read". */
+/* Files inputs may name (fuzz/corpus/conf/secrets.conf does), so that
+ * the secret and CA checks get past "cannot read".  A fixed directory,
+ * not a chdir: libFuzzer's corpus and artifact paths may be relative. */
+#define CONF_FUZZ_FILES "/tmp/cronguard-conf-fuzz-files"
 static const struct {
 	const char	*name;
 	mode_t		 mode;
 	const char	*text;
 } conf_fuzz_files[] = {
-	{ "secret", 0600, "s3cret\n" },
-	{ "ca.pem", 0644, "-----BEGIN CERTIFICATE-----\n" },
-	{ "open-secret", 0644, "s3cret\n" },
-	{ "empty-secret", 0600, "" },
+	{ CONF_FUZZ_FILES "/secret", 0600, "s3cret\n" },
+	{ CONF_FUZZ_FILES "/ca.pem", 0644, "-----BEGIN CERTIFICATE-----\n" },
+	{ CONF_FUZZ_FILES "/open-secret", 0644, "s3cret\n" },
+	{ CONF_FUZZ_FILES "/empty-secret", 0600, "" },
 };
 
 static void
 conf_fuzz_cleanup(void)
 {
-	size_t	i;
-
 	unlink(conf_fuzz_path);
-	for (i = 0; i < sizeof conf_fuzz_files / sizeof conf_fuzz_files[0];
-	    i++)
-		unlink(conf_fuzz_files[i].name);
-	if (chdir("/") == 0)
-		rmdir(conf_fuzz_dir);
+	rmdir(conf_fuzz_dir);
 }
 
 static void
@@ -78,14 +75,16 @@ conf_fuzz_write(const char *path, mode_t mode, const void *data,
 		abort();
 }
 
-/* A private working directory with the files above; conf_print's output
- * to /dev/null. */
+/* A private directory for the input, the files above (shared by
+ * concurrent fuzzers, same contents), conf_print's output to /dev/null. */
 static void
 conf_fuzz_init(void)
 {
 	size_t	i;
 
-	if (mkdtemp(conf_fuzz_dir) == NULL || chdir(conf_fuzz_dir) == -1)
+	if (mkdtemp(conf_fuzz_dir) == NULL)
+		abort();
+	if (mkdir(CONF_FUZZ_FILES, 0755) == -1 && errno != EEXIST)
 		abort();
 	snprintf(conf_fuzz_path, sizeof conf_fuzz_path, "%s/cronguard.conf",
 	    conf_fuzz_dir);

@@ -21,14 +21,13 @@
 
 #include "backoff.h"
 #include "channel-http.h"
+#include "channel-multi.h"
 #include "channel.h"
 #include "log.h"
 #include "util.h"
 
 /* Bytes of a response body kept for last_error. */
 #define HTTP_ERROR_BODY	200
-/* Longest wait in curl_multi_poll, so a stop request is seen promptly. */
-#define HTTP_POLL_MS	100
 
 struct http_xfer {
 	CURL			*easy;
@@ -258,29 +257,15 @@ http_open(const struct conf_channel *conf, struct channel **out,
 		goto fail;
 	}
 
-	if ((ch->multi = curl_multi_init()) == NULL) {
-		*errstr = xasprintf("channel %s: curl_multi_init failed",
-		    conf->name);
+	if ((ch->multi = channel_multi_new(conf, conc, errstr)) == NULL)
 		goto fail;
-	}
-	curl_multi_setopt(ch->multi, CURLMOPT_MAX_HOST_CONNECTIONS, conc);
-	curl_multi_setopt(ch->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, conc);
-	curl_multi_setopt(ch->multi, CURLMOPT_MAXCONNECTS, conc);
 
 	ch->xfers = xcalloc(ch->nxfers, sizeof *ch->xfers);
 	for (i = 0; i < ch->nxfers; i++) {
 		x = &ch->xfers[i];
-		if ((x->easy = curl_easy_init()) == NULL) {
-			*errstr = xasprintf("channel %s: curl_easy_init "
-			    "failed", conf->name);
+		if ((x->easy = channel_multi_easy(conf, "http,https",
+		    x->errbuf, x, errstr)) == NULL)
 			goto fail;
-		}
-		curl_easy_setopt(x->easy, CURLOPT_URL, conf->url);
-		curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS,
-		    (long)conf->timeout_ms);
-		curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
-		    (long)conf->timeout_ms);
 		curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
 		    PACKAGE_NAME "/" PACKAGE_VERSION);
 		curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION,
@@ -289,18 +274,9 @@ http_open(const struct conf_channel *conf, struct channel **out,
 		curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION,
 		    http_header_cb);
 		curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
-		curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
-		curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
 		/* Redirects are not followed: a moved endpoint is a
 		 * configuration error an operator must see. */
 		curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
-		curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-		/* Only this bundle, not the system store besides (libcurl
-		 * keeps its built-in CAPATH next to a CAINFO otherwise). */
-		if (conf->tls_ca != NULL) {
-			curl_easy_setopt(x->easy, CURLOPT_CAINFO, conf->tls_ca);
-			curl_easy_setopt(x->easy, CURLOPT_CAPATH, (char *)NULL);
-		}
 		if (conf->method != NULL && strcmp(conf->method, "POST") != 0)
 			curl_easy_setopt(x->easy, CURLOPT_CUSTOMREQUEST,
 			    conf->method);
@@ -381,11 +357,18 @@ http_headers(struct channel *ch, const struct outbox_msg *msg)
 	return l;
 }
 
-static struct http_xfer *
-http_idle_xfer(struct channel *ch)
+/* The payload must be sendable at all; then an idle slot. */
+static void *
+http_prepare(struct channel *ch, struct outbox_msg *msg)
 {
-	unsigned	i;
+	unsigned	 i;
+	char		*why = NULL;
 
+	if (channel_http_check(msg, &why) != 0) {
+		msg->result = SEND_PERMANENT;
+		msg->error = why;
+		return NULL;
+	}
 	for (i = 0; i < ch->nxfers; i++) {
 		if (ch->xfers[i].msg == NULL)
 			return &ch->xfers[i];
@@ -394,8 +377,9 @@ http_idle_xfer(struct channel *ch)
 }
 
 static int
-http_start(struct channel *ch, struct http_xfer *x, struct outbox_msg *msg)
+http_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 {
+	struct http_xfer *x = slot;
 	CURLMcode	mc;
 
 	x->bodylen = 0;
@@ -417,9 +401,10 @@ http_start(struct channel *ch, struct http_xfer *x, struct outbox_msg *msg)
 	return 0;
 }
 
-static void
-http_finish(struct channel *ch, struct http_xfer *x, CURLcode cc)
+static struct outbox_msg *
+http_finish(struct channel *ch, void *slot, CURLcode cc)
 {
+	struct http_xfer *x = slot;
 	struct outbox_msg *msg = x->msg;
 	long		 status = 0;
 	int64_t		 ms;
@@ -434,7 +419,7 @@ http_finish(struct channel *ch, struct http_xfer *x, CURLcode cc)
 		msg->result = SEND_RETRY;
 		msg->error = xasprintf("http: %s", x->errbuf[0] != '\0' ?
 		    x->errbuf : curl_easy_strerror(cc));
-		return;
+		return msg;
 	}
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	msg->result = channel_http_classify(status);
@@ -443,78 +428,22 @@ http_finish(struct channel *ch, struct http_xfer *x, CURLcode cc)
 	if (msg->result == SEND_RETRY && x->retry_after[0] != '\0' &&
 	    backoff_parse_retry_after(x->retry_after, time(NULL), &ms) == 0)
 		msg->retry_after_ms = ms;
+	return msg;
 }
+
+static const struct channel_multi_ops http_multi_ops = {
+	.prepare = http_prepare,
+	.cancel = NULL,
+	.start = http_start,
+	.finish = http_finish,
+};
 
 static void
 http_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
 {
-	struct http_xfer *x;
-	struct outbox_msg *msg;
-	CURLMsg		*m;
-	size_t		 next = 0;
-	unsigned	 inflight = 0;
-	int		 running, left, wait_ms, done;
-	int64_t		 now;
-	char		*why;
-
-	for (;;) {
-		wait_ms = HTTP_POLL_MS;
-		while (!*ctl->stop && next < n && inflight < ch->nxfers) {
-			msg = msgs[next];
-			if (msg->not_before_ms != 0 &&
-			    (now = now_mono_ms()) < msg->not_before_ms) {
-				if (msg->not_before_ms - now < wait_ms)
-					wait_ms = (int)(msg->not_before_ms -
-					    now);
-				break;
-			}
-			next++;
-			msg->result = SEND_NONE;
-			why = NULL;
-			if (channel_http_check(msg, &why) != 0) {
-				msg->result = SEND_PERMANENT;
-				msg->error = why;
-				ctl->after_send(ctl, msg);
-				continue;
-			}
-			if (ctl->before_send(ctl, msg) != 0)
-				continue;
-			x = http_idle_xfer(ch);
-			if (http_start(ch, x, msg) != 0) {
-				ctl->after_send(ctl, msg);
-				continue;
-			}
-			inflight++;
-		}
-		if (inflight == 0 && (next == n || *ctl->stop))
-			break;
-
-		curl_multi_perform(ch->multi, &running);
-		done = 0;
-		while ((m = curl_multi_info_read(ch->multi, &left)) != NULL) {
-			if (m->msg != CURLMSG_DONE)
-				continue;
-			x = NULL;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
-			    (char **)&x);
-			msg = x->msg;
-			http_finish(ch, x, m->data.result);
-			inflight--;
-			done++;
-			ctl->after_send(ctl, msg);
-		}
-		/* A finished transfer frees a slot: start the next message
-		 * before waiting, or a fast server idles at every poll. */
-		if (done > 0)
-			continue;
-		if (inflight > 0 || (next < n && !*ctl->stop))
-			curl_multi_poll(ch->multi, NULL, 0,
-			    wait_ms > 0 ? wait_ms : 0, NULL);
-	}
-	/* Anything never started stays SEND_NONE: back to PENDING. */
-	for (; next < n; next++)
-		msgs[next]->result = SEND_NONE;
+	channel_multi_send(ch, ch->multi, ch->nxfers, &http_multi_ops, msgs,
+	    n, ctl);
 }
 
 const struct channel_ops channel_http_ops = {

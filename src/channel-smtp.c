@@ -22,13 +22,12 @@
 
 #include <curl/curl.h>
 
+#include "channel-multi.h"
 #include "channel.h"
 #include "log.h"
 #include "mime.h"
 #include "util.h"
 
-/* Longest wait in curl_multi_poll, so a stop request is seen promptly. */
-#define SMTP_POLL_MS	100
 /* Bytes of a server reply kept for last_error. */
 #define SMTP_REPLY	256
 /* Bytes of refused recipients kept for last_error. */
@@ -139,47 +138,24 @@ smtp_open(const struct conf_channel *conf, struct channel **out,
 	free(addr);
 	free(field);
 
-	if ((ch->multi = curl_multi_init()) == NULL) {
-		*errstr = xasprintf("channel %s: curl_multi_init failed",
-		    conf->name);
+	if ((ch->multi = channel_multi_new(conf, conns, errstr)) == NULL)
 		goto fail;
-	}
-	curl_multi_setopt(ch->multi, CURLMOPT_MAX_HOST_CONNECTIONS, conns);
-	curl_multi_setopt(ch->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, conns);
-	curl_multi_setopt(ch->multi, CURLMOPT_MAXCONNECTS, conns);
 
 	ch->xfers = xcalloc(ch->nxfers, sizeof *ch->xfers);
 	for (i = 0; i < ch->nxfers; i++) {
 		x = &ch->xfers[i];
 		buf_init(&x->refused);
-		if ((x->easy = curl_easy_init()) == NULL) {
-			*errstr = xasprintf("channel %s: curl_easy_init "
-			    "failed", conf->name);
+		if ((x->easy = channel_multi_easy(conf, "smtp,smtps",
+		    x->errbuf, x, errstr)) == NULL)
 			goto fail;
-		}
-		curl_easy_setopt(x->easy, CURLOPT_URL, conf->url);
-		curl_easy_setopt(x->easy, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-		curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS,
-		    (long)conf->timeout_ms);
-		curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS,
-		    (long)conf->timeout_ms);
 		curl_easy_setopt(x->easy, CURLOPT_UPLOAD, 1L);
 		curl_easy_setopt(x->easy, SMTP_RCPT_ALLOWFAILS, 1L);
-		curl_easy_setopt(x->easy, CURLOPT_ERRORBUFFER, x->errbuf);
-		curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
 		curl_easy_setopt(x->easy, CURLOPT_DEBUGFUNCTION, smtp_debug_cb);
 		curl_easy_setopt(x->easy, CURLOPT_DEBUGDATA, x);
 		curl_easy_setopt(x->easy, CURLOPT_VERBOSE, 1L);
 		if (conf->tls != NULL && strcmp(conf->tls, "required") == 0)
 			curl_easy_setopt(x->easy, CURLOPT_USE_SSL,
 			    (long)CURLUSESSL_ALL);
-		/* Only this bundle, not the system store besides (libcurl
-		 * keeps its built-in CAPATH next to a CAINFO otherwise). */
-		if (conf->tls_ca != NULL) {
-			curl_easy_setopt(x->easy, CURLOPT_CAINFO, conf->tls_ca);
-			curl_easy_setopt(x->easy, CURLOPT_CAPATH, (char *)NULL);
-		}
 		if (conf->username != NULL) {
 			curl_easy_setopt(x->easy, CURLOPT_USERNAME,
 			    conf->username);
@@ -252,10 +228,20 @@ smtp_reset(struct smtp_xfer *x)
 	x->msg = NULL;
 }
 
-/* The message as MIME; a payload that cannot be mail is permanent. */
-static int
-smtp_prepare(struct channel *ch, struct smtp_xfer *x, struct outbox_msg *msg)
+/* before_send refused the prepared message. */
+static void
+smtp_cancel(struct channel *ch, void *slot)
 {
+	(void)ch;
+	smtp_reset(slot);
+}
+
+/* The message as MIME on an idle slot; a payload that cannot be mail is
+ * permanent. */
+static void *
+smtp_prepare(struct channel *ch, struct outbox_msg *msg)
+{
+	struct smtp_xfer *x = smtp_idle_xfer(ch);
 	struct mime_opts o;
 	char		*why = NULL;
 
@@ -269,14 +255,15 @@ smtp_prepare(struct channel *ch, struct smtp_xfer *x, struct outbox_msg *msg)
 	    &why) != 0) {
 		msg->result = SEND_PERMANENT;
 		msg->error = why;
-		return -1;
+		return NULL;
 	}
-	return 0;
+	return x;
 }
 
 static int
-smtp_start(struct channel *ch, struct smtp_xfer *x, struct outbox_msg *msg)
+smtp_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 {
+	struct smtp_xfer *x = slot;
 	CURLMcode	mc;
 	char		*why = NULL;
 
@@ -314,9 +301,10 @@ smtp_classify(CURLcode cc, long code)
 	return SEND_RETRY;
 }
 
-static void
-smtp_finish(struct channel *ch, struct smtp_xfer *x, CURLcode cc)
+static struct outbox_msg *
+smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 {
+	struct smtp_xfer *x = slot;
 	struct outbox_msg *msg = x->msg;
 	long		 code = 0, nconn = 0;
 	const char	*what;
@@ -348,74 +336,22 @@ smtp_finish(struct channel *ch, struct smtp_xfer *x, CURLcode cc)
 	else
 		msg->error = xasprintf("smtp: %s", what);
 	smtp_reset(x);
+	return msg;
 }
+
+static const struct channel_multi_ops smtp_multi_ops = {
+	.prepare = smtp_prepare,
+	.cancel = smtp_cancel,
+	.start = smtp_start,
+	.finish = smtp_finish,
+};
 
 static void
 smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
 {
-	struct smtp_xfer *x;
-	struct outbox_msg *msg;
-	CURLMsg		*m;
-	size_t		 next = 0;
-	unsigned	 inflight = 0, done;
-	int		 running, left, wait_ms;
-	int64_t		 now;
-
-	for (;;) {
-		wait_ms = SMTP_POLL_MS;
-		while (!*ctl->stop && next < n && inflight < ch->nxfers) {
-			msg = msgs[next];
-			if (msg->not_before_ms != 0 &&
-			    (now = now_mono_ms()) < msg->not_before_ms) {
-				if (msg->not_before_ms - now < wait_ms)
-					wait_ms = (int)(msg->not_before_ms -
-					    now);
-				break;
-			}
-			next++;
-			msg->result = SEND_NONE;
-			x = smtp_idle_xfer(ch);
-			if (smtp_prepare(ch, x, msg) != 0) {
-				ctl->after_send(ctl, msg);
-				continue;
-			}
-			if (ctl->before_send(ctl, msg) != 0) {
-				smtp_reset(x);
-				continue;
-			}
-			if (smtp_start(ch, x, msg) != 0) {
-				ctl->after_send(ctl, msg);
-				continue;
-			}
-			inflight++;
-		}
-		if (inflight == 0 && (next == n || *ctl->stop))
-			break;
-
-		curl_multi_perform(ch->multi, &running);
-		done = 0;
-		while ((m = curl_multi_info_read(ch->multi, &left)) != NULL) {
-			if (m->msg != CURLMSG_DONE)
-				continue;
-			x = NULL;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
-			    (char **)&x);
-			msg = x->msg;
-			smtp_finish(ch, x, m->data.result);
-			inflight--;
-			done++;
-			ctl->after_send(ctl, msg);
-		}
-		/* A freed slot takes the next message at once: waiting here
-		 * would idle its connection until the poll times out. */
-		if (done == 0 && (inflight > 0 || (next < n && !*ctl->stop)))
-			curl_multi_poll(ch->multi, NULL, 0,
-			    wait_ms > 0 ? wait_ms : 0, NULL);
-	}
-	/* Anything never started stays SEND_NONE: back to PENDING. */
-	for (; next < n; next++)
-		msgs[next]->result = SEND_NONE;
+	channel_multi_send(ch, ch->multi, ch->nxfers, &smtp_multi_ops, msgs,
+	    n, ctl);
 }
 
 const struct channel_ops channel_smtp_ops = {

@@ -42,11 +42,8 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (optind != ctx->argc)
 		return (cmd_usage_error(ctx->entry, "unexpected argument '%s'",
 		    ctx->argv[optind]));
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: %s: no database section\n",
-		    c->path != NULL ? c->path : ctx->conf_path);
-		return (EXIT_CONFIG);
-	}
+	if ((rc = cmd_need_db(ctx, c)) != 0)
+		return (rc);
 
 	dir = migrate_sqldir();
 	if (migrate_scan(dir, &set, &errstr) != 0) {
@@ -54,8 +51,8 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 		rc = EXIT_SOFTWARE;
 		goto out;
 	}
-	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK)
-		goto fail;
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
 	if (!dry_run) {
 		if ((st = migrate_lock(db, MIGRATE_LOCK_WAIT, &errstr)) !=
 		    DB_OK)
@@ -106,9 +103,7 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 	goto out;
 
 fail:
-	fprintf(stderr, "cronguard: db migrate: %s\n",
-	    errstr != NULL ? errstr : "failed");
-	rc = db_exitcode(st);
+	rc = cmd_db_error(ctx, st, errstr);
 out:
 	if (locked && db != NULL)
 		migrate_unlock(db);

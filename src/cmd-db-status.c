@@ -38,20 +38,17 @@ cmd_db_status_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (ctx->argc > 1)
 		return (cmd_usage_error(ctx->entry, "unexpected argument '%s'",
 		    ctx->argv[1]));
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: %s: no database section\n",
-		    c->path != NULL ? c->path : ctx->conf_path);
-		return (EXIT_CONFIG);
-	}
+	if ((rc = cmd_need_db(ctx, c)) != 0)
+		return (rc);
 	if (migrate_scan(migrate_sqldir(), &set, &errstr) != 0) {
 		fprintf(stderr, "cronguard: %s\n", errstr);
 		rc = EXIT_SOFTWARE;
 		goto out;
 	}
-	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK ||
-	    (st = migrate_load(db, &set, 0, &errstr)) != DB_OK) {
-		fprintf(stderr, "cronguard: db status: %s\n", errstr);
-		rc = db_exitcode(st);
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
+	if ((st = migrate_load(db, &set, 0, &errstr)) != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 

@@ -29,7 +29,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct guard_job	 gj;
 	const char		*errstr;
 	long long		 n;
-	int			 ch;
+	int			 ch, rc;
 
 	memset(&gj, 0, sizeof gj);
 	gj.guard = GUARD_NAMED_LOCK;
@@ -79,11 +79,8 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 		return cmd_usage_error(ctx->entry, "--lock is required");
 	if (optind >= ctx->argc)
 		return cmd_usage_error(ctx->entry, "no command given");
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: exec needs a database section in "
-		    "%s\n", c->path);
-		return EXIT_CONFIG;
-	}
+	if ((rc = cmd_need_db(ctx, c)) != 0)
+		return rc;
 	gj.job = gj.lock;
 	gj.argv = ctx->argv + optind;
 	return guard_run(&gj, &lock_db_real, &c->db);

@@ -75,11 +75,8 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 
 	if (ctx->argc != 1)
 		return cmd_usage_error(ctx->entry, "locks takes no arguments");
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: locks needs a database section in "
-		    "%s\n", c->path);
-		return (EXIT_CONFIG);
-	}
+	if ((rc = cmd_need_db(ctx, c)) != 0)
+		return (rc);
 	if (db_connect(&c->db, &db, &errstr) != DB_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "error", errstr, NULL);
 		free(errstr);

@@ -515,25 +515,19 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 		    ctx->argv[optind]);
 		goto out;
 	}
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: %s: no database section\n",
-		    c->path);
-		rc = EXIT_CONFIG;
+	if ((rc = cmd_need_db(ctx, c)) != 0)
 		goto out;
-	}
 	if ((rc = dispatch_open(&dp, only, nonly)) != 0)
 		goto out;
 	if (dp.nchans == 0)
 		log_kv(LOG_WARN, "outbox_no_channels", "msg",
 		    "no channel configured: nothing to dispatch", NULL);
 
-	st = db_connect(&c->db, &dp.db, &errstr);
-	if (st == DB_OK)
-		st = db_query(dp.db, NULL, &errstr, "SET SESSION TRANSACTION "
-		    "ISOLATION LEVEL READ COMMITTED");
-	if (st != DB_OK) {
-		fprintf(stderr, "cronguard: %s\n", errstr);
-		rc = db_exitcode(st);
+	if ((rc = cmd_db_connect(ctx, c, &dp.db)) != 0)
+		goto out;
+	if ((st = db_query(dp.db, NULL, &errstr, "SET SESSION TRANSACTION "
+	    "ISOLATION LEVEL READ COMMITTED")) != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 

@@ -103,17 +103,11 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 		    "%s is not configured here; the message stays PENDING "
 		    "until a dispatcher serves it\n", channel);
 
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: %s: no database section\n",
-		    c->path);
-		rc = EXIT_CONFIG;
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
-	}
-	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK ||
-	    (st = outbox_enqueue(db, channel, type, key, payload, &id,
+	if ((st = outbox_enqueue(db, channel, type, key, payload, &id,
 	    message_id, &errstr)) != DB_OK) {
-		fprintf(stderr, "cronguard: outbox enqueue: %s\n", errstr);
-		rc = db_exitcode(st);
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	printf("%llu %s\n", id, message_id);

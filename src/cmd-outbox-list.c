@@ -127,16 +127,11 @@ cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (optind != ctx->argc)
 		return cmd_usage_error(ctx->entry, "unexpected argument: %s",
 		    ctx->argv[optind]);
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: %s: no database section\n",
-		    c->path);
-		return EXIT_CONFIG;
-	}
-	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK ||
-	    (st = outbox_list(db, status, channel, (unsigned)limit, &res,
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
+	if ((st = outbox_list(db, status, channel, (unsigned)limit, &res,
 	    &errstr)) != DB_OK) {
-		fprintf(stderr, "cronguard: outbox list: %s\n", errstr);
-		rc = db_exitcode(st);
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	if (json) {

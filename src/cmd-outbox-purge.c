@@ -54,21 +54,16 @@ cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (sent_ms < 0 && failed_ms < 0)
 		return cmd_usage_error(ctx->entry, "give --sent-before or "
 		    "--failed-before");
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: %s: no database section\n",
-		    c->path);
-		return EXIT_CONFIG;
-	}
-	st = db_connect(&c->db, &db, &errstr);
-	if (st == DB_OK && sent_ms >= 0)
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
+	if (sent_ms >= 0)
 		st = outbox_purge(db, PURGE_SENT, sent_ms, dry, &nsent,
 		    &errstr);
 	if (st == DB_OK && failed_ms >= 0)
 		st = outbox_purge(db, PURGE_FAILED, failed_ms, dry, &nfailed,
 		    &errstr);
 	if (st != DB_OK) {
-		fprintf(stderr, "cronguard: outbox purge: %s\n", errstr);
-		rc = db_exitcode(st);
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	if (dry)

@@ -57,18 +57,12 @@ cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 		nids++;
 	}
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: %s: no database section\n",
-		    c->path);
-		rc = EXIT_CONFIG;
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
-	}
-	if ((st = db_connect(&c->db, &db, &errstr)) == DB_OK)
-		st = all ? outbox_retry_failed(db, channel, &n, &errstr) :
-		    outbox_retry_ids(db, ids, nids, &n, &errstr);
+	st = all ? outbox_retry_failed(db, channel, &n, &errstr) :
+	    outbox_retry_ids(db, ids, nids, &n, &errstr);
 	if (st != DB_OK) {
-		fprintf(stderr, "cronguard: outbox retry: %s\n", errstr);
-		rc = db_exitcode(st);
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	printf("%llu message%s back to PENDING\n", n, n == 1 ? "" : "s");

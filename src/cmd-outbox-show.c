@@ -49,15 +49,10 @@ cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (parse_ull(ctx->argv[1], UINT64_MAX, &id, &e) != 0)
 		return cmd_usage_error(ctx->entry, "bad id %s: %s",
 		    ctx->argv[1], e);
-	if (!c->have_database) {
-		fprintf(stderr, "cronguard: %s: no database section\n",
-		    c->path);
-		return EXIT_CONFIG;
-	}
-	if ((st = db_connect(&c->db, &db, &errstr)) != DB_OK ||
-	    (st = outbox_show(db, id, &res, &errstr)) != DB_OK) {
-		fprintf(stderr, "cronguard: outbox show: %s\n", errstr);
-		rc = db_exitcode(st);
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
+	if ((st = outbox_show(db, id, &res, &errstr)) != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	if (res->nrows == 0) {

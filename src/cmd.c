@@ -100,3 +100,38 @@ cmd_load_conf(struct cmd_ctx *ctx, struct conf *c)
 	incident_set_alert(c->alert_url, (long)c->alert_timeout_ms);
 	return 0;
 }
+
+int
+cmd_need_db(struct cmd_ctx *ctx, const struct conf *c)
+{
+	if (c->have_database)
+		return 0;
+	fprintf(stderr, "cronguard: %s: no database section\n",
+	    c->path != NULL ? c->path : ctx->conf_path);
+	return EXIT_CONFIG;
+}
+
+int
+cmd_db_error(struct cmd_ctx *ctx, enum db_status st, const char *errstr)
+{
+	fprintf(stderr, "cronguard: %s: %s\n", ctx->entry->name,
+	    errstr != NULL ? errstr : "failed");
+	return db_exitcode(st);
+}
+
+int
+cmd_db_connect(struct cmd_ctx *ctx, struct conf *c, struct db **db)
+{
+	enum db_status	 st;
+	char		*errstr = NULL;
+	int		 rc;
+
+	*db = NULL;
+	if ((rc = cmd_need_db(ctx, c)) != 0)
+		return rc;
+	if ((st = db_connect(&c->db, db, &errstr)) != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
+		free(errstr);
+	}
+	return rc;
+}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "conf.h"
+#include "db.h"
 
 /* Exit codes: CONTRACT section 3.  Never renumber. */
 #define EXIT_OK		0
@@ -53,5 +54,17 @@ int cmd_wants_help(struct cmd_ctx *);
 /* Load the configuration at ctx->conf_path into c, printing the error.
  * Returns 0 or EXIT_CONFIG. */
 int cmd_load_conf(struct cmd_ctx *, struct conf *);
+
+/* For a command that needs the database: unless c has a database section,
+ * print "cronguard: FILE: no database section" and return EXIT_CONFIG;
+ * else return 0. */
+int cmd_need_db(struct cmd_ctx *, const struct conf *);
+/* Print "cronguard: COMMAND: errstr" for a failed database call and
+ * return its exit code, db_exitcode(st). */
+int cmd_db_error(struct cmd_ctx *, enum db_status st, const char *errstr);
+/* Connect to c's database.  Returns 0 with *db connected (the caller
+ * closes it), or, having printed why (cmd_need_db, cmd_db_error), the
+ * exit code: EXIT_CONFIG without a database section, else 69. */
+int cmd_db_connect(struct cmd_ctx *, struct conf *, struct db **db);
 
 #endif

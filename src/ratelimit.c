@@ -150,6 +150,27 @@ rl_ensure_row(struct ratelimit *rl, struct db *db, char **errstr)
 	return st;
 }
 
+/*
+ * Run the UPDATE sql on the channel's row and return in *v what it handed
+ * back through LAST_INSERT_ID.  *v is 0 when no row matched (deleted by
+ * hand?): none granted, and the row is made again next time.
+ */
+static enum db_status
+rl_update_row(struct ratelimit *rl, struct db *db, const char *sql,
+    unsigned long long *v, char **errstr)
+{
+	struct db_result *res = NULL;
+	enum db_status	 st;
+
+	*v = 0;
+	st = db_query_retry(db, &res, errstr, "%R WHERE name = %s", sql,
+	    rl->conf->name);
+	if (st == DB_OK && (*v = res->insert_id) == 0)
+		rl->have_row = 0;
+	db_result_free(res);
+	return st;
+}
+
 /* The probe lease: how long a taken probe keeps others from probing. */
 static long long
 rl_probe_us(const struct ratelimit *rl)
@@ -165,7 +186,6 @@ static enum db_status
 rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
     unsigned prev, long long prev_day, unsigned *granted, char **errstr)
 {
-	struct db_result *res = NULL;
 	struct buf	 used, left, g, sql;
 	enum db_status	 st;
 	unsigned long long v;
@@ -205,15 +225,9 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 		    "circuit_probe_at), ", rl_probe_us(rl));
 	buf_adds(&sql, "quota_day = UTC_DATE()");
 
-	st = db_query_retry(db, &res, errstr, "%R WHERE name = %s", sql.data,
-	    rl->conf->name);
-	if (st != DB_OK)
+	if ((st = rl_update_row(rl, db, sql.data, &v, errstr)) != DB_OK)
 		goto out;
-	v = res->insert_id;
 	if (v == 0) {
-		/* No row (deleted by hand?): none granted, made again next
-		 * time. */
-		rl->have_row = 0;
 		*granted = 0;
 		goto out;
 	}
@@ -225,7 +239,6 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 	rl->probe = rl_has_circuit(rl) && *granted > 0 &&
 	    rl->db_failures >= rl->conf->circuit_failures;
 out:
-	db_result_free(res);
 	buf_free(&used);
 	buf_free(&left);
 	buf_free(&g);
@@ -238,7 +251,6 @@ static enum db_status
 rl_reserve_rate(struct ratelimit *rl, struct db *db, unsigned want,
     unsigned *granted, char **errstr)
 {
-	struct db_result *res = NULL;
 	struct buf	 d, sql;
 	enum db_status	 st;
 	unsigned long long v;
@@ -253,13 +265,9 @@ rl_reserve_rate(struct ratelimit *rl, struct db *db, unsigned want,
 	    "(LAST_INSERT_ID(IF(%s > %lld, 0, LEAST(%u, FLOOR((%lld - %s) / "
 	    "%lld) + 1)) + 1024 * LEAST(%s, 1000000000000)) MOD 1024)) "
 	    "MICROSECOND", T, d.data, H, want, H, d.data, T, d.data);
-	st = db_query_retry(db, &res, errstr, "%R WHERE name = %s", sql.data,
-	    rl->conf->name);
-	if (st != DB_OK)
+	if ((st = rl_update_row(rl, db, sql.data, &v, errstr)) != DB_OK)
 		goto out;
-	v = res->insert_id;
 	if (v == 0) {
-		rl->have_row = 0;
 		*granted = 0;
 		goto out;
 	}
@@ -269,7 +277,6 @@ rl_reserve_rate(struct ratelimit *rl, struct db *db, unsigned want,
 	rl->base_ms = now_mono_ms() + (int64_t)(v / 1024) / 1000;
 	rl->nslots = *granted;
 out:
-	db_result_free(res);
 	buf_free(&d);
 	buf_free(&sql);
 	return st;

@@ -12,6 +12,7 @@
 #include <check.h>
 
 #include "conf.h"
+#include "testutil.h"
 #include "util.h"
 
 /* A temporary file holding text, with the given mode; path allocated. */
@@ -53,29 +54,11 @@ load_text(const char *text, mode_t mode, struct conf *c, char **errstr,
 	return rv;
 }
 
-/* Run fn with stdout captured; return what it wrote (allocated). */
-static char *
-capture_stdout(const struct conf *c)
+/* conf_print for testutil_capture. */
+static void
+print_conf(void *c)
 {
-	FILE	*tmp = tmpfile();
-	int	 saved = dup(STDOUT_FILENO);
-	long	 len;
-	char	*out;
-
-	ck_assert_ptr_nonnull(tmp);
-	fflush(stdout);
-	dup2(fileno(tmp), STDOUT_FILENO);
 	conf_print(c);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	len = ftell(tmp);
-	ck_assert_int_ge(len, 0);
-	out = xcalloc(1, (size_t)len + 1);
-	rewind(tmp);
-	ck_assert_uint_eq(fread(out, 1, (size_t)len, tmp), (size_t)len);
-	fclose(tmp);
-	return out;
 }
 
 /* ------------------------------------------------------------ good */
@@ -833,7 +816,7 @@ START_TEST(test_tls_ca)
 		ck_assert_msg(load_text(text, 0600, &c, &err, NULL) == 0, "%s",
 		    err);
 		ck_assert_str_eq(c.channels[0].tls_ca, ca);
-		out = capture_stdout(&c);
+		out = testutil_capture(STDOUT_FILENO, print_conf, &c);
 		ck_assert_ptr_nonnull(strstr(out, "tls_ca = \""));
 		ck_assert_ptr_nonnull(strstr(out, ca));
 		free(out);
@@ -876,7 +859,7 @@ START_TEST(test_print_masks_secrets)
 
 	text = full_config(&s);
 	ck_assert_msg(load_text(text, 0600, &c, &err, NULL) == 0, "%s", err);
-	out = capture_stdout(&c);
+	out = testutil_capture(STDOUT_FILENO, print_conf, &c);
 	for (i = 0; i < sizeof secrets / sizeof secrets[0]; i++)
 		ck_assert_msg(strstr(out, secrets[i]) == NULL,
 		    "secret \"%s\" printed:\n%s", secrets[i], out);
@@ -913,7 +896,7 @@ START_TEST(test_print_masks_secrets)
 	/* An inline password is masked too. */
 	ck_assert_int_eq(load_text("database = { name = \"a\"; user = \"u\";\n"
 	    " password = \"hunter2\"; };\n", 0600, &c, &err, NULL), 0);
-	out = capture_stdout(&c);
+	out = testutil_capture(STDOUT_FILENO, print_conf, &c);
 	ck_assert(strstr(out, "hunter2") == NULL);
 	ck_assert_ptr_nonnull(strstr(out, "password = \"********\";"));
 	free(out);

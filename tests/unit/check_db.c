@@ -12,6 +12,7 @@
 
 #include "conf.h"
 #include "db.h"
+#include "testutil.h"
 #include "util.h"
 
 /* ------------------------------------------------------------ parsing */
@@ -162,31 +163,6 @@ END_TEST
 
 /* ------------------------------------------------ against a live server */
 
-static int
-live_conf(struct conf_database *c)
-{
-	const char	*port, *host, *user, *pw, *errstr;
-	long long	 p;
-
-	if ((port = getenv("CRONGUARD_TEST_DB_PORT")) == NULL || *port == '\0')
-		return (0);
-	if (parse_ll(port, 1, 65535, &p, &errstr) != 0)
-		return (0);
-	memset(c, 0, sizeof *c);
-	host = getenv("CRONGUARD_TEST_DB_HOST");
-	user = getenv("CRONGUARD_TEST_DB_USER");
-	pw = getenv("CRONGUARD_TEST_DB_PASSWORD");
-	c->host = (char *)(host != NULL && *host != '\0' ? host : "127.0.0.1");
-	c->port = (unsigned)p;
-	c->user = (char *)(user != NULL && *user != '\0' ? user : "root");
-	c->password = (char *)(pw != NULL ? pw : "");
-	c->connect_timeout_ms = 5000;
-	c->read_timeout_ms = 30000;
-	c->write_timeout_ms = 30000;
-	c->tls_mode = TLS_PREFERRED;
-	return (1);
-}
-
 START_TEST(test_live_session)
 {
 	struct conf_database	 c;
@@ -195,7 +171,7 @@ START_TEST(test_live_session)
 	char			*errstr = NULL, *v = NULL;
 	int			 flags;
 
-	if (!live_conf(&c))
+	if (!testutil_live_db(&c))
 		return;
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
 	ck_assert_ptr_null(errstr);
@@ -281,7 +257,7 @@ START_TEST(test_live_reconnect_off)
 	FILE			*f;
 	int			 fd;
 
-	if (!live_conf(&c))
+	if (!testutil_live_db(&c))
 		return;
 	ck_assert_int_ne(fd = mkstemp(path), -1);
 	ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
@@ -304,7 +280,7 @@ START_TEST(test_live_lost)
 	struct db		*db = NULL, *killer = NULL;
 	char			*errstr = NULL;
 
-	if (!live_conf(&c))
+	if (!testutil_live_db(&c))
 		return;
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
 	ck_assert_int_eq(db_connect(&c, &killer, &errstr), DB_OK);
@@ -325,7 +301,7 @@ START_TEST(test_live_connect_refused)
 	struct db		*db = NULL;
 	char			*errstr = NULL;
 
-	if (!live_conf(&c))
+	if (!testutil_live_db(&c))
 		return;
 	c.port = 1;	/* nothing listens on tcpmux */
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_ERR_CONNECT);
@@ -371,7 +347,7 @@ START_TEST(test_live_txn_retry)
 	struct txn_arg		 a = { NULL, 0, 0 };
 	char			*errstr = NULL, *v = NULL;
 
-	if (!live_conf(&c))
+	if (!testutil_live_db(&c))
 		return;
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
 	ck_assert_int_eq(db_connect(&c, &holder, &errstr), DB_OK);

@@ -17,32 +17,8 @@
 #include <jansson.h>
 
 #include "log.h"
+#include "testutil.h"
 #include "util.h"
-
-/* Run fn with stderr captured; return what it wrote (allocated). */
-static char *
-capture_stderr(void (*fn)(void *), void *arg)
-{
-	FILE	*tmp = tmpfile();
-	int	 saved = dup(STDERR_FILENO);
-	long	 len;
-	char	*out;
-
-	ck_assert_ptr_nonnull(tmp);
-	fflush(stderr);
-	dup2(fileno(tmp), STDERR_FILENO);
-	fn(arg);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	len = ftell(tmp);
-	ck_assert_int_ge(len, 0);
-	out = xcalloc(1, (size_t)len + 1);
-	rewind(tmp);
-	ck_assert_uint_eq(fread(out, 1, (size_t)len, tmp), (size_t)len);
-	fclose(tmp);
-	return out;
-}
 
 static void
 emit_tricky(void *arg)
@@ -58,7 +34,7 @@ START_TEST(test_logfmt_quoting)
 	char	*s;
 
 	log_init(LOG_WARN, LOG_TEXT);
-	s = capture_stderr(emit_tricky, NULL);
+	s = testutil_capture(STDERR_FILENO, emit_tricky, NULL);
 	ck_assert_msg(strncmp(s, "ts=", 3) == 0, "%s", s);
 	ck_assert_ptr_nonnull(strstr(s, " level=warn event=job_failed "));
 	ck_assert_ptr_nonnull(strstr(s, " job=\"leave accrual\""));
@@ -79,7 +55,7 @@ START_TEST(test_json_lines)
 	char		*s;
 
 	log_init(LOG_WARN, LOG_JSON);
-	s = capture_stderr(emit_tricky, NULL);
+	s = testutil_capture(STDERR_FILENO, emit_tricky, NULL);
 	o = json_loads(s, 0, &jerr);
 	ck_assert_msg(o != NULL, "not JSON: %s (%s)", s, jerr.text);
 	ck_assert_str_eq(json_string_value(json_object_get(o, "level")), "warn");
@@ -107,7 +83,7 @@ START_TEST(test_levels)
 	char	*s;
 
 	log_init(LOG_WARN, LOG_TEXT);	/* the default: quiet on success */
-	s = capture_stderr(emit_levels, NULL);
+	s = testutil_capture(STDERR_FILENO, emit_levels, NULL);
 	ck_assert_ptr_null(strstr(s, "event=dbg"));
 	ck_assert_ptr_null(strstr(s, "event=inf"));
 	ck_assert_ptr_nonnull(strstr(s, "event=wrn msg=\"warn 3\""));
@@ -115,13 +91,13 @@ START_TEST(test_levels)
 	free(s);
 
 	log_init(LOG_ERROR, LOG_TEXT);	/* -q */
-	s = capture_stderr(emit_levels, NULL);
+	s = testutil_capture(STDERR_FILENO, emit_levels, NULL);
 	ck_assert_ptr_null(strstr(s, "event=wrn"));
 	ck_assert_ptr_nonnull(strstr(s, "event=err"));
 	free(s);
 
 	log_init(LOG_DEBUG, LOG_TEXT);	/* -vv */
-	s = capture_stderr(emit_levels, NULL);
+	s = testutil_capture(STDERR_FILENO, emit_levels, NULL);
 	ck_assert_ptr_nonnull(strstr(s, "event=dbg"));
 	ck_assert_ptr_nonnull(strstr(s, "event=inf"));
 	free(s);
@@ -173,7 +149,7 @@ START_TEST(test_incident_logged_even_when_quiet)
 	log_init(LOG_ERROR, LOG_TEXT);
 	incident_set_sink(test_sink, &seen);
 	incident_set_alert(NULL, 0);
-	s = capture_stderr(emit_incident, NULL);
+	s = testutil_capture(STDERR_FILENO, emit_incident, NULL);
 	ck_assert_ptr_nonnull(strstr(s,
 	    "level=error event=lock_release_unexpected incident=1"));
 	ck_assert_ptr_nonnull(strstr(s, "run_id=42"));
@@ -269,7 +245,7 @@ START_TEST(test_incident_alert_posted)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	log_init(LOG_WARN, LOG_TEXT);
 	incident_set_alert(url, 5000);
-	s = capture_stderr(silent, NULL);
+	s = testutil_capture(STDERR_FILENO, silent, NULL);
 	pthread_join(t, NULL);
 	close(l.fd);
 	ck_assert_ptr_null(strstr(s, "alert_failed"));
@@ -312,7 +288,7 @@ START_TEST(test_incident_alert_failure_is_logged)
 	log_init(LOG_WARN, LOG_TEXT);
 	incident_set_sink(test_sink, &seen);
 	incident_set_alert(url, 5000);
-	s = capture_stderr(silent, NULL);
+	s = testutil_capture(STDERR_FILENO, silent, NULL);
 	pthread_join(t, NULL);
 	close(l.fd);
 	ck_assert_ptr_nonnull(strstr(s, "event=lock_release_unexpected"));

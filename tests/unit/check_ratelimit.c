@@ -18,6 +18,7 @@
 
 #include "db.h"
 #include "ratelimit.h"
+#include "testutil.h"
 #include "util.h"
 
 static volatile sig_atomic_t stop;
@@ -146,27 +147,13 @@ static int
 live_setup(void)
 {
 	struct conf_database c;
-	const char	*port, *host, *user, *pw, *why, *dir;
-	long long	 p;
+	const char	*dir;
 	char		*errstr = NULL, *sql, *path;
 	size_t		 len;
 	struct db	*admin = NULL;
 
-	if ((port = getenv("CRONGUARD_TEST_DB_PORT")) == NULL || *port == '\0')
+	if (!testutil_live_db(&c))
 		return 0;
-	ck_assert_int_eq(parse_ll(port, 1, 65535, &p, &why), 0);
-	memset(&c, 0, sizeof c);
-	host = getenv("CRONGUARD_TEST_DB_HOST");
-	user = getenv("CRONGUARD_TEST_DB_USER");
-	pw = getenv("CRONGUARD_TEST_DB_PASSWORD");
-	c.host = (char *)(host != NULL && *host != '\0' ? host : "127.0.0.1");
-	c.port = (unsigned)p;
-	c.user = (char *)(user != NULL && *user != '\0' ? user : "root");
-	c.password = (char *)(pw != NULL ? pw : "");
-	c.connect_timeout_ms = 5000;
-	c.read_timeout_ms = 30000;
-	c.write_timeout_ms = 30000;
-	c.tls_mode = TLS_PREFERRED;
 	ck_assert_int_eq(db_connect(&c, &admin, &errstr), DB_OK);
 	snprintf(live_name, sizeof live_name, "check_ratelimit_%ld",
 	    (long)getpid());
