@@ -1244,6 +1244,68 @@ conf_dirname(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
+/*
+ * libconfig 1.5's scanner calls exit(2) when an @include names a directory
+ * or cannot be read (hyperrealm/libconfig#292), which would turn a
+ * configuration error into a silent exit 2.  So check every @include line
+ * ourselves first, the same way the scanner reads it: a line that starts
+ * with optional blanks, "@include", blanks and a quoted path, resolved
+ * against the include directory.  Returns 0 or -1 with p->err set.
+ */
+static int
+conf_check_includes(struct parse *p, const char *file, int depth)
+{
+	struct stat	 st;
+	const char	*why;
+	char		*text, *errstr = NULL, *line, *next, *q, *name, *full;
+	int		 lineno = 0, rv = -1;
+
+	if (depth > 10) {
+		p->err = xasprintf("%s: @include nested too deeply", file);
+		return -1;
+	}
+	if ((text = read_file(file, 1024 * 1024, NULL, &errstr)) == NULL) {
+		p->err = errstr;
+		return -1;
+	}
+	for (line = text; line != NULL; line = next) {
+		lineno++;
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (strncmp(line, "@include", 8) != 0 ||
+		    (line[8] != ' ' && line[8] != '\t'))
+			continue;
+		line += 8 + strspn(line + 8, " \t");
+		if (*line != '"' || (q = strchr(line + 1, '"')) == NULL)
+			continue;	/* libconfig reports the syntax */
+		name = xstrndup(line + 1, (size_t)(q - line - 1));
+		full = xasprintf("%s/%s", p->dir, name);
+		why = NULL;
+		if (stat(full, &st) == -1)
+			why = strerror(errno);
+		else if (!S_ISREG(st.st_mode))
+			why = "not a regular file";
+		if (why != NULL) {
+			p->err = xasprintf("%s:%d: @include \"%s\": %s", file,
+			    lineno, name, why);
+			free(name);
+			free(full);
+			goto out;
+		}
+		free(name);
+		rv = conf_check_includes(p, full, depth + 1);
+		free(full);
+		if (rv == -1)
+			goto out;
+		rv = -1;
+	}
+	rv = 0;
+out:
+	free(text);
+	return rv;
+}
+
 int
 conf_load(const char *path, struct conf *c, char **errstr)
 {
@@ -1272,6 +1334,8 @@ conf_load(const char *path, struct conf *c, char **errstr)
 	 * (libconfig 1.5 prefixes every include path with it). */
 	p.dir = conf_dirname(path);
 	config_set_include_dir(&p.cfg, p.dir);
+	if (conf_check_includes(&p, path, 0) == -1)
+		goto out;
 	errno = 0;
 	if (!config_read_file(&p.cfg, path)) {
 		saved = errno;
