@@ -577,6 +577,23 @@ START_TEST(test_include)
 	ck_assert_msg(conf_load(main_path, &c, &err) == 0, "%s", err);
 	conf_free(&c);
 
+	/* libconfig 1.5 exit(2)s on an @include of a directory or of a
+	 * missing file: conf_load must refuse those first, with file:line. */
+	write_at(main_path, "# main\n  @include \".\"\n", 0644);
+	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
+	want = xasprintf("%s:2: @include \".\": not a regular file", main_path);
+	ck_assert_str_eq(err, want);
+	free(want);
+	free(err);
+	write_at(main_path, "@include \"part.conf\"\n@include \"gone.conf\"\n",
+	    0644);
+	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
+	want = xasprintf("%s:2: @include \"gone.conf\": No such file or "
+	    "directory", main_path);
+	ck_assert_str_eq(err, want);
+	free(want);
+	free(err);
+
 	unlink(part);
 	unlink(main_path);
 	rmdir(dir);
