@@ -29,17 +29,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-static char	conf_fuzz_dir[] = "/tmp/cronguard-conf-fuzz.XXXXXX";
-static char	conf_fuzz_path[sizeof conf_fuzz_dir + 32];
+static char conf_fuzz_dir[] = "/tmp/cronguard-conf-fuzz.XXXXXX";
+static char conf_fuzz_path[sizeof conf_fuzz_dir + 32];
 
 /* Files inputs may name (fuzz/corpus/conf/secrets.conf does), so that
  * the secret and CA checks get past "cannot read".  A fixed directory,
  * not a chdir: libFuzzer's corpus and artifact paths may be relative. */
 #define CONF_FUZZ_FILES "/tmp/cronguard-conf-fuzz-files"
 static const struct {
-	const char	*name;
-	mode_t		 mode;
-	const char	*text;
+	const char *name;
+	mode_t      mode;
+	const char *text;
 } conf_fuzz_files[] = {
 	{ CONF_FUZZ_FILES "/secret", 0600, "s3cret\n" },
 	{ CONF_FUZZ_FILES "/ca.pem", 0644, "-----BEGIN CERTIFICATE-----\n" },
@@ -55,12 +55,11 @@ conf_fuzz_cleanup(void)
 }
 
 static void
-conf_fuzz_write(const char *path, mode_t mode, const void *data,
-    size_t size)
+conf_fuzz_write(const char *path, mode_t mode, const void *data, size_t size)
 {
-	const char	*p = data;
-	ssize_t		 n;
-	int		 fd;
+	const char *p = data;
+	ssize_t     n;
+	int         fd;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd == -1)
@@ -80,7 +79,7 @@ conf_fuzz_write(const char *path, mode_t mode, const void *data,
 static void
 conf_fuzz_init(void)
 {
-	size_t	i;
+	size_t i;
 
 	if (mkdtemp(conf_fuzz_dir) == NULL)
 		abort();
@@ -88,10 +87,10 @@ conf_fuzz_init(void)
 		abort();
 	snprintf(conf_fuzz_path, sizeof conf_fuzz_path, "%s/cronguard.conf",
 	    conf_fuzz_dir);
-	for (i = 0; i < sizeof conf_fuzz_files / sizeof conf_fuzz_files[0];
-	    i++)
-		conf_fuzz_write(conf_fuzz_files[i].name, conf_fuzz_files[i].mode,
-		    conf_fuzz_files[i].text, strlen(conf_fuzz_files[i].text));
+	for (i = 0; i < sizeof conf_fuzz_files / sizeof conf_fuzz_files[0]; i++)
+		conf_fuzz_write(conf_fuzz_files[i].name,
+		    conf_fuzz_files[i].mode, conf_fuzz_files[i].text,
+		    strlen(conf_fuzz_files[i].text));
 	if (freopen("/dev/null", "w", stdout) == NULL)
 		abort();
 	atexit(conf_fuzz_cleanup);
@@ -100,7 +99,7 @@ conf_fuzz_init(void)
 static bool
 conf_fuzz_has_include(const uint8_t *data, size_t size)
 {
-	static const char	word[] = "@include";
+	static const char word[] = "@include";
 
 	return memmem(data, size, word, sizeof word - 1) != NULL;
 }
@@ -108,17 +107,17 @@ conf_fuzz_has_include(const uint8_t *data, size_t size)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct conf	 c;
-	char		*errstr = NULL;
+	struct conf c;
+	char       *errstr = NULL;
 
 	if (conf_fuzz_has_include(data, size))
-		return -1;	/* not added to the corpus */
+		return -1; /* not added to the corpus */
 	if (conf_fuzz_path[0] == '\0')
 		conf_fuzz_init();
 	conf_fuzz_write(conf_fuzz_path, 0600, data, size);
 	if (conf_load(conf_fuzz_path, &c, &errstr) != 0) {
 		if (errstr == NULL)
-			abort();	/* failure without a reason */
+			abort(); /* failure without a reason */
 		free(errstr);
 		return 0;
 	}

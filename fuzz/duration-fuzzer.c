@@ -20,18 +20,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 static int
 duration_fuzz_single(const char *s)
 {
-	size_t	n = strspn(s, "0123456789");
+	size_t n = strspn(s, "0123456789");
 
-	return n > 0 && strspn(s + n, "abcdefghijklmnopqrstuvwxyz") ==
-	    strlen(s + n);
+	return n > 0 &&
+	    strspn(s + n, "abcdefghijklmnopqrstuvwxyz") == strlen(s + n);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char		*s, out[64];
-	const char	*errstr = NULL;
-	int64_t		 ms = -1, again = -1;
+	char       *s, out[64];
+	const char *errstr = NULL;
+	int64_t     ms = -1, again = -1;
 
 	/* The parser takes C strings: an embedded NUL ends the input. */
 	s = malloc(size + 1);
@@ -42,7 +42,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (duration_parse(s, &ms, &errstr) != 0) {
 		if (errstr == NULL)
-			abort();	/* failure without a reason */
+			abort(); /* failure without a reason */
 		goto out;
 	}
 	if (ms < 0 || ms > DURATION_MAX_MS)

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 static int
 mime_fuzz_field(const char *f)
 {
-	const char	*colon, *p, *line = f;
+	const char *colon, *p, *line = f;
 
 	if ((colon = strchr(f, ':')) == NULL || colon == f)
 		return -1;
@@ -36,11 +36,11 @@ mime_fuzz_field(const char *f)
 	}
 	for (p = f; *p != '\0'; p++) {
 		if (*p == '\n')
-			return -1;	/* LF not after CR */
+			return -1; /* LF not after CR */
 		if (*p != '\r')
 			continue;
 		if (p[1] != '\n' || (p[2] != ' ' && p[2] != '\t'))
-			return -1;	/* lone CR, or CRLF not a fold */
+			return -1; /* lone CR, or CRLF not a fold */
 		if (p - line > 998)
 			return -1;
 		p++;
@@ -82,8 +82,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.date = 1795948318,
 		.max_size = 10 * 1024 * 1024,
 	};
-	struct mime_msg	*m = NULL;
-	char		*errstr = NULL;
+	struct mime_msg *m = NULL;
+	char            *errstr = NULL;
 
 	if (mime_build((const char *)data, size, &o, &m, &errstr) != 0) {
 		if (errstr == NULL || m != NULL)

@@ -16,7 +16,7 @@ int64_t
 backoff_delay_ms(const struct conf_outbox *c, unsigned attempts,
     int64_t retry_after_ms, double rnd)
 {
-	double	d, max = (double)c->backoff_max_ms, j = c->backoff_jitter;
+	double d, max = (double)c->backoff_max_ms, j = c->backoff_jitter;
 
 	if (attempts < 1)
 		attempts = 1;
@@ -50,12 +50,12 @@ backoff_random(void)
 int
 backoff_parse_retry_after(const char *value, time_t now, int64_t *ms)
 {
-	char		*v = NULL;
-	size_t		 len;
-	long long	 secs;
-	const char	*errstr;
-	time_t		 t;
-	int		 rc = -1;
+	char       *v = NULL;
+	size_t      len;
+	long long   secs;
+	const char *errstr;
+	time_t      t;
+	int         rc = -1;
 
 	while (isspace((unsigned char)*value))
 		value++;

@@ -27,35 +27,34 @@
 #include "util.h"
 
 /* Bytes of a response body kept for last_error. */
-#define HTTP_ERROR_BODY	200
+#define HTTP_ERROR_BODY 200
 
 struct http_xfer {
-	CURL			*easy;
-	struct outbox_msg	*msg;		/* NULL when idle */
-	struct curl_slist	*headers;
-	char			 body[HTTP_ERROR_BODY];
-	size_t			 bodylen;
-	char			 retry_after[64];
-	char			 errbuf[CURL_ERROR_SIZE];
+	CURL              *easy;
+	struct outbox_msg *msg; /* NULL when idle */
+	struct curl_slist *headers;
+	char               body[HTTP_ERROR_BODY];
+	size_t             bodylen;
+	char               retry_after[64];
+	char               errbuf[CURL_ERROR_SIZE];
 };
 
 struct channel {
 	const struct conf_channel *conf;
-	CURLM			*multi;
-	struct http_xfer	*xfers;
-	unsigned		 nxfers;
-	unsigned char		*key;		/* signing key, or NULL */
-	size_t			 keylen;
+	CURLM                     *multi;
+	struct http_xfer          *xfers;
+	unsigned                   nxfers;
+	unsigned char             *key; /* signing key, or NULL */
+	size_t                     keylen;
 };
 
 int
-channel_http_secret_key(const char *secret, unsigned char **key,
-    size_t *keylen)
+channel_http_secret_key(const char *secret, unsigned char **key, size_t *keylen)
 {
-	const char	*b64;
-	size_t		 len, pad = 0;
-	unsigned char	*out;
-	int		 n;
+	const char    *b64;
+	size_t         len, pad = 0;
+	unsigned char *out;
+	int            n;
 
 	if (strncmp(secret, "whsec_", 6) != 0) {
 		*keylen = strlen(secret);
@@ -86,16 +85,17 @@ int
 channel_http_sign(const unsigned char *key, size_t keylen, const char *id,
     long long timestamp, const char *body, size_t bodylen, char *out)
 {
-	struct buf	 b;
-	unsigned char	 md[EVP_MAX_MD_SIZE];
-	unsigned int	 mdlen = 0;
-	int		 rc = -1;
+	struct buf    b;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int  mdlen = 0;
+	int           rc = -1;
 
 	buf_init(&b);
 	buf_printf(&b, "%s.%lld.", id, timestamp);
 	buf_add(&b, body, bodylen);
-	if (HMAC(EVP_sha256(), key, (int)keylen, (unsigned char *)b.data,
-	    b.len, md, &mdlen) == NULL || mdlen != 32)
+	if (HMAC(EVP_sha256(), key, (int)keylen, (unsigned char *)b.data, b.len,
+	        md, &mdlen) == NULL ||
+	    mdlen != 32)
 		goto out;
 	memcpy(out, "v1,", 3);
 	/* 32 bytes encode to 44 characters plus NUL: fits in 64. */
@@ -120,14 +120,14 @@ channel_http_classify(long status)
 int
 channel_http_check(const struct outbox_msg *msg, char **why)
 {
-	json_t		*j;
-	json_error_t	 err;
-	const char	*p;
+	json_t      *j;
+	json_error_t err;
+	const char  *p;
 
 	for (p = msg->message_id; *p != '\0'; p++) {
 		if (!isalnum((unsigned char)*p) && strchr("-_.:", *p) == NULL) {
 			*why = xstrdup("message_id has characters not allowed "
-			    "in a header");
+			               "in a header");
 			return -1;
 		}
 	}
@@ -139,7 +139,8 @@ channel_http_check(const struct outbox_msg *msg, char **why)
 	j = json_loadb(msg->payload, msg->payload_len, 0, &err);
 	if (j == NULL) {
 		*why = xasprintf("payload is not a JSON object or array: "
-		    "line %d column %d: %s", err.line, err.column, err.text);
+		                 "line %d column %d: %s",
+		    err.line, err.column, err.text);
 		return -1;
 	}
 	json_decref(j);
@@ -152,12 +153,12 @@ static void
 http_add_clean(struct buf *b, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t	 i = 0, n, k;
+	size_t               i = 0, n, k;
 
 	while (i < len) {
 		if (u[i] < 0x80) {
-			buf_addc(b, (u[i] < 0x20 || u[i] == 0x7f) ? ' ' :
-			    (char)u[i]);
+			buf_addc(b,
+			    (u[i] < 0x20 || u[i] == 0x7f) ? ' ' : (char)u[i]);
 			i++;
 			continue;
 		}
@@ -186,7 +187,7 @@ http_add_clean(struct buf *b, const char *s, size_t len)
 char *
 channel_http_error(long status, const char *body, size_t len)
 {
-	struct buf	b;
+	struct buf b;
 
 	buf_init(&b);
 	buf_printf(&b, "http %ld", status);
@@ -205,7 +206,7 @@ static size_t
 http_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct http_xfer *x = arg;
-	size_t	 len = size * nmemb, room = sizeof x->body - x->bodylen;
+	size_t len = size * nmemb, room = sizeof x->body - x->bodylen;
 
 	if (room > 0) {
 		if (len < room)
@@ -220,7 +221,7 @@ static size_t
 http_header_cb(char *data, size_t size, size_t nitems, void *arg)
 {
 	struct http_xfer *x = arg;
-	size_t	 len = size * nitems;
+	size_t            len = size * nitems;
 	static const char name[] = "retry-after:";
 
 	if (len > sizeof name - 1 &&
@@ -236,13 +237,12 @@ http_header_cb(char *data, size_t size, size_t nitems, void *arg)
 }
 
 static int
-http_open(const struct conf_channel *conf, struct channel **out,
-    char **errstr)
+http_open(const struct conf_channel *conf, struct channel **out, char **errstr)
 {
-	struct channel	*ch;
+	struct channel   *ch;
 	struct http_xfer *x;
-	unsigned	 i;
-	long		 conc;
+	unsigned          i;
+	long              conc;
 
 	ch = xcalloc(1, sizeof *ch);
 	ch->conf = conf;
@@ -250,10 +250,11 @@ http_open(const struct conf_channel *conf, struct channel **out,
 	conc = (long)ch->nxfers;
 
 	if (conf->signing_secret != NULL && *conf->signing_secret != '\0' &&
-	    channel_http_secret_key(conf->signing_secret, &ch->key,
-	    &ch->keylen) != 0) {
+	    channel_http_secret_key(
+	        conf->signing_secret, &ch->key, &ch->keylen) != 0) {
 		*errstr = xasprintf("channel %s: signing secret: invalid "
-		    "base64 after whsec_", conf->name);
+		                    "base64 after whsec_",
+		    conf->name);
 		goto fail;
 	}
 
@@ -263,23 +264,22 @@ http_open(const struct conf_channel *conf, struct channel **out,
 	ch->xfers = xcalloc(ch->nxfers, sizeof *ch->xfers);
 	for (i = 0; i < ch->nxfers; i++) {
 		x = &ch->xfers[i];
-		if ((x->easy = channel_multi_easy(conf, "http,https",
-		    x->errbuf, x, errstr)) == NULL)
+		if ((x->easy = channel_multi_easy(
+		         conf, "http,https", x->errbuf, x, errstr)) == NULL)
 			goto fail;
 		curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
 		    PACKAGE_NAME "/" PACKAGE_VERSION);
-		curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION,
-		    http_write_cb);
+		curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, http_write_cb);
 		curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
-		curl_easy_setopt(x->easy, CURLOPT_HEADERFUNCTION,
-		    http_header_cb);
+		curl_easy_setopt(
+		    x->easy, CURLOPT_HEADERFUNCTION, http_header_cb);
 		curl_easy_setopt(x->easy, CURLOPT_HEADERDATA, x);
 		/* Redirects are not followed: a moved endpoint is a
 		 * configuration error an operator must see. */
 		curl_easy_setopt(x->easy, CURLOPT_FOLLOWLOCATION, 0L);
 		if (conf->method != NULL && strcmp(conf->method, "POST") != 0)
-			curl_easy_setopt(x->easy, CURLOPT_CUSTOMREQUEST,
-			    conf->method);
+			curl_easy_setopt(
+			    x->easy, CURLOPT_CUSTOMREQUEST, conf->method);
 	}
 	*out = ch;
 	return 0;
@@ -292,7 +292,7 @@ fail:
 static void
 http_close(struct channel *ch)
 {
-	unsigned	i;
+	unsigned i;
 
 	if (ch == NULL)
 		return;
@@ -318,9 +318,9 @@ static struct curl_slist *
 http_add_header(struct channel *ch, struct curl_slist *l, const char *name,
     const char *value)
 {
-	const char	*h;
-	size_t		 i, n = strlen(name);
-	char		*line;
+	const char        *h;
+	size_t             i, n = strlen(name);
+	char              *line;
 	struct curl_slist *nl;
 
 	for (i = 0; i < ch->conf->nheaders; i++) {
@@ -338,17 +338,18 @@ static struct curl_slist *
 http_headers(struct channel *ch, const struct outbox_msg *msg)
 {
 	struct curl_slist *l = NULL;
-	char		 ts[32], sig[CHANNEL_HTTP_SIG_LEN];
-	long long	 now = (long long)time(NULL);
-	size_t		 i;
+	char               ts[32], sig[CHANNEL_HTTP_SIG_LEN];
+	long long          now = (long long)time(NULL);
+	size_t             i;
 
 	snprintf(ts, sizeof ts, "%lld", now);
 	l = http_add_header(ch, l, "Content-Type", "application/json");
 	l = http_add_header(ch, l, "Idempotency-Key", msg->message_id);
 	l = http_add_header(ch, l, "webhook-id", msg->message_id);
 	l = http_add_header(ch, l, "webhook-timestamp", ts);
-	if (ch->key != NULL && channel_http_sign(ch->key, ch->keylen,
-	    msg->message_id, now, msg->payload, msg->payload_len, sig) == 0)
+	if (ch->key != NULL &&
+	    channel_http_sign(ch->key, ch->keylen, msg->message_id, now,
+	        msg->payload, msg->payload_len, sig) == 0)
 		l = http_add_header(ch, l, "webhook-signature", sig);
 	/* No "Expect: 100-continue" round trip for larger bodies. */
 	l = curl_slist_append(l, "Expect:");
@@ -361,8 +362,8 @@ http_headers(struct channel *ch, const struct outbox_msg *msg)
 static void *
 http_prepare(struct channel *ch, struct outbox_msg *msg)
 {
-	unsigned	 i;
-	char		*why = NULL;
+	unsigned i;
+	char    *why = NULL;
 
 	if (channel_http_check(msg, &why) != 0) {
 		msg->result = SEND_PERMANENT;
@@ -380,7 +381,7 @@ static int
 http_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 {
 	struct http_xfer *x = slot;
-	CURLMcode	mc;
+	CURLMcode         mc;
 
 	x->bodylen = 0;
 	x->retry_after[0] = '\0';
@@ -388,8 +389,8 @@ http_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 	x->headers = http_headers(ch, msg);
 	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
 	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, msg->payload);
-	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE,
-	    (curl_off_t)msg->payload_len);
+	curl_easy_setopt(
+	    x->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)msg->payload_len);
 	if ((mc = curl_multi_add_handle(ch->multi, x->easy)) != CURLM_OK) {
 		msg->result = SEND_RETRY;
 		msg->error = xasprintf("http: %s", curl_multi_strerror(mc));
@@ -404,10 +405,10 @@ http_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 static struct outbox_msg *
 http_finish(struct channel *ch, void *slot, CURLcode cc)
 {
-	struct http_xfer *x = slot;
+	struct http_xfer  *x = slot;
 	struct outbox_msg *msg = x->msg;
-	long		 status = 0;
-	int64_t		 ms;
+	long               status = 0;
+	int64_t            ms;
 
 	curl_multi_remove_handle(ch->multi, x->easy);
 	curl_slist_free_all(x->headers);
@@ -417,8 +418,8 @@ http_finish(struct channel *ch, void *slot, CURLcode cc)
 	if (cc != CURLE_OK) {
 		/* Connection errors and timeouts are transient. */
 		msg->result = SEND_RETRY;
-		msg->error = xasprintf("http: %s", x->errbuf[0] != '\0' ?
-		    x->errbuf : curl_easy_strerror(cc));
+		msg->error = xasprintf("http: %s",
+		    x->errbuf[0] != '\0' ? x->errbuf : curl_easy_strerror(cc));
 		return msg;
 	}
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
@@ -442,8 +443,8 @@ static void
 http_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
 {
-	channel_multi_send(ch, ch->multi, ch->nxfers, &http_multi_ops, msgs,
-	    n, ctl);
+	channel_multi_send(
+	    ch, ch->multi, ch->nxfers, &http_multi_ops, msgs, n, ctl);
 }
 
 const struct channel_ops channel_http_ops = {

@@ -11,15 +11,14 @@
  * base64 is decoded; any other string is used as raw bytes.  Returns 0
  * with *key allocated (caller frees), or -1 when the base64 is invalid.
  */
-int channel_http_secret_key(const char *secret, unsigned char **key,
-    size_t *keylen);
+int channel_http_secret_key(
+    const char *secret, unsigned char **key, size_t *keylen);
 
 /* "v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>" into out (at least
  * CHANNEL_HTTP_SIG_LEN bytes).  Returns 0, or -1 if libcrypto fails. */
 #define CHANNEL_HTTP_SIG_LEN 64
-int channel_http_sign(const unsigned char *key, size_t keylen,
-    const char *id, long long timestamp, const char *body, size_t bodylen,
-    char *out);
+int channel_http_sign(const unsigned char *key, size_t keylen, const char *id,
+    long long timestamp, const char *body, size_t bodylen, char *out);
 
 /* CONTRACT 6.3 for an HTTP status: 2xx SEND_OK; 408, 425, 429 and 5xx
  * SEND_RETRY; anything else SEND_PERMANENT. */

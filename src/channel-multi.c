@@ -19,16 +19,16 @@
 #include "util.h"
 
 /* Longest wait in curl_multi_poll, so a stop request is seen promptly. */
-#define CHANNEL_MULTI_POLL_MS	100
+#define CHANNEL_MULTI_POLL_MS 100
 
 CURLM *
 channel_multi_new(const struct conf_channel *conf, long conns, char **errstr)
 {
-	CURLM	*multi;
+	CURLM *multi;
 
 	if ((multi = curl_multi_init()) == NULL) {
-		*errstr = xasprintf("channel %s: curl_multi_init failed",
-		    conf->name);
+		*errstr =
+		    xasprintf("channel %s: curl_multi_init failed", conf->name);
 		return NULL;
 	}
 	curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, conns);
@@ -41,19 +41,19 @@ CURL *
 channel_multi_easy(const struct conf_channel *conf, const char *protocols,
     char *errbuf, void *slot, char **errstr)
 {
-	CURL	*easy;
+	CURL *easy;
 
 	if ((easy = curl_easy_init()) == NULL) {
-		*errstr = xasprintf("channel %s: curl_easy_init failed",
-		    conf->name);
+		*errstr =
+		    xasprintf("channel %s: curl_easy_init failed", conf->name);
 		return NULL;
 	}
 	curl_easy_setopt(easy, CURLOPT_URL, conf->url);
 	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, protocols);
 	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)conf->timeout_ms);
-	curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS,
-	    (long)conf->timeout_ms);
+	curl_easy_setopt(
+	    easy, CURLOPT_CONNECTTIMEOUT_MS, (long)conf->timeout_ms);
 	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(easy, CURLOPT_PRIVATE, slot);
 	/* Only this bundle, not the system store besides (libcurl keeps its
@@ -73,7 +73,7 @@ static int
 channel_multi_start(struct channel *ch, const struct channel_multi_ops *ops,
     struct outbox_msg *msg, struct send_ctl *ctl)
 {
-	void	*slot;
+	void *slot;
 
 	msg->result = SEND_NONE;
 	if ((slot = ops->prepare(ch, msg)) == NULL) {
@@ -98,17 +98,17 @@ channel_multi_reap(struct channel *ch, CURLM *multi,
     const struct channel_multi_ops *ops, struct send_ctl *ctl)
 {
 	struct outbox_msg *msg;
-	CURLMsg		*m;
-	void		*slot;
-	unsigned	 done = 0;
-	int		 left;
+	CURLMsg           *m;
+	void              *slot;
+	unsigned           done = 0;
+	int                left;
 
 	while ((m = curl_multi_info_read(multi, &left)) != NULL) {
 		if (m->msg != CURLMSG_DONE)
 			continue;
 		slot = NULL;
-		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
-		    (char **)&slot);
+		curl_easy_getinfo(
+		    m->easy_handle, CURLINFO_PRIVATE, (char **)&slot);
 		msg = ops->finish(ch, slot, m->data.result);
 		done++;
 		ctl->after_send(ctl, msg);
@@ -122,10 +122,10 @@ channel_multi_send(struct channel *ch, CURLM *multi, unsigned nslots,
     struct send_ctl *ctl)
 {
 	struct outbox_msg *msg;
-	size_t		 next = 0;
-	unsigned	 inflight = 0, done;
-	int		 running, wait_ms;
-	int64_t		 now;
+	size_t             next = 0;
+	unsigned           inflight = 0, done;
+	int                running, wait_ms;
+	int64_t            now;
 
 	for (;;) {
 		wait_ms = CHANNEL_MULTI_POLL_MS;
@@ -134,8 +134,8 @@ channel_multi_send(struct channel *ch, CURLM *multi, unsigned nslots,
 			if (msg->not_before_ms != 0 &&
 			    (now = now_mono_ms()) < msg->not_before_ms) {
 				if (msg->not_before_ms - now < wait_ms)
-					wait_ms = (int)(msg->not_before_ms -
-					    now);
+					wait_ms =
+					    (int)(msg->not_before_ms - now);
 				break;
 			}
 			next++;
@@ -151,8 +151,8 @@ channel_multi_send(struct channel *ch, CURLM *multi, unsigned nslots,
 		 * before waiting, or its connection idles until the poll
 		 * times out. */
 		if (done == 0 && (inflight > 0 || (next < n && !*ctl->stop)))
-			curl_multi_poll(multi, NULL, 0,
-			    wait_ms > 0 ? wait_ms : 0, NULL);
+			curl_multi_poll(
+			    multi, NULL, 0, wait_ms > 0 ? wait_ms : 0, NULL);
 	}
 	/* Anything never started stays SEND_NONE: back to PENDING. */
 	for (; next < n; next++)

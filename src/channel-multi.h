@@ -18,8 +18,8 @@
  * one host.  Returns it (the caller cleans it up), or NULL with *errstr
  * allocated.
  */
-CURLM *channel_multi_new(const struct conf_channel *, long conns,
-    char **errstr);
+CURLM *channel_multi_new(
+    const struct conf_channel *, long conns, char **errstr);
 
 /*
  * An easy handle with the options every channel sets: conf->url limited
@@ -38,14 +38,13 @@ struct channel_multi_ops {
 	 * nslots transfers are in flight) and return the slot; or return
 	 * NULL with msg->result and msg->error set when the message cannot
 	 * be sent at all. */
-	void		*(*prepare)(struct channel *, struct outbox_msg *);
+	void *(*prepare)(struct channel *, struct outbox_msg *);
 	/* Give back a prepared slot that before_send refused.  May be NULL
 	 * when prepare holds nothing. */
-	void		 (*cancel)(struct channel *, void *slot);
+	void (*cancel)(struct channel *, void *slot);
 	/* Add the slot's transfer for msg to the multi handle.  Returns 0, or
 	 * -1 with msg->result and msg->error set and the slot idle again. */
-	int		 (*start)(struct channel *, void *slot,
-			    struct outbox_msg *);
+	int (*start)(struct channel *, void *slot, struct outbox_msg *);
 	/* The transfer on slot ended with cc: take it off the multi handle,
 	 * set its message's result (and error), leave the slot idle, and
 	 * return the message. */

@@ -29,9 +29,9 @@
 #include "util.h"
 
 /* Bytes of a server reply kept for last_error. */
-#define SMTP_REPLY	256
+#define SMTP_REPLY 256
 /* Bytes of refused recipients kept for last_error. */
-#define SMTP_REFUSED	1024
+#define SMTP_REFUSED 1024
 
 /* The option was spelt CURLOPT_MAIL_RCPT_ALLLOWFAILS before 8.2.0. */
 #if LIBCURL_VERSION_NUM >= 0x080200
@@ -41,37 +41,38 @@
 #endif
 
 struct smtp_xfer {
-	CURL			*easy;
-	struct outbox_msg	*msg;		/* NULL when idle */
-	struct mime_msg		*mail;
-	curl_mime		*mime;
-	char			 errbuf[CURL_ERROR_SIZE];
-	char			 reply[SMTP_REPLY];	/* last reply line */
-	char			 rcpt[SMTP_REPLY];	/* RCPT TO in flight */
-	struct buf		 refused;	/* "addr (reply), ..." */
-	unsigned		 nrefused;
+	CURL              *easy;
+	struct outbox_msg *msg; /* NULL when idle */
+	struct mime_msg   *mail;
+	curl_mime         *mime;
+	char               errbuf[CURL_ERROR_SIZE];
+	char               reply[SMTP_REPLY]; /* last reply line */
+	char               rcpt[SMTP_REPLY];  /* RCPT TO in flight */
+	struct buf         refused;           /* "addr (reply), ..." */
+	unsigned           nrefused;
 };
 
 struct channel {
 	const struct conf_channel *conf;
-	CURLM			*multi;
-	struct smtp_xfer	*xfers;
-	unsigned		 nxfers;
-	unsigned long long	 messages;	/* transfers finished */
-	unsigned long long	 connects;	/* connections opened */
+	CURLM                     *multi;
+	struct smtp_xfer          *xfers;
+	unsigned                   nxfers;
+	unsigned long long         messages; /* transfers finished */
+	unsigned long long         connects; /* connections opened */
 };
 
 /* Copy a protocol line without its line end and control characters. */
 static void
 smtp_copy_line(char *dst, size_t dstlen, const char *src, size_t len)
 {
-	size_t	i, j = 0;
+	size_t i, j = 0;
 
 	for (i = 0; i < len && j + 1 < dstlen; i++) {
 		if (src[i] == '\r' || src[i] == '\n')
 			break;
-		dst[j++] = ((unsigned char)src[i] < 0x20 || src[i] == 0x7f) ?
-		    ' ' : src[i];
+		dst[j++] = ((unsigned char)src[i] < 0x20 || src[i] == 0x7f)
+		    ? ' '
+		    : src[i];
 	}
 	dst[j] = '\0';
 }
@@ -82,8 +83,8 @@ smtp_copy_line(char *dst, size_t dstlen, const char *src, size_t len)
  * reply line, and each RCPT TO with a 4xx or 5xx answer.
  */
 static int
-smtp_debug_cb(CURL *easy, curl_infotype type, char *data, size_t size,
-    void *arg)
+smtp_debug_cb(
+    CURL *easy, curl_infotype type, char *data, size_t size, void *arg)
 {
 	struct smtp_xfer *x = arg;
 
@@ -91,8 +92,8 @@ smtp_debug_cb(CURL *easy, curl_infotype type, char *data, size_t size,
 	if (type == CURLINFO_HEADER_OUT) {
 		x->rcpt[0] = '\0';
 		if (size > 8 && strncasecmp(data, "RCPT TO:", 8) == 0)
-			smtp_copy_line(x->rcpt, sizeof x->rcpt, data + 8,
-			    size - 8);
+			smtp_copy_line(
+			    x->rcpt, sizeof x->rcpt, data + 8, size - 8);
 		return 0;
 	}
 	if (type != CURLINFO_HEADER_IN || size < 4)
@@ -112,15 +113,14 @@ smtp_debug_cb(CURL *easy, curl_infotype type, char *data, size_t size,
 }
 
 static int
-smtp_open(const struct conf_channel *conf, struct channel **out,
-    char **errstr)
+smtp_open(const struct conf_channel *conf, struct channel **out, char **errstr)
 {
-	struct channel	*ch;
+	struct channel   *ch;
 	struct smtp_xfer *x;
-	unsigned	 i;
-	long		 conns;
-	char		*addr = NULL, *field = NULL;
-	const char	*why;
+	unsigned          i;
+	long              conns;
+	char             *addr = NULL, *field = NULL;
+	const char       *why;
 
 	ch = xcalloc(1, sizeof *ch);
 	ch->conf = conf;
@@ -145,8 +145,8 @@ smtp_open(const struct conf_channel *conf, struct channel **out,
 	for (i = 0; i < ch->nxfers; i++) {
 		x = &ch->xfers[i];
 		buf_init(&x->refused);
-		if ((x->easy = channel_multi_easy(conf, "smtp,smtps",
-		    x->errbuf, x, errstr)) == NULL)
+		if ((x->easy = channel_multi_easy(
+		         conf, "smtp,smtps", x->errbuf, x, errstr)) == NULL)
 			goto fail;
 		curl_easy_setopt(x->easy, CURLOPT_UPLOAD, 1L);
 		curl_easy_setopt(x->easy, SMTP_RCPT_ALLOWFAILS, 1L);
@@ -154,11 +154,11 @@ smtp_open(const struct conf_channel *conf, struct channel **out,
 		curl_easy_setopt(x->easy, CURLOPT_DEBUGDATA, x);
 		curl_easy_setopt(x->easy, CURLOPT_VERBOSE, 1L);
 		if (conf->tls != NULL && strcmp(conf->tls, "required") == 0)
-			curl_easy_setopt(x->easy, CURLOPT_USE_SSL,
-			    (long)CURLUSESSL_ALL);
+			curl_easy_setopt(
+			    x->easy, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
 		if (conf->username != NULL) {
-			curl_easy_setopt(x->easy, CURLOPT_USERNAME,
-			    conf->username);
+			curl_easy_setopt(
+			    x->easy, CURLOPT_USERNAME, conf->username);
 			curl_easy_setopt(x->easy, CURLOPT_PASSWORD,
 			    conf->password != NULL ? conf->password : "");
 		}
@@ -174,8 +174,8 @@ fail:
 static void
 smtp_close(struct channel *ch)
 {
-	unsigned	i;
-	char		msgs[32], conns[32];
+	unsigned i;
+	char     msgs[32], conns[32];
 
 	if (ch == NULL)
 		return;
@@ -205,7 +205,7 @@ smtp_close(struct channel *ch)
 static struct smtp_xfer *
 smtp_idle_xfer(struct channel *ch)
 {
-	unsigned	i;
+	unsigned i;
 
 	for (i = 0; i < ch->nxfers; i++) {
 		if (ch->xfers[i].msg == NULL)
@@ -242,8 +242,8 @@ static void *
 smtp_prepare(struct channel *ch, struct outbox_msg *msg)
 {
 	struct smtp_xfer *x = smtp_idle_xfer(ch);
-	struct mime_opts o;
-	char		*why = NULL;
+	struct mime_opts  o;
+	char             *why = NULL;
 
 	memset(&o, 0, sizeof o);
 	o.from = ch->conf->from;
@@ -251,8 +251,8 @@ smtp_prepare(struct channel *ch, struct outbox_msg *msg)
 	/* The creation time keeps a retried message byte for byte the same. */
 	o.date = msg->created_at_s > 0 ? msg->created_at_s : time(NULL);
 	o.max_size = ch->conf->max_size;
-	if (mime_build(msg->payload, msg->payload_len, &o, &x->mail,
-	    &why) != 0) {
+	if (mime_build(msg->payload, msg->payload_len, &o, &x->mail, &why) !=
+	    0) {
 		msg->result = SEND_PERMANENT;
 		msg->error = why;
 		return NULL;
@@ -264,8 +264,8 @@ static int
 smtp_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 {
 	struct smtp_xfer *x = slot;
-	CURLMcode	mc;
-	char		*why = NULL;
+	CURLMcode         mc;
+	char             *why = NULL;
 
 	x->errbuf[0] = '\0';
 	x->reply[0] = '\0';
@@ -304,10 +304,10 @@ smtp_classify(CURLcode cc, long code)
 static struct outbox_msg *
 smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 {
-	struct smtp_xfer *x = slot;
+	struct smtp_xfer  *x = slot;
 	struct outbox_msg *msg = x->msg;
-	long		 code = 0, nconn = 0;
-	const char	*what;
+	long               code = 0, nconn = 0;
+	const char        *what;
 
 	curl_multi_remove_handle(ch->multi, x->easy);
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &code);
@@ -323,14 +323,16 @@ smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 		 * recipients are recorded. */
 		if (x->nrefused > 0)
 			msg->error = xasprintf("smtp: %u recipient(s) refused: "
-			    "%s", x->nrefused, x->refused.data);
+			                       "%s",
+			    x->nrefused, x->refused.data);
 	} else if (x->nrefused > 0 && x->mail != NULL &&
 	    x->nrefused >= x->mail->nrcpt)
-		msg->error = xasprintf("smtp: all recipients refused: %s",
-		    x->refused.data);
+		msg->error = xasprintf(
+		    "smtp: all recipients refused: %s", x->refused.data);
 	else if (cc == CURLE_USE_SSL_FAILED)
 		msg->error = xasprintf("smtp: %s (tls = \"required\": nothing "
-		    "sent in clear)", what);
+		                       "sent in clear)",
+		    what);
 	else if (code >= 400 && x->reply[0] != '\0')
 		msg->error = xasprintf("smtp: %s", x->reply);
 	else
@@ -350,8 +352,8 @@ static void
 smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
 {
-	channel_multi_send(ch, ch->multi, ch->nxfers, &smtp_multi_ops, msgs,
-	    n, ctl);
+	channel_multi_send(
+	    ch, ch->multi, ch->nxfers, &smtp_multi_ops, msgs, n, ctl);
 }
 
 const struct channel_ops channel_smtp_ops = {

@@ -9,30 +9,30 @@
 #include "conf.h"
 
 enum send_result {
-	SEND_NONE = 0,		/* not attempted (stopped, circuit open, quota):
-				 * back to PENDING, no attempt counted */
-	SEND_OK,		/* delivered */
-	SEND_RETRY,		/* transient: retry with backoff */
-	SEND_PERMANENT,		/* permanent: FAILED */
+	SEND_NONE = 0,  /* not attempted (stopped, circuit open, quota):
+	                 * back to PENDING, no attempt counted */
+	SEND_OK,        /* delivered */
+	SEND_RETRY,     /* transient: retry with backoff */
+	SEND_PERMANENT, /* permanent: FAILED */
 };
 
 /* One claimed message.  The outbox fills the first block; the channel
  * fills the second. */
 struct outbox_msg {
 	unsigned long long id;
-	char		 message_id[37];
-	char		*channel;
-	char		*event_type;
-	char		*ordering_key;	/* or NULL */
-	char		*payload;	/* JSON text */
-	size_t		 payload_len;
-	unsigned	 attempts;	/* attempts before this one */
-	int64_t		 created_at_s;	/* unix seconds, DB clock */
-	int64_t		 not_before_ms;	/* monotonic; 0 = send at once (rate) */
+	char               message_id[37];
+	char              *channel;
+	char              *event_type;
+	char              *ordering_key; /* or NULL */
+	char              *payload;      /* JSON text */
+	size_t             payload_len;
+	unsigned           attempts;     /* attempts before this one */
+	int64_t            created_at_s; /* unix seconds, DB clock */
+	int64_t not_before_ms; /* monotonic; 0 = send at once (rate) */
 
 	enum send_result result;
-	char		*error;		/* allocated, for last_error; or NULL */
-	int64_t		 retry_after_ms;	/* server's minimum delay, or 0 */
+	char            *error; /* allocated, for last_error; or NULL */
+	int64_t          retry_after_ms; /* server's minimum delay, or 0 */
 };
 
 /*
@@ -43,25 +43,25 @@ struct outbox_msg {
  * start nothing new, finish what is in flight within its timeout.
  */
 struct send_ctl {
-	int		(*before_send)(struct send_ctl *, struct outbox_msg *);
-	void		(*after_send)(struct send_ctl *, struct outbox_msg *);
-	void		*arg;
+	int (*before_send)(struct send_ctl *, struct outbox_msg *);
+	void (*after_send)(struct send_ctl *, struct outbox_msg *);
+	void                  *arg;
 	volatile sig_atomic_t *stop;
 };
 
 struct channel;
 
 struct channel_ops {
-	const char	*type;		/* "smtp", "http" */
+	const char *type; /* "smtp", "http" */
 	/* Open once per process; keeps connections for reuse across batches.
 	 * Returns 0, or -1 with *errstr allocated. */
-	int		(*open)(const struct conf_channel *, struct channel **,
-			    char **errstr);
+	int (*open)(
+	    const struct conf_channel *, struct channel **, char **errstr);
 	/* Send msgs[0..n-1], up to the channel's concurrency at once, and set
 	 * every msg->result.  Never touches the database. */
-	void		(*send)(struct channel *, struct outbox_msg **msgs,
-			    size_t n, struct send_ctl *);
-	void		(*close)(struct channel *);
+	void (*send)(struct channel *, struct outbox_msg **msgs, size_t n,
+	    struct send_ctl *);
+	void (*close)(struct channel *);
 };
 
 /* The ops for a configured channel type. */

@@ -17,20 +17,19 @@ static int
 cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	static const struct option longopts[] = {
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 }
+		{ "dry-run", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 }
 	};
-	struct migration_set	 set = { NULL, 0 };
-	struct migration	*m;
-	struct db		*db = NULL;
-	char			*errstr = NULL;
-	const char		*dir;
-	enum db_status		 st;
-	int			 ch, dry_run = 0, locked = 0, rc = EXIT_OK;
-	size_t			 i, applied = 0;
+	struct migration_set set = { NULL, 0 };
+	struct migration    *m;
+	struct db           *db = NULL;
+	char                *errstr = NULL;
+	const char          *dir;
+	enum db_status       st;
+	int                  ch, dry_run = 0, locked = 0, rc = EXIT_OK;
+	size_t               i, applied = 0;
 
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'n':
 			dry_run = 1;
@@ -40,8 +39,8 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 	}
 	if (optind != ctx->argc)
-		return (cmd_usage_error(ctx->entry, "unexpected argument '%s'",
-		    ctx->argv[optind]));
+		return (cmd_usage_error(
+		    ctx->entry, "unexpected argument '%s'", ctx->argv[optind]));
 	if ((rc = cmd_need_db(ctx, c)) != 0)
 		return (rc);
 
@@ -67,7 +66,8 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 		m = &set.v[i];
 		if (m->state != MIGRATION_CHANGED)
 			continue;
-		fprintf(stderr, "cronguard: %s was changed after it was "
+		fprintf(stderr,
+		    "cronguard: %s was changed after it was "
 		    "applied (sha256 %s, recorded %s); refusing to migrate\n",
 		    m->file, m->checksum, m->recorded_checksum);
 		rc = EXIT_DATAERR;
@@ -88,8 +88,8 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 			/* A statement the server rejects is a broken
 			 * migration, not an unavailable database. */
 			fprintf(stderr, "cronguard: db migrate: %s\n", errstr);
-			rc = st == DB_ERR_QUERY ? EXIT_SOFTWARE :
-			    db_exitcode(st);
+			rc = st == DB_ERR_QUERY ? EXIT_SOFTWARE
+			                        : db_exitcode(st);
 			goto out;
 		}
 		log_kv(LOG_INFO, "migration_applied", "file", m->file, NULL);

@@ -27,17 +27,17 @@ cmd_db_status_word(enum migration_state state)
 static int
 cmd_db_status_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct migration_set	 set = { NULL, 0 };
-	struct migration	*m;
-	struct db		*db = NULL;
-	char			*errstr = NULL;
-	enum db_status		 st;
-	int			 rc = EXIT_OK;
-	size_t			 i;
+	struct migration_set set = { NULL, 0 };
+	struct migration    *m;
+	struct db           *db = NULL;
+	char                *errstr = NULL;
+	enum db_status       st;
+	int                  rc = EXIT_OK;
+	size_t               i;
 
 	if (ctx->argc > 1)
-		return (cmd_usage_error(ctx->entry, "unexpected argument '%s'",
-		    ctx->argv[1]));
+		return (cmd_usage_error(
+		    ctx->entry, "unexpected argument '%s'", ctx->argv[1]));
 	if ((rc = cmd_need_db(ctx, c)) != 0)
 		return (rc);
 	if (migrate_scan(migrate_sqldir(), &set, &errstr) != 0) {
@@ -61,16 +61,17 @@ cmd_db_status_exec(struct cmd_ctx *ctx, struct conf *c)
 		    m->applied_at != NULL ? m->applied_at : "-",
 		    m->file != NULL ? m->file : m->name);
 	}
-	printf("%zu applied, %zu pending", migrate_count(&set,
-	    MIGRATION_APPLIED) + migrate_count(&set, MIGRATION_CHANGED) +
-	    migrate_count(&set, MIGRATION_MISSING), migrate_count(&set,
-	    MIGRATION_PENDING));
+	printf("%zu applied, %zu pending",
+	    migrate_count(&set, MIGRATION_APPLIED) +
+	        migrate_count(&set, MIGRATION_CHANGED) +
+	        migrate_count(&set, MIGRATION_MISSING),
+	    migrate_count(&set, MIGRATION_PENDING));
 	if (migrate_count(&set, MIGRATION_CHANGED) > 0)
-		printf(", %zu changed since applied", migrate_count(&set,
-		    MIGRATION_CHANGED));
+		printf(", %zu changed since applied",
+		    migrate_count(&set, MIGRATION_CHANGED));
 	if (migrate_count(&set, MIGRATION_MISSING) > 0)
-		printf(", %zu without a file", migrate_count(&set,
-		    MIGRATION_MISSING));
+		printf(", %zu without a file",
+		    migrate_count(&set, MIGRATION_MISSING));
 	printf("\n");
 
 out:

@@ -12,24 +12,23 @@
 #include "util.h"
 
 /* The same defaults as a configured job's (cronguard.conf(5)). */
-#define EXEC_MAX_RUNTIME_MS	(3600 * 1000)
-#define EXEC_GRACE_MS		(10 * 60 * 1000)
-#define EXEC_HEARTBEAT_MS	(30 * 1000)
+#define EXEC_MAX_RUNTIME_MS (3600 * 1000)
+#define EXEC_GRACE_MS (10 * 60 * 1000)
+#define EXEC_HEARTBEAT_MS (30 * 1000)
 
 static int
 cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "lock",	 required_argument, NULL, 'l' },
+	static const struct option longopts[] = { { "lock", required_argument,
+		                                      NULL, 'l' },
 		{ "max-runtime", required_argument, NULL, 'm' },
-		{ "busy-exit",	 required_argument, NULL, 'b' },
-		{ "timeout",	 required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct guard_job	 gj;
-	const char		*errstr;
-	long long		 n;
-	int			 ch, rc;
+		{ "busy-exit", required_argument, NULL, 'b' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 } };
+	struct guard_job           gj;
+	const char                *errstr;
+	long long                  n;
+	int                        ch, rc;
 
 	memset(&gj, 0, sizeof gj);
 	gj.guard = GUARD_NAMED_LOCK;
@@ -41,22 +40,25 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 	gj.on_lock_lost = LOCK_LOST_TERMINATE;
 
 	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'l':
 			if (!conf_lock_name_valid(optarg, &errstr))
-				return cmd_usage_error(ctx->entry, "--lock: lock "
-				    "name %s", errstr);
+				return cmd_usage_error(ctx->entry,
+				    "--lock: lock "
+				    "name %s",
+				    errstr);
 			gj.lock = optarg;
 			break;
 		case 'm':
-			if (duration_parse(optarg, &gj.max_runtime_ms,
-			    &errstr) != 0 || gj.max_runtime_ms == 0)
+			if (duration_parse(
+			        optarg, &gj.max_runtime_ms, &errstr) != 0 ||
+			    gj.max_runtime_ms == 0)
 				return cmd_usage_error(ctx->entry,
 				    "--max-runtime: %s: %s", optarg,
-				    gj.max_runtime_ms == 0 ? "must not be 0" :
-				    errstr);
+				    gj.max_runtime_ms == 0 ? "must not be 0"
+				                           : errstr);
 			break;
 		case 'b':
 			if (parse_ll(optarg, 0, 255, &n, &errstr) != 0)
@@ -71,8 +73,10 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 				    "--timeout: %s: %s", optarg, errstr);
 			break;
 		default:
-			return cmd_usage_error(ctx->entry, "unknown or "
-			    "incomplete option %s", ctx->argv[optind - 1]);
+			return cmd_usage_error(ctx->entry,
+			    "unknown or "
+			    "incomplete option %s",
+			    ctx->argv[optind - 1]);
 		}
 	}
 	if (gj.lock == NULL)
@@ -89,9 +93,9 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 const struct cmd_entry cmd_exec_entry = {
 	.name = "exec",
 	.usage = "--lock name [--max-runtime duration] [--busy-exit n] "
-	    "[--timeout duration] -- command [arg ...]",
+	         "[--timeout duration] -- command [arg ...]",
 	.summary = "Run a command under a named lock: flock(1) for a whole "
-	    "fleet.  Needs only the database section.",
+	           "fleet.  Needs only the database section.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_exec_exec,
 };

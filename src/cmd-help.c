@@ -9,9 +9,9 @@
 static int
 cmd_help_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	char	 name[128];
-	size_t	 i;
-	int	 r;
+	char   name[128];
+	size_t i;
+	int    r;
 
 	(void)c;
 	if (ctx->argc < 2 || ctx->argc > 3)

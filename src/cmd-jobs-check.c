@@ -18,22 +18,21 @@
 #include "util.h"
 
 struct job_check {
-	const struct conf_job	*job;
-	enum check_status	 status;
-	struct buf		 msg;		/* why, when not OK */
-	struct job_summary	 js;
-	struct lock_holder	 holder;
-	int			 running;
+	const struct conf_job *job;
+	enum check_status      status;
+	struct buf             msg; /* why, when not OK */
+	struct job_summary     js;
+	struct lock_holder     holder;
+	int                    running;
 };
 
-static void
-check_add(struct job_check *jc, enum check_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void check_add(struct job_check *jc, enum check_status st,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void
 check_add(struct job_check *jc, enum check_status st, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	jc->status = check_status_worst(jc->status, st);
 	if (jc->msg.len > 0)
@@ -47,11 +46,11 @@ check_add(struct job_check *jc, enum check_status st, const char *fmt, ...)
 static int
 check_job(struct db *db, struct job_check *jc, char **errstr)
 {
-	const struct conf_job	*j = jc->job;
+	const struct conf_job    *j = jc->job;
 	const struct job_summary *js = &jc->js;
-	char			 d1[32], d2[32], age[32];
-	char			*why = NULL;
-	int64_t			 limit;
+	char                      d1[32], d2[32], age[32];
+	char                     *why = NULL;
+	int64_t                   limit;
 
 	if (lock_job_summary(db, j->name, &jc->js, errstr) != DB_OK)
 		return (-1);
@@ -64,13 +63,17 @@ check_job(struct db *db, struct job_check *jc, char **errstr)
 		duration_format(j->grace_ms, d2, sizeof d2);
 		limit = j->expect_every_ms + j->grace_ms;
 		if (js->last_success_ts < 0)
-			check_add(jc, CHECK_WARNING, "no successful run "
-			    "recorded (expected every %s + %s)", d1, d2);
+			check_add(jc, CHECK_WARNING,
+			    "no successful run "
+			    "recorded (expected every %s + %s)",
+			    d1, d2);
 		else if (js->last_success_age_s * 1000 > limit) {
-			duration_format(js->last_success_age_s * 1000, age,
-			    sizeof age);
-			check_add(jc, CHECK_CRITICAL, "last success %s ago "
-			    "(expected every %s + %s)", age, d1, d2);
+			duration_format(
+			    js->last_success_age_s * 1000, age, sizeof age);
+			check_add(jc, CHECK_CRITICAL,
+			    "last success %s ago "
+			    "(expected every %s + %s)",
+			    age, d1, d2);
 		}
 	}
 
@@ -78,36 +81,41 @@ check_job(struct db *db, struct job_check *jc, char **errstr)
 	    strcmp(js->last_outcome, "running") == 0;
 	if (jc->running && js->last_session_alive == 0) {
 		/* The session of a live run is there until it finishes. */
-		check_add(jc, CHECK_WARNING, "run %llu died without finishing "
-		    "(its session %llu is gone)", js->last_id,
-		    js->last_connection_id);
+		check_add(jc, CHECK_WARNING,
+		    "run %llu died without finishing "
+		    "(its session %llu is gone)",
+		    js->last_id, js->last_connection_id);
 		jc->running = 0;
 	} else if (jc->running && js->last_age_s >= 0) {
 		duration_format(js->last_age_s * 1000, age, sizeof age);
 		duration_format(j->max_runtime_ms, d1, sizeof d1);
 		if (js->last_age_s * 1000 > j->max_runtime_ms + j->grace_ms)
-			check_add(jc, CHECK_CRITICAL, "run %llu running for %s, "
-			    "past max_runtime %s + grace", js->last_id, age, d1);
+			check_add(jc, CHECK_CRITICAL,
+			    "run %llu running for %s, "
+			    "past max_runtime %s + grace",
+			    js->last_id, age, d1);
 		else if (js->last_age_s * 1000 > j->max_runtime_ms)
-			check_add(jc, CHECK_WARNING, "run %llu running for %s, "
-			    "past max_runtime %s", js->last_id, age, d1);
+			check_add(jc, CHECK_WARNING,
+			    "run %llu running for %s, "
+			    "past max_runtime %s",
+			    js->last_id, age, d1);
 	}
 
 	/* A lock that no run of ours accounts for. */
 	if (jc->holder.connection_id != 0 && jc->holder.run_id == 0 &&
-	    lock_holder_stuck(&jc->holder, j->max_runtime_ms, j->grace_ms,
-	    &why))
-		check_add(jc, CHECK_CRITICAL, "lock %s held by %s", j->lock,
-		    why);
+	    lock_holder_stuck(
+	        &jc->holder, j->max_runtime_ms, j->grace_ms, &why))
+		check_add(
+		    jc, CHECK_CRITICAL, "lock %s held by %s", j->lock, why);
 	free(why);
 	return (0);
 }
 
 static void
-print_nagios(FILE *f, enum check_status st, struct job_check *jcs,
-    size_t n, const char *error)
+print_nagios(FILE *f, enum check_status st, struct job_check *jcs, size_t n,
+    const char *error)
 {
-	size_t	 i, bad = 0;
+	size_t i, bad = 0;
 
 	fprintf(f, "JOBS %s - ", check_status_name(st));
 	if (error != NULL)
@@ -127,11 +135,14 @@ print_nagios(FILE *f, enum check_status st, struct job_check *jcs,
 
 			if (j->expect_every_ms > 0) {
 				if (jcs[i].js.last_success_age_s >= 0)
-					fprintf(f, " %s_last_success_age=%llds"
-					    ";;%lld", j->name,
+					fprintf(f,
+					    " %s_last_success_age=%llds"
+					    ";;%lld",
+					    j->name,
 					    jcs[i].js.last_success_age_s,
 					    (long long)((j->expect_every_ms +
-					    j->grace_ms) / 1000));
+					                    j->grace_ms) /
+					        1000));
 				else
 					fprintf(f, " %s_last_success_age=U",
 					    j->name);
@@ -146,8 +157,8 @@ static void
 print_json(FILE *f, enum check_status st, struct job_check *jcs, size_t n,
     const char *error)
 {
-	json_t	*root, *jobs, *o;
-	size_t	 i;
+	json_t *root, *jobs, *o;
+	size_t  i;
 
 	root = json_object();
 	json_object_set_new(root, "status", json_string(check_status_name(st)));
@@ -159,26 +170,30 @@ print_json(FILE *f, enum check_status st, struct job_check *jcs, size_t n,
 
 		o = json_object();
 		json_object_set_new(o, "job", json_string(jcs[i].job->name));
-		json_object_set_new(o, "status",
-		    json_string(check_status_name(jcs[i].status)));
+		json_object_set_new(
+		    o, "status", json_string(check_status_name(jcs[i].status)));
 		json_object_set_new(o, "message", json_string(jcs[i].msg.data));
-		json_object_set_new(o, "last_success", js->last_success ?
-		    json_string(js->last_success) : json_null());
+		json_object_set_new(o, "last_success",
+		    js->last_success ? json_string(js->last_success)
+		                     : json_null());
 		json_object_set_new(o, "last_success_timestamp_seconds",
-		    js->last_success_ts >= 0 ? json_real(js->last_success_ts) :
-		    json_null());
+		    js->last_success_ts >= 0 ? json_real(js->last_success_ts)
+		                             : json_null());
 		json_object_set_new(o, "last_success_age_seconds",
-		    js->last_success_age_s >= 0 ?
-		    json_integer(js->last_success_age_s) : json_null());
-		json_object_set_new(o, "last_run_id", js->last_id != 0 ?
-		    json_integer((json_int_t)js->last_id) : json_null());
-		json_object_set_new(o, "last_outcome", js->last_outcome ?
-		    json_string(js->last_outcome) : json_null());
+		    js->last_success_age_s >= 0
+		        ? json_integer(js->last_success_age_s)
+		        : json_null());
+		json_object_set_new(o, "last_run_id",
+		    js->last_id != 0 ? json_integer((json_int_t)js->last_id)
+		                     : json_null());
+		json_object_set_new(o, "last_outcome",
+		    js->last_outcome ? json_string(js->last_outcome)
+		                     : json_null());
 		json_object_set_new(o, "running", json_boolean(jcs[i].running));
 		json_object_set_new(o, "lock_holder_connection",
-		    jcs[i].holder.connection_id != 0 ?
-		    json_integer((json_int_t)jcs[i].holder.connection_id) :
-		    json_null());
+		    jcs[i].holder.connection_id != 0
+		        ? json_integer((json_int_t)jcs[i].holder.connection_id)
+		        : json_null());
 		json_array_append_new(jobs, o);
 	}
 	json_object_set_new(root, "jobs", jobs);
@@ -202,10 +217,10 @@ prom_label(struct buf *b, const char *s)
 }
 
 static void
-prom_metric(struct buf *b, struct job_check *jcs, size_t n,
-    const char *name, const char *help, int which)
+prom_metric(struct buf *b, struct job_check *jcs, size_t n, const char *name,
+    const char *help, int which)
 {
-	size_t	 i;
+	size_t i;
 
 	buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 	for (i = 0; i < n; i++) {
@@ -214,8 +229,10 @@ prom_metric(struct buf *b, struct job_check *jcs, size_t n,
 		buf_adds(b, "\"} ");
 		switch (which) {
 		case 0:
-			buf_printf(b, "%.6f\n", jcs[i].js.last_success_ts >= 0 ?
-			    jcs[i].js.last_success_ts : 0.0);
+			buf_printf(b, "%.6f\n",
+			    jcs[i].js.last_success_ts >= 0
+			        ? jcs[i].js.last_success_ts
+			        : 0.0);
 			break;
 		case 1:
 			buf_printf(b, "%d\n", jcs[i].running);
@@ -235,52 +252,58 @@ build_prometheus(struct buf *b, enum check_status st, struct job_check *jcs,
 		prom_metric(b, jcs, n,
 		    "cronguard_job_last_success_timestamp_seconds",
 		    "Unix time of the job's last successful run (database "
-		    "clock); 0 if none.", 0);
+		    "clock); 0 if none.",
+		    0);
 		prom_metric(b, jcs, n, "cronguard_job_running",
 		    "1 while a run of the job is recorded as running.", 1);
 		prom_metric(b, jcs, n, "cronguard_job_status",
 		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, "
-		    "3 UNKNOWN.", 2);
+		    "3 UNKNOWN.",
+		    2);
 	}
-	buf_printf(b, "# HELP cronguard_jobs_check_status Overall jobs check "
+	buf_printf(b,
+	    "# HELP cronguard_jobs_check_status Overall jobs check "
 	    "status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n"
 	    "# TYPE cronguard_jobs_check_status gauge\n"
-	    "cronguard_jobs_check_status %d\n", (int)st);
+	    "cronguard_jobs_check_status %d\n",
+	    (int)st);
 }
 
 static int
 cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "format",	  required_argument, NULL, 'f' },
+	static const struct option longopts[] = { { "format", required_argument,
+		                                      NULL, 'f' },
 		{ "metrics-file", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 }
-	};
-	enum report_format	 fmt = REPORT_NAGIOS;
-	enum check_status	 st = CHECK_OK;
-	struct job_check	*jcs = NULL;
-	struct db		*db = NULL;
-	struct buf		 prom;
-	const char		*metrics = NULL;
-	char			*errstr = NULL, *error = NULL;
-	size_t			 n = 0, i;
-	int			 ch, k;
+		{ NULL, 0, NULL, 0 } };
+	enum report_format         fmt = REPORT_NAGIOS;
+	enum check_status          st = CHECK_OK;
+	struct job_check          *jcs = NULL;
+	struct db                 *db = NULL;
+	struct buf                 prom;
+	const char                *metrics = NULL;
+	char                      *errstr = NULL, *error = NULL;
+	size_t                     n = 0, i;
+	int                        ch, k;
 
 	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'f':
 			if (report_format_parse(optarg, &fmt) != 0)
-				return cmd_usage_error(ctx->entry, "--format "
+				return cmd_usage_error(ctx->entry,
+				    "--format "
 				    "must be nagios, json or prometheus");
 			break;
 		case 'm':
 			metrics = optarg;
 			break;
 		default:
-			return cmd_usage_error(ctx->entry, "unknown or "
-			    "incomplete option %s", ctx->argv[optind - 1]);
+			return cmd_usage_error(ctx->entry,
+			    "unknown or "
+			    "incomplete option %s",
+			    ctx->argv[optind - 1]);
 		}
 	}
 
@@ -288,8 +311,8 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (optind < ctx->argc) {
 		jcs = xcalloc((size_t)(ctx->argc - optind), sizeof *jcs);
 		for (k = optind; k < ctx->argc; k++) {
-			if ((jcs[n].job = conf_job_find(c,
-			    ctx->argv[k])) == NULL) {
+			if ((jcs[n].job = conf_job_find(c, ctx->argv[k])) ==
+			    NULL) {
 				error = xasprintf("no job \"%s\" in %s",
 				    ctx->argv[k], c->path);
 				break;
@@ -315,7 +338,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 			errstr = NULL;
 			break;
 		}
-		buf_adds(&jcs[i].msg, "");	/* never NULL data */
+		buf_adds(&jcs[i].msg, ""); /* never NULL data */
 		st = check_status_worst(st, jcs[i].status);
 	}
 	if (error != NULL)
@@ -323,10 +346,10 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 
 	if (metrics != NULL) {
 		build_prometheus(&prom, st, jcs, n, error);
-		if (write_file_atomic(metrics, prom.data, prom.len,
-		    &errstr) != 0) {
-			fprintf(stderr, "cronguard: --metrics-file: %s\n",
-			    errstr);
+		if (write_file_atomic(metrics, prom.data, prom.len, &errstr) !=
+		    0) {
+			fprintf(
+			    stderr, "cronguard: --metrics-file: %s\n", errstr);
 			if (st == CHECK_OK || st == CHECK_WARNING)
 				st = CHECK_UNKNOWN;
 		}
@@ -361,8 +384,9 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 const struct cmd_entry cmd_jobs_check_entry = {
 	.name = "jobs check",
 	.usage = "[--format nagios|json|prometheus] [--metrics-file path] "
-	    "[job ...]",
-	.summary = "Monitoring check: a job whose last success is older than "
+	         "[job ...]",
+	.summary =
+	    "Monitoring check: a job whose last success is older than "
 	    "expect_every + grace,\na job still running past max_runtime, or a "
 	    "lock held by a dead or stuck run.\nExit 0 OK, 1 WARNING, 2 "
 	    "CRITICAL, 3 UNKNOWN.",

@@ -39,16 +39,17 @@ short_time(const char *dt, char *buf, size_t len)
 static int
 cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db		*db = NULL;
-	struct job_summary	 js;
-	const struct conf_job	*j;
-	char			*errstr = NULL, run[32], ok[32];
-	const char		*lock;
-	int			 wjob = 3, wlock = 4, n, rc = EXIT_OK;
-	size_t			 i;
+	struct db             *db = NULL;
+	struct job_summary     js;
+	const struct conf_job *j;
+	char                  *errstr = NULL, run[32], ok[32];
+	const char            *lock;
+	int                    wjob = 3, wlock = 4, n, rc = EXIT_OK;
+	size_t                 i;
 
 	if (ctx->argc != 1)
-		return cmd_usage_error(ctx->entry, "jobs list takes no "
+		return cmd_usage_error(ctx->entry,
+		    "jobs list takes no "
 		    "arguments");
 	if (c->have_database && db_connect(&c->db, &db, &errstr) != DB_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "error", errstr, NULL);
@@ -68,8 +69,8 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
 		memset(&js, 0, sizeof js);
-		if (db != NULL && lock_job_summary(db, j->name, &js,
-		    &errstr) != DB_OK) {
+		if (db != NULL &&
+		    lock_job_summary(db, j->name, &js, &errstr) != DB_OK) {
 			log_kv(LOG_ERROR, "db_unavailable", "job", j->name,
 			    "error", errstr, NULL);
 			free(errstr);
@@ -93,7 +94,7 @@ const struct cmd_entry cmd_jobs_list_entry = {
 	.name = "jobs list",
 	.usage = "",
 	.summary = "List the configured jobs with their guard, lock name, "
-	    "last run and last success (database clock, UTC).",
+	           "last run and last success (database clock, UTC).",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_jobs_list_exec,
 };

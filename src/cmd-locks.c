@@ -15,7 +15,7 @@
 static const struct conf_job *
 first_user(const struct conf *c, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < c->njobs; i++)
 		if (c->jobs[i].guard == GUARD_NAMED_LOCK &&
@@ -25,13 +25,13 @@ first_user(const struct conf *c, const char *name)
 }
 
 static void
-print_lock(const struct conf_job *j, const struct lock_holder *h,
-    int wlock, int wjob)
+print_lock(
+    const struct conf_job *j, const struct lock_holder *h, int wlock, int wjob)
 {
-	struct buf	 who;
-	char		*why = NULL;
-	const char	*state;
-	char		 since[40];
+	struct buf  who;
+	char       *why = NULL;
+	const char *state;
+	char        since[40];
 
 	buf_init(&who);
 	if (h->connection_id == 0) {
@@ -39,8 +39,9 @@ print_lock(const struct conf_job *j, const struct lock_holder *h,
 		    "free");
 		return;
 	}
-	state = lock_holder_stuck(h, j->max_runtime_ms, j->grace_ms, &why) ?
-	    "STUCK" : "held";
+	state = lock_holder_stuck(h, j->max_runtime_ms, j->grace_ms, &why)
+	    ? "STUCK"
+	    : "held";
 	buf_printf(&who, "connection %llu", h->connection_id);
 	if (h->run_id != 0)
 		buf_printf(&who, ", run %llu on %s pid %lld", h->run_id,
@@ -53,12 +54,12 @@ print_lock(const struct conf_job *j, const struct lock_holder *h,
 		snprintf(since, sizeof since, ", since %.19s (%llds)",
 		    h->started_at, h->run_age_s);
 	else if (h->idle_s >= 0)
-		snprintf(since, sizeof since, ", in its state for %llds",
-		    h->idle_s);
+		snprintf(
+		    since, sizeof since, ", in its state for %llds", h->idle_s);
 	else
 		since[0] = '\0';
-	printf("%-*s  %-*s  %-5s  %s%s\n", wlock, j->lock, wjob, j->name,
-	    state, who.data, since);
+	printf("%-*s  %-*s  %-5s  %s%s\n", wlock, j->lock, wjob, j->name, state,
+	    who.data, since);
 	buf_free(&who);
 	free(why);
 }
@@ -66,12 +67,12 @@ print_lock(const struct conf_job *j, const struct lock_holder *h,
 static int
 cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db		*db = NULL;
-	struct lock_holder	 h;
-	const struct conf_job	*j;
-	char			*errstr = NULL;
-	int			 wlock = 4, wjob = 3, n, rc = EXIT_OK;
-	size_t			 i;
+	struct db             *db = NULL;
+	struct lock_holder     h;
+	const struct conf_job *j;
+	char                  *errstr = NULL;
+	int                    wlock = 4, wjob = 3, n, rc = EXIT_OK;
+	size_t                 i;
 
 	if (ctx->argc != 1)
 		return cmd_usage_error(ctx->entry, "locks takes no arguments");
@@ -115,7 +116,7 @@ const struct cmd_entry cmd_locks_entry = {
 	.name = "locks",
 	.usage = "",
 	.summary = "Show each configured lock name, whether it is held, by "
-	    "which connection and run, and since when.",
+	           "which connection and run, and since when.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_locks_exec,
 };

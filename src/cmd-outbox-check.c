@@ -25,15 +25,15 @@ static int
 check_write_metrics(const char *path, const struct outbox_counts *k,
     const struct conf_outbox *c, enum check_status s)
 {
-	struct buf	 b;
-	char		*errstr = NULL;
-	int		 rc = 0;
+	struct buf b;
+	char      *errstr = NULL;
+	int        rc = 0;
 
 	buf_init(&b);
 	outbox_report(&b, REPORT_PROMETHEUS, k, c, s, NULL);
 	if (write_file_atomic(path, b.data, b.len, &errstr) != 0) {
-		fprintf(stderr, "cronguard: metrics file %s: %s\n", path,
-		    errstr);
+		fprintf(
+		    stderr, "cronguard: metrics file %s: %s\n", path, errstr);
 		rc = -1;
 	}
 	free(errstr);
@@ -44,11 +44,12 @@ check_write_metrics(const char *path, const struct outbox_counts *k,
 static void
 check_report_stuck(const struct outbox_counts *k)
 {
-	struct incident	 inc = { 0 };
-	char		*d;
+	struct incident inc = { 0 };
+	char           *d;
 
 	d = xasprintf("%lld outbox rows PROCESSING longer than the "
-	    "watchdog: no dispatcher is recovering them", k->stuck);
+	              "watchdog: no dispatcher is recovering them",
+	    k->stuck);
 	inc.event = "outbox_stuck";
 	inc.detail = d;
 	incident_report(&inc);
@@ -58,30 +59,30 @@ check_report_stuck(const struct outbox_counts *k)
 static int
 cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
+	static const struct option longopts[] = { { "format", required_argument,
+		                                      NULL, 'f' },
 		{ "metrics-file", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 }
-	};
-	enum report_format fmt = REPORT_NAGIOS;
-	struct outbox_counts k;
-	enum check_status s;
-	struct db	*db = NULL;
-	struct buf	 out;
-	const char	*metrics = NULL;
-	char		*errstr = NULL;
-	enum db_status	 st;
-	int		 ch, rc;
+		{ NULL, 0, NULL, 0 } };
+	enum report_format         fmt = REPORT_NAGIOS;
+	struct outbox_counts       k;
+	enum check_status          s;
+	struct db                 *db = NULL;
+	struct buf                 out;
+	const char                *metrics = NULL;
+	char                      *errstr = NULL;
+	enum db_status             st;
+	int                        ch, rc;
 
 	memset(&k, 0, sizeof k);
 	buf_init(&out);
 	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'f':
 			if (report_format_parse(optarg, &fmt) != 0) {
-				rc = cmd_usage_error(ctx->entry, "--format "
+				rc = cmd_usage_error(ctx->entry,
+				    "--format "
 				    "must be nagios, json or prometheus");
 				goto out;
 			}
@@ -96,8 +97,8 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 	}
 	if (optind != ctx->argc) {
-		rc = cmd_usage_error(ctx->entry, "unexpected argument: %s",
-		    ctx->argv[optind]);
+		rc = cmd_usage_error(
+		    ctx->entry, "unexpected argument: %s", ctx->argv[optind]);
 		goto out;
 	}
 
@@ -134,7 +135,8 @@ out:
 const struct cmd_entry cmd_outbox_check_entry = {
 	.name = "outbox check",
 	.usage = "[--format nagios|json|prometheus] [--metrics-file path]",
-	.summary = "Count pending, due, processing, stale, stuck, failed and "
+	.summary =
+	    "Count pending, due, processing, stale, stuck, failed and "
 	    "unknown-channel rows, show open circuits and quota use, and give "
 	    "a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, "
 	    "3 UNKNOWN).",

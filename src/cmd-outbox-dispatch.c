@@ -36,7 +36,7 @@ static volatile sig_atomic_t dispatch_stop;
 
 /* Claims and sends stop this long before the --for deadline (or a tenth
  * of --for, if shorter), leaving it to in-flight replies and finalise. */
-#define DISPATCH_MARGIN_MS	100
+#define DISPATCH_MARGIN_MS 100
 
 static void
 dispatch_signal(int sig)
@@ -48,26 +48,26 @@ dispatch_signal(int sig)
 /* One configured channel this dispatcher serves. */
 struct dchan {
 	const struct conf_channel *conf;
-	const struct channel_ops *ops;
-	struct channel	*ch;
-	struct ratelimit *lim;
-	bool		 limited;	/* rate, quota or circuit configured */
-	unsigned	 granted;
+	const struct channel_ops  *ops;
+	struct channel            *ch;
+	struct ratelimit          *lim;
+	bool                 limited; /* rate, quota or circuit configured */
+	unsigned             granted;
 	struct outbox_cursor cursor;
 };
 
 struct dispatch {
-	struct conf	*conf;
-	struct db	*db;
-	struct dchan	*chans;
-	size_t		 nchans;
-	unsigned	 batch;
-	bool		 no_send;	/* benchmark: claim and finalise only */
-	int64_t		 until;		/* monotonic ms: no claim or send
-					 * starts after it; 0 = no deadline */
-	struct outbox_cursor cursor;	/* of the unlimited channels' claims */
-	struct outbox_tally tally;
-	unsigned long long recovered;
+	struct conf  *conf;
+	struct db    *db;
+	struct dchan *chans;
+	size_t        nchans;
+	unsigned      batch;
+	bool          no_send;       /* benchmark: claim and finalise only */
+	int64_t       until;         /* monotonic ms: no claim or send
+	                              * starts after it; 0 = no deadline */
+	struct outbox_cursor cursor; /* of the unlimited channels' claims */
+	struct outbox_tally  tally;
+	unsigned long long   recovered;
 };
 
 /*
@@ -78,7 +78,7 @@ struct dispatch {
 static void
 dispatch_null_send(struct outbox_msg **msgs, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		msgs[i]->result = SEND_OK;
@@ -114,9 +114,9 @@ dispatch_left(const struct dispatch *dp)
  * ctl must stay the first member: the channel hands it back.
  */
 struct dispatch_ctl {
-	struct send_ctl	 ctl;
-	struct send_ctl	 inner;
-	int64_t		 until;
+	struct send_ctl ctl;
+	struct send_ctl inner;
+	int64_t         until;
 };
 
 static int
@@ -139,14 +139,14 @@ dispatch_deadline_after(struct send_ctl *ctl, struct outbox_msg *msg)
 
 /* Send the claimed messages of channel d, then settle its limits. */
 static enum db_status
-dispatch_send(struct dispatch *dp, struct dchan *d, struct claim *c,
-    char **errstr)
+dispatch_send(
+    struct dispatch *dp, struct dchan *d, struct claim *c, char **errstr)
 {
 	struct outbox_msg **msgs;
 	struct dispatch_ctl dc;
-	struct send_ctl	 ctl, *use = &ctl;
-	size_t		 i, n = 0;
-	enum db_status	 st = DB_OK;
+	struct send_ctl     ctl, *use = &ctl;
+	size_t              i, n = 0;
+	enum db_status      st = DB_OK;
 
 	msgs = xcalloc(c->n + 1, sizeof *msgs);
 	for (i = 0; i < c->n; i++) {
@@ -187,17 +187,17 @@ out:
 
 /* Where a batch's time went, for -vv and the benchmark. */
 static void
-dispatch_log_batch(const struct claim *c, int64_t claim_ms, int64_t send_ms,
-    int64_t fin_ms)
+dispatch_log_batch(
+    const struct claim *c, int64_t claim_ms, int64_t send_ms, int64_t fin_ms)
 {
-	char	n[32], a[32], b[32], f[32];
+	char n[32], a[32], b[32], f[32];
 
 	snprintf(n, sizeof n, "%zu", c->n);
 	snprintf(a, sizeof a, "%lld", (long long)claim_ms);
 	snprintf(b, sizeof b, "%lld", (long long)send_ms);
 	snprintf(f, sizeof f, "%lld", (long long)fin_ms);
-	log_kv(LOG_DEBUG, "outbox_batch", "count", n, "claim_ms", a,
-	    "send_ms", b, "finalise_ms", f, "token", c->token, NULL);
+	log_kv(LOG_DEBUG, "outbox_batch", "count", n, "claim_ms", a, "send_ms",
+	    b, "finalise_ms", f, "token", c->token, NULL);
 }
 
 /* Claim for names[0..n-1] at most limit rows after cur, send, finalise.
@@ -209,16 +209,16 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
     unsigned limit, struct dchan *limited, struct outbox_cursor *cur,
     size_t *claimed, bool *attempted, bool *rescan, char **errstr)
 {
-	int		 had_cursor = cur->set;
-	struct claim	 c;
-	enum db_status	 st, st2;
-	size_t		 i;
-	char		*err2 = NULL;
-	int64_t		 t0, t1, t2;
+	int            had_cursor = cur->set;
+	struct claim   c;
+	enum db_status st, st2;
+	size_t         i;
+	char          *err2 = NULL;
+	int64_t        t0, t1, t2;
 
 	t0 = now_mono_ms();
-	st = outbox_claim(dp->db, &dp->conf->outbox, names, n, limit, cur,
-	    &c, errstr);
+	st = outbox_claim(
+	    dp->db, &dp->conf->outbox, names, n, limit, cur, &c, errstr);
 	if (st != DB_OK)
 		return st;
 	if (had_cursor && !cur->set)
@@ -228,8 +228,8 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
 		/* Give the reservation back at once, not at the next
 		 * reserve: this process may exit before that. */
 		if (limited != NULL && limited->lim != NULL)
-			st = ratelimit_settle(limited->lim, dp->db, NULL, 0,
-			    errstr);
+			st = ratelimit_settle(
+			    limited->lim, dp->db, NULL, 0, errstr);
 		goto out;
 	}
 	t1 = now_mono_ms();
@@ -265,8 +265,8 @@ out:
 static unsigned
 dispatch_want(const struct dispatch *dp, const struct dchan *d)
 {
-	int64_t	left = dispatch_left(dp);
-	double	fit;
+	int64_t left = dispatch_left(dp);
+	double  fit;
 
 	if (left <= 0)
 		return 0;
@@ -285,10 +285,10 @@ static enum db_status
 dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
     bool *rescan, char **errstr)
 {
-	const char	**names;
-	size_t		 i, n = 0;
-	unsigned	 want;
-	enum db_status	 st = DB_OK;
+	const char   **names;
+	size_t         i, n = 0;
+	unsigned       want;
+	enum db_status st = DB_OK;
 
 	*claimed = 0;
 	*attempted = false;
@@ -314,17 +314,17 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 		if ((want = dispatch_want(dp, d)) == 0)
 			continue;
 		d->granted = 0;
-		st = ratelimit_reserve(d->lim, dp->db, want, &d->granted,
-		    errstr);
+		st = ratelimit_reserve(
+		    d->lim, dp->db, want, &d->granted, errstr);
 		if (st != DB_OK)
 			goto out;
 		if (dp->until != 0 && d->granted > 0) {
-			d->granted = ratelimit_trim(d->lim, d->granted,
-			    dp->until);
+			d->granted =
+			    ratelimit_trim(d->lim, d->granted, dp->until);
 			if (d->granted == 0) {
 				/* Quota reserved for nothing goes back. */
-				st = ratelimit_settle(d->lim, dp->db, NULL, 0,
-				    errstr);
+				st = ratelimit_settle(
+				    d->lim, dp->db, NULL, 0, errstr);
 				if (st != DB_OK)
 					goto out;
 			}
@@ -347,9 +347,9 @@ static enum db_status
 dispatch_pass(struct dispatch *dp, char **errstr)
 {
 	unsigned long long n = 0;
-	enum db_status	 st;
-	size_t		 claimed, i;
-	bool		 attempted, rescan;
+	enum db_status     st;
+	size_t             claimed, i;
+	bool               attempted, rescan;
 
 	dp->cursor.set = 0;
 	for (i = 0; i < dp->nchans; i++)
@@ -358,7 +358,7 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 	if (st != DB_OK)
 		return st;
 	if (n > 0) {
-		char	num[32];
+		char num[32];
 
 		snprintf(num, sizeof num, "%llu", n);
 		log_kv(LOG_WARN, "outbox_recovered", "count", num, "reason",
@@ -386,10 +386,10 @@ static int
 dispatch_open(struct dispatch *dp, char **only, size_t nonly)
 {
 	const struct conf_channel *cc;
-	struct dchan	*d;
-	size_t		 i, j;
-	char		*errstr = NULL;
-	bool		 want;
+	struct dchan              *d;
+	size_t                     i, j;
+	char                      *errstr = NULL;
+	bool                       want;
 
 	dp->chans = xcalloc(dp->conf->nchannels + 1, sizeof *dp->chans);
 	for (i = 0; i < dp->conf->nchannels; i++) {
@@ -408,9 +408,8 @@ dispatch_open(struct dispatch *dp, char **only, size_t nonly)
 		    cc->circuit_failures > 0;
 		d->lim = ratelimit_new(cc);
 		if (d->ops == NULL || d->ops->open(cc, &d->ch, &errstr) != 0) {
-			fprintf(stderr, "cronguard: channel %s: %s\n",
-			    cc->name, errstr != NULL ? errstr :
-			    "unsupported type");
+			fprintf(stderr, "cronguard: channel %s: %s\n", cc->name,
+			    errstr != NULL ? errstr : "unsupported type");
 			free(errstr);
 			return EXIT_CONFIG;
 		}
@@ -421,7 +420,7 @@ dispatch_open(struct dispatch *dp, char **only, size_t nonly)
 static void
 dispatch_close(struct dispatch *dp)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < dp->nchans; i++) {
 		if (dp->chans[i].ch != NULL)
@@ -434,7 +433,7 @@ dispatch_close(struct dispatch *dp)
 static void
 dispatch_log_summary(struct dispatch *dp, int64_t started)
 {
-	char	s[6][32], ms[32];
+	char s[6][32], ms[32];
 
 	snprintf(s[5], sizeof s[5], "%llu", dp->recovered);
 	snprintf(s[0], sizeof s[0], "%llu", dp->tally.sent);
@@ -451,22 +450,21 @@ dispatch_log_summary(struct dispatch *dp, int64_t started)
 static int
 cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "for", required_argument, NULL, 'f' },
+	static const struct option longopts[] = { { "for", required_argument,
+		                                      NULL, 'f' },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "bench-no-send", no_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct dispatch	 dp;
-	struct sigaction sa, old_term, old_int;
-	char		**only = NULL, *errstr = NULL;
-	size_t		 nonly = 0;
-	int64_t		 for_ms = 0, started, left;
-	long long	 v;
-	const char	*e;
-	enum db_status	 st;
-	int		 ch, rc = EXIT_OK;
+		{ NULL, 0, NULL, 0 } };
+	struct dispatch            dp;
+	struct sigaction           sa, old_term, old_int;
+	char                     **only = NULL, *errstr = NULL;
+	size_t                     nonly = 0;
+	int64_t                    for_ms = 0, started, left;
+	long long                  v;
+	const char                *e;
+	enum db_status             st;
+	int                        ch, rc = EXIT_OK;
 
 	memset(&dp, 0, sizeof dp);
 	dp.conf = c;
@@ -474,29 +472,34 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	only = xcalloc((size_t)ctx->argc + 1, sizeof *only);
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'f':
 			if (duration_parse(optarg, &for_ms, &e) != 0) {
-				rc = cmd_usage_error(ctx->entry, "--for %s: %s",
-				    optarg, e);
+				rc = cmd_usage_error(
+				    ctx->entry, "--for %s: %s", optarg, e);
 				goto out;
 			}
 			break;
 		case 'c':
 			if (conf_channel_find(c, optarg) == NULL) {
-				rc = cmd_usage_error(ctx->entry, "--channel "
-				    "%s: no such channel in %s", optarg,
-				    c->path != NULL ? c->path : "configuration");
+				rc = cmd_usage_error(ctx->entry,
+				    "--channel "
+				    "%s: no such channel in %s",
+				    optarg,
+				    c->path != NULL ? c->path
+				                    : "configuration");
 				goto out;
 			}
 			only[nonly++] = optarg;
 			break;
 		case 'b':
 			if (parse_ll(optarg, 1, 1000, &v, &e) != 0) {
-				rc = cmd_usage_error(ctx->entry, "--batch %s: "
-				    "%s", optarg, e);
+				rc = cmd_usage_error(ctx->entry,
+				    "--batch %s: "
+				    "%s",
+				    optarg, e);
 				goto out;
 			}
 			dp.batch = (unsigned)v;
@@ -511,8 +514,8 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 	}
 	if (optind != ctx->argc) {
-		rc = cmd_usage_error(ctx->entry, "unexpected argument: %s",
-		    ctx->argv[optind]);
+		rc = cmd_usage_error(
+		    ctx->entry, "unexpected argument: %s", ctx->argv[optind]);
 		goto out;
 	}
 	if ((rc = cmd_need_db(ctx, c)) != 0)
@@ -525,8 +528,9 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 
 	if ((rc = cmd_db_connect(ctx, c, &dp.db)) != 0)
 		goto out;
-	if ((st = db_query(dp.db, NULL, &errstr, "SET SESSION TRANSACTION "
-	    "ISOLATION LEVEL READ COMMITTED")) != DB_OK) {
+	if ((st = db_query(dp.db, NULL, &errstr,
+	         "SET SESSION TRANSACTION "
+	         "ISOLATION LEVEL READ COMMITTED")) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
@@ -534,14 +538,15 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = dispatch_signal;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;	/* no SA_RESTART: a sleep ends at once */
+	sa.sa_flags = 0; /* no SA_RESTART: a sleep ends at once */
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
 
 	started = now_mono_ms();
 	if (for_ms > 0)
-		dp.until = started + for_ms - (for_ms / 10 <
-		    DISPATCH_MARGIN_MS ? for_ms / 10 : DISPATCH_MARGIN_MS);
+		dp.until = started + for_ms -
+		    (for_ms / 10 < DISPATCH_MARGIN_MS ? for_ms / 10
+		                                      : DISPATCH_MARGIN_MS);
 	for (;;) {
 		if (dp.nchans > 0 &&
 		    (st = dispatch_pass(&dp, &errstr)) != DB_OK) {
@@ -553,8 +558,9 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 		left = dispatch_left(&dp);
 		if (dispatch_stop || for_ms == 0 || left <= 0)
 			break;
-		sleep_ms(left < c->outbox.poll_interval_ms ? left :
-		    c->outbox.poll_interval_ms);
+		sleep_ms(left < c->outbox.poll_interval_ms
+		        ? left
+		        : c->outbox.poll_interval_ms);
 		if (dispatch_stop)
 			break;
 	}
@@ -568,7 +574,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 out:
 	dispatch_close(&dp);
 	db_close(dp.db);
-	free(only);	/* the names are argv's */
+	free(only); /* the names are argv's */
 	free(errstr);
 	return rc;
 }
@@ -577,7 +583,7 @@ const struct cmd_entry cmd_outbox_dispatch_entry = {
 	.name = "outbox dispatch",
 	.usage = "[--for duration] [--channel name]... [--batch n]",
 	.summary = "Recover stale claims, then claim, send and finalise due "
-	    "messages until none is due; with --for, keep polling.",
+	           "messages until none is due; with --for, keep polling.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_dispatch_exec,
 };

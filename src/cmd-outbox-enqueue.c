@@ -27,20 +27,20 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 		{ "payload-file", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct db	*db = NULL;
-	const char	*channel = NULL, *type = NULL, *key = NULL;
-	const char	*payload = NULL, *file = NULL;
-	char		*data = NULL, *errstr = NULL, message_id[37];
+	struct db         *db = NULL;
+	const char        *channel = NULL, *type = NULL, *key = NULL;
+	const char        *payload = NULL, *file = NULL;
+	char              *data = NULL, *errstr = NULL, message_id[37];
 	unsigned long long id = 0;
-	json_t		*j;
-	json_error_t	 jerr;
-	size_t		 len;
-	enum db_status	 st;
-	int		 ch, rc = EXIT_OK;
+	json_t            *j;
+	json_error_t       jerr;
+	size_t             len;
+	enum db_status     st;
+	int                ch, rc = EXIT_OK;
 
 	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'c':
 			channel = optarg;
@@ -63,27 +63,31 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 	}
 	if (optind != ctx->argc)
-		return cmd_usage_error(ctx->entry, "unexpected argument: %s",
-		    ctx->argv[optind]);
+		return cmd_usage_error(
+		    ctx->entry, "unexpected argument: %s", ctx->argv[optind]);
 	if (channel == NULL || type == NULL)
-		return cmd_usage_error(ctx->entry, "--channel and --type are "
+		return cmd_usage_error(ctx->entry,
+		    "--channel and --type are "
 		    "required");
 	if ((payload == NULL) == (file == NULL))
-		return cmd_usage_error(ctx->entry, "give one of --payload and "
+		return cmd_usage_error(ctx->entry,
+		    "give one of --payload and "
 		    "--payload-file");
 
 	if (file != NULL) {
 		data = read_file(strcmp(file, "-") == 0 ? "/dev/stdin" : file,
 		    ENQUEUE_MAX_PAYLOAD, &len, &errstr);
 		if (data == NULL) {
-			fprintf(stderr, "cronguard: outbox enqueue: %s\n",
-			    errstr);
+			fprintf(
+			    stderr, "cronguard: outbox enqueue: %s\n", errstr);
 			rc = EXIT_DATAERR;
 			goto out;
 		}
 		if (memchr(data, '\0', len) != NULL) {
-			fprintf(stderr, "cronguard: outbox enqueue: %s: "
-			    "payload contains a NUL byte\n", file);
+			fprintf(stderr,
+			    "cronguard: outbox enqueue: %s: "
+			    "payload contains a NUL byte\n",
+			    file);
 			rc = EXIT_DATAERR;
 			goto out;
 		}
@@ -91,22 +95,25 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	j = json_loads(payload, JSON_DECODE_ANY, &jerr);
 	if (j == NULL) {
-		fprintf(stderr, "cronguard: outbox enqueue: payload is not "
-		    "valid JSON: line %d column %d: %s\n", jerr.line,
-		    jerr.column, jerr.text);
+		fprintf(stderr,
+		    "cronguard: outbox enqueue: payload is not "
+		    "valid JSON: line %d column %d: %s\n",
+		    jerr.line, jerr.column, jerr.text);
 		rc = EXIT_DATAERR;
 		goto out;
 	}
 	json_decref(j);
 	if (conf_channel_find(c, channel) == NULL)
-		fprintf(stderr, "cronguard: outbox enqueue: warning: channel "
+		fprintf(stderr,
+		    "cronguard: outbox enqueue: warning: channel "
 		    "%s is not configured here; the message stays PENDING "
-		    "until a dispatcher serves it\n", channel);
+		    "until a dispatcher serves it\n",
+		    channel);
 
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if ((st = outbox_enqueue(db, channel, type, key, payload, &id,
-	    message_id, &errstr)) != DB_OK) {
+	         message_id, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
@@ -121,9 +128,9 @@ out:
 const struct cmd_entry cmd_outbox_enqueue_entry = {
 	.name = "outbox enqueue",
 	.usage = "--channel name --type type [--key key] "
-	    "(--payload json | --payload-file file)",
+	         "(--payload json | --payload-file file)",
 	.summary = "Insert one PENDING message and print its id and "
-	    "message_id.  Exit 65 if the payload is not valid JSON.",
+	           "message_id.  Exit 65 if the payload is not valid JSON.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_enqueue_exec,
 };

@@ -15,15 +15,14 @@
 #include "outbox.h"
 #include "util.h"
 
-static const char *const list_statuses[] = {
-	"PENDING", "PROCESSING", "SENT", "FAILED"
-};
+static const char *const list_statuses[] = { "PENDING", "PROCESSING", "SENT",
+	"FAILED" };
 
 static void
 list_text(const struct db_result *r)
 {
-	const char	*err;
-	size_t		 i;
+	const char *err;
+	size_t      i;
 
 	printf("%-10s %-10s %-12s %-24s %3s %-26s %s\n", "ID", "STATUS",
 	    "CHANNEL", "EVENT_TYPE", "ATT", "NEXT_ATTEMPT_AT", "LAST_ERROR");
@@ -39,11 +38,11 @@ list_text(const struct db_result *r)
 static int
 list_json(const struct db_result *r)
 {
-	json_t		*arr, *o;
-	const char	*v, *e;
-	long long	 n;
-	size_t		 i, j;
-	char		*text;
+	json_t     *arr, *o;
+	const char *v, *e;
+	long long   n;
+	size_t      i, j;
+	char       *text;
 
 	arr = json_array();
 	for (i = 0; i < r->nrows; i++) {
@@ -51,14 +50,15 @@ list_json(const struct db_result *r)
 		for (j = 0; j < r->ncols; j++) {
 			v = db_cell(r, i, j);
 			if (v == NULL)
-				json_object_set_new(o, r->names[j], json_null());
+				json_object_set_new(
+				    o, r->names[j], json_null());
 			else if ((j == 0 || j == 6) &&
 			    parse_ll(v, 0, LLONG_MAX, &n, &e) == 0)
-				json_object_set_new(o, r->names[j],
-				    json_integer(n));
+				json_object_set_new(
+				    o, r->names[j], json_integer(n));
 			else
-				json_object_set_new(o, r->names[j],
-				    json_string(v));
+				json_object_set_new(
+				    o, r->names[j], json_string(v));
 		}
 		json_array_append_new(arr, o);
 	}
@@ -78,21 +78,20 @@ cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		{ "status", required_argument, NULL, 's' },
 		{ "channel", required_argument, NULL, 'c' },
 		{ "limit", required_argument, NULL, 'l' },
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 }
+		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 }
 	};
 	struct db_result *res = NULL;
-	struct db	*db = NULL;
-	const char	*status = NULL, *channel = NULL, *e;
-	char		*errstr = NULL;
-	long long	 limit = 50;
-	int		 ch, json = 0, rc = EXIT_OK;
-	size_t		 i;
-	enum db_status	 st;
+	struct db        *db = NULL;
+	const char       *status = NULL, *channel = NULL, *e;
+	char             *errstr = NULL;
+	long long         limit = 50;
+	int               ch, json = 0, rc = EXIT_OK;
+	size_t            i;
+	enum db_status    st;
 
 	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 's':
 			for (i = 0; i < nitems(list_statuses); i++) {
@@ -100,7 +99,8 @@ cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 					status = list_statuses[i];
 			}
 			if (status == NULL)
-				return cmd_usage_error(ctx->entry, "--status "
+				return cmd_usage_error(ctx->entry,
+				    "--status "
 				    "must be pending, processing, sent or "
 				    "failed");
 			break;
@@ -109,14 +109,17 @@ cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 			break;
 		case 'l':
 			if (parse_ll(optarg, 1, 1000000, &limit, &e) != 0)
-				return cmd_usage_error(ctx->entry, "--limit "
-				    "%s: %s", optarg, e);
+				return cmd_usage_error(ctx->entry,
+				    "--limit "
+				    "%s: %s",
+				    optarg, e);
 			break;
 		case 'f':
 			if (strcmp(optarg, "json") == 0)
 				json = 1;
 			else if (strcmp(optarg, "text") != 0)
-				return cmd_usage_error(ctx->entry, "--format "
+				return cmd_usage_error(ctx->entry,
+				    "--format "
 				    "must be text or json");
 			break;
 		default:
@@ -125,12 +128,12 @@ cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 	}
 	if (optind != ctx->argc)
-		return cmd_usage_error(ctx->entry, "unexpected argument: %s",
-		    ctx->argv[optind]);
+		return cmd_usage_error(
+		    ctx->entry, "unexpected argument: %s", ctx->argv[optind]);
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if ((st = outbox_list(db, status, channel, (unsigned)limit, &res,
-	    &errstr)) != DB_OK) {
+	         &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
@@ -149,7 +152,7 @@ out:
 const struct cmd_entry cmd_outbox_list_entry = {
 	.name = "outbox list",
 	.usage = "[--status status] [--channel name] [--limit n] "
-	    "[--format text|json]",
+	         "[--format text|json]",
 	.summary = "List outbox rows, newest first (default limit 50).",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_list_exec,

@@ -13,22 +13,21 @@
 static int
 cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "failed", no_argument, NULL, 'F' },
+	static const struct option longopts[] = { { "failed", no_argument, NULL,
+		                                      'F' },
 		{ "channel", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 }
-	};
-	unsigned long long *ids = NULL, n = 0;
-	struct db	*db = NULL;
-	const char	*channel = NULL, *e;
-	char		*errstr = NULL;
-	enum db_status	 st;
-	size_t		 nids = 0;
-	int		 ch, all = 0, rc = EXIT_OK;
+		{ NULL, 0, NULL, 0 } };
+	unsigned long long        *ids = NULL, n = 0;
+	struct db                 *db = NULL;
+	const char                *channel = NULL, *e;
+	char                      *errstr = NULL;
+	enum db_status             st;
+	size_t                     nids = 0;
+	int                        ch, all = 0, rc = EXIT_OK;
 
 	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'F':
 			all = 1;
@@ -42,32 +41,35 @@ cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 	}
 	if (all == (optind < ctx->argc))
-		return cmd_usage_error(ctx->entry, "give message ids or "
+		return cmd_usage_error(ctx->entry,
+		    "give message ids or "
 		    "--failed");
 	if (channel != NULL && !all)
-		return cmd_usage_error(ctx->entry, "--channel goes with "
+		return cmd_usage_error(ctx->entry,
+		    "--channel goes with "
 		    "--failed");
 	ids = xcalloc((size_t)(ctx->argc - optind) + 1, sizeof *ids);
 	for (; optind < ctx->argc; optind++) {
-		if (parse_ull(ctx->argv[optind], UINT64_MAX, &ids[nids],
-		    &e) != 0) {
-			rc = cmd_usage_error(ctx->entry, "bad id %s: %s",
-			    ctx->argv[optind], e);
+		if (parse_ull(ctx->argv[optind], UINT64_MAX, &ids[nids], &e) !=
+		    0) {
+			rc = cmd_usage_error(
+			    ctx->entry, "bad id %s: %s", ctx->argv[optind], e);
 			goto out;
 		}
 		nids++;
 	}
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
-	st = all ? outbox_retry_failed(db, channel, &n, &errstr) :
-	    outbox_retry_ids(db, ids, nids, &n, &errstr);
+	st = all ? outbox_retry_failed(db, channel, &n, &errstr)
+	         : outbox_retry_ids(db, ids, nids, &n, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	printf("%llu message%s back to PENDING\n", n, n == 1 ? "" : "s");
 	if (!all && n != nids) {
-		fprintf(stderr, "cronguard: outbox retry: %llu of %zu ids "
+		fprintf(stderr,
+		    "cronguard: outbox retry: %llu of %zu ids "
 		    "are not FAILED messages (see outbox show)\n",
 		    (unsigned long long)nids - n, nids);
 		rc = EXIT_DATAERR;
@@ -83,7 +85,7 @@ const struct cmd_entry cmd_outbox_retry_entry = {
 	.name = "outbox retry",
 	.usage = "id... | --failed [--channel name]",
 	.summary = "Put FAILED rows back to PENDING, due now, attempts reset.  "
-	    "Exit 65 if a given id is not a FAILED row.",
+	           "Exit 65 if a given id is not a FAILED row.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_retry_exec,
 };

@@ -15,9 +15,9 @@
 static void
 show_payload(const char *text, size_t len)
 {
-	json_t		*j;
-	json_error_t	 err;
-	char		*pretty = NULL;
+	json_t      *j;
+	json_error_t err;
+	char        *pretty = NULL;
 
 	if (text == NULL) {
 		puts("payload: NULL");
@@ -25,8 +25,8 @@ show_payload(const char *text, size_t len)
 	}
 	j = json_loadb(text, len, JSON_DECODE_ANY, &err);
 	if (j != NULL)
-		pretty = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-		    JSON_ENCODE_ANY);
+		pretty = json_dumps(
+		    j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 	printf("payload:\n%s\n", pretty != NULL ? pretty : text);
 	free(pretty);
 	json_decref(j);
@@ -35,20 +35,20 @@ show_payload(const char *text, size_t len)
 static int
 cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db_result *res = NULL;
-	struct db	*db = NULL;
+	struct db_result  *res = NULL;
+	struct db         *db = NULL;
 	unsigned long long id;
-	const char	*e, *v;
-	char		*errstr = NULL;
-	enum db_status	 st;
-	size_t		 j;
-	int		 rc = EXIT_OK;
+	const char        *e, *v;
+	char              *errstr = NULL;
+	enum db_status     st;
+	size_t             j;
+	int                rc = EXIT_OK;
 
 	if (ctx->argc != 2)
 		return cmd_usage_error(ctx->entry, "expected one message id");
 	if (parse_ull(ctx->argv[1], UINT64_MAX, &id, &e) != 0)
-		return cmd_usage_error(ctx->entry, "bad id %s: %s",
-		    ctx->argv[1], e);
+		return cmd_usage_error(
+		    ctx->entry, "bad id %s: %s", ctx->argv[1], e);
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if ((st = outbox_show(db, id, &res, &errstr)) != DB_OK) {
@@ -56,8 +56,8 @@ cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 		goto out;
 	}
 	if (res->nrows == 0) {
-		fprintf(stderr, "cronguard: outbox show: no message %llu\n",
-		    id);
+		fprintf(
+		    stderr, "cronguard: outbox show: no message %llu\n", id);
 		rc = EXIT_DATAERR;
 		goto out;
 	}
@@ -77,7 +77,7 @@ const struct cmd_entry cmd_outbox_show_entry = {
 	.name = "outbox show",
 	.usage = "id",
 	.summary = "Show one outbox row, every column, the payload "
-	    "pretty-printed.  Exit 65 if there is no such row.",
+	           "pretty-printed.  Exit 65 if there is no such row.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_show_exec,
 };

@@ -11,15 +11,16 @@
 static int
 cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	const struct conf_job	*j;
-	struct guard_job	 gj;
+	const struct conf_job *j;
+	struct guard_job       gj;
 
 	if (ctx->argc != 2 || ctx->argv[1][0] == '-')
-		return cmd_usage_error(ctx->entry, ctx->argc < 2 ?
-		    "run needs a job name" : "run takes one job name");
+		return cmd_usage_error(ctx->entry,
+		    ctx->argc < 2 ? "run needs a job name"
+		                  : "run takes one job name");
 	if ((j = conf_job_find(c, ctx->argv[1])) == NULL)
-		return cmd_usage_error(ctx->entry, "no job \"%s\" in %s",
-		    ctx->argv[1], c->path);
+		return cmd_usage_error(
+		    ctx->entry, "no job \"%s\" in %s", ctx->argv[1], c->path);
 
 	memset(&gj, 0, sizeof gj);
 	gj.job = j->name;
@@ -44,7 +45,7 @@ const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "job",
 	.summary = "Run a configured job under its guard: the local flock, "
-	    "the named lock and a run record.",
+	           "the named lock and a run record.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_run_exec,
 };

@@ -14,19 +14,20 @@
 static int
 cmd_version_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	curl_version_info_data	*cv;
+	curl_version_info_data *cv;
 
 	(void)c;
 	if (ctx->argc != 1)
-		return cmd_usage_error(ctx->entry, "version takes no arguments");
+		return cmd_usage_error(
+		    ctx->entry, "version takes no arguments");
 	cv = curl_version_info(CURLVERSION_NOW);
 	printf("cronguard %s\n", PACKAGE_VERSION);
 	printf("libmariadb %s\n", mysql_get_client_info());
 	printf("libcurl %s (%s)\n", cv->version,
 	    cv->ssl_version != NULL ? cv->ssl_version : "no TLS");
 	/* libconfig has no run-time version call: this is the header's. */
-	printf("libconfig %d.%d.%d\n", LIBCONFIG_VER_MAJOR,
-	    LIBCONFIG_VER_MINOR, LIBCONFIG_VER_REVISION);
+	printf("libconfig %d.%d.%d\n", LIBCONFIG_VER_MAJOR, LIBCONFIG_VER_MINOR,
+	    LIBCONFIG_VER_REVISION);
 	printf("jansson %s\n", jansson_version_str());
 	printf("%s\n", OpenSSL_version(OPENSSL_VERSION));
 	return EXIT_OK;
@@ -35,7 +36,8 @@ cmd_version_exec(struct cmd_ctx *ctx, struct conf *c)
 const struct cmd_entry cmd_version_entry = {
 	.name = "version",
 	.usage = "",
-	.summary = "Print the version and the versions of the linked libraries.",
+	.summary =
+	    "Print the version and the versions of the linked libraries.",
 	.flags = 0,
 	.exec = cmd_version_exec,
 };

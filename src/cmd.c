@@ -45,20 +45,22 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_config_check_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,
-	NULL
+	NULL,
 };
 
 void
 cmd_usage(const struct cmd_entry *e, FILE *f)
 {
-	fprintf(f, "usage: cronguard [-c file] [-v | -q] [--log-format text|json] "
-	    "%s%s%s\n", e->name, e->usage[0] != '\0' ? " " : "", e->usage);
+	fprintf(f,
+	    "usage: cronguard [-c file] [-v | -q] [--log-format text|json] "
+	    "%s%s%s\n",
+	    e->name, e->usage[0] != '\0' ? " " : "", e->usage);
 }
 
 int
 cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	fputs("cronguard: ", stderr);
 	va_start(ap, fmt);
@@ -72,7 +74,7 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 int
 cmd_wants_help(struct cmd_ctx *ctx)
 {
-	int	 i;
+	int i;
 
 	for (i = 1; i < ctx->argc; i++) {
 		if (strcmp(ctx->argv[i], "--") == 0)
@@ -90,7 +92,7 @@ cmd_wants_help(struct cmd_ctx *ctx)
 int
 cmd_load_conf(struct cmd_ctx *ctx, struct conf *c)
 {
-	char	*errstr = NULL;
+	char *errstr = NULL;
 
 	if (conf_load(ctx->conf_path, c, &errstr) != 0) {
 		fprintf(stderr, "cronguard: %s\n", errstr);
@@ -122,9 +124,9 @@ cmd_db_error(struct cmd_ctx *ctx, enum db_status st, const char *errstr)
 int
 cmd_db_connect(struct cmd_ctx *ctx, struct conf *c, struct db **db)
 {
-	enum db_status	 st;
-	char		*errstr = NULL;
-	int		 rc;
+	enum db_status st;
+	char          *errstr = NULL;
+	int            rc;
 
 	*db = NULL;
 	if ((rc = cmd_need_db(ctx, c)) != 0)

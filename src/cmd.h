@@ -8,37 +8,37 @@
 #include "db.h"
 
 /* Exit codes: CONTRACT section 3.  Never renumber. */
-#define EXIT_OK		0
-#define EXIT_WARNING	1
-#define EXIT_CRITICAL	2
-#define EXIT_UNKNOWN	3
-#define EXIT_USAGE	64
-#define EXIT_DATAERR	65
+#define EXIT_OK 0
+#define EXIT_WARNING 1
+#define EXIT_CRITICAL 2
+#define EXIT_UNKNOWN 3
+#define EXIT_USAGE 64
+#define EXIT_DATAERR 65
 #define EXIT_UNAVAILABLE 69
-#define EXIT_SOFTWARE	70
-#define EXIT_TEMPFAIL	75
-#define EXIT_PROTOCOL	76
-#define EXIT_CONFIG	78
-#define EXIT_TIMEOUT	124
-#define EXIT_NOEXEC	126
-#define EXIT_NOTFOUND	127
+#define EXIT_SOFTWARE 70
+#define EXIT_TEMPFAIL 75
+#define EXIT_PROTOCOL 76
+#define EXIT_CONFIG 78
+#define EXIT_TIMEOUT 124
+#define EXIT_NOEXEC 126
+#define EXIT_NOTFOUND 127
 
 struct cmd_ctx {
-	const char	*conf_path;	/* -c, or the default */
-	int		 argc;		/* arguments after the command words */
-	char		**argv;		/* argv[0] is the command name */
+	const char             *conf_path; /* -c, or the default */
+	int                     argc; /* arguments after the command words */
+	char                  **argv; /* argv[0] is the command name */
 	const struct cmd_entry *entry;
 };
 
 /* Flags for cmd_entry. */
-#define CMD_NEEDS_CONF	0x1	/* load configuration before exec */
+#define CMD_NEEDS_CONF 0x1 /* load configuration before exec */
 
 struct cmd_entry {
-	const char	*name;		/* "outbox dispatch" */
-	const char	*usage;		/* arguments after the name */
-	const char	*summary;	/* one line for --help */
-	int		 flags;
-	int		(*exec)(struct cmd_ctx *, struct conf *);
+	const char *name;    /* "outbox dispatch" */
+	const char *usage;   /* arguments after the name */
+	const char *summary; /* one line for --help */
+	int         flags;
+	int (*exec)(struct cmd_ctx *, struct conf *);
 };
 
 extern const struct cmd_entry *const cmd_table[];

@@ -23,9 +23,9 @@
 #define SYSCONFDIR "/etc"
 #endif
 
-#define LOCK_NAME_MAX	64	/* MySQL's limit for GET_LOCK names */
-#define NAME_MAX_LEN	64	/* channel names go into VARCHAR(64) */
-#define MASKED		"********"
+#define LOCK_NAME_MAX 64 /* MySQL's limit for GET_LOCK names */
+#define NAME_MAX_LEN 64  /* channel names go into VARCHAR(64) */
+#define MASKED "********"
 
 /* Enumerations are stored through an int: keep that honest. */
 _Static_assert(sizeof(enum tls_mode) == sizeof(int), "enum size");
@@ -35,40 +35,40 @@ _Static_assert(sizeof(enum ordering) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
 
 enum key_kind {
-	K_STR,		/* non-empty string, no control characters */
-	K_TEXT,		/* non-empty string, newlines allowed (SQL) */
-	K_SENUM,	/* string from values[], stored as a string */
-	K_ENUM,		/* string from values[], stored as its index */
-	K_DUR,		/* duration string or bare seconds, stored in ms */
+	K_STR,   /* non-empty string, no control characters */
+	K_TEXT,  /* non-empty string, newlines allowed (SQL) */
+	K_SENUM, /* string from values[], stored as a string */
+	K_ENUM,  /* string from values[], stored as its index */
+	K_DUR,   /* duration string or bare seconds, stored in ms */
 	K_UINT,
 	K_INT,
 	K_LL,
 	K_DBL,
 	K_BOOL,
-	K_STRV,		/* array of strings; count at off2 */
-	K_SECRET,	/* inline secret: the file must be private */
-	K_SECRETFILE,	/* path at off, its content at off2 */
-	K_GROUP,	/* nested group of keys in the same struct */
+	K_STRV,       /* array of strings; count at off2 */
+	K_SECRET,     /* inline secret: the file must be private */
+	K_SECRETFILE, /* path at off, its content at off2 */
+	K_GROUP,      /* nested group of keys in the same struct */
 };
 
 /* Channel types a key is valid for (0: every type). */
-#define CH_SMTP	0x1
-#define CH_HTTP	0x2
+#define CH_SMTP 0x1
+#define CH_HTTP 0x2
 
 struct key {
-	const char		*name;
-	enum key_kind		 kind;
-	size_t			 off;
-	size_t			 off2;
-	long long		 min, max;	/* integers; durations in ms */
-	double			 dmin, dmax;
-	const char *const	*values;
-	const struct key	*sub;
-	unsigned		 types;
+	const char        *name;
+	enum key_kind      kind;
+	size_t             off;
+	size_t             off2;
+	long long          min, max; /* integers; durations in ms */
+	double             dmin, dmax;
+	const char *const *values;
+	const struct key  *sub;
+	unsigned           types;
 };
 
 static const char *const tls_modes[] = { "disabled", "preferred", "required",
-    "verify_identity", NULL };
+	"verify_identity", NULL };
 static const char *const orderings[] = { "per_key", "none", NULL };
 static const char *const channel_types[] = { "smtp", "http", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
@@ -76,7 +76,7 @@ static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 static const char *const guards[] = { "named_lock", "local", "none", NULL };
 static const char *const lock_lost[] = { "terminate", "continue", NULL };
 
-#define DB(f)	offsetof(struct conf_database, f)
+#define DB(f) offsetof(struct conf_database, f)
 static const struct key database_tls_keys[] = {
 	{ "mode", K_ENUM, DB(tls_mode), 0, 0, 0, 0, 0, tls_modes, NULL, 0 },
 	{ "ca", K_STR, DB(tls_ca), 0, 0, 0, 0, 0, NULL, NULL, 0 },
@@ -84,233 +84,182 @@ static const struct key database_tls_keys[] = {
 	{ "key", K_STR, DB(tls_key), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
 };
-static const struct key database_keys[] = {
-	{ "host", K_STR, DB(host), 0, 0, 0, 0, 0, NULL, NULL, 0 },
+static const struct key database_keys[] = { { "host", K_STR, DB(host), 0, 0, 0,
+	                                        0, 0, NULL, NULL, 0 },
 	{ "port", K_UINT, DB(port), 0, 1, 65535, 0, 0, NULL, NULL, 0 },
 	{ "socket", K_STR, DB(socket), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "user", K_STR, DB(user), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "password", K_SECRET, DB(password), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "password_file", K_SECRETFILE, DB(password_file), DB(password),
-	  0, 0, 0, 0, NULL, NULL, 0 },
+	{ "password_file", K_SECRETFILE, DB(password_file), DB(password), 0, 0,
+	    0, 0, NULL, NULL, 0 },
 	{ "option_file", K_STR, DB(option_file), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "option_group", K_STR, DB(option_group), 0, 0, 0, 0, 0, NULL, NULL,
-	  0 },
+	    0 },
 	{ "name", K_STR, DB(name), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "connect_timeout", K_DUR, DB(connect_timeout_ms), 0, 1000,
-	  DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
+	    DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
 	{ "read_timeout", K_DUR, DB(read_timeout_ms), 0, 1000, DURATION_MAX_MS,
-	  0, 0, NULL, NULL, 0 },
+	    0, 0, NULL, NULL, 0 },
 	{ "write_timeout", K_DUR, DB(write_timeout_ms), 0, 1000,
-	  DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
+	    DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
 	{ "tls", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, database_tls_keys, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
-};
+	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
 #undef DB
 
-#define OB(f)	offsetof(struct conf_outbox, f)
+#define OB(f) offsetof(struct conf_outbox, f)
 static const struct key outbox_backoff_keys[] = {
-	{ "initial", K_DUR, OB(backoff_initial_ms), 0, 1, DURATION_MAX_MS,
-	  0, 0, NULL, NULL, 0 },
+	{ "initial", K_DUR, OB(backoff_initial_ms), 0, 1, DURATION_MAX_MS, 0, 0,
+	    NULL, NULL, 0 },
 	{ "multiplier", K_DBL, OB(backoff_multiplier), 0, 0, 0, 1, 100, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "max", K_DUR, OB(backoff_max_ms), 0, 1, DURATION_MAX_MS, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "jitter", K_DBL, OB(backoff_jitter), 0, 0, 0, 0, 1, NULL, NULL, 0 },
 	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
 };
 static const struct key outbox_threshold_keys[] = {
 	{ "pending_warn", K_LL, OB(pending_warn), 0, 0, LLONG_MAX, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "pending_crit", K_LL, OB(pending_crit), 0, 0, LLONG_MAX, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "oldest_due_warn", K_DUR, OB(oldest_due_warn_ms), 0, 0,
-	  DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
+	    DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
 	{ "oldest_due_crit", K_DUR, OB(oldest_due_crit_ms), 0, 0,
-	  DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
+	    DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
 	{ "failed_warn", K_LL, OB(failed_warn), 0, 0, LLONG_MAX, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "failed_crit", K_LL, OB(failed_crit), 0, 0, LLONG_MAX, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
 };
-static const struct key outbox_keys[] = {
-	{ "batch_size", K_UINT, OB(batch_size), 0, 1, 1000, 0, 0, NULL, NULL,
-	  0 },
+static const struct key outbox_keys[] = { { "batch_size", K_UINT,
+	                                      OB(batch_size), 0, 1, 1000, 0, 0,
+	                                      NULL, NULL, 0 },
 	{ "poll_interval", K_DUR, OB(poll_interval_ms), 0, 1, DURATION_MAX_MS,
-	  0, 0, NULL, NULL, 0 },
+	    0, 0, NULL, NULL, 0 },
 	{ "lease", K_DUR, OB(lease_ms), 0, 1000, DURATION_MAX_MS, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "watchdog", K_DUR, OB(watchdog_ms), 0, 1000, DURATION_MAX_MS, 0, 0,
-	  NULL, NULL, 0 },
+	    NULL, NULL, 0 },
 	{ "max_attempts", K_UINT, OB(max_attempts), 0, 1, 1000000, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "backoff", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, outbox_backoff_keys, 0 },
 	{ "ordering", K_ENUM, OB(ordering), 0, 0, 0, 0, 0, orderings, NULL, 0 },
 	{ "keep_sent", K_BOOL, OB(keep_sent), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "thresholds", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, outbox_threshold_keys,
-	  0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
-};
+	    0 },
+	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
 #undef OB
 
-#define CH(f)	offsetof(struct conf_channel, f)
+#define CH(f) offsetof(struct conf_channel, f)
 static const struct key channel_circuit_keys[] = {
 	{ "failures", K_UINT, CH(circuit_failures), 0, 0, 1000000, 0, 0, NULL,
-	  NULL, 0 },
-	{ "cooldown", K_DUR, CH(circuit_cooldown_ms), 0, 1000,
-	  DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
+	    NULL, 0 },
+	{ "cooldown", K_DUR, CH(circuit_cooldown_ms), 0, 1000, DURATION_MAX_MS,
+	    0, 0, NULL, NULL, 0 },
 	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
 };
-static const struct key channel_keys[] = {
-	{ "type", K_ENUM, CH(type), 0, 0, 0, 0, 0, channel_types, NULL, 0 },
+static const struct key channel_keys[] = { { "type", K_ENUM, CH(type), 0, 0, 0,
+	                                       0, 0, channel_types, NULL, 0 },
 	{ "url", K_STR, CH(url), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "timeout", K_DUR, CH(timeout_ms), 0, 1, DURATION_MAX_MS, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "rate", K_DBL, CH(rate), 0, 0, 0, 0, 1e6, NULL, NULL, 0 },
 	{ "daily_quota", K_LL, CH(daily_quota), 0, 0, LLONG_MAX, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "circuit", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, channel_circuit_keys, 0 },
 	{ "tls_ca", K_STR, CH(tls_ca), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "username", K_STR, CH(username), 0, 0, 0, 0, 0, NULL, NULL, CH_SMTP },
 	{ "password", K_SECRET, CH(password), 0, 0, 0, 0, 0, NULL, NULL,
-	  CH_SMTP },
+	    CH_SMTP },
 	{ "password_file", K_SECRETFILE, CH(password_file), CH(password), 0, 0,
-	  0, 0, NULL, NULL, CH_SMTP },
+	    0, 0, NULL, NULL, CH_SMTP },
 	{ "from", K_STR, CH(from), 0, 0, 0, 0, 0, NULL, NULL, CH_SMTP },
 	{ "tls", K_SENUM, CH(tls), 0, 0, 0, 0, 0, smtp_tls, NULL, CH_SMTP },
 	{ "connections", K_UINT, CH(connections), 0, 1, 1000, 0, 0, NULL, NULL,
-	  CH_SMTP },
+	    CH_SMTP },
 	{ "max_size", K_LL, CH(max_size), 0, 1, LLONG_MAX, 0, 0, NULL, NULL,
-	  CH_SMTP },
+	    CH_SMTP },
 	{ "method", K_SENUM, CH(method), 0, 0, 0, 0, 0, http_methods, NULL,
-	  CH_HTTP },
+	    CH_HTTP },
 	{ "headers", K_STRV, CH(headers), CH(nheaders), 0, 0, 0, 0, NULL, NULL,
-	  CH_HTTP },
+	    CH_HTTP },
 	{ "signing_secret", K_SECRET, CH(signing_secret), 0, 0, 0, 0, 0, NULL,
-	  NULL, CH_HTTP },
+	    NULL, CH_HTTP },
 	{ "signing_secret_file", K_SECRETFILE, CH(signing_secret_file),
-	  CH(signing_secret), 0, 0, 0, 0, NULL, NULL, CH_HTTP },
+	    CH(signing_secret), 0, 0, 0, 0, NULL, NULL, CH_HTTP },
 	{ "concurrency", K_UINT, CH(concurrency), 0, 1, 1000, 0, 0, NULL, NULL,
-	  CH_HTTP },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
-};
+	    CH_HTTP },
+	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
 #undef CH
 
-#define JB(f)	offsetof(struct conf_job, f)
-static const struct key job_keys[] = {
-	{ "command", K_STRV, JB(command), JB(ncommand), 0, 0, 0, 0, NULL, NULL,
-	  0 },
+#define JB(f) offsetof(struct conf_job, f)
+static const struct key job_keys[] = { { "command", K_STRV, JB(command),
+	                                   JB(ncommand), 0, 0, 0, 0, NULL, NULL,
+	                                   0 },
 	{ "sql", K_TEXT, JB(sql), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "max_runtime", K_DUR, JB(max_runtime_ms), 0, 1000, DURATION_MAX_MS,
-	  0, 0, NULL, NULL, 0 },
+	{ "max_runtime", K_DUR, JB(max_runtime_ms), 0, 1000, DURATION_MAX_MS, 0,
+	    0, NULL, NULL, 0 },
 	{ "timeout", K_DUR, JB(timeout_ms), 0, 0, DURATION_MAX_MS, 0, 0, NULL,
-	  NULL, 0 },
-	{ "expect_every", K_DUR, JB(expect_every_ms), 0, 0, DURATION_MAX_MS,
-	  0, 0, NULL, NULL, 0 },
-	{ "grace", K_DUR, JB(grace_ms), 0, 0, DURATION_MAX_MS, 0, 0, NULL,
-	  NULL, 0 },
+	    NULL, 0 },
+	{ "expect_every", K_DUR, JB(expect_every_ms), 0, 0, DURATION_MAX_MS, 0,
+	    0, NULL, NULL, 0 },
+	{ "grace", K_DUR, JB(grace_ms), 0, 0, DURATION_MAX_MS, 0, 0, NULL, NULL,
+	    0 },
 	{ "heartbeat", K_DUR, JB(heartbeat_ms), 0, 100, DURATION_MAX_MS, 0, 0,
-	  NULL, NULL, 0 },
+	    NULL, NULL, 0 },
 	{ "guard", K_ENUM, JB(guard), 0, 0, 0, 0, 0, guards, NULL, 0 },
 	{ "lock", K_STR, JB(lock), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "on_lock_lost", K_ENUM, JB(on_lock_lost), 0, 0, 0, 0, 0, lock_lost,
-	  NULL, 0 },
+	    NULL, 0 },
 	{ "busy_exit", K_INT, JB(busy_exit), 0, 0, 255, 0, 0, NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
-};
+	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
 #undef JB
 
-#define CF(f)	offsetof(struct conf, f)
-static const struct key alert_keys[] = {
-	{ "url", K_STR, CF(alert_url), 0, 0, 0, 0, 0, NULL, NULL, 0 },
+#define CF(f) offsetof(struct conf, f)
+static const struct key alert_keys[] = { { "url", K_STR, CF(alert_url), 0, 0, 0,
+	                                     0, 0, NULL, NULL, 0 },
 	{ "timeout", K_DUR, CF(alert_timeout_ms), 0, 1, DURATION_MAX_MS, 0, 0,
-	  NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
-};
-static const struct key top_keys[] = {
-	{ "runtime_dir", K_STR, CF(runtime_dir), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
-};
+	    NULL, NULL, 0 },
+	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
+static const struct key top_keys[] = { { "runtime_dir", K_STR, CF(runtime_dir),
+	                                   0, 0, 0, 0, 0, NULL, NULL, 0 },
+	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
 #undef CF
 
-const char *const conf_keys[] = {
-	"runtime_dir",
-	"database.host",
-	"database.port",
-	"database.socket",
-	"database.user",
-	"database.password",
-	"database.password_file",
-	"database.option_file",
-	"database.option_group",
-	"database.name",
-	"database.connect_timeout",
-	"database.read_timeout",
-	"database.write_timeout",
-	"database.tls.mode",
-	"database.tls.ca",
-	"database.tls.cert",
-	"database.tls.key",
-	"outbox.batch_size",
-	"outbox.poll_interval",
-	"outbox.lease",
-	"outbox.watchdog",
-	"outbox.max_attempts",
-	"outbox.backoff.initial",
-	"outbox.backoff.multiplier",
-	"outbox.backoff.max",
-	"outbox.backoff.jitter",
-	"outbox.ordering",
-	"outbox.keep_sent",
-	"outbox.thresholds.pending_warn",
-	"outbox.thresholds.pending_crit",
+const char *const conf_keys[] = { "runtime_dir", "database.host",
+	"database.port", "database.socket", "database.user",
+	"database.password", "database.password_file", "database.option_file",
+	"database.option_group", "database.name", "database.connect_timeout",
+	"database.read_timeout", "database.write_timeout", "database.tls.mode",
+	"database.tls.ca", "database.tls.cert", "database.tls.key",
+	"outbox.batch_size", "outbox.poll_interval", "outbox.lease",
+	"outbox.watchdog", "outbox.max_attempts", "outbox.backoff.initial",
+	"outbox.backoff.multiplier", "outbox.backoff.max",
+	"outbox.backoff.jitter", "outbox.ordering", "outbox.keep_sent",
+	"outbox.thresholds.pending_warn", "outbox.thresholds.pending_crit",
 	"outbox.thresholds.oldest_due_warn",
-	"outbox.thresholds.oldest_due_crit",
-	"outbox.thresholds.failed_warn",
-	"outbox.thresholds.failed_crit",
-	"channels.*.type",
-	"channels.*.url",
-	"channels.*.timeout",
-	"channels.*.rate",
-	"channels.*.daily_quota",
-	"channels.*.circuit.failures",
-	"channels.*.circuit.cooldown",
-	"channels.*.tls_ca",
-	"channels.*.username",
-	"channels.*.password",
-	"channels.*.password_file",
-	"channels.*.from",
-	"channels.*.tls",
-	"channels.*.connections",
-	"channels.*.max_size",
-	"channels.*.method",
-	"channels.*.headers",
-	"channels.*.signing_secret",
-	"channels.*.signing_secret_file",
-	"channels.*.concurrency",
-	"jobs.*.command",
-	"jobs.*.sql",
-	"jobs.*.max_runtime",
-	"jobs.*.timeout",
-	"jobs.*.expect_every",
-	"jobs.*.grace",
-	"jobs.*.heartbeat",
-	"jobs.*.guard",
-	"jobs.*.lock",
-	"jobs.*.on_lock_lost",
-	"jobs.*.busy_exit",
-	"alert.url",
-	"alert.timeout",
-	NULL
-};
+	"outbox.thresholds.oldest_due_crit", "outbox.thresholds.failed_warn",
+	"outbox.thresholds.failed_crit", "channels.*.type", "channels.*.url",
+	"channels.*.timeout", "channels.*.rate", "channels.*.daily_quota",
+	"channels.*.circuit.failures", "channels.*.circuit.cooldown",
+	"channels.*.tls_ca", "channels.*.username", "channels.*.password",
+	"channels.*.password_file", "channels.*.from", "channels.*.tls",
+	"channels.*.connections", "channels.*.max_size", "channels.*.method",
+	"channels.*.headers", "channels.*.signing_secret",
+	"channels.*.signing_secret_file", "channels.*.concurrency",
+	"jobs.*.command", "jobs.*.sql", "jobs.*.max_runtime", "jobs.*.timeout",
+	"jobs.*.expect_every", "jobs.*.grace", "jobs.*.heartbeat",
+	"jobs.*.guard", "jobs.*.lock", "jobs.*.on_lock_lost",
+	"jobs.*.busy_exit", "alert.url", "alert.timeout", NULL };
 
 /* Parser state: the first error wins. */
 struct parse {
-	const char	*path;
-	char		*dir;		/* of path: the include directory */
-	struct conf	*c;
-	config_t	 cfg;
-	char		*err;
+	const char  *path;
+	char        *dir; /* of path: the include directory */
+	struct conf *c;
+	config_t     cfg;
+	char        *err;
 };
 
 static int conf_parse_group(struct parse *, const config_setting_t *,
@@ -320,8 +269,8 @@ static int conf_parse_group(struct parse *, const config_setting_t *,
 static void
 conf_key_path(const config_setting_t *s, struct buf *b)
 {
-	const config_setting_t	*parent;
-	const char		*name;
+	const config_setting_t *parent;
+	const char             *name;
 
 	if (s == NULL || (parent = config_setting_parent(s)) == NULL)
 		return;
@@ -350,17 +299,17 @@ conf_resolve(struct parse *p, const char *file)
 static char *
 conf_source_file(struct parse *p, const config_setting_t *s)
 {
-	return conf_resolve(p, s != NULL ? config_setting_source_file(s) :
-	    NULL);
+	return conf_resolve(
+	    p, s != NULL ? config_setting_source_file(s) : NULL);
 }
 
 /* Record "file:line: msg" for setting s (the first error only). */
 static int __attribute__((format(printf, 3, 4)))
 conf_error(struct parse *p, const config_setting_t *s, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*msg, *file;
-	int	 line = 0;
+	va_list ap;
+	char   *msg, *file;
+	int     line = 0;
 
 	if (p->err != NULL)
 		return -1;
@@ -378,13 +327,12 @@ conf_error(struct parse *p, const config_setting_t *s, const char *fmt, ...)
 
 /* Same, naming the key first: "file:line: outbox.lease: msg". */
 static int __attribute__((format(printf, 3, 4)))
-conf_key_error(struct parse *p, const config_setting_t *s, const char *fmt,
-    ...)
+conf_key_error(struct parse *p, const config_setting_t *s, const char *fmt, ...)
 {
-	va_list		 ap;
-	struct buf	 b;
-	char		*msg;
-	int		 rv;
+	va_list    ap;
+	struct buf b;
+	char      *msg;
+	int        rv;
 
 	buf_init(&b);
 	conf_key_path(s, &b);
@@ -423,8 +371,8 @@ conf_type_name(const config_setting_t *s)
 static int
 conf_wrong_type(struct parse *p, const config_setting_t *s, const char *want)
 {
-	return conf_key_error(p, s, "expected %s, not %s", want,
-	    conf_type_name(s));
+	return conf_key_error(
+	    p, s, "expected %s, not %s", want, conf_type_name(s));
 }
 
 static int
@@ -437,7 +385,7 @@ conf_is_int(const config_setting_t *s)
 static const char *
 conf_has_control(const char *v, int allow_newlines)
 {
-	const unsigned char	*u;
+	const unsigned char *u;
 
 	for (u = (const unsigned char *)v; *u != '\0'; u++) {
 		if (allow_newlines && (*u == '\n' || *u == '\t' || *u == '\r'))
@@ -453,7 +401,7 @@ conf_has_control(const char *v, int allow_newlines)
 static const char *
 conf_get_string(struct parse *p, const config_setting_t *s, int multiline)
 {
-	const char	*v;
+	const char *v;
 
 	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
 		conf_wrong_type(p, s, "a string");
@@ -474,7 +422,7 @@ conf_get_string(struct parse *p, const config_setting_t *s, int multiline)
 static void
 conf_join_values(const char *const *values, struct buf *b)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; values[i] != NULL; i++) {
 		if (i > 0)
@@ -484,12 +432,12 @@ conf_join_values(const char *const *values, struct buf *b)
 }
 
 static int
-conf_get_enum(struct parse *p, const config_setting_t *s,
-    const char *const *values)
+conf_get_enum(
+    struct parse *p, const config_setting_t *s, const char *const *values)
 {
-	const char	*v;
-	struct buf	 b;
-	int		 i;
+	const char *v;
+	struct buf  b;
+	int         i;
 
 	if ((v = conf_get_string(p, s, 0)) == NULL)
 		return -1;
@@ -508,23 +456,23 @@ static int
 conf_get_duration(struct parse *p, const config_setting_t *s,
     const struct key *k, int64_t *out)
 {
-	const char	*why;
-	char		 min[32];
-	long long	 secs;
-	int64_t		 ms;
+	const char *why;
+	char        min[32];
+	long long   secs;
+	int64_t     ms;
 
 	if (conf_is_int(s)) {
 		secs = config_setting_get_int64(s);
 		if (secs < 0)
-			return conf_key_error(p, s,
-			    "bad duration %lld: negative", secs);
+			return conf_key_error(
+			    p, s, "bad duration %lld: negative", secs);
 		if (secs > DURATION_MAX_MS / 1000)
-			return conf_key_error(p, s,
-			    "bad duration %lld: too large", secs);
+			return conf_key_error(
+			    p, s, "bad duration %lld: too large", secs);
 		ms = secs * 1000;
 	} else if (config_setting_type(s) == CONFIG_TYPE_STRING) {
-		if (duration_parse(config_setting_get_string(s), &ms,
-		    &why) == -1)
+		if (duration_parse(config_setting_get_string(s), &ms, &why) ==
+		    -1)
 			return conf_key_error(p, s, "bad duration \"%s\": %s",
 			    config_setting_get_string(s), why);
 	} else
@@ -543,23 +491,23 @@ static int
 conf_get_integer(struct parse *p, const config_setting_t *s,
     const struct key *k, long long *out)
 {
-	long long	 v;
+	long long v;
 
 	if (!conf_is_int(s))
 		return conf_wrong_type(p, s, "an integer");
 	v = config_setting_get_int64(s);
 	if (v < k->min || v > k->max)
-		return conf_key_error(p, s, "%lld is out of range %lld..%lld",
-		    v, k->min, k->max);
+		return conf_key_error(
+		    p, s, "%lld is out of range %lld..%lld", v, k->min, k->max);
 	*out = v;
 	return 0;
 }
 
 static int
-conf_get_number(struct parse *p, const config_setting_t *s,
-    const struct key *k, double *out)
+conf_get_number(struct parse *p, const config_setting_t *s, const struct key *k,
+    double *out)
 {
-	double	 v;
+	double v;
 
 	if (conf_is_int(s))
 		v = (double)config_setting_get_int64(s);
@@ -568,20 +516,20 @@ conf_get_number(struct parse *p, const config_setting_t *s,
 	else
 		return conf_wrong_type(p, s, "a number");
 	if (!isfinite(v) || v < k->dmin || v > k->dmax)
-		return conf_key_error(p, s, "%g is out of range %g..%g", v,
-		    k->dmin, k->dmax);
+		return conf_key_error(
+		    p, s, "%g is out of range %g..%g", v, k->dmin, k->dmax);
 	*out = v;
 	return 0;
 }
 
 static int
-conf_get_strv(struct parse *p, const config_setting_t *s, char ***outv,
-    size_t *outn)
+conf_get_strv(
+    struct parse *p, const config_setting_t *s, char ***outv, size_t *outn)
 {
-	const config_setting_t	*e;
-	const char		*v;
-	char			**argv;
-	int			 i, n;
+	const config_setting_t *e;
+	const char             *v;
+	char                  **argv;
+	int                     i, n;
 
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY &&
 	    config_setting_type(s) != CONFIG_TYPE_LIST)
@@ -601,20 +549,21 @@ conf_get_strv(struct parse *p, const config_setting_t *s, char ***outv,
 
 /* An inline secret is only acceptable in a file nobody else can read. */
 static int
-conf_check_private(struct parse *p, const config_setting_t *s,
-    const char *instead)
+conf_check_private(
+    struct parse *p, const config_setting_t *s, const char *instead)
 {
-	char		*file = conf_source_file(p, s);
-	struct stat	 st;
-	int		 rv = 0;
+	char       *file = conf_source_file(p, s);
+	struct stat st;
+	int         rv = 0;
 
 	if (stat(file, &st) == -1)
-		rv = conf_key_error(p, s, "cannot stat %s: %s", file,
-		    strerror(errno));
+		rv = conf_key_error(
+		    p, s, "cannot stat %s: %s", file, strerror(errno));
 	else if (st.st_mode & (S_IRGRP | S_IROTH))
 		rv = conf_key_error(p, s,
 		    "a secret given inline needs %s readable by its owner only "
-		    "(chmod 600 %s), or %s", file, file, instead);
+		    "(chmod 600 %s), or %s",
+		    file, file, instead);
 	free(file);
 	return rv;
 }
@@ -624,7 +573,7 @@ conf_check_private(struct parse *p, const config_setting_t *s,
 static int
 conf_url_has_password(const char *url)
 {
-	const char	*auth, *end, *at, *colon;
+	const char *auth, *end, *at, *colon;
 
 	if ((auth = strstr(url, "://")) == NULL)
 		return 0;
@@ -639,8 +588,8 @@ conf_url_has_password(const char *url)
 }
 
 static int
-conf_check_url_secret(struct parse *p, const config_setting_t *s,
-    const char *url)
+conf_check_url_secret(
+    struct parse *p, const config_setting_t *s, const char *url)
 {
 	if (s == NULL || !conf_url_has_password(url))
 		return 0;
@@ -649,15 +598,15 @@ conf_check_url_secret(struct parse *p, const config_setting_t *s,
 }
 
 static int
-conf_read_secret(struct parse *p, const config_setting_t *s, const char *path,
-    char **out)
+conf_read_secret(
+    struct parse *p, const config_setting_t *s, const char *path, char **out)
 {
-	struct stat	 st;
-	char		*err = NULL;
+	struct stat st;
+	char       *err = NULL;
 
 	if (stat(path, &st) == -1)
-		return conf_key_error(p, s, "cannot read %s: %s", path,
-		    strerror(errno));
+		return conf_key_error(
+		    p, s, "cannot read %s: %s", path, strerror(errno));
 	if (st.st_mode & S_IROTH)
 		return conf_key_error(p, s,
 		    "%s is readable by others (chmod o-r %s)", path, path);
@@ -675,12 +624,12 @@ static int
 conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
     void *base, unsigned types)
 {
-	char		*field = (char *)base + k->off;
-	char		**sp = (char **)(void *)field;
-	char		**secret, *instead;
-	const char	*v;
-	long long	 ll;
-	int		 i, rv;
+	char       *field = (char *)base + k->off;
+	char      **sp = (char **)(void *)field;
+	char      **secret, *instead;
+	const char *v;
+	long long   ll;
+	int         i, rv;
 
 	switch (k->kind) {
 	case K_STR:
@@ -775,9 +724,9 @@ static int
 conf_parse_group(struct parse *p, const config_setting_t *g,
     const struct key *keys, void *base, unsigned types)
 {
-	const config_setting_t	*s;
-	const struct key	*k;
-	int			 i, n;
+	const config_setting_t *s;
+	const struct key       *k;
+	int                     i, n;
 
 	if (!config_setting_is_group(g))
 		return conf_wrong_type(p, g, "a group { ... }");
@@ -801,14 +750,14 @@ conf_parse_group(struct parse *p, const config_setting_t *g,
 static int
 conf_check_name(struct parse *p, const config_setting_t *s)
 {
-	const char	*name = config_setting_name(s), *c;
+	const char *name = config_setting_name(s), *c;
 
 	if (strlen(name) > NAME_MAX_LEN)
-		return conf_key_error(p, s, "name longer than %d characters",
-		    NAME_MAX_LEN);
+		return conf_key_error(
+		    p, s, "name longer than %d characters", NAME_MAX_LEN);
 	for (c = name; *c != '\0'; c++) {
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		    (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
+		        (*c >= '0' && *c <= '9') || *c == '-' || *c == '_'))
 			return conf_key_error(p, s,
 			    "name may only hold letters, digits, '-' and '_'");
 	}
@@ -818,7 +767,7 @@ conf_check_name(struct parse *p, const config_setting_t *s)
 static int
 conf_url_has_scheme(const char *url, const char *const *schemes)
 {
-	size_t	 n;
+	size_t n;
 
 	for (; *schemes != NULL; schemes++) {
 		n = strlen(*schemes);
@@ -834,16 +783,16 @@ static const char *const http_schemes[] = { "http://", "https://", NULL };
 static int
 conf_check_header(struct parse *p, const config_setting_t *s, const char *h)
 {
-	const char	*colon = strchr(h, ':'), *c;
+	const char *colon = strchr(h, ':'), *c;
 
 	if (colon == NULL || colon == h)
 		return conf_key_error(p, s, "\"%s\" is not \"Name: value\"", h);
 	for (c = h; c < colon; c++) {
 		/* RFC 9110 token characters. */
-		if (*c <= ' ' || *c >= 0x7f || strchr("\"(),/:;<=>?@[\\]{}",
-		    *c) != NULL)
-			return conf_key_error(p, s,
-			    "\"%s\": invalid header name", h);
+		if (*c <= ' ' || *c >= 0x7f ||
+		    strchr("\"(),/:;<=>?@[\\]{}", *c) != NULL)
+			return conf_key_error(
+			    p, s, "\"%s\": invalid header name", h);
 	}
 	return 0;
 }
@@ -854,31 +803,35 @@ conf_check_header(struct parse *p, const config_setting_t *s, const char *h)
  * be one a TLS connection will use, since libcurl ignores it otherwise.
  */
 static int
-conf_check_tls_ca(struct parse *p, const config_setting_t *s,
-    const struct conf_channel *ch)
+conf_check_tls_ca(
+    struct parse *p, const config_setting_t *s, const struct conf_channel *ch)
 {
-	const config_setting_t	*m = config_setting_get_member(s, "tls_ca");
-	struct stat		 st;
-	FILE			*f;
-	int			 rv = 0;
+	const config_setting_t *m = config_setting_get_member(s, "tls_ca");
+	struct stat             st;
+	FILE                   *f;
+	int                     rv = 0;
 
 	if ((f = fopen(ch->tls_ca, "r")) == NULL)
-		return conf_key_error(p, m, "cannot read %s: %s", ch->tls_ca,
-		    strerror(errno));
+		return conf_key_error(
+		    p, m, "cannot read %s: %s", ch->tls_ca, strerror(errno));
 	if (fstat(fileno(f), &st) == -1)
-		rv = conf_key_error(p, m, "cannot stat %s: %s", ch->tls_ca,
-		    strerror(errno));
+		rv = conf_key_error(
+		    p, m, "cannot stat %s: %s", ch->tls_ca, strerror(errno));
 	else if (!S_ISREG(st.st_mode))
 		rv = conf_key_error(p, m, "%s is not a file", ch->tls_ca);
 	fclose(f);
 	if (rv == -1)
 		return -1;
-	if (ch->type == CHANNEL_HTTP && strncasecmp(ch->url, "https://", 8) != 0)
-		return conf_key_error(p, m, "has no effect without an https:// "
+	if (ch->type == CHANNEL_HTTP &&
+	    strncasecmp(ch->url, "https://", 8) != 0)
+		return conf_key_error(p, m,
+		    "has no effect without an https:// "
 		    "URL");
-	if (ch->type == CHANNEL_SMTP && strncasecmp(ch->url, "smtps://", 8) !=
-	    0 && strcmp(ch->tls, "required") != 0)
-		return conf_key_error(p, m, "has no effect without smtps:// or "
+	if (ch->type == CHANNEL_SMTP &&
+	    strncasecmp(ch->url, "smtps://", 8) != 0 &&
+	    strcmp(ch->tls, "required") != 0)
+		return conf_key_error(p, m,
+		    "has no effect without smtps:// or "
 		    "tls = \"required\"");
 	return 0;
 }
@@ -899,13 +852,13 @@ conf_channel_defaults(struct conf_channel *ch)
 }
 
 static int
-conf_parse_channel(struct parse *p, const config_setting_t *s,
-    struct conf_channel *ch)
+conf_parse_channel(
+    struct parse *p, const config_setting_t *s, struct conf_channel *ch)
 {
-	const config_setting_t	*t, *m;
-	unsigned		 types;
-	size_t			 i;
-	int			 type;
+	const config_setting_t *t, *m;
+	unsigned                types;
+	size_t                  i;
+	int                     type;
 
 	ch->name = xstrdup(config_setting_name(s));
 	ch->line = config_setting_source_line(s);
@@ -927,10 +880,10 @@ conf_parse_channel(struct parse *p, const config_setting_t *s,
 		return conf_key_error(p, s, "url missing");
 	m = config_setting_get_member(s, "url");
 	if (!conf_url_has_scheme(ch->url,
-	    ch->type == CHANNEL_SMTP ? smtp_schemes : http_schemes))
-		return conf_key_error(p, m, "\"%s\" is not an %s URL",
-		    ch->url, ch->type == CHANNEL_SMTP ?
-		    "smtp:// or smtps://" : "http:// or https://");
+	        ch->type == CHANNEL_SMTP ? smtp_schemes : http_schemes))
+		return conf_key_error(p, m, "\"%s\" is not an %s URL", ch->url,
+		    ch->type == CHANNEL_SMTP ? "smtp:// or smtps://"
+		                             : "http:// or https://");
 	if (conf_check_url_secret(p, m, ch->url) == -1)
 		return -1;
 	if (ch->tls_ca != NULL && conf_check_tls_ca(p, s, ch) == -1)
@@ -938,12 +891,12 @@ conf_parse_channel(struct parse *p, const config_setting_t *s,
 	if (ch->type == CHANNEL_SMTP && ch->from == NULL)
 		return conf_key_error(p, s, "from missing (required for smtp)");
 	if (ch->password != NULL && ch->username == NULL)
-		return conf_key_error(p, s,
-		    "a password needs a username");
+		return conf_key_error(p, s, "a password needs a username");
 	m = config_setting_get_member(s, "headers");
 	for (i = 0; i < ch->nheaders; i++) {
-		if (conf_check_header(p, config_setting_get_elem(m,
-		    (unsigned)i), ch->headers[i]) == -1)
+		if (conf_check_header(p,
+		        config_setting_get_elem(m, (unsigned)i),
+		        ch->headers[i]) == -1)
 			return -1;
 	}
 	return 0;
@@ -966,11 +919,12 @@ conf_parse_job(struct parse *p, const config_setting_t *s, struct conf_job *j)
 	if (conf_parse_group(p, s, job_keys, j, 0) == -1)
 		return -1;
 	if ((j->command == NULL) == (j->sql == NULL))
-		return conf_key_error(p, s,
-		    "give exactly one of command and sql");
+		return conf_key_error(
+		    p, s, "give exactly one of command and sql");
 	if (j->command != NULL && j->ncommand == 0)
-		return conf_key_error(p, config_setting_get_member(s,
-		    "command"), "must not be empty");
+		return conf_key_error(p,
+		    config_setting_get_member(s, "command"),
+		    "must not be empty");
 	return 0;
 }
 
@@ -978,9 +932,9 @@ conf_parse_job(struct parse *p, const config_setting_t *s, struct conf_job *j)
 static int
 conf_parse_named(struct parse *p, const config_setting_t *g, int channels)
 {
-	struct conf		*c = p->c;
-	const config_setting_t	*s;
-	size_t			 i, n;
+	struct conf            *c = p->c;
+	const config_setting_t *s;
+	size_t                  i, n;
 
 	if (!config_setting_is_group(g))
 		return conf_wrong_type(p, g, "a group { name = {...}; }");
@@ -1008,9 +962,9 @@ conf_parse_named(struct parse *p, const config_setting_t *g, int channels)
 static int
 conf_parse_root(struct parse *p, const config_setting_t *root)
 {
-	const config_setting_t	*s;
-	const char		*name;
-	int			 i, n, rv;
+	const config_setting_t *s;
+	const char             *name;
+	int                     i, n, rv;
 
 	n = config_setting_length(root);
 	for (i = 0; i < n; i++) {
@@ -1018,11 +972,11 @@ conf_parse_root(struct parse *p, const config_setting_t *root)
 		name = config_setting_name(s);
 		if (strcmp(name, "database") == 0) {
 			p->c->have_database = true;
-			rv = conf_parse_group(p, s, database_keys, &p->c->db,
-			    0);
+			rv =
+			    conf_parse_group(p, s, database_keys, &p->c->db, 0);
 		} else if (strcmp(name, "outbox") == 0)
-			rv = conf_parse_group(p, s, outbox_keys, &p->c->outbox,
-			    0);
+			rv = conf_parse_group(
+			    p, s, outbox_keys, &p->c->outbox, 0);
 		else if (strcmp(name, "channels") == 0)
 			rv = conf_parse_named(p, s, 1);
 		else if (strcmp(name, "jobs") == 0)
@@ -1030,10 +984,11 @@ conf_parse_root(struct parse *p, const config_setting_t *root)
 		else if (strcmp(name, "alert") == 0)
 			rv = conf_parse_group(p, s, alert_keys, p->c, 0);
 		else if (conf_find_key(top_keys, name) != NULL)
-			rv = conf_parse_key(p, s, conf_find_key(top_keys, name),
-			    p->c, 0);
+			rv = conf_parse_key(
+			    p, s, conf_find_key(top_keys, name), p->c, 0);
 		else
-			rv = conf_key_error(p, s, "unknown key (expected "
+			rv = conf_key_error(p, s,
+			    "unknown key (expected "
 			    "database, outbox, channels, jobs, alert or "
 			    "runtime_dir)");
 		if (rv == -1)
@@ -1053,7 +1008,7 @@ conf_member(const config_setting_t *g, const char *name)
 static int
 conf_check_database(struct parse *p, const config_setting_t *g)
 {
-	struct conf_database	*db = &p->c->db;
+	struct conf_database *db = &p->c->db;
 
 	if (db->name == NULL)
 		return conf_key_error(p, g, "name missing");
@@ -1061,48 +1016,50 @@ conf_check_database(struct parse *p, const config_setting_t *g)
 		return conf_key_error(p, conf_member(g, "socket"),
 		    "give host (and port) or socket, not both");
 	if ((db->tls_cert == NULL) != (db->tls_key == NULL))
-		return conf_key_error(p, conf_member(g, "tls"),
-		    "cert and key go together");
+		return conf_key_error(
+		    p, conf_member(g, "tls"), "cert and key go together");
 	if (db->option_group != NULL && db->option_file == NULL)
-		return conf_key_error(p, conf_member(g, "option_group"),
-		    "needs option_file");
+		return conf_key_error(
+		    p, conf_member(g, "option_group"), "needs option_file");
 	return 0;
 }
 
 static int
 conf_check_jobs(struct parse *p, const config_setting_t *g)
 {
-	struct conf		*c = p->c;
-	struct conf_job		*j;
-	const config_setting_t	*s, *l;
-	const char		*why;
-	size_t			 i;
+	struct conf            *c = p->c;
+	struct conf_job        *j;
+	const config_setting_t *s, *l;
+	const char             *why;
+	size_t                  i;
 
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
 		s = conf_member(g, j->name);
 		if (j->guard == GUARD_NAMED_LOCK && !c->have_database)
-			return conf_key_error(p, s, "guard named_lock needs a "
+			return conf_key_error(p, s,
+			    "guard named_lock needs a "
 			    "database section (or guard = \"local\")");
 		if (j->sql != NULL && !c->have_database)
-			return conf_key_error(p, s,
-			    "an sql job needs a database section");
+			return conf_key_error(
+			    p, s, "an sql job needs a database section");
 		if ((l = conf_member(s, "lock")) != NULL) {
 			if (!conf_lock_name_valid(j->lock, &why))
-				return conf_key_error(p, l, "lock name %s",
-				    why);
+				return conf_key_error(
+				    p, l, "lock name %s", why);
 			continue;
 		}
 		if (c->have_database)
-			j->lock = xasprintf("cronguard:%s:%s", c->db.name,
-			    j->name);
+			j->lock =
+			    xasprintf("cronguard:%s:%s", c->db.name, j->name);
 		else
 			j->lock = xasprintf("cronguard:%s", j->name);
 		if (j->guard == GUARD_NAMED_LOCK &&
 		    !conf_lock_name_valid(j->lock, &why))
-			return conf_key_error(p, s, "the default lock name "
-			    "\"%s\" is %s: set lock to a shorter name", j->lock,
-			    why);
+			return conf_key_error(p, s,
+			    "the default lock name "
+			    "\"%s\" is %s: set lock to a shorter name",
+			    j->lock, why);
 	}
 	return 0;
 }
@@ -1111,11 +1068,11 @@ static int
 conf_check_outbox(struct parse *p, const config_setting_t *g,
     const config_setting_t *channels)
 {
-	struct conf_outbox	*o = &p->c->outbox;
-	const config_setting_t	*lease = conf_member(g, "lease"), *s;
+	struct conf_outbox        *o = &p->c->outbox;
+	const config_setting_t    *lease = conf_member(g, "lease"), *s;
 	const struct conf_channel *ch;
-	char			 a[32], b[32];
-	size_t			 i;
+	char                       a[32], b[32];
+	size_t                     i;
 
 	for (i = 0; i < p->c->nchannels; i++) {
 		ch = &p->c->channels[i];
@@ -1125,9 +1082,10 @@ conf_check_outbox(struct parse *p, const config_setting_t *g,
 		duration_format(ch->timeout_ms, b, sizeof b);
 		s = conf_member(conf_member(channels, ch->name), "timeout");
 		if (lease != NULL || s == NULL)
-			s = lease != NULL ? lease :
-			    conf_member(channels, ch->name);
-		return conf_error(p, s, "outbox.lease (%s) must be longer than "
+			s = lease != NULL ? lease
+			                  : conf_member(channels, ch->name);
+		return conf_error(p, s,
+		    "outbox.lease (%s) must be longer than "
 		    "channels.%s.timeout (%s), or a slow send is claimed twice",
 		    a, ch->name, b);
 	}
@@ -1135,25 +1093,33 @@ conf_check_outbox(struct parse *p, const config_setting_t *g,
 		duration_format(o->watchdog_ms, a, sizeof a);
 		duration_format(o->lease_ms, b, sizeof b);
 		s = conf_member(g, "watchdog");
-		return conf_error(p, s != NULL ? s : lease != NULL ? lease : g,
+		return conf_error(p,
+		    s != NULL           ? s
+		        : lease != NULL ? lease
+		                        : g,
 		    "outbox.watchdog (%s) must be longer than outbox.lease "
-		    "(%s)", a, b);
+		    "(%s)",
+		    a, b);
 	}
 	s = conf_member(g, "backoff");
 	if (o->backoff_initial_ms > o->backoff_max_ms)
-		return conf_error(p, s != NULL ? s : g, "outbox.backoff: "
+		return conf_error(p, s != NULL ? s : g,
+		    "outbox.backoff: "
 		    "initial must not be longer than max");
 	s = conf_member(g, "thresholds");
 	if (s == NULL)
 		s = g;
 	if (o->pending_warn > o->pending_crit)
-		return conf_error(p, s, "outbox.thresholds: pending_warn "
+		return conf_error(p, s,
+		    "outbox.thresholds: pending_warn "
 		    "must not exceed pending_crit");
 	if (o->oldest_due_warn_ms > o->oldest_due_crit_ms)
-		return conf_error(p, s, "outbox.thresholds: oldest_due_warn "
+		return conf_error(p, s,
+		    "outbox.thresholds: oldest_due_warn "
 		    "must not exceed oldest_due_crit");
 	if (o->failed_warn > o->failed_crit)
-		return conf_error(p, s, "outbox.thresholds: failed_warn "
+		return conf_error(p, s,
+		    "outbox.thresholds: failed_warn "
 		    "must not exceed failed_crit");
 	return 0;
 }
@@ -1161,8 +1127,8 @@ conf_check_outbox(struct parse *p, const config_setting_t *g,
 static int
 conf_check(struct parse *p)
 {
-	const config_setting_t	*root = config_root_setting(&p->cfg), *s;
-	struct conf		*c = p->c;
+	const config_setting_t *root = config_root_setting(&p->cfg), *s;
+	struct conf            *c = p->c;
 
 	s = conf_member(root, "database");
 	if (c->have_database && conf_check_database(p, s) == -1)
@@ -1170,15 +1136,17 @@ conf_check(struct parse *p)
 	if (conf_check_jobs(p, conf_member(root, "jobs")) == -1)
 		return -1;
 	if (conf_check_outbox(p, conf_member(root, "outbox"),
-	    conf_member(root, "channels")) == -1)
+	        conf_member(root, "channels")) == -1)
 		return -1;
 	s = conf_member(conf_member(root, "alert"), "url");
-	if (c->alert_url != NULL && !conf_url_has_scheme(c->alert_url,
-	    http_schemes))
-		return conf_key_error(p, s, "\"%s\" is not an http:// or "
-		    "https:// URL", c->alert_url);
-	if (c->alert_url != NULL && conf_check_url_secret(p, s,
-	    c->alert_url) == -1)
+	if (c->alert_url != NULL &&
+	    !conf_url_has_scheme(c->alert_url, http_schemes))
+		return conf_key_error(p, s,
+		    "\"%s\" is not an http:// or "
+		    "https:// URL",
+		    c->alert_url);
+	if (c->alert_url != NULL &&
+	    conf_check_url_secret(p, s, c->alert_url) == -1)
 		return -1;
 	return 0;
 }
@@ -1186,7 +1154,7 @@ conf_check(struct parse *p)
 static char *
 conf_default_runtime_dir(void)
 {
-	const char	*e;
+	const char *e;
 
 	/* systemd's RuntimeDirectory= may list several, colon-separated. */
 	if ((e = getenv("RUNTIME_DIRECTORY")) != NULL && *e != '\0')
@@ -1235,7 +1203,7 @@ conf_defaults(struct conf *c)
 static char *
 conf_dirname(const char *path)
 {
-	const char	*slash = strrchr(path, '/');
+	const char *slash = strrchr(path, '/');
 
 	if (slash == NULL)
 		return xstrdup(".");
@@ -1255,10 +1223,10 @@ conf_dirname(const char *path)
 static int
 conf_check_includes(struct parse *p, const char *file, int depth)
 {
-	struct stat	 st;
-	const char	*why;
-	char		*text, *errstr = NULL, *line, *next, *q, *name, *full;
-	int		 lineno = 0, rv = -1;
+	struct stat st;
+	const char *why;
+	char       *text, *errstr = NULL, *line, *next, *q, *name, *full;
+	int         lineno = 0, rv = -1;
 
 	if (depth > 10) {
 		p->err = xasprintf("%s: @include nested too deeply", file);
@@ -1278,7 +1246,7 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 			continue;
 		line += 8 + strspn(line + 8, " \t");
 		if (*line != '"' || (q = strchr(line + 1, '"')) == NULL)
-			continue;	/* libconfig reports the syntax */
+			continue; /* libconfig reports the syntax */
 		name = xstrndup(line + 1, (size_t)(q - line - 1));
 		full = xasprintf("%s/%s", p->dir, name);
 		why = NULL;
@@ -1309,10 +1277,10 @@ out:
 int
 conf_load(const char *path, struct conf *c, char **errstr)
 {
-	struct parse	 p;
-	struct stat	 st;
-	char		*file;
-	int		 rv = -1, saved;
+	struct parse p;
+	struct stat  st;
+	char        *file;
+	int          rv = -1, saved;
 
 	*errstr = NULL;
 	conf_defaults(c);
@@ -1377,7 +1345,7 @@ out:
 static void
 conf_strv_free(char **v, size_t n)
 {
-	size_t	 i;
+	size_t i;
 
 	if (v == NULL)
 		return;
@@ -1390,7 +1358,7 @@ conf_strv_free(char **v, size_t n)
 static void
 conf_secret_free(char *s)
 {
-	volatile char	*v = s;
+	volatile char *v = s;
 
 	if (s == NULL)
 		return;
@@ -1402,9 +1370,9 @@ conf_secret_free(char *s)
 void
 conf_free(struct conf *c)
 {
-	struct conf_channel	*ch;
-	struct conf_job		*j;
-	size_t			 i;
+	struct conf_channel *ch;
+	struct conf_job     *j;
+	size_t               i;
 
 	free(c->path);
 	free(c->runtime_dir);
@@ -1450,7 +1418,7 @@ conf_free(struct conf *c)
 const char *
 conf_default_path(void)
 {
-	const char	*e;
+	const char *e;
 
 	if ((e = getenv("CRONGUARD_CONFIG")) != NULL && *e != '\0')
 		return e;
@@ -1460,7 +1428,7 @@ conf_default_path(void)
 const struct conf_channel *
 conf_channel_find(const struct conf *c, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < c->nchannels; i++) {
 		if (strcmp(c->channels[i].name, name) == 0)
@@ -1472,7 +1440,7 @@ conf_channel_find(const struct conf *c, const char *name)
 const struct conf_job *
 conf_job_find(const struct conf *c, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < c->njobs; i++) {
 		if (strcmp(c->jobs[i].name, name) == 0)
@@ -1488,8 +1456,8 @@ conf_job_find(const struct conf *c, const char *name)
 int
 conf_lock_name_valid(const char *name, const char **why)
 {
-	const unsigned char	*u;
-	size_t			 len;
+	const unsigned char *u;
+	size_t               len;
 
 	if (name == NULL || *name == '\0') {
 		*why = "is empty";
@@ -1514,7 +1482,7 @@ conf_lock_name_valid(const char *name, const char **why)
 static void
 conf_print_quoted(const char *s)
 {
-	const unsigned char	*u;
+	const unsigned char *u;
 
 	putchar('"');
 	for (u = (const unsigned char *)s; *u != '\0'; u++) {
@@ -1566,8 +1534,8 @@ conf_print_secret(int indent, const char *key, const char *v)
 static char *
 conf_url_masked(const char *url)
 {
-	struct buf	 b;
-	const char	*auth, *end, *at, *q, *frag;
+	struct buf  b;
+	const char *auth, *end, *at, *q, *frag;
 
 	buf_init(&b);
 	if ((auth = strstr(url, "://")) == NULL) {
@@ -1598,7 +1566,7 @@ conf_url_masked(const char *url)
 static void
 conf_print_url(int indent, const char *key, const char *url)
 {
-	char	*m;
+	char *m;
 
 	if (url == NULL)
 		return;
@@ -1613,18 +1581,18 @@ static void
 conf_print_dur(int indent, const char *key, int64_t ms)
 {
 	static const struct {
-		int64_t		 ms;
-		const char	*unit;
+		int64_t     ms;
+		const char *unit;
 	} units[] = { { 24 * 3600 * 1000, "d" }, { 3600 * 1000, "h" },
-	    { 60 * 1000, "m" }, { 1000, "s" }, { 1, "ms" } };
-	size_t	 i;
+		{ 60 * 1000, "m" }, { 1000, "s" }, { 1, "ms" } };
+	size_t i;
 
 	for (i = 0; i < nitems(units); i++) {
 		if (ms != 0 && ms % units[i].ms == 0)
 			break;
 	}
 	if (i == nitems(units))
-		i = 3;	/* 0: "0s" */
+		i = 3; /* 0: "0s" */
 	printf("%*s%s = \"%lld%s\";\n", indent, "", key,
 	    (long long)(ms / units[i].ms), units[i].unit);
 }
@@ -1640,7 +1608,7 @@ conf_print_ll(int indent, const char *key, long long v)
 static void
 conf_print_dbl(int indent, const char *key, double v)
 {
-	char	 num[64];
+	char num[64];
 
 	snprintf(num, sizeof num, "%.6g", v);
 	if (strpbrk(num, ".eE") == NULL)
@@ -1652,7 +1620,7 @@ conf_print_dbl(int indent, const char *key, double v)
 static void
 conf_print_strv(int indent, const char *key, char **v, size_t n)
 {
-	size_t	 i;
+	size_t i;
 
 	if (v == NULL)
 		return;
@@ -1671,9 +1639,9 @@ static int
 conf_header_is_harmless(const char *h)
 {
 	static const char *const harmless[] = { "Accept", "Accept-Language",
-	    "Cache-Control", "Content-Language", "Content-Type", "User-Agent",
-	    NULL };
-	size_t	 i, n = strcspn(h, ":");
+		"Cache-Control", "Content-Language", "Content-Type",
+		"User-Agent", NULL };
+	size_t                   i, n = strcspn(h, ":");
 
 	for (i = 0; harmless[i] != NULL; i++) {
 		if (strlen(harmless[i]) == n &&
@@ -1686,7 +1654,7 @@ conf_header_is_harmless(const char *h)
 static void
 conf_print_headers(int indent, const struct conf_channel *ch)
 {
-	size_t	 i, n;
+	size_t i, n;
 
 	if (ch->headers == NULL)
 		return;
@@ -1788,11 +1756,11 @@ conf_print_channel(const struct conf_channel *ch)
 		conf_print_str(4, "method", ch->method);
 		conf_print_headers(4, ch);
 		if (ch->signing_secret_file != NULL)
-			conf_print_str(4, "signing_secret_file",
-			    ch->signing_secret_file);
+			conf_print_str(
+			    4, "signing_secret_file", ch->signing_secret_file);
 		else
-			conf_print_secret(4, "signing_secret",
-			    ch->signing_secret);
+			conf_print_secret(
+			    4, "signing_secret", ch->signing_secret);
 		printf("    concurrency = %u;\n", ch->concurrency);
 	}
 	puts("  };");
@@ -1819,7 +1787,7 @@ conf_print_job(const struct conf_job *j)
 void
 conf_print(const struct conf *c)
 {
-	size_t	 i;
+	size_t i;
 
 	printf("# %s: effective configuration, secrets masked\n",
 	    c->path != NULL ? c->path : "(defaults)");

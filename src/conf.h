@@ -6,108 +6,113 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum tls_mode { TLS_DISABLED, TLS_PREFERRED, TLS_REQUIRED, TLS_VERIFY_IDENTITY };
+enum tls_mode {
+	TLS_DISABLED,
+	TLS_PREFERRED,
+	TLS_REQUIRED,
+	TLS_VERIFY_IDENTITY
+};
 enum guard_kind { GUARD_NAMED_LOCK, GUARD_LOCAL, GUARD_NONE };
 enum on_lock_lost { LOCK_LOST_TERMINATE, LOCK_LOST_CONTINUE };
 enum ordering { ORDERING_PER_KEY, ORDERING_NONE };
 enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP };
 
 struct conf_database {
-	char		*host;		/* default "127.0.0.1" unless socket set */
-	unsigned	 port;		/* default 3306 */
-	char		*socket;
-	char		*user;
-	char		*password;	/* from password or password_file */
-	char		*password_file;
-	char		*option_file;
-	char		*option_group;
-	char		*name;		/* required */
-	int64_t		 connect_timeout_ms;	/* default 5s */
-	int64_t		 read_timeout_ms;	/* default 30s */
-	int64_t		 write_timeout_ms;	/* default 30s */
-	enum tls_mode	 tls_mode;	/* default preferred */
-	char		*tls_ca;
-	char		*tls_cert;
-	char		*tls_key;
+	char         *host; /* default "127.0.0.1" unless socket set */
+	unsigned      port; /* default 3306 */
+	char         *socket;
+	char         *user;
+	char         *password; /* from password or password_file */
+	char         *password_file;
+	char         *option_file;
+	char         *option_group;
+	char         *name;               /* required */
+	int64_t       connect_timeout_ms; /* default 5s */
+	int64_t       read_timeout_ms;    /* default 30s */
+	int64_t       write_timeout_ms;   /* default 30s */
+	enum tls_mode tls_mode;           /* default preferred */
+	char         *tls_ca;
+	char         *tls_cert;
+	char         *tls_key;
 };
 
 struct conf_outbox {
-	unsigned	 batch_size;		/* 50, 1..1000 */
-	int64_t		 poll_interval_ms;	/* 1s */
-	int64_t		 lease_ms;		/* 5m */
-	int64_t		 watchdog_ms;		/* 15m */
-	unsigned	 max_attempts;		/* 8 */
-	int64_t		 backoff_initial_ms;	/* 30s */
-	double		 backoff_multiplier;	/* 2.0 */
-	int64_t		 backoff_max_ms;	/* 1h */
-	double		 backoff_jitter;	/* 0.2, in [0, 1] */
-	enum ordering	 ordering;		/* per_key */
-	bool		 keep_sent;		/* true */
-	long long	 pending_warn, pending_crit;		/* 1000, 10000 */
-	int64_t		 oldest_due_warn_ms, oldest_due_crit_ms;/* 5m, 30m */
-	long long	 failed_warn, failed_crit;		/* 1, 100 */
+	unsigned      batch_size;                 /* 50, 1..1000 */
+	int64_t       poll_interval_ms;           /* 1s */
+	int64_t       lease_ms;                   /* 5m */
+	int64_t       watchdog_ms;                /* 15m */
+	unsigned      max_attempts;               /* 8 */
+	int64_t       backoff_initial_ms;         /* 30s */
+	double        backoff_multiplier;         /* 2.0 */
+	int64_t       backoff_max_ms;             /* 1h */
+	double        backoff_jitter;             /* 0.2, in [0, 1] */
+	enum ordering ordering;                   /* per_key */
+	bool          keep_sent;                  /* true */
+	long long     pending_warn, pending_crit; /* 1000, 10000 */
+	int64_t       oldest_due_warn_ms, oldest_due_crit_ms; /* 5m, 30m */
+	long long     failed_warn, failed_crit;               /* 1, 100 */
 };
 
 struct conf_channel {
-	char		*name;
-	int		 line;		/* where it was defined, for messages */
+	char             *name;
+	int               line; /* where it was defined, for messages */
 	enum channel_type type;
-	char		*url;
-	int64_t		 timeout_ms;	/* 30s smtp, 10s http */
-	double		 rate;		/* messages/s across all hosts; 0 = none */
-	long long	 daily_quota;	/* per UTC day; 0 = none */
-	unsigned	 circuit_failures;	/* 0 = no circuit breaker */
-	int64_t		 circuit_cooldown_ms;	/* 1m */
-	char		*tls_ca;	/* CA bundle (CURLOPT_CAINFO); NULL =
-					 * libcurl's default store */
+	char             *url;
+	int64_t           timeout_ms; /* 30s smtp, 10s http */
+	double            rate; /* messages/s across all hosts; 0 = none */
+	long long         daily_quota;         /* per UTC day; 0 = none */
+	unsigned          circuit_failures;    /* 0 = no circuit breaker */
+	int64_t           circuit_cooldown_ms; /* 1m */
+	char             *tls_ca; /* CA bundle (CURLOPT_CAINFO); NULL =
+	                           * libcurl's default store */
 	/* smtp */
-	char		*username;
-	char		*password;	/* from password or password_file */
-	char		*password_file;
-	char		*from;
-	char		*tls;		/* smtp://: "none" (default) | "required" */
-	unsigned	 connections;	/* 4 */
-	long long	 max_size;	/* bytes, default 10 MiB */
+	char     *username;
+	char     *password; /* from password or password_file */
+	char     *password_file;
+	char     *from;
+	char     *tls;         /* smtp://: "none" (default) | "required" */
+	unsigned  connections; /* 4 */
+	long long max_size;    /* bytes, default 10 MiB */
 	/* http */
-	char		*method;	/* POST */
-	char		**headers;	/* "Name: value" */
-	size_t		 nheaders;
-	char		*signing_secret;	/* from signing_secret(_file) */
-	char		*signing_secret_file;
-	unsigned	 concurrency;	/* 16 */
+	char    *method;  /* POST */
+	char   **headers; /* "Name: value" */
+	size_t   nheaders;
+	char    *signing_secret; /* from signing_secret(_file) */
+	char    *signing_secret_file;
+	unsigned concurrency; /* 16 */
 };
 
 struct conf_job {
-	char		*name;
-	int		 line;
-	char		**command;	/* argv, NULL-terminated; or NULL */
-	size_t		 ncommand;
-	char		*sql;		/* or NULL; exactly one of command/sql */
-	int64_t		 max_runtime_ms;	/* 1h */
-	int64_t		 timeout_ms;		/* 0 = none */
-	int64_t		 expect_every_ms;	/* 0 = not monitored */
-	int64_t		 grace_ms;		/* 10m */
-	int64_t		 heartbeat_ms;		/* 30s */
-	enum guard_kind	 guard;
-	char		*lock;		/* default "cronguard:<db name>:<job>" */
+	char             *name;
+	int               line;
+	char            **command; /* argv, NULL-terminated; or NULL */
+	size_t            ncommand;
+	char             *sql; /* or NULL; exactly one of command/sql */
+	int64_t           max_runtime_ms;  /* 1h */
+	int64_t           timeout_ms;      /* 0 = none */
+	int64_t           expect_every_ms; /* 0 = not monitored */
+	int64_t           grace_ms;        /* 10m */
+	int64_t           heartbeat_ms;    /* 30s */
+	enum guard_kind   guard;
+	char             *lock; /* default "cronguard:<db name>:<job>" */
 	enum on_lock_lost on_lock_lost;
-	int		 busy_exit;	/* 0 */
+	int               busy_exit; /* 0 */
 };
 
 struct conf {
-	char		*path;		/* the file that was read */
-	char		*runtime_dir;	/* flock files; default $RUNTIME_DIRECTORY,
-					 * else /run/cronguard if writable, else
-					 * $TMPDIR or /tmp */
-	bool		 have_database;
+	char *path;        /* the file that was read */
+	char *runtime_dir; /* flock files; default $RUNTIME_DIRECTORY,
+	                    * else /run/cronguard if writable, else
+	                    * $TMPDIR or /tmp */
+	bool                 have_database;
 	struct conf_database db;
-	struct conf_outbox outbox;
+	struct conf_outbox   outbox;
 	struct conf_channel *channels;
-	size_t		 nchannels;
-	struct conf_job	*jobs;
-	size_t		 njobs;
-	char		*alert_url;	/* NULL = no alert channel */
-	int64_t		 alert_timeout_ms;	/* 10s */
+	size_t               nchannels;
+	struct conf_job     *jobs;
+	size_t               njobs;
+	char                *alert_url;        /* NULL = no alert channel */
+	int64_t              alert_timeout_ms; /* 10s */
 };
 
 /* Fill every field with its documented default (no database name). */
@@ -121,14 +126,14 @@ void conf_defaults(struct conf *);
  * timeout, a password in a file readable by group or others, an unreadable
  * password_file.
  */
-int conf_load(const char *path, struct conf *c, char **errstr);
+int  conf_load(const char *path, struct conf *c, char **errstr);
 void conf_free(struct conf *);
 
 /* The default path: $CRONGUARD_CONFIG, else SYSCONFDIR/cronguard.conf. */
 const char *conf_default_path(void);
 
-const struct conf_channel *conf_channel_find(const struct conf *,
-    const char *name);
+const struct conf_channel *conf_channel_find(
+    const struct conf *, const char *name);
 const struct conf_job *conf_job_find(const struct conf *, const char *name);
 
 /* Print the effective configuration, every secret masked, in libconfig

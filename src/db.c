@@ -25,27 +25,26 @@
 #define DB_IDENT_MAX 64
 
 struct db {
-	MYSQL	*mysql;
-	char	*where;		/* "127.0.0.1:3306" or "socket /path" */
+	MYSQL *mysql;
+	char  *where; /* "127.0.0.1:3306" or "socket /path" */
 };
 
-static enum db_status	db_classify(unsigned);
-static enum db_status	db_fail(struct db *, char **, const char *);
-static int		db_set_options(struct db *, const struct conf_database *,
-			    char **);
-static int		db_check_tls(struct db *, enum tls_mode, char **);
-static int		db_cloexec(struct db *, char **);
-static enum db_status	db_run(struct db *, const char *, size_t,
-			    struct db_result **, char **);
-static enum db_status	db_drain(struct db *, char **);
+static enum db_status db_classify(unsigned);
+static enum db_status db_fail(struct db *, char **, const char *);
+static int db_set_options(struct db *, const struct conf_database *, char **);
+static int db_check_tls(struct db *, enum tls_mode, char **);
+static int db_cloexec(struct db *, char **);
+static enum db_status db_run(
+    struct db *, const char *, size_t, struct db_result **, char **);
+static enum db_status    db_drain(struct db *, char **);
 static struct db_result *db_result_build(MYSQL *, MYSQL_RES *);
-static void		db_pause(unsigned);
+static void              db_pause(unsigned);
 
 /* Timeouts are whole seconds in Connector/C: round up, at least 1. */
 static unsigned
 db_seconds(int64_t ms)
 {
-	int64_t	s;
+	int64_t s;
 
 	if (ms <= 0)
 		return (1);
@@ -79,8 +78,8 @@ db_fail(struct db *db, char **errstr, const char *what)
 {
 	if (errstr != NULL) {
 		free(*errstr);
-		*errstr = xasprintf("%s failed: %s", what,
-		    mysql_error(db->mysql));
+		*errstr =
+		    xasprintf("%s failed: %s", what, mysql_error(db->mysql));
 	}
 	return (db_classify(mysql_errno(db->mysql)));
 }
@@ -88,21 +87,21 @@ db_fail(struct db *db, char **errstr, const char *what)
 static int
 db_set_options(struct db *db, const struct conf_database *c, char **errstr)
 {
-	MYSQL		*m = db->mysql;
-	unsigned	 connect_s, read_s, write_s;
-	my_bool		 off = 0;
-	my_bool		 enforce, verify;
-	const char	*what = NULL;
+	MYSQL      *m = db->mysql;
+	unsigned    connect_s, read_s, write_s;
+	my_bool     off = 0;
+	my_bool     enforce, verify;
+	const char *what = NULL;
 
 	connect_s = db_seconds(c->connect_timeout_ms);
 	read_s = db_seconds(c->read_timeout_ms);
 	write_s = db_seconds(c->write_timeout_ms);
 
-	if (c->option_file != NULL && mysql_optionsv(m, MYSQL_READ_DEFAULT_FILE,
-	    c->option_file) != 0)
+	if (c->option_file != NULL &&
+	    mysql_optionsv(m, MYSQL_READ_DEFAULT_FILE, c->option_file) != 0)
 		what = "option_file";
-	else if (c->option_group != NULL && mysql_optionsv(m,
-	    MYSQL_READ_DEFAULT_GROUP, c->option_group) != 0)
+	else if (c->option_group != NULL &&
+	    mysql_optionsv(m, MYSQL_READ_DEFAULT_GROUP, c->option_group) != 0)
 		what = "option_group";
 	else if (mysql_optionsv(m, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s) != 0)
 		what = "connect_timeout";
@@ -161,24 +160,28 @@ fail:
 static int
 db_check_tls(struct db *db, enum tls_mode mode, char **errstr)
 {
-	const char	*cipher;
+	const char *cipher;
 
 	cipher = mysql_get_ssl_cipher(db->mysql);
 	switch (mode) {
 	case TLS_REQUIRED:
 	case TLS_VERIFY_IDENTITY:
 		if (cipher == NULL) {
-			*errstr = xasprintf("cannot connect to %s: tls is "
+			*errstr = xasprintf(
+			    "cannot connect to %s: tls is "
 			    "required but the connection is not encrypted "
-			    "(server without TLS support?)", db->where);
+			    "(server without TLS support?)",
+			    db->where);
 			return (-1);
 		}
 		break;
 	case TLS_DISABLED:
 		if (cipher != NULL) {
-			*errstr = xasprintf("cannot connect to %s: tls is "
+			*errstr = xasprintf(
+			    "cannot connect to %s: tls is "
 			    "disabled but the connection is encrypted "
-			    "(TLS enabled in the option file?)", db->where);
+			    "(TLS enabled in the option file?)",
+			    db->where);
 			return (-1);
 		}
 		break;
@@ -193,13 +196,13 @@ db_check_tls(struct db *db, enum tls_mode mode, char **errstr)
 static int
 db_cloexec(struct db *db, char **errstr)
 {
-	my_socket	fd;
-	int		flags;
+	my_socket fd;
+	int       flags;
 
 	fd = mysql_get_socket(db->mysql);
 	if ((int)fd < 0) {
-		*errstr = xasprintf("cannot connect to %s: no socket",
-		    db->where);
+		*errstr =
+		    xasprintf("cannot connect to %s: no socket", db->where);
 		return (-1);
 	}
 	if ((flags = fcntl((int)fd, F_GETFD)) == -1 ||
@@ -214,10 +217,10 @@ db_cloexec(struct db *db, char **errstr)
 enum db_status
 db_connect(const struct conf_database *c, struct db **out, char **errstr)
 {
-	struct db	*db;
-	const char	*host = NULL;
-	unsigned	 port = 0;
-	my_bool		 off = 0;
+	struct db        *db;
+	const char       *host = NULL;
+	unsigned          port = 0;
+	my_bool           off = 0;
 	static const char tz[] = "SET time_zone = '+00:00'";
 
 	*out = NULL;
@@ -237,15 +240,15 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 	}
 
 	if ((db->mysql = mysql_init(NULL)) == NULL) {
-		*errstr = xasprintf("cannot connect to %s: out of memory",
-		    db->where);
+		*errstr =
+		    xasprintf("cannot connect to %s: out of memory", db->where);
 		goto fail;
 	}
 	if (db_set_options(db, c, errstr) != 0)
 		goto fail;
 
 	if (mysql_real_connect(db->mysql, host, c->user, c->password, c->name,
-	    port, c->socket, 0) == NULL) {
+	        port, c->socket, 0) == NULL) {
 		*errstr = xasprintf("cannot connect to %s: %s", db->where,
 		    mysql_error(db->mysql));
 		goto fail;
@@ -255,7 +258,8 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 	 * our named locks, so it must stay off. */
 	if (mysql_optionsv(db->mysql, MYSQL_OPT_RECONNECT, &off) != 0) {
 		*errstr = xasprintf("cannot connect to %s: cannot turn off "
-		    "reconnect: %s", db->where, mysql_error(db->mysql));
+		                    "reconnect: %s",
+		    db->where, mysql_error(db->mysql));
 		goto fail;
 	}
 	if (db_check_tls(db, c->tls_mode, errstr) != 0 ||
@@ -321,11 +325,11 @@ db_where(struct db *db)
 static struct db_result *
 db_result_build(MYSQL *m, MYSQL_RES *res)
 {
-	struct db_result	*r;
-	MYSQL_FIELD		*fields;
-	MYSQL_ROW		 row;
-	unsigned long		*lens, *block;
-	size_t			 i, j;
+	struct db_result *r;
+	MYSQL_FIELD      *fields;
+	MYSQL_ROW         row;
+	unsigned long    *lens, *block;
+	size_t            i, j;
 
 	r = xcalloc(1, sizeof *r);
 	r->affected = mysql_affected_rows(m);
@@ -365,7 +369,7 @@ db_result_free(struct db_result *r)
 	if (r == NULL)
 		return;
 	if (r->lengths != NULL)
-		free(r->lengths[0]);	/* the block of every length */
+		free(r->lengths[0]); /* the block of every length */
 	free(r->lengths);
 	free(r->rows);
 	free(r->names);
@@ -387,11 +391,12 @@ db_cell(const struct db_result *r, size_t row, size_t col)
 int
 db_ident_valid(const char *s)
 {
-	size_t	n;
+	size_t n;
 
 	if (s == NULL)
 		return (0);
-	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	n = strspn(s,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	    "0123456789_$");
 	return (n > 0 && n <= DB_IDENT_MAX && s[n] == '\0');
 }
@@ -405,7 +410,7 @@ db_ident_valid(const char *s)
 static void
 db_escape_offline(struct buf *b, const char *s, size_t len)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < len; i++) {
 		switch (s[i]) {
@@ -439,8 +444,8 @@ db_escape_offline(struct buf *b, const char *s, size_t len)
 static void
 db_add_literal(struct db *db, struct buf *b, const char *s, size_t len)
 {
-	char		*tmp;
-	unsigned long	 n;
+	char         *tmp;
+	unsigned long n;
 
 	buf_addc(b, '\'');
 	if (db != NULL && db->mysql != NULL) {
@@ -454,12 +459,12 @@ db_add_literal(struct db *db, struct buf *b, const char *s, size_t len)
 }
 
 int
-db_format(struct db *db, struct buf *b, char **errstr, const char *fmt,
-    va_list ap)
+db_format(
+    struct db *db, struct buf *b, char **errstr, const char *fmt, va_list ap)
 {
-	const char	*p, *s;
-	double		 f;
-	int		 len;
+	const char *p, *s;
+	double      f;
+	int         len;
 
 	for (p = fmt; *p != '\0'; p++) {
 		if (*p != '%') {
@@ -487,7 +492,7 @@ db_format(struct db *db, struct buf *b, char **errstr, const char *fmt,
 				buf_adds(b, "NULL");
 			else if (len < 0) {
 				*errstr = xstrdup("query failed: negative "
-				    "string length");
+				                  "string length");
 				return (-1);
 			} else
 				db_add_literal(db, b, s, (size_t)len);
@@ -504,15 +509,15 @@ db_format(struct db *db, struct buf *b, char **errstr, const char *fmt,
 			if (p[2] == 'd')
 				buf_printf(b, "%lld", va_arg(ap, long long));
 			else
-				buf_printf(b, "%llu",
-				    va_arg(ap, unsigned long long));
+				buf_printf(
+				    b, "%llu", va_arg(ap, unsigned long long));
 			p += 2;
 			break;
 		case 'f':
 			f = va_arg(ap, double);
 			if (!isfinite(f)) {
 				*errstr = xstrdup("query failed: number is "
-				    "not finite");
+				                  "not finite");
 				return (-1);
 			}
 			buf_printf(b, "%.17g", f);
@@ -521,8 +526,8 @@ db_format(struct db *db, struct buf *b, char **errstr, const char *fmt,
 			s = va_arg(ap, const char *);
 			if (!db_ident_valid(s)) {
 				*errstr = xasprintf("query failed: invalid "
-				    "identifier \"%s\"", s == NULL ? "(null)" :
-				    s);
+				                    "identifier \"%s\"",
+				    s == NULL ? "(null)" : s);
 				return (-1);
 			}
 			buf_addc(b, '`');
@@ -532,7 +537,7 @@ db_format(struct db *db, struct buf *b, char **errstr, const char *fmt,
 		case 'R':
 			if ((s = va_arg(ap, const char *)) == NULL) {
 				*errstr = xstrdup("query failed: NULL raw "
-				    "fragment");
+				                  "fragment");
 				return (-1);
 			}
 			buf_adds(b, s);
@@ -556,8 +561,8 @@ bad:
 static enum db_status
 db_drain(struct db *db, char **errstr)
 {
-	MYSQL_RES	*res;
-	int		 rc;
+	MYSQL_RES *res;
+	int        rc;
 
 	while ((rc = mysql_next_result(db->mysql)) == 0) {
 		if ((res = mysql_store_result(db->mysql)) != NULL)
@@ -574,9 +579,9 @@ static enum db_status
 db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
     char **errstr)
 {
-	MYSQL_RES	*r = NULL;
+	MYSQL_RES        *r = NULL;
 	struct db_result *out;
-	enum db_status	 st;
+	enum db_status    st;
 
 	if (mysql_real_query(db->mysql, sql, len) != 0)
 		return (db_fail(db, errstr, "query"));
@@ -597,11 +602,11 @@ db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
 }
 
 enum db_status
-db_vquery(struct db *db, struct db_result **res, char **errstr,
-    const char *fmt, va_list ap)
+db_vquery(struct db *db, struct db_result **res, char **errstr, const char *fmt,
+    va_list ap)
 {
-	struct buf	 b;
-	enum db_status	 st;
+	struct buf     b;
+	enum db_status st;
 
 	if (res != NULL)
 		*res = NULL;
@@ -617,11 +622,11 @@ out:
 }
 
 enum db_status
-db_query(struct db *db, struct db_result **res, char **errstr,
-    const char *fmt, ...)
+db_query(
+    struct db *db, struct db_result **res, char **errstr, const char *fmt, ...)
 {
-	va_list		 ap;
-	enum db_status	 st;
+	va_list        ap;
+	enum db_status st;
 
 	va_start(ap, fmt);
 	st = db_vquery(db, res, errstr, fmt, ap);
@@ -634,7 +639,7 @@ db_query(struct db *db, struct db_result **res, char **errstr,
 static void
 db_pause(unsigned n)
 {
-	static unsigned	seed;
+	static unsigned seed;
 
 	if (seed == 0)
 		seed = (unsigned)now_mono_ms() ^ ((unsigned)getpid() << 16) ^ 1;
@@ -642,13 +647,13 @@ db_pause(unsigned n)
 }
 
 enum db_status
-db_query_retry(struct db *db, struct db_result **res, char **errstr,
-    const char *fmt, ...)
+db_query_retry(
+    struct db *db, struct db_result **res, char **errstr, const char *fmt, ...)
 {
-	struct buf	 b;
-	va_list		 ap;
-	enum db_status	 st;
-	unsigned	 attempt;
+	struct buf     b;
+	va_list        ap;
+	enum db_status st;
+	unsigned       attempt;
 
 	if (res != NULL)
 		*res = NULL;
@@ -674,13 +679,12 @@ out:
 }
 
 enum db_status
-db_query_value(struct db *db, char **value, char **errstr,
-    const char *fmt, ...)
+db_query_value(struct db *db, char **value, char **errstr, const char *fmt, ...)
 {
 	struct db_result *r = NULL;
-	va_list		 ap;
-	enum db_status	 st;
-	const char	*cell;
+	va_list           ap;
+	enum db_status    st;
+	const char       *cell;
 
 	*value = NULL;
 	va_start(ap, fmt);
@@ -690,7 +694,8 @@ db_query_value(struct db *db, char **value, char **errstr,
 		return (st);
 	if (r->nrows != 1 || r->ncols != 1) {
 		*errstr = xasprintf("query failed: expected one value, got "
-		    "%zu rows of %zu columns", r->nrows, r->ncols);
+		                    "%zu rows of %zu columns",
+		    r->nrows, r->ncols);
 		st = DB_ERR_QUERY;
 		goto out;
 	}
@@ -706,14 +711,14 @@ out:
 enum db_status
 db_exec_script(struct db *db, const char *sql, char **errstr)
 {
-	MYSQL_RES	*res;
-	enum db_status	 st = DB_OK;
-	int		 rc;
+	MYSQL_RES     *res;
+	enum db_status st = DB_OK;
+	int            rc;
 
 	/* Multi-statements only for the script, never for queries built
 	 * from values. */
-	if (mysql_set_server_option(db->mysql, MYSQL_OPTION_MULTI_STATEMENTS_ON)
-	    != 0)
+	if (mysql_set_server_option(
+	        db->mysql, MYSQL_OPTION_MULTI_STATEMENTS_ON) != 0)
 		return (db_fail(db, errstr, "enabling multi-statements"));
 	if (mysql_real_query(db->mysql, sql, strlen(sql)) != 0) {
 		st = db_fail(db, errstr, "script");
@@ -733,8 +738,10 @@ db_exec_script(struct db *db, const char *sql, char **errstr)
 	} while (rc == 0);
 
 out:
-	if (st != DB_ERR_LOST && mysql_set_server_option(db->mysql,
-	    MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0 && st == DB_OK)
+	if (st != DB_ERR_LOST &&
+	    mysql_set_server_option(
+	        db->mysql, MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0 &&
+	    st == DB_OK)
 		st = db_fail(db, errstr, "disabling multi-statements");
 	return (st);
 }
@@ -770,9 +777,9 @@ db_rollback(struct db *db, char **errstr)
 enum db_status
 db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
 {
-	enum db_status	 st, rst;
-	unsigned	 attempt;
-	char		*rberr = NULL, *tmp;
+	enum db_status st, rst;
+	unsigned       attempt;
+	char          *rberr = NULL, *tmp;
 
 	for (attempt = 0;; attempt++) {
 		if ((st = db_begin(db, errstr)) != DB_OK)
@@ -788,8 +795,9 @@ db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
 		 * explicit ROLLBACK is still needed after a lock wait
 		 * timeout or any error fn returned. */
 		if ((rst = db_rollback(db, &rberr)) != DB_OK) {
-			tmp = xasprintf("%s; %s", *errstr != NULL ? *errstr :
-			    "transaction failed", rberr);
+			tmp = xasprintf("%s; %s",
+			    *errstr != NULL ? *errstr : "transaction failed",
+			    rberr);
 			free(*errstr);
 			free(rberr);
 			*errstr = tmp;

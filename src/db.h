@@ -15,10 +15,10 @@ struct db;
 /* Result codes of every db_* call that can fail. */
 enum db_status {
 	DB_OK = 0,
-	DB_ERR_CONNECT,		/* could not connect: exit 69 */
-	DB_ERR_LOST,		/* connection lost mid-session (2006, 2013) */
-	DB_ERR_RETRYABLE,	/* deadlock 1213 or lock wait timeout 1205 */
-	DB_ERR_QUERY,		/* any other server or client error */
+	DB_ERR_CONNECT,   /* could not connect: exit 69 */
+	DB_ERR_LOST,      /* connection lost mid-session (2006, 2013) */
+	DB_ERR_RETRYABLE, /* deadlock 1213 or lock wait timeout 1205 */
+	DB_ERR_QUERY,     /* any other server or client error */
 };
 
 /*
@@ -29,27 +29,27 @@ enum db_status {
  * utf8mb4 with time_zone '+00:00'.  On failure *errstr names the host:port
  * or socket and the client library's error.
  */
-enum db_status db_connect(const struct conf_database *c, struct db **out,
-    char **errstr);
+enum db_status db_connect(
+    const struct conf_database *c, struct db **out, char **errstr);
 /* Close and free.  NULL is fine. */
-void db_close(struct db *);
-MYSQL *db_mysql(struct db *);
+void          db_close(struct db *);
+MYSQL        *db_mysql(struct db *);
 unsigned long db_connection_id(struct db *);
 /* Last Connector/C error number and text. */
-unsigned db_errno(struct db *);
+unsigned    db_errno(struct db *);
 const char *db_error(struct db *);
 
 /* A fully fetched result: every cell a NUL-terminated string, or NULL for
  * SQL NULL.  Freed with db_result_free. */
 struct db_result {
-	size_t		  nrows;
-	size_t		  ncols;
-	char		**names;	/* column names */
-	char		***rows;	/* rows[i][j] */
-	unsigned long	**lengths;	/* lengths[i][j] */
-	unsigned long long affected;	/* rows affected by a DML statement */
+	size_t             nrows;
+	size_t             ncols;
+	char             **names;    /* column names */
+	char            ***rows;     /* rows[i][j] */
+	unsigned long    **lengths;  /* lengths[i][j] */
+	unsigned long long affected; /* rows affected by a DML statement */
 	unsigned long long insert_id;
-	void		 *res;		/* the MYSQL_RES that owns the cells */
+	void              *res; /* the MYSQL_RES that owns the cells */
 };
 void db_result_free(struct db_result *);
 /* Cell accessor; NULL for SQL NULL or out of range. */
@@ -73,18 +73,18 @@ const char *db_cell(const struct db_result *, size_t row, size_t col);
  * If res is not NULL the (possibly empty) result is returned in *res.
  * On failure *errstr is "query failed: <server error>" (allocated).
  */
-enum db_status db_query(struct db *, struct db_result **res, char **errstr,
-    const char *fmt, ...);
-enum db_status db_vquery(struct db *, struct db_result **res,
-    char **errstr, const char *fmt, va_list);
+enum db_status db_query(
+    struct db *, struct db_result **res, char **errstr, const char *fmt, ...);
+enum db_status db_vquery(struct db *, struct db_result **res, char **errstr,
+    const char *fmt, va_list);
 /* Like db_query for statements that are safe to repeat: retried (with a
  * short randomised pause) on deadlock and lock wait timeout, at most
  * DB_RETRIES times.  Only in autocommit mode: a deadlock rolls back the
  * whole transaction, so inside one return the status and let db_txn
  * repeat all of it. */
 #define DB_RETRIES 5
-enum db_status db_query_retry(struct db *, struct db_result **res,
-    char **errstr, const char *fmt, ...);
+enum db_status db_query_retry(
+    struct db *, struct db_result **res, char **errstr, const char *fmt, ...);
 
 /* Run a multi-statement script (a migration): multi-statements are on
  * for this call only; every result is consumed and discarded.  Stops at
@@ -105,7 +105,7 @@ enum db_status db_txn(struct db *, db_txn_fn, void *arg, char **errstr);
 /* Single-value helpers: run a query that yields one row and one column
  * (anything else is DB_ERR_QUERY). */
 enum db_status db_query_value(struct db *, char **value, char **errstr,
-    const char *fmt, ...);	/* *value allocated, NULL for SQL NULL */
+    const char *fmt, ...); /* *value allocated, NULL for SQL NULL */
 
 /* Parse an exact "0"/"1"/NULL result: 1, 0, or -1 for NULL.  Anything
  * else (including "" and "01") is -2.  Never a truthiness test. */
@@ -128,7 +128,7 @@ int db_ident_valid(const char *s);
  * identifier, non-finite number).
  */
 struct buf;
-int db_format(struct db *, struct buf *, char **errstr, const char *fmt,
-    va_list);
+int db_format(
+    struct db *, struct buf *, char **errstr, const char *fmt, va_list);
 
 #endif

@@ -8,8 +8,8 @@
 #include "duration.h"
 
 static const struct {
-	const char	*name;
-	int64_t		 ms;
+	const char *name;
+	int64_t     ms;
 } duration_units[] = {
 	{ "ms", 1 },
 	{ "s", 1000 },
@@ -21,9 +21,9 @@ static const struct {
 int
 duration_parse(const char *s, int64_t *ms, const char **errstr)
 {
-	const char	*p;
-	int64_t		 v = 0, mult = 0;
-	size_t		 i;
+	const char *p;
+	int64_t     v = 0, mult = 0;
+	size_t      i;
 
 	if (s == NULL || *s == '\0') {
 		*errstr = "empty";
@@ -52,8 +52,9 @@ duration_parse(const char *s, int64_t *ms, const char **errstr)
 	}
 	if (*p == '\0')
 		mult = 1000;
-	for (i = 0; mult == 0 && i < sizeof(duration_units) /
-	    sizeof(duration_units[0]); i++) {
+	for (i = 0; mult == 0 &&
+	     i < sizeof(duration_units) / sizeof(duration_units[0]);
+	     i++) {
 		if (strcmp(p, duration_units[i].name) == 0)
 			mult = duration_units[i].ms;
 	}
@@ -72,12 +73,12 @@ duration_parse(const char *s, int64_t *ms, const char **errstr)
 void
 duration_format(int64_t ms, char *buf, size_t len)
 {
-	static const int64_t	 unit_ms[] = { 24 * 3600 * 1000, 3600 * 1000,
-	    60 * 1000, 1000, 1 };
+	static const int64_t     unit_ms[] = { 24 * 3600 * 1000, 3600 * 1000,
+		    60 * 1000, 1000, 1 };
 	static const char *const unit_name[] = { "d", "h", "m", "s", "ms" };
-	size_t			 i, off = 0;
-	uint64_t		 rest;
-	int			 n;
+	size_t                   i, off = 0;
+	uint64_t                 rest;
+	int                      n;
 
 	if (len == 0)
 		return;
@@ -93,7 +94,7 @@ duration_format(int64_t ms, char *buf, size_t len)
 	} else
 		rest = (uint64_t)ms;
 	for (i = 0; i < sizeof(unit_ms) / sizeof(unit_ms[0]) && rest != 0;
-	    i++) {
+	     i++) {
 		if (rest < (uint64_t)unit_ms[i])
 			continue;
 		if (off >= len)

@@ -34,14 +34,14 @@ static int guard_sigpipe[2] = { -1, -1 };
 
 /* The running child, its process group and how it ended. */
 struct child {
-	pid_t		 pid;
-	int		 exited;
-	int		 status;	/* waitpid status */
-	int		 exec_errno;	/* exec failed in the child */
-	int		 forwarded;	/* a signal was forwarded */
-	int		 timed_out;
-	int		 terminating;	/* SIGTERM sent by us */
-	int64_t		 kill_at;	/* SIGKILL then; 0 none */
+	pid_t   pid;
+	int     exited;
+	int     status;     /* waitpid status */
+	int     exec_errno; /* exec failed in the child */
+	int     forwarded;  /* a signal was forwarded */
+	int     timed_out;
+	int     terminating; /* SIGTERM sent by us */
+	int64_t kill_at;     /* SIGKILL then; 0 none */
 };
 
 /* ----------------------------------------------------- local flock */
@@ -51,8 +51,8 @@ struct child {
 static char *
 local_path(const char *dir, const char *prefix, const char *key)
 {
-	struct buf	 b;
-	const char	*p;
+	struct buf  b;
+	const char *p;
 
 	buf_init(&b);
 	buf_printf(&b, "%s/cronguard-%s-", dir, prefix);
@@ -75,34 +75,33 @@ local_path(const char *dir, const char *prefix, const char *key)
  * on error with *errstr.  The file holds "pid start_ms" of the holder.
  */
 static int
-local_lock(const char *path, int64_t *held_ms, long *holder_pid,
-    char **errstr)
+local_lock(const char *path, int64_t *held_ms, long *holder_pid, char **errstr)
 {
-	char		 text[64], *sp;
-	const char	*e;
-	ssize_t		 n;
-	long long	 v;
-	int		 fd;
+	char        text[64], *sp;
+	const char *e;
+	ssize_t     n;
+	long long   v;
+	int         fd;
 
 	*held_ms = -1;
 	*holder_pid = -1;
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
-		*errstr = xasprintf("cannot open %s: %s", path,
-		    strerror(errno));
+		*errstr =
+		    xasprintf("cannot open %s: %s", path, strerror(errno));
 		return (-1);
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
 		n = snprintf(text, sizeof text, "%ld %" PRId64 "\n",
 		    (long)getpid(), now_wall_ms());
-		if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) !=
-		    n)
+		if (ftruncate(fd, 0) != 0 ||
+		    pwrite(fd, text, (size_t)n, 0) != n)
 			log_kv(LOG_WARN, "local_lock_write_failed", "path",
 			    path, "error", strerror(errno), NULL);
 		return (fd);
 	}
 	if (errno != EWOULDBLOCK) {
-		*errstr = xasprintf("cannot lock %s: %s", path,
-		    strerror(errno));
+		*errstr =
+		    xasprintf("cannot lock %s: %s", path, strerror(errno));
 		close(fd);
 		return (-1);
 	}
@@ -127,8 +126,8 @@ local_lock(const char *path, int64_t *held_ms, long *holder_pid,
 static void
 guard_sighandler(int sig)
 {
-	unsigned char	 c = (unsigned char)sig;
-	int		 saved = errno;
+	unsigned char c = (unsigned char)sig;
+	int           saved = errno;
 
 	(void)!write(guard_sigpipe[1], &c, 1);
 	errno = saved;
@@ -138,7 +137,7 @@ static int
 guard_signals_install(char **errstr)
 {
 	struct sigaction sa;
-	size_t		 i;
+	size_t           i;
 
 	if (pipe2(guard_sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		*errstr = xasprintf("pipe: %s", strerror(errno));
@@ -159,7 +158,7 @@ static void
 guard_signals_restore(void)
 {
 	struct sigaction sa;
-	size_t		 i;
+	size_t           i;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
@@ -176,12 +175,11 @@ guard_signals_restore(void)
 
 /* In the child: default signal dispositions (SIG_IGN survives exec),
  * its own process group, exec; on failure errno goes up the pipe. */
-static void __attribute__((noreturn))
-guard_child(char *const *argv, int errfd)
+static void __attribute__((noreturn)) guard_child(char *const *argv, int errfd)
 {
-	sigset_t	 none;
-	int		 err;
-	size_t		 i;
+	sigset_t none;
+	int      err;
+	size_t   i;
 
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
@@ -201,8 +199,8 @@ guard_child(char *const *argv, int errfd)
 static int
 guard_spawn(char *const *argv, struct child *ch, char **errstr)
 {
-	int	 p[2], err;
-	ssize_t	 n;
+	int     p[2], err;
+	ssize_t n;
 
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		*errstr = xasprintf("pipe: %s", strerror(errno));
@@ -244,7 +242,7 @@ guard_terminate(const struct guard_job *gj, struct child *ch)
 static void
 guard_reap(struct child *ch)
 {
-	pid_t	 r;
+	pid_t r;
 
 	if (ch->exited)
 		return;
@@ -259,17 +257,17 @@ guard_reap(struct child *ch)
 static void
 guard_drain_signals(struct child *ch)
 {
-	unsigned char	 buf[64];
-	ssize_t		 n, i;
-	char		 name[16];
+	unsigned char buf[64];
+	ssize_t       n, i;
+	char          name[16];
 
 	while ((n = read(guard_sigpipe[0], buf, sizeof buf)) > 0) {
 		for (i = 0; i < n; i++) {
 			if (buf[i] == SIGCHLD || ch->exited)
 				continue;
 			snprintf(name, sizeof name, "%d", buf[i]);
-			log_kv(LOG_INFO, "signal_forwarded", "signal", name,
-			    NULL);
+			log_kv(
+			    LOG_INFO, "signal_forwarded", "signal", name, NULL);
 			ch->forwarded = 1;
 			kill(-ch->pid, buf[i]);
 		}
@@ -290,9 +288,9 @@ min_deadline(int64_t a, int64_t b)
 static void
 guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 {
-	struct pollfd	 pfd;
-	int64_t		 now, deadline = 0, next_hb = 0, until;
-	int		 timeout;
+	struct pollfd pfd;
+	int64_t       now, deadline = 0, next_hb = 0, until;
+	int           timeout;
 
 	now = now_mono_ms();
 	if (gj->timeout_ms > 0)
@@ -306,7 +304,7 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 			break;
 		now = now_mono_ms();
 		if (deadline != 0 && now >= deadline && !ch->timed_out) {
-			char	 d[32];
+			char d[32];
 
 			duration_format(gj->timeout_ms, d, sizeof d);
 			log_kv(LOG_ERROR, "job_timeout", "job", gj->job,
@@ -329,8 +327,9 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 				next_hb = now + gj->heartbeat_ms;
 		}
 
-		until = min_deadline(min_deadline(ch->timed_out ? 0 : deadline,
-		    ch->kill_at), next_hb);
+		until = min_deadline(
+		    min_deadline(ch->timed_out ? 0 : deadline, ch->kill_at),
+		    next_hb);
 		if (until == 0)
 			timeout = -1;
 		else if (until <= now)
@@ -351,7 +350,7 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 static void
 guard_setenv(const struct guard_job *gj, unsigned long long run_id)
 {
-	char	 id[32];
+	char id[32];
 
 	setenv("CRONGUARD_JOB", gj->job, 1);
 	if (run_id != 0) {
@@ -367,12 +366,12 @@ guard_setenv(const struct guard_job *gj, unsigned long long run_id)
 
 /* Run the command; fill end (strings static or in errbuf). */
 static int
-guard_command(const struct guard_job *gj, struct lock *l,
-    struct run_end *end, char *errbuf, size_t errlen)
+guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
+    char *errbuf, size_t errlen)
 {
-	struct child	 ch;
-	char		*errstr = NULL;
-	int		 code, sig;
+	struct child ch;
+	char        *errstr = NULL;
+	int          code, sig;
 
 	memset(&ch, 0, sizeof ch);
 	guard_setenv(gj, l != NULL ? l->run_id : 0);
@@ -437,25 +436,25 @@ guard_command(const struct guard_job *gj, struct lock *l,
  * The thread does not log; the main thread reports for it.
  */
 struct sql_watchdog {
-	pthread_t		 thread;
-	pthread_mutex_t		 mu;
-	pthread_cond_t		 cv;
-	int			 done;		/* the statement returned */
-	int			 fired;		/* KILL QUERY was sent */
-	struct timespec		 deadline;	/* CLOCK_MONOTONIC */
+	pthread_t                 thread;
+	pthread_mutex_t           mu;
+	pthread_cond_t            cv;
+	int                       done;     /* the statement returned */
+	int                       fired;    /* KILL QUERY was sent */
+	struct timespec           deadline; /* CLOCK_MONOTONIC */
 	const struct lock_db_ops *ops;
-	void			*ctx;
-	unsigned long long	 id;
-	char			*error;		/* the kill failed: why */
+	void                     *ctx;
+	unsigned long long        id;
+	char                     *error; /* the kill failed: why */
 };
 
 static void *
 sql_watchdog_main(void *arg)
 {
-	struct sql_watchdog	*w = arg;
-	void			*conn = NULL;
-	char			*errstr = NULL;
-	int			 rc = 0;
+	struct sql_watchdog *w = arg;
+	void                *conn = NULL;
+	char                *errstr = NULL;
+	int                  rc = 0;
 
 	pthread_mutex_lock(&w->mu);
 	while (!w->done && rc != ETIMEDOUT)
@@ -480,7 +479,7 @@ sql_watchdog_main(void *arg)
 static int
 sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 {
-	pthread_condattr_t	 ca;
+	pthread_condattr_t ca;
 
 	memset(w, 0, sizeof *w);
 	w->ops = l->ops;
@@ -510,7 +509,7 @@ sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 static int
 sql_watchdog_stop(struct sql_watchdog *w, const char *job)
 {
-	int	 fired;
+	int fired;
 
 	pthread_mutex_lock(&w->mu);
 	w->done = 1;
@@ -531,9 +530,9 @@ static int
 guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
     char *errbuf, size_t errlen)
 {
-	struct sql_watchdog	 w;
-	char			*errstr = NULL, d[32];
-	int			 watching = 0, fired = 0, rc;
+	struct sql_watchdog w;
+	char               *errstr = NULL, d[32];
+	int                 watching = 0, fired = 0, rc;
 
 	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
 	if (gj->timeout_ms > 0) {
@@ -567,8 +566,8 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		end->outcome = "failure";
 		end->exit_status = 1;
 		end->error = errbuf;
-		log_kv(LOG_ERROR, "job_failed", "job", gj->job, "error",
-		    errbuf, NULL);
+		log_kv(LOG_ERROR, "job_failed", "job", gj->job, "error", errbuf,
+		    NULL);
 		return (1);
 	}
 	end->outcome = "success";
@@ -581,9 +580,9 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 static int
 guard_busy(const struct guard_job *gj, const struct lock_holder *h)
 {
-	char	*why = NULL;
-	char	 busy[16];
-	int	 code;
+	char *why = NULL;
+	char  busy[16];
+	int   code;
 
 	if (lock_holder_stuck(h, gj->max_runtime_ms, gj->grace_ms, &why)) {
 		log_kv(LOG_ERROR, "lock_busy_stuck", "job", gj->job, "lock",
@@ -600,10 +599,10 @@ guard_busy(const struct guard_job *gj, const struct lock_holder *h)
 }
 
 static int
-guard_local_busy(const struct guard_job *gj, const char *path,
-    int64_t held_ms, long pid)
+guard_local_busy(
+    const struct guard_job *gj, const char *path, int64_t held_ms, long pid)
 {
-	char	 who[64], since[32], busy[16];
+	char who[64], since[32], busy[16];
 
 	snprintf(who, sizeof who, "pid %ld on this host", pid);
 	if (held_ms >= 0)
@@ -616,24 +615,23 @@ guard_local_busy(const struct guard_job *gj, const char *path,
 		return (EXIT_TEMPFAIL);
 	}
 	snprintf(busy, sizeof busy, "%d", gj->busy_exit);
-	log_kv(LOG_INFO, "job_skipped", "job", gj->job, "path", path,
-	    "holder", who, "held_for", since, "exit", busy, NULL);
+	log_kv(LOG_INFO, "job_skipped", "job", gj->job, "path", path, "holder",
+	    who, "held_for", since, "exit", busy, NULL);
 	return (gj->busy_exit);
 }
 
 int
-guard_run(const struct guard_job *gj, const struct lock_db_ops *ops,
-    void *ctx)
+guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 {
-	struct lock		 lk, *l = NULL;
-	struct lock_holder	 h;
-	struct run_end		 end;
-	enum lock_result	 lr;
-	char			*path = NULL, *errstr = NULL, errbuf[512];
-	char			 status[16];
-	int64_t			 held_ms;
-	long			 pid;
-	int			 fd = -1, code, attempt;
+	struct lock        lk, *l = NULL;
+	struct lock_holder h;
+	struct run_end     end;
+	enum lock_result   lr;
+	char              *path = NULL, *errstr = NULL, errbuf[512];
+	char               status[16];
+	int64_t            held_ms;
+	long               pid;
+	int                fd = -1, code, attempt;
 
 	memset(&h, 0, sizeof h);
 	memset(&end, 0, sizeof end);
@@ -645,9 +643,9 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops,
 	if (gj->guard != GUARD_NONE) {
 		/* Keyed like the named lock, so that jobs sharing a lock
 		 * name also stop each other locally. */
-		path = gj->guard == GUARD_NAMED_LOCK ?
-		    local_path(gj->runtime_dir, "lock", gj->lock) :
-		    local_path(gj->runtime_dir, "job", gj->job);
+		path = gj->guard == GUARD_NAMED_LOCK
+		    ? local_path(gj->runtime_dir, "lock", gj->lock)
+		    : local_path(gj->runtime_dir, "job", gj->job);
 		fd = local_lock(path, &held_ms, &pid, &errstr);
 		if (fd == -2) {
 			code = guard_local_busy(gj, path, held_ms, pid);
@@ -686,15 +684,18 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops,
 			goto out;
 		}
 		if (lr != LOCK_OK) {
-			log_kv(LOG_ERROR, lr == LOCK_ERR_GALERA ?
-			    "galera_refused" : "lock_failed", "job", gj->job,
-			    "lock", gj->lock, "error", errstr, NULL);
+			log_kv(LOG_ERROR,
+			    lr == LOCK_ERR_GALERA ? "galera_refused"
+			                          : "lock_failed",
+			    "job", gj->job, "lock", gj->lock, "error", errstr,
+			    NULL);
 			code = lock_exitcode(lr);
 			goto out;
 		}
 	}
-	if (l != NULL && lock_run_start(l, self_hostname(), (long)getpid(),
-	    &errstr) != LOCK_OK) {
+	if (l != NULL &&
+	    lock_run_start(l, self_hostname(), (long)getpid(), &errstr) !=
+	        LOCK_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
 		    errstr, NULL);
 		code = EXIT_UNAVAILABLE;

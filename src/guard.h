@@ -11,19 +11,19 @@
 #define GUARD_KILL_AFTER_MS 10000
 
 struct guard_job {
-	const char	*job;		/* job name (exec: the lock name) */
-	char *const	*argv;		/* command, NULL-terminated; or NULL */
-	const char	*sql;		/* or an SQL statement */
-	enum guard_kind	 guard;
-	const char	*lock;		/* lock name (GUARD_NAMED_LOCK) */
-	const char	*runtime_dir;	/* for the local flock */
-	int64_t		 max_runtime_ms;
-	int64_t		 grace_ms;
-	int64_t		 timeout_ms;	/* 0: none */
-	int64_t		 heartbeat_ms;
-	int64_t		 kill_after_ms;	/* GUARD_KILL_AFTER_MS */
+	const char       *job;  /* job name (exec: the lock name) */
+	char *const      *argv; /* command, NULL-terminated; or NULL */
+	const char       *sql;  /* or an SQL statement */
+	enum guard_kind   guard;
+	const char       *lock;        /* lock name (GUARD_NAMED_LOCK) */
+	const char       *runtime_dir; /* for the local flock */
+	int64_t           max_runtime_ms;
+	int64_t           grace_ms;
+	int64_t           timeout_ms; /* 0: none */
+	int64_t           heartbeat_ms;
+	int64_t           kill_after_ms; /* GUARD_KILL_AFTER_MS */
 	enum on_lock_lost on_lock_lost;
-	int		 busy_exit;
+	int               busy_exit;
 };
 
 /*
@@ -34,7 +34,7 @@ struct guard_job {
  * CONTRACT section 3: the job's own status when it ran without an
  * incident, 0 or busy_exit when skipped, 75, 76, 69, 78, 124, 126, 127.
  */
-int guard_run(const struct guard_job *gj, const struct lock_db_ops *ops,
-    void *ctx);
+int guard_run(
+    const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx);
 
 #endif

@@ -20,8 +20,8 @@
 static enum db_status
 real_connect(void *ctx, void **conn, char **errstr)
 {
-	struct db	*db = NULL;
-	enum db_status	 st;
+	struct db     *db = NULL;
+	enum db_status st;
 
 	st = db_connect(ctx, &db, errstr);
 	*conn = db;
@@ -42,7 +42,7 @@ real_destroy(void *conn, char **errstr)
 static char *
 dup_cell(const struct db_result *r, size_t col)
 {
-	const char	*cell;
+	const char *cell;
 
 	if ((cell = db_cell(r, 0, col)) == NULL)
 		return (NULL);
@@ -54,7 +54,8 @@ one_row(struct db_result *r, size_t ncols, char **errstr)
 {
 	if (r->nrows != 1 || r->ncols != ncols) {
 		*errstr = xasprintf("query failed: expected one row of %zu "
-		    "columns, got %zu rows of %zu", ncols, r->nrows, r->ncols);
+		                    "columns, got %zu rows of %zu",
+		    ncols, r->nrows, r->ncols);
 		return (DB_ERR_QUERY);
 	}
 	return (DB_OK);
@@ -66,17 +67,18 @@ one_row(struct db_result *r, size_t ncols, char **errstr)
  * GET_LOCK did not run): ask again without it.  MariaDB always has it.
  */
 static enum db_status
-real_get_lock(void *conn, const char *name, struct lock_acquire_row *row,
-    char **errstr)
+real_get_lock(
+    void *conn, const char *name, struct lock_acquire_row *row, char **errstr)
 {
 	struct db_result *r = NULL;
-	enum db_status	 st;
-	int		 wsrep = 1;
+	enum db_status    st;
+	int               wsrep = 1;
 
 	memset(row, 0, sizeof *row);
 	st = db_query(conn, &r, errstr,
 	    "SELECT GET_LOCK(%s, 0), CONNECTION_ID(), @@wsrep_on", name);
-	if (st == DB_ERR_QUERY && db_errno(conn) == ER_UNKNOWN_SYSTEM_VARIABLE) {
+	if (st == DB_ERR_QUERY &&
+	    db_errno(conn) == ER_UNKNOWN_SYSTEM_VARIABLE) {
 		free(*errstr);
 		*errstr = NULL;
 		wsrep = 0;
@@ -99,21 +101,21 @@ out:
 static enum db_status
 real_release_lock(void *conn, const char *name, char **value, char **errstr)
 {
-	return (db_query_value(conn, value, errstr,
-	    "SELECT RELEASE_LOCK(%s)", name));
+	return (db_query_value(
+	    conn, value, errstr, "SELECT RELEASE_LOCK(%s)", name));
 }
 
 static enum db_status
 real_is_used_lock(void *conn, const char *name, char **value, char **errstr)
 {
-	return (db_query_value(conn, value, errstr,
-	    "SELECT IS_USED_LOCK(%s)", name));
+	return (db_query_value(
+	    conn, value, errstr, "SELECT IS_USED_LOCK(%s)", name));
 }
 
 static enum db_status
 real_kill(void *conn, unsigned long long id, char **errstr)
 {
-	enum db_status	 st;
+	enum db_status st;
 
 	st = db_query(conn, NULL, errstr, "KILL CONNECTION %llu", id);
 	/* Gone between the check and the KILL: what we wanted. */
@@ -128,8 +130,8 @@ real_kill(void *conn, unsigned long long id, char **errstr)
 static long long
 cell_ll(const struct db_result *r, size_t col, long long dflt)
 {
-	const char	*cell, *e;
-	long long	 v;
+	const char *cell, *e;
+	long long   v;
 
 	if ((cell = db_cell(r, 0, col)) == NULL ||
 	    parse_ll(cell, INT64_MIN, INT64_MAX, &v, &e) != 0)
@@ -143,11 +145,10 @@ cell_ll(const struct db_result *r, size_t col, long long dflt)
  * verdict says so.
  */
 static enum db_status
-real_holder(void *conn, const char *name, struct lock_holder *h,
-    char **errstr)
+real_holder(void *conn, const char *name, struct lock_holder *h, char **errstr)
 {
 	struct db_result *r = NULL;
-	enum db_status	 st;
+	enum db_status    st;
 
 	memset(h, 0, sizeof *h);
 	h->run_age_s = h->idle_s = -1;
@@ -185,7 +186,7 @@ real_run_start(void *conn, const struct run_start_info *ri,
     unsigned long long *id, char **errstr)
 {
 	struct db_result *r = NULL;
-	enum db_status	 st;
+	enum db_status    st;
 
 	st = db_query(conn, &r, errstr,
 	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
@@ -201,23 +202,27 @@ real_run_start(void *conn, const struct run_start_info *ri,
 static enum db_status
 real_run_heartbeat(void *conn, unsigned long long id, char **errstr)
 {
-	return (db_query(conn, NULL, errstr, "UPDATE cronguard_runs"
-	    " SET heartbeat_at = NOW(6) WHERE id = %llu", id));
+	return (db_query(conn, NULL, errstr,
+	    "UPDATE cronguard_runs"
+	    " SET heartbeat_at = NOW(6) WHERE id = %llu",
+	    id));
 }
 
 static enum db_status
 real_run_finish(void *conn, unsigned long long id, const char *outcome,
     int exit_status, const char *error, char **errstr)
 {
-	char	 status[32];
+	char status[32];
 
 	if (exit_status < 0)
 		snprintf(status, sizeof status, "NULL");
 	else
 		snprintf(status, sizeof status, "%d", exit_status);
-	return (db_query(conn, NULL, errstr, "UPDATE cronguard_runs"
+	return (db_query(conn, NULL, errstr,
+	    "UPDATE cronguard_runs"
 	    " SET finished_at = NOW(6), outcome = %s, exit_status = %R,"
-	    " error = %s WHERE id = %llu", outcome, status, error, id));
+	    " error = %s WHERE id = %llu",
+	    outcome, status, error, id));
 }
 
 static unsigned long long
@@ -229,7 +234,7 @@ real_connection_id(void *conn)
 static enum db_status
 real_kill_query(void *conn, unsigned long long id, char **errstr)
 {
-	enum db_status	 st;
+	enum db_status st;
 
 	st = db_query(conn, NULL, errstr, "KILL QUERY %llu", id);
 	if (st == DB_ERR_QUERY && db_errno(conn) == ER_NO_SUCH_THREAD) {
@@ -278,7 +283,7 @@ lock_init(struct lock *l, const struct lock_db_ops *ops, void *ctx,
 static void
 lock_incident(struct lock *l, const char *event, const char *detail)
 {
-	struct incident	 in;
+	struct incident in;
 
 	memset(&in, 0, sizeof in);
 	in.event = event;
@@ -295,7 +300,7 @@ lock_incident(struct lock *l, const char *event, const char *detail)
 static int
 parse_conn_id(const char *s, unsigned long long *id)
 {
-	const char	*e;
+	const char *e;
 
 	if (s == NULL)
 		return (-1);
@@ -333,10 +338,10 @@ wsrep_enabled(const char *v)
 enum lock_result
 lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 {
-	struct lock_acquire_row	 row;
-	enum lock_result	 lr;
-	enum db_status		 st;
-	int			 got;
+	struct lock_acquire_row row;
+	enum lock_result        lr;
+	enum db_status          st;
+	int                     got;
 
 	memset(&row, 0, sizeof row);
 	memset(holder, 0, sizeof *holder);
@@ -353,9 +358,11 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 	}
 	got = db_parse_bool(row.got);
 	if (got == 1 && wsrep_enabled(row.wsrep_on)) {
-		*errstr = xasprintf("the server is a Galera node "
+		*errstr = xasprintf(
+		    "the server is a Galera node "
 		    "(wsrep_on=%s): GET_LOCK is local to one node there, not "
-		    "cluster-wide; refusing the named-lock guard", row.wsrep_on);
+		    "cluster-wide; refusing the named-lock guard",
+		    row.wsrep_on);
 		lr = LOCK_ERR_GALERA;
 		goto fail;
 	}
@@ -379,7 +386,8 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 		goto fail;
 	default:
 		*errstr = xasprintf("GET_LOCK(%s) returned '%s', neither 1, "
-		    "0 nor NULL", l->name, row.got);
+		                    "0 nor NULL",
+		    l->name, row.got);
 		lr = LOCK_ERR_VALUE;
 		goto fail;
 	}
@@ -397,8 +405,8 @@ int
 lock_holder_stuck(const struct lock_holder *h, int64_t max_runtime_ms,
     int64_t grace_ms, char **why)
 {
-	struct buf	 b;
-	int		 stuck;
+	struct buf b;
+	int        stuck;
 
 	buf_init(&b);
 	buf_printf(&b, "connection %llu", h->connection_id);
@@ -407,8 +415,10 @@ lock_holder_stuck(const struct lock_holder *h, int64_t max_runtime_ms,
 	if (h->client_user != NULL)
 		buf_printf(&b, " user %s", h->client_user);
 	if (h->run_id != 0) {
-		buf_printf(&b, ", run %llu of %s on %s pid %lld since %s "
-		    "(%llds)", h->run_id, h->run_job != NULL ? h->run_job : "?",
+		buf_printf(&b,
+		    ", run %llu of %s on %s pid %lld since %s "
+		    "(%llds)",
+		    h->run_id, h->run_job != NULL ? h->run_job : "?",
 		    h->run_host != NULL ? h->run_host : "?", h->run_pid,
 		    h->started_at != NULL ? h->started_at : "?", h->run_age_s);
 		stuck = h->run_age_s < 0 ||
@@ -416,8 +426,8 @@ lock_holder_stuck(const struct lock_holder *h, int64_t max_runtime_ms,
 	} else {
 		buf_adds(&b, ", no cronguard run record");
 		if (h->idle_s >= 0) {
-			buf_printf(&b, ", in its current state for %llds",
-			    h->idle_s);
+			buf_printf(
+			    &b, ", in its current state for %llds", h->idle_s);
 			stuck = h->idle_s * 1000 > grace_ms;
 		} else {
 			/* Not in the visible process list (no PROCESS
@@ -444,7 +454,7 @@ lock_holder_free(struct lock_holder *h)
 enum lock_result
 lock_run_start(struct lock *l, const char *host, long pid, char **errstr)
 {
-	struct run_start_info	 ri;
+	struct run_start_info ri;
 
 	memset(&ri, 0, sizeof ri);
 	ri.job = l->job;
@@ -471,9 +481,9 @@ lock_lost(struct lock *l, const char *detail)
 enum lock_result
 lock_heartbeat(struct lock *l)
 {
-	char			*value = NULL, *errstr = NULL, *detail = NULL;
-	unsigned long long	 id;
-	enum db_status		 st;
+	char              *value = NULL, *errstr = NULL, *detail = NULL;
+	unsigned long long id;
+	enum db_status     st;
 
 	if (l->lost || l->dead || l->conn == NULL)
 		return (l->lost ? LOCK_INCIDENT : LOCK_OK);
@@ -491,8 +501,8 @@ lock_heartbeat(struct lock *l)
 		}
 		if (parse_conn_id(value, &id) != 0 || id != l->connection_id) {
 			detail = xasprintf("IS_USED_LOCK returned %s, not our "
-			    "connection %llu", value == NULL ? "NULL" : value,
-			    l->connection_id);
+			                   "connection %llu",
+			    value == NULL ? "NULL" : value, l->connection_id);
 			lock_lost(l, detail);
 			goto out;
 		}
@@ -500,8 +510,8 @@ lock_heartbeat(struct lock *l)
 	if (l->run_id != 0 &&
 	    l->ops->run_heartbeat(l->conn, l->run_id, &errstr) != DB_OK) {
 		/* Only bookkeeping: the lock check above decides. */
-		log_kv(LOG_WARN, "run_heartbeat_failed", "job", l->job,
-		    "error", errstr, NULL);
+		log_kv(LOG_WARN, "run_heartbeat_failed", "job", l->job, "error",
+		    errstr, NULL);
 	}
 out:
 	free(value);
@@ -513,8 +523,8 @@ out:
 int
 lock_exec_sql(struct lock *l, const char *sql, char **errstr)
 {
-	enum db_status	 st;
-	char		*detail = NULL;
+	enum db_status st;
+	char          *detail = NULL;
 
 	st = l->ops->exec_sql(l->conn, sql, errstr);
 	if (st == DB_OK)
@@ -523,7 +533,8 @@ lock_exec_sql(struct lock *l, const char *sql, char **errstr)
 		l->dead = 1;
 		if (l->held) {
 			detail = xasprintf("session lost during the SQL job: "
-			    "%s", *errstr);
+			                   "%s",
+			    *errstr);
 			lock_lost(l, detail);
 			free(detail);
 		}
@@ -542,8 +553,8 @@ job_status_text(const struct run_end *end)
 	if (end->error != NULL)
 		return (xasprintf("job %s: %s", end->outcome, end->error));
 	if (end->exit_status >= 0)
-		return (xasprintf("job %s, status %d", end->outcome,
-		    end->exit_status));
+		return (xasprintf(
+		    "job %s, status %d", end->outcome, end->exit_status));
 	return (xasprintf("job %s", end->outcome));
 }
 
@@ -556,9 +567,9 @@ job_status_text(const struct run_end *end)
 static void
 lock_verify(struct lock *l, const char *jobtext)
 {
-	char			*errstr = NULL, *value = NULL, *detail = NULL;
-	unsigned long long	 holder;
-	enum db_status		 st;
+	char              *errstr = NULL, *value = NULL, *detail = NULL;
+	unsigned long long holder;
+	enum db_status     st;
 
 	if (l->conn != NULL && l->ops->destroy(l->conn, &errstr) != 0) {
 		detail = xasprintf("destroying session %llu failed: %s (%s)",
@@ -576,28 +587,29 @@ lock_verify(struct lock *l, const char *jobtext)
 	if (l->ops->connect(l->ctx, &l->conn, &errstr) != DB_OK) {
 		l->conn = NULL;
 		detail = xasprintf("cannot connect to verify that connection "
-		    "%llu no longer holds the lock: %s (%s)", l->connection_id,
-		    errstr, jobtext);
+		                   "%llu no longer holds the lock: %s (%s)",
+		    l->connection_id, errstr, jobtext);
 		goto fail;
 	}
 	st = l->ops->is_used_lock(l->conn, l->name, &value, &errstr);
 	if (st != DB_OK) {
-		detail = xasprintf("IS_USED_LOCK failed: %s (%s)", errstr,
-		    jobtext);
+		detail =
+		    xasprintf("IS_USED_LOCK failed: %s (%s)", errstr, jobtext);
 		goto fail;
 	}
 	if (value == NULL)
-		goto out;	/* free: the old session is gone */
+		goto out; /* free: the old session is gone */
 	if (parse_conn_id(value, &holder) != 0) {
-		detail = xasprintf("IS_USED_LOCK returned '%s' (%s)", value,
-		    jobtext);
+		detail = xasprintf(
+		    "IS_USED_LOCK returned '%s' (%s)", value, jobtext);
 		goto fail;
 	}
 	if (holder != l->connection_id)
-		goto out;	/* another session's now, not ours */
+		goto out; /* another session's now, not ours */
 	if (l->ops->kill(l->conn, holder, &errstr) != DB_OK) {
 		detail = xasprintf("connection %llu still holds the lock and "
-		    "KILL failed: %s (%s)", holder, errstr, jobtext);
+		                   "KILL failed: %s (%s)",
+		    holder, errstr, jobtext);
 		goto fail;
 	}
 	log_kv(LOG_WARN, "lock_session_killed", "job", l->job, "lock", l->name,
@@ -615,8 +627,8 @@ out:
 static void
 lock_release(struct lock *l, const char *jobtext)
 {
-	char		*value = NULL, *errstr = NULL, *detail = NULL;
-	enum db_status	 st;
+	char          *value = NULL, *errstr = NULL, *detail = NULL;
+	enum db_status st;
 
 	l->held = 0;
 	if (l->dead) {
@@ -627,8 +639,8 @@ lock_release(struct lock *l, const char *jobtext)
 	}
 	st = l->ops->release_lock(l->conn, l->name, &value, &errstr);
 	if (st != DB_OK) {
-		detail = xasprintf("RELEASE_LOCK failed: %s (%s)", errstr,
-		    jobtext);
+		detail =
+		    xasprintf("RELEASE_LOCK failed: %s (%s)", errstr, jobtext);
 		lock_incident(l, "lock_release_failed", detail);
 		lock_verify(l, jobtext);
 		goto out;
@@ -639,7 +651,8 @@ lock_release(struct lock *l, const char *jobtext)
 	case 0:
 	case -1:
 		detail = xasprintf("RELEASE_LOCK returned %s: the lock was "
-		    "%s during the job (%s)", value == NULL ? "NULL" : "0",
+		                   "%s during the job (%s)",
+		    value == NULL ? "NULL" : "0",
 		    value == NULL ? "released" : "taken by another session",
 		    jobtext);
 		if (l->lost)
@@ -650,7 +663,8 @@ lock_release(struct lock *l, const char *jobtext)
 		break;
 	default:
 		detail = xasprintf("RELEASE_LOCK returned '%s', neither 1, 0 "
-		    "nor NULL (%s)", value, jobtext);
+		                   "nor NULL (%s)",
+		    value, jobtext);
 		lock_incident(l, "lock_release_unexpected", detail);
 		break;
 	}
@@ -666,10 +680,10 @@ static void
 lock_record_end(struct lock *l, const struct run_end *end, int incident,
     const char *jobtext)
 {
-	char		*errstr = NULL, *detail = NULL, *error = NULL;
-	const char	*outcome = end->outcome;
-	enum db_status	 st = DB_ERR_CONNECT;
-	int		 attempt;
+	char          *errstr = NULL, *detail = NULL, *error = NULL;
+	const char    *outcome = end->outcome;
+	enum db_status st = DB_ERR_CONNECT;
+	int            attempt;
 
 	if (incident)
 		outcome = l->lost ? "lock_lost" : "incident";
@@ -688,8 +702,8 @@ lock_record_end(struct lock *l, const struct run_end *end, int incident,
 			l->dead = 0;
 			free(errstr);
 			errstr = NULL;
-			if ((st = l->ops->connect(l->ctx, &l->conn,
-			    &errstr)) != DB_OK) {
+			if ((st = l->ops->connect(l->ctx, &l->conn, &errstr)) !=
+			    DB_OK) {
 				l->conn = NULL;
 				break;
 			}
@@ -716,8 +730,8 @@ lock_record_end(struct lock *l, const struct run_end *end, int incident,
 enum lock_result
 lock_finish(struct lock *l, const struct run_end *end)
 {
-	char	*jobtext;
-	int	 incidents_before_release, lock_incidents;
+	char *jobtext;
+	int   incidents_before_release, lock_incidents;
 
 	jobtext = job_status_text(end);
 	incidents_before_release = l->incidents;
@@ -741,12 +755,12 @@ lock_close(struct lock *l)
 }
 
 enum db_status
-lock_job_summary(struct db *db, const char *job, struct job_summary *js,
-    char **errstr)
+lock_job_summary(
+    struct db *db, const char *job, struct job_summary *js, char **errstr)
 {
 	struct db_result *r = NULL;
-	enum db_status	 st;
-	const char	*cell, *e;
+	enum db_status    st;
+	const char       *cell, *e;
 
 	memset(js, 0, sizeof *js);
 	js->last_success_ts = -1;
@@ -763,7 +777,8 @@ lock_job_summary(struct db *db, const char *job, struct job_summary *js,
 	    " FROM (SELECT MAX(finished_at) AS fin FROM cronguard_runs"
 	    "  WHERE job = %s AND outcome = 'success') s"
 	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
-	    "  FROM cronguard_runs x WHERE x.job = %s)", job, job);
+	    "  FROM cronguard_runs x WHERE x.job = %s)",
+	    job, job);
 	if (st != DB_OK)
 		goto out;
 	if ((st = one_row(r, 11, errstr)) != DB_OK)

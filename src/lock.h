@@ -18,101 +18,100 @@
  * sets *errstr (allocated).
  */
 struct lock_acquire_row {
-	char	*got;		/* GET_LOCK(name, 0) */
-	char	*connection_id;	/* CONNECTION_ID() */
-	char	*wsrep_on;	/* @@wsrep_on; NULL when the server has none */
+	char *got;           /* GET_LOCK(name, 0) */
+	char *connection_id; /* CONNECTION_ID() */
+	char *wsrep_on;      /* @@wsrep_on; NULL when the server has none */
 };
 
 struct lock_holder {
-	unsigned long long connection_id;	/* IS_USED_LOCK; 0 = free */
-	unsigned long long run_id;	/* running run record; 0 = none */
-	char		*run_job;
-	char		*run_host;
-	long long	 run_pid;
-	char		*started_at;	/* run record start, database clock */
-	long long	 run_age_s;	/* NOW(6) - started_at; -1 unknown */
-	char		*client_host;	/* PROCESSLIST.HOST; NULL = not visible */
-	char		*client_user;
-	long long	 idle_s;	/* PROCESSLIST.TIME; -1 unknown */
+	unsigned long long connection_id; /* IS_USED_LOCK; 0 = free */
+	unsigned long long run_id;        /* running run record; 0 = none */
+	char              *run_job;
+	char              *run_host;
+	long long          run_pid;
+	char              *started_at; /* run record start, database clock */
+	long long          run_age_s;  /* NOW(6) - started_at; -1 unknown */
+	char     *client_host; /* PROCESSLIST.HOST; NULL = not visible */
+	char     *client_user;
+	long long idle_s; /* PROCESSLIST.TIME; -1 unknown */
 };
 
 struct run_start_info {
-	const char	*job;
-	const char	*lock;		/* NULL without a named lock */
-	const char	*host;
-	long		 pid;
-	unsigned long long connection_id;	/* 0 without a named lock */
+	const char        *job;
+	const char        *lock; /* NULL without a named lock */
+	const char        *host;
+	long               pid;
+	unsigned long long connection_id; /* 0 without a named lock */
 };
 
 struct lock_db_ops {
 	/* A new session.  ctx is the ops' own (the real one: a const
 	 * struct conf_database *). */
-	enum db_status	(*connect)(void *ctx, void **conn, char **errstr);
+	enum db_status (*connect)(void *ctx, void **conn, char **errstr);
 	/* Destroy the session (mysql_close): returns 0, or -1 when it could
 	 * not be destroyed.  conn is gone either way. */
-	int		(*destroy)(void *conn, char **errstr);
+	int (*destroy)(void *conn, char **errstr);
 	/* SELECT GET_LOCK(name, 0), CONNECTION_ID(), @@wsrep_on */
-	enum db_status	(*get_lock)(void *conn, const char *name,
-			    struct lock_acquire_row *, char **errstr);
+	enum db_status (*get_lock)(void *conn, const char *name,
+	    struct lock_acquire_row *, char              **errstr);
 	/* SELECT RELEASE_LOCK(name) */
-	enum db_status	(*release_lock)(void *conn, const char *name,
-			    char **value, char **errstr);
+	enum db_status (*release_lock)(
+	    void *conn, const char *name, char **value, char **errstr);
 	/* SELECT IS_USED_LOCK(name) */
-	enum db_status	(*is_used_lock)(void *conn, const char *name,
-			    char **value, char **errstr);
+	enum db_status (*is_used_lock)(
+	    void *conn, const char *name, char **value, char **errstr);
 	/* KILL CONNECTION id */
-	enum db_status	(*kill)(void *conn, unsigned long long id,
-			    char **errstr);
+	enum db_status (*kill)(
+	    void *conn, unsigned long long id, char **errstr);
 	/* Who holds name: IS_USED_LOCK, its running run record, the
 	 * process list.  Fills *h (free with lock_holder_free). */
-	enum db_status	(*holder)(void *conn, const char *name,
-			    struct lock_holder *h, char **errstr);
+	enum db_status (*holder)(
+	    void *conn, const char *name, struct lock_holder *h, char **errstr);
 	/* INSERT a run record, outcome "running"; *id its id. */
-	enum db_status	(*run_start)(void *conn, const struct run_start_info *,
-			    unsigned long long *id, char **errstr);
+	enum db_status (*run_start)(void *conn, const struct run_start_info *,
+	    unsigned long long *id, char **errstr);
 	/* heartbeat_at = NOW(6) */
-	enum db_status	(*run_heartbeat)(void *conn, unsigned long long id,
-			    char **errstr);
+	enum db_status (*run_heartbeat)(
+	    void *conn, unsigned long long id, char **errstr);
 	/* finished_at = NOW(6), outcome, exit_status (-1: NULL), error. */
-	enum db_status	(*run_finish)(void *conn, unsigned long long id,
-			    const char *outcome, int exit_status,
-			    const char *error, char **errstr);
+	enum db_status (*run_finish)(void *conn, unsigned long long id,
+	    const char *outcome, int exit_status, const char *error,
+	    char **errstr);
 	/* The session's connection id as the client knows it (no query). */
 	unsigned long long (*connection_id)(void *conn);
 	/* KILL QUERY id: stop a statement, keep the session. */
-	enum db_status	(*kill_query)(void *conn, unsigned long long id,
-			    char **errstr);
+	enum db_status (*kill_query)(
+	    void *conn, unsigned long long id, char **errstr);
 	/* An SQL job: run sql, discarding any result. */
-	enum db_status	(*exec_sql)(void *conn, const char *sql,
-			    char **errstr);
+	enum db_status (*exec_sql)(void *conn, const char *sql, char **errstr);
 };
 
 /* The implementation over db.h; ctx is a const struct conf_database *. */
 extern const struct lock_db_ops lock_db_real;
 
 enum lock_result {
-	LOCK_OK = 0,		/* acquired; or released cleanly */
-	LOCK_BUSY,		/* another session holds it */
-	LOCK_ERR_DB,		/* connect or query failed: exit 69 */
-	LOCK_ERR_NULL,		/* GET_LOCK returned NULL: exit 69 */
-	LOCK_ERR_GALERA,	/* @@wsrep_on: not cluster-wide, exit 78 */
-	LOCK_ERR_VALUE,		/* a value that is not "0"/"1"/NULL: exit 70 */
-	LOCK_INCIDENT,		/* cleanup failed or lock lost: exit 76 */
+	LOCK_OK = 0,     /* acquired; or released cleanly */
+	LOCK_BUSY,       /* another session holds it */
+	LOCK_ERR_DB,     /* connect or query failed: exit 69 */
+	LOCK_ERR_NULL,   /* GET_LOCK returned NULL: exit 69 */
+	LOCK_ERR_GALERA, /* @@wsrep_on: not cluster-wide, exit 78 */
+	LOCK_ERR_VALUE,  /* a value that is not "0"/"1"/NULL: exit 70 */
+	LOCK_INCIDENT,   /* cleanup failed or lock lost: exit 76 */
 };
 
 /* One guarded run: the session, the lock and the run record. */
 struct lock {
 	const struct lock_db_ops *ops;
-	void		*ctx;
-	void		*conn;		/* the lock session; NULL when none */
-	const char	*job;
-	const char	*name;		/* lock name; NULL: run records only */
-	unsigned long long connection_id;
-	unsigned long long run_id;	/* 0: no run record */
-	int		 held;		/* GET_LOCK returned "1" */
-	int		 dead;		/* the session is known to be gone */
-	int		 lost;		/* lock_lost was reported */
-	int		 incidents;	/* incidents reported for this run */
+	void                     *ctx;
+	void                     *conn; /* the lock session; NULL when none */
+	const char               *job;
+	const char               *name; /* lock name; NULL: run records only */
+	unsigned long long        connection_id;
+	unsigned long long        run_id; /* 0: no run record */
+	int                       held;   /* GET_LOCK returned "1" */
+	int                       dead;   /* the session is known to be gone */
+	int                       lost;   /* lock_lost was reported */
+	int incidents;                    /* incidents reported for this run */
 };
 
 /* Set up l; nothing is connected yet.  job and name are borrowed. */
@@ -128,8 +127,8 @@ enum lock_result lock_open(struct lock *l, char **errstr);
  * LOCK_ERR_DB: *errstr says why; the session is then closed (a lock taken
  * on a Galera node is given back by closing it).
  */
-enum lock_result lock_acquire(struct lock *l, struct lock_holder *holder,
-    char **errstr);
+enum lock_result lock_acquire(
+    struct lock *l, struct lock_holder *holder, char **errstr);
 
 /*
  * Decide about a busy lock: 1 when the holder looks stuck (its run record
@@ -138,13 +137,13 @@ enum lock_result lock_acquire(struct lock *l, struct lock_holder *holder,
  * like a live run that we should skip.  *why is an allocated description
  * of the holder for the log either way.
  */
-int lock_holder_stuck(const struct lock_holder *, int64_t max_runtime_ms,
-    int64_t grace_ms, char **why);
+int  lock_holder_stuck(const struct lock_holder *, int64_t max_runtime_ms,
+     int64_t grace_ms, char **why);
 void lock_holder_free(struct lock_holder *);
 
 /* Insert the run record.  LOCK_OK or LOCK_ERR_DB. */
-enum lock_result lock_run_start(struct lock *l, const char *host, long pid,
-    char **errstr);
+enum lock_result lock_run_start(
+    struct lock *l, const char *host, long pid, char **errstr);
 
 /*
  * Heartbeat: IS_USED_LOCK(name) must still be our connection id (a query
@@ -160,9 +159,9 @@ int lock_exec_sql(struct lock *l, const char *sql, char **errstr);
 
 /* How the job ended, for the run record. */
 struct run_end {
-	const char	*outcome;	/* success, failure, timeout, ... */
-	int		 exit_status;	/* the job's own status; -1 none */
-	const char	*error;		/* the job's error, or NULL */
+	const char *outcome;     /* success, failure, timeout, ... */
+	int         exit_status; /* the job's own status; -1 none */
+	const char *error;       /* the job's error, or NULL */
 };
 
 /*
@@ -189,21 +188,21 @@ void lock_close(struct lock *l);
  * numbers -1 when unknown or absent.
  */
 struct job_summary {
-	char		*last_success;		/* finished_at of the last success */
-	double		 last_success_ts;	/* as Unix time; -1 never */
-	long long	 last_success_age_s;
-	unsigned long long last_id;		/* the newest run; 0 none */
-	char		*last_outcome;
-	char		*last_started;
-	long long	 last_age_s;		/* since it started */
-	char		*last_finished;
-	long long	 last_exit_status;
-	unsigned long long last_connection_id;	/* 0 none */
-	int		 last_session_alive;	/* its session is in the
-						 * process list: 1, 0, -1 */
+	char              *last_success; /* finished_at of the last success */
+	double             last_success_ts; /* as Unix time; -1 never */
+	long long          last_success_age_s;
+	unsigned long long last_id; /* the newest run; 0 none */
+	char              *last_outcome;
+	char              *last_started;
+	long long          last_age_s; /* since it started */
+	char              *last_finished;
+	long long          last_exit_status;
+	unsigned long long last_connection_id; /* 0 none */
+	int                last_session_alive; /* its session is in the
+	                                        * process list: 1, 0, -1 */
 };
-enum db_status lock_job_summary(struct db *, const char *job,
-    struct job_summary *, char **errstr);
+enum db_status lock_job_summary(
+    struct db *, const char *job, struct job_summary *, char **errstr);
 void lock_job_summary_free(struct job_summary *);
 
 /* The exit code for a lock result (CONTRACT section 3). */

@@ -12,8 +12,8 @@
 #include "log.h"
 #include "util.h"
 
-static enum log_level	 log_level = LOG_WARN;
-static enum log_format	 log_format = LOG_TEXT;
+static enum log_level  log_level = LOG_WARN;
+static enum log_format log_format = LOG_TEXT;
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
@@ -51,9 +51,9 @@ log_format_parse(const char *s, enum log_format *out)
 static void
 log_timestamp(char *buf, size_t len)
 {
-	struct timespec	 ts;
-	struct tm	 tm;
-	char		 base[32];
+	struct timespec ts;
+	struct tm       tm;
+	char            base[32];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
@@ -65,8 +65,8 @@ log_timestamp(char *buf, size_t len)
 static void
 logfmt_value(struct buf *b, const char *v)
 {
-	const char	*p;
-	int		 plain = *v != '\0';
+	const char *p;
+	int         plain = *v != '\0';
 
 	for (p = v; *p != '\0'; p++) {
 		if (*p <= ' ' || *p == '"' || *p == '=' || *p == '\\' ||
@@ -96,7 +96,8 @@ logfmt_value(struct buf *b, const char *v)
 			buf_adds(b, "\\t");
 			break;
 		default:
-			if ((unsigned char)*p < ' ' || (unsigned char)*p == 0x7f)
+			if ((unsigned char)*p < ' ' ||
+			    (unsigned char)*p == 0x7f)
 				buf_printf(b, "\\x%02x", (unsigned char)*p);
 			else
 				buf_addc(b, *p);
@@ -108,10 +109,10 @@ logfmt_value(struct buf *b, const char *v)
 void
 log_kvv(enum log_level level, const char *event, va_list ap)
 {
-	struct buf	 b;
-	json_t		*obj = NULL;
-	const char	*k, *v;
-	char		 ts[64], *s;
+	struct buf  b;
+	json_t     *obj = NULL;
+	const char *k, *v;
+	char        ts[64], *s;
 
 	if (!log_enabled(level))
 		return;
@@ -120,8 +121,8 @@ log_kvv(enum log_level level, const char *event, va_list ap)
 	if (log_format == LOG_JSON) {
 		obj = json_object();
 		json_object_set_new(obj, "ts", json_string(ts));
-		json_object_set_new(obj, "level",
-		    json_string(level_names[level]));
+		json_object_set_new(
+		    obj, "level", json_string(level_names[level]));
 		json_object_set_new(obj, "event", json_string(event));
 	} else {
 		buf_printf(&b, "ts=%s level=%s event=", ts, level_names[level]);
@@ -133,7 +134,7 @@ log_kvv(enum log_level level, const char *event, va_list ap)
 			continue;
 		if (obj != NULL) {
 			/* Invalid UTF-8 must not make the line vanish. */
-			json_t	*js = json_string(v);
+			json_t *js = json_string(v);
 
 			if (js == NULL)
 				js = json_string("(invalid utf-8)");
@@ -160,7 +161,7 @@ log_kvv(enum log_level level, const char *event, va_list ap)
 void
 log_kv(enum log_level level, const char *event, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, event);
 	log_kvv(level, event, ap);
@@ -170,8 +171,8 @@ log_kv(enum log_level level, const char *event, ...)
 void
 log_msg(enum log_level level, const char *event, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*msg;
+	va_list ap;
+	char   *msg;
 
 	if (!log_enabled(level))
 		return;
@@ -184,11 +185,11 @@ log_msg(enum log_level level, const char *event, const char *fmt, ...)
 
 /* ------------------------------------------------------------ incidents */
 
-static incident_sink_fn	 incident_sink;
-static void		*incident_sink_arg;
-static char		*alert_url;
-static long		 alert_timeout_ms = 10000;
-static unsigned		 incidents;
+static incident_sink_fn incident_sink;
+static void            *incident_sink_arg;
+static char            *alert_url;
+static long             alert_timeout_ms = 10000;
+static unsigned         incidents;
 
 void
 incident_set_sink(incident_sink_fn fn, void *arg)
@@ -214,8 +215,8 @@ incident_count(void)
 static json_t *
 incident_json(const struct incident *in)
 {
-	json_t	*o;
-	char	 ts[64];
+	json_t *o;
+	char    ts[64];
 
 	log_timestamp(ts, sizeof ts);
 	o = json_object();
@@ -229,13 +230,13 @@ incident_json(const struct incident *in)
 	if (in->lock != NULL)
 		json_object_set_new(o, "lock", json_string(in->lock));
 	if (in->run_id != 0)
-		json_object_set_new(o, "run_id",
-		    json_integer((json_int_t)in->run_id));
+		json_object_set_new(
+		    o, "run_id", json_integer((json_int_t)in->run_id));
 	if (in->connection_id != 0)
 		json_object_set_new(o, "connection_id",
 		    json_integer((json_int_t)in->connection_id));
 	if (in->detail != NULL) {
-		json_t	*d = json_string(in->detail);
+		json_t *d = json_string(in->detail);
 
 		json_object_set_new(o, "detail",
 		    d != NULL ? d : json_string("(invalid utf-8)"));
@@ -256,12 +257,12 @@ discard_body(char *p, size_t size, size_t n, void *arg)
 static void
 incident_alert(const struct incident *in)
 {
-	CURL			*h = NULL;
-	struct curl_slist	*hdrs = NULL;
-	json_t			*o = NULL;
-	char			*body = NULL, err[CURL_ERROR_SIZE] = "";
-	CURLcode		 rc;
-	long			 status = 0;
+	CURL              *h = NULL;
+	struct curl_slist *hdrs = NULL;
+	json_t            *o = NULL;
+	char              *body = NULL, err[CURL_ERROR_SIZE] = "";
+	CURLcode           rc;
+	long               status = 0;
 
 	if ((h = curl_easy_init()) == NULL) {
 		log_kv(LOG_ERROR, "alert_failed", "incident", in->event,
@@ -287,7 +288,7 @@ incident_alert(const struct incident *in)
 		    "error", err[0] != '\0' ? err : curl_easy_strerror(rc),
 		    NULL);
 	} else if (status < 200 || status > 299) {
-		char	 code[16];
+		char code[16];
 
 		snprintf(code, sizeof code, "%ld", status);
 		log_kv(LOG_ERROR, "alert_failed", "incident", in->event,
@@ -302,7 +303,7 @@ incident_alert(const struct incident *in)
 void
 incident_report(const struct incident *in)
 {
-	char	 run[32] = "", conn[32] = "";
+	char run[32] = "", conn[32] = "";
 
 	incidents++;
 	if (in->run_id != 0)
@@ -310,11 +311,9 @@ incident_report(const struct incident *in)
 	if (in->connection_id != 0)
 		snprintf(conn, sizeof conn, "%lu", in->connection_id);
 	/* Logged at error whatever the verbosity: -q keeps errors. */
-	log_kv(LOG_ERROR, in->event, "incident", "1",
-	    "job", in->job, "lock", in->lock,
-	    "run_id", run[0] != '\0' ? run : NULL,
-	    "connection_id", conn[0] != '\0' ? conn : NULL,
-	    "detail", in->detail, NULL);
+	log_kv(LOG_ERROR, in->event, "incident", "1", "job", in->job, "lock",
+	    in->lock, "run_id", run[0] != '\0' ? run : NULL, "connection_id",
+	    conn[0] != '\0' ? conn : NULL, "detail", in->detail, NULL);
 	if (alert_url != NULL)
 		incident_alert(in);
 	if (incident_sink != NULL)

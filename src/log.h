@@ -7,9 +7,9 @@
 enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 enum log_format { LOG_TEXT = 0, LOG_JSON };
 
-void log_init(enum log_level, enum log_format);
+void           log_init(enum log_level, enum log_format);
 enum log_level log_get_level(void);
-int log_enabled(enum log_level);
+int            log_enabled(enum log_level);
 /* Parse "text"/"json"; returns -1 on anything else. */
 int log_format_parse(const char *, enum log_format *);
 
@@ -22,8 +22,7 @@ int log_format_parse(const char *, enum log_format *);
  * Keys must be simple words; values are quoted as logfmt or JSON requires.
  * Never pass a secret as a value.
  */
-void log_kv(enum log_level, const char *event, ...)
-    __attribute__((sentinel));
+void log_kv(enum log_level, const char *event, ...) __attribute__((sentinel));
 void log_kvv(enum log_level, const char *event, va_list);
 /* Shorthand: one "msg" field, printf-formatted. */
 void log_msg(enum log_level, const char *event, const char *fmt, ...)
@@ -40,12 +39,12 @@ void log_msg(enum log_level, const char *event, const char *fmt, ...)
  * caller passes run_id so the log line and alert identify it.
  */
 struct incident {
-	const char		*event;		/* lock_lost, lock_release_failed, ... */
-	const char		*job;		/* job or lock owner name, or NULL */
-	const char		*lock;		/* lock name, or NULL */
-	unsigned long long	 run_id;	/* 0 if none */
-	unsigned long		 connection_id;	/* 0 if none */
-	const char		*detail;	/* human-readable why, or NULL */
+	const char        *event;  /* lock_lost, lock_release_failed, ... */
+	const char        *job;    /* job or lock owner name, or NULL */
+	const char        *lock;   /* lock name, or NULL */
+	unsigned long long run_id; /* 0 if none */
+	unsigned long      connection_id; /* 0 if none */
+	const char        *detail;        /* human-readable why, or NULL */
 };
 
 /* A sink receives every incident after it is logged (tests install one). */

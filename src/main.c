@@ -16,10 +16,11 @@
 static void
 usage(FILE *f)
 {
-	size_t	 i;
+	size_t i;
 
 	fputs("usage: cronguard [-c file] [-v | -q] [--log-format text|json] "
-	    "command [args ...]\n\ncommands:\n", f);
+	      "command [args ...]\n\ncommands:\n",
+	    f);
 	for (i = 0; cmd_table[i] != NULL; i++)
 		fprintf(f, "  %s%s%s\n", cmd_table[i]->name,
 		    cmd_table[i]->usage[0] != '\0' ? " " : "",
@@ -34,16 +35,16 @@ usage(FILE *f)
 static const struct cmd_entry *
 find_command(int argc, char **argv, int *words)
 {
-	size_t	 i, len;
-	int	 n;
-	char	 name[128];
+	size_t i, len;
+	int    n;
+	char   name[128];
 
 	for (n = argc < 2 ? argc : 2; n > 0; n--) {
 		name[0] = '\0';
 		len = 0;
 		for (int w = 0; w < n; w++) {
-			int	 r = snprintf(name + len, sizeof name - len,
-			    "%s%s", w ? " " : "", argv[w]);
+			int r = snprintf(name + len, sizeof name - len, "%s%s",
+			    w ? " " : "", argv[w]);
 
 			if (r < 0 || (size_t)r >= sizeof name - len)
 				return NULL;
@@ -63,15 +64,17 @@ find_command(int argc, char **argv, int *words)
 static int
 family_usage(const char *word)
 {
-	size_t	 i, len = strlen(word);
-	int	 found = 0;
+	size_t i, len = strlen(word);
+	int    found = 0;
 
 	for (i = 0; cmd_table[i] != NULL; i++) {
 		if (strncmp(cmd_table[i]->name, word, len) == 0 &&
 		    cmd_table[i]->name[len] == ' ') {
 			if (!found)
-				fprintf(stderr, "cronguard: %s needs a "
-				    "subcommand\n", word);
+				fprintf(stderr,
+				    "cronguard: %s needs a "
+				    "subcommand\n",
+				    word);
 			cmd_usage(cmd_table[i], stderr);
 			found = 1;
 		}
@@ -82,19 +85,17 @@ family_usage(const char *word)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "config",	required_argument,	NULL, 'c' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ "log-format",	required_argument,	NULL, 'L' },
-		{ "quiet",	no_argument,		NULL, 'q' },
-		{ "verbose",	no_argument,		NULL, 'v' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const struct cmd_entry	*e;
-	struct cmd_ctx		 ctx;
-	struct conf		 c;
-	enum log_format		 fmt = LOG_TEXT;
-	int			 ch, verbose = 0, quiet = 0, words, rc;
+	static const struct option longopts[] = { { "config", required_argument,
+		                                      NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "log-format", required_argument, NULL, 'L' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 } };
+	const struct cmd_entry    *e;
+	struct cmd_ctx             ctx;
+	struct conf                c;
+	enum log_format            fmt = LOG_TEXT;
+	int                        ch, verbose = 0, quiet = 0, words, rc;
 
 	memset(&ctx, 0, sizeof ctx);
 	ctx.conf_path = conf_default_path();
@@ -109,8 +110,10 @@ main(int argc, char **argv)
 			return EXIT_OK;
 		case 'L':
 			if (log_format_parse(optarg, &fmt) != 0) {
-				fprintf(stderr, "cronguard: --log-format must "
-				    "be text or json, not '%s'\n", optarg);
+				fprintf(stderr,
+				    "cronguard: --log-format must "
+				    "be text or json, not '%s'\n",
+				    optarg);
 				usage(stderr);
 				return EXIT_USAGE;
 			}
@@ -133,8 +136,11 @@ main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	log_init(quiet ? LOG_ERROR : verbose >= 2 ? LOG_DEBUG :
-	    verbose == 1 ? LOG_INFO : LOG_WARN, fmt);
+	log_init(quiet         ? LOG_ERROR
+	        : verbose >= 2 ? LOG_DEBUG
+	        : verbose == 1 ? LOG_INFO
+	                       : LOG_WARN,
+	    fmt);
 
 	if (argc == 0) {
 		usage(stderr);
@@ -167,7 +173,7 @@ main(int argc, char **argv)
 	if (e->flags & CMD_NEEDS_CONF)
 		rc = cmd_load_conf(&ctx, &c);
 	if (rc == 0) {
-		optind = 0;	/* glibc: full re-initialisation */
+		optind = 0; /* glibc: full re-initialisation */
 		rc = e->exec(&ctx, &c);
 	}
 	conf_free(&c);

@@ -30,7 +30,7 @@ static const char migrate_schema_table[] =
 const char *
 migrate_sqldir(void)
 {
-	const char	*dir;
+	const char *dir;
 
 	if ((dir = getenv("CRONGUARD_SQLDIR")) != NULL && *dir != '\0')
 		return (dir);
@@ -42,10 +42,10 @@ migrate_sqldir(void)
 static int
 migrate_parse_name(const char *file, unsigned *version, char **name)
 {
-	size_t			 digits, len, rest;
-	unsigned long long	 v;
-	const char		*errstr;
-	char			*tmp;
+	size_t             digits, len, rest;
+	unsigned long long v;
+	const char        *errstr;
+	char              *tmp;
 
 	len = strlen(file);
 	digits = strspn(file, "0123456789");
@@ -53,8 +53,10 @@ migrate_parse_name(const char *file, unsigned *version, char **name)
 	    strcmp(file + len - 4, ".sql") != 0)
 		return (-1);
 	rest = len - digits - 1 - 4;
-	if (rest == 0 || strspn(file + digits + 1, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != rest)
+	if (rest == 0 ||
+	    strspn(file + digits + 1,
+	        "abcdefghijklmnopqrstuvwxyz"
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != rest)
 		return (-1);
 	tmp = xstrndup(file, digits);
 	if (parse_ull(tmp, MIGRATE_VERSION_MAX, &v, &errstr) != 0 || v == 0) {
@@ -70,8 +72,8 @@ migrate_parse_name(const char *file, unsigned *version, char **name)
 static int
 migrate_checksum(const char *data, size_t len, char out[65], char **errstr)
 {
-	unsigned char	md[EVP_MAX_MD_SIZE];
-	unsigned int	mdlen = 0, i;
+	unsigned char     md[EVP_MAX_MD_SIZE];
+	unsigned int      mdlen = 0, i;
 	static const char hex[] = "0123456789abcdef";
 
 	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 ||
@@ -90,7 +92,7 @@ migrate_checksum(const char *data, size_t len, char out[65], char **errstr)
 static int
 migrate_cmp(const void *a, const void *b)
 {
-	const struct migration	*ma = a, *mb = b;
+	const struct migration *ma = a, *mb = b;
 
 	return (ma->version < mb->version ? -1 : ma->version > mb->version);
 }
@@ -98,7 +100,7 @@ migrate_cmp(const void *a, const void *b)
 static struct migration *
 migrate_add(struct migration_set *set)
 {
-	struct migration	*m;
+	struct migration *m;
 
 	set->v = xreallocarray(set->v, set->n + 1, sizeof *set->v);
 	m = &set->v[set->n++];
@@ -110,8 +112,8 @@ migrate_add(struct migration_set *set)
 static int
 migrate_file_sum(struct migration *m, char **errstr)
 {
-	char	*data, *err = NULL;
-	size_t	 len;
+	char  *data, *err = NULL;
+	size_t len;
 
 	if ((data = read_file(m->path, MIGRATE_FILE_MAX, &len, &err)) == NULL) {
 		*errstr = xasprintf("%s: %s", m->path, err);
@@ -129,12 +131,12 @@ migrate_file_sum(struct migration *m, char **errstr)
 int
 migrate_scan(const char *dir, struct migration_set *set, char **errstr)
 {
-	DIR			*d;
-	struct dirent		*de;
-	struct migration	*m;
-	unsigned		 version;
-	char			*name;
-	size_t			 i;
+	DIR              *d;
+	struct dirent    *de;
+	struct migration *m;
+	unsigned          version;
+	char             *name;
+	size_t            i;
 
 	set->v = NULL;
 	set->n = 0;
@@ -159,7 +161,8 @@ migrate_scan(const char *dir, struct migration_set *set, char **errstr)
 	for (i = 0; i < set->n; i++) {
 		if (i > 0 && set->v[i].version == set->v[i - 1].version) {
 			*errstr = xasprintf("%s: %s and %s have the same "
-			    "version", dir, set->v[i - 1].file, set->v[i].file);
+			                    "version",
+			    dir, set->v[i - 1].file, set->v[i].file);
 			goto fail;
 		}
 		if (migrate_file_sum(&set->v[i], errstr) != 0)
@@ -175,7 +178,7 @@ fail:
 static struct migration *
 migrate_find(struct migration_set *set, unsigned version)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < set->n; i++)
 		if (set->v[i].version == version)
@@ -184,20 +187,21 @@ migrate_find(struct migration_set *set, unsigned version)
 }
 
 enum db_status
-migrate_load(struct db *db, struct migration_set *set, int create,
-    char **errstr)
+migrate_load(
+    struct db *db, struct migration_set *set, int create, char **errstr)
 {
-	struct db_result	*r = NULL;
-	struct migration	*m;
-	unsigned long long	 v;
-	const char		*cell, *perr;
-	enum db_status		 st;
-	size_t			 i;
+	struct db_result  *r = NULL;
+	struct migration  *m;
+	unsigned long long v;
+	const char        *cell, *perr;
+	enum db_status     st;
+	size_t             i;
 
-	if (create && (st = db_exec_script(db, migrate_schema_table, errstr))
-	    != DB_OK)
+	if (create &&
+	    (st = db_exec_script(db, migrate_schema_table, errstr)) != DB_OK)
 		return (st);
-	st = db_query(db, &r, errstr, "SELECT version, name, checksum, "
+	st = db_query(db, &r, errstr,
+	    "SELECT version, name, checksum, "
 	    "DATE_FORMAT(applied_at, '%%Y-%%m-%%d %%H:%%i:%%s') "
 	    "FROM cronguard_schema ORDER BY version");
 	if (st != DB_OK) {
@@ -210,18 +214,19 @@ migrate_load(struct db *db, struct migration_set *set, int create,
 	}
 	for (i = 0; i < r->nrows; i++) {
 		cell = db_cell(r, i, 0);
-		if (cell == NULL || parse_ull(cell, MIGRATE_VERSION_MAX, &v,
-		    &perr) != 0) {
+		if (cell == NULL ||
+		    parse_ull(cell, MIGRATE_VERSION_MAX, &v, &perr) != 0) {
 			*errstr = xasprintf("cronguard_schema: bad version "
-			    "\"%s\"", cell != NULL ? cell : "NULL");
+			                    "\"%s\"",
+			    cell != NULL ? cell : "NULL");
 			st = DB_ERR_QUERY;
 			goto out;
 		}
 		if ((m = migrate_find(set, (unsigned)v)) == NULL) {
 			m = migrate_add(set);
 			m->version = (unsigned)v;
-			m->name = xstrdup(db_cell(r, i, 1) != NULL ?
-			    db_cell(r, i, 1) : "");
+			m->name = xstrdup(
+			    db_cell(r, i, 1) != NULL ? db_cell(r, i, 1) : "");
 			m->state = MIGRATION_MISSING;
 		} else if (db_cell(r, i, 2) != NULL &&
 		    strcmp(db_cell(r, i, 2), m->checksum) == 0)
@@ -242,7 +247,7 @@ out:
 size_t
 migrate_count(const struct migration_set *set, enum migration_state state)
 {
-	size_t	i, n = 0;
+	size_t i, n = 0;
 
 	for (i = 0; i < set->n; i++)
 		if (set->v[i].state == state)
@@ -253,9 +258,9 @@ migrate_count(const struct migration_set *set, enum migration_state state)
 enum db_status
 migrate_apply(struct db *db, struct migration *m, char **errstr)
 {
-	char		*sql = NULL, *err = NULL, sum[65];
-	size_t		 len;
-	enum db_status	 st = DB_ERR_QUERY;
+	char          *sql = NULL, *err = NULL, sum[65];
+	size_t         len;
+	enum db_status st = DB_ERR_QUERY;
 
 	if ((sql = read_file(m->path, MIGRATE_FILE_MAX, &len, &err)) == NULL) {
 		*errstr = xasprintf("%s: %s", m->path, err);
@@ -273,17 +278,20 @@ migrate_apply(struct db *db, struct migration *m, char **errstr)
 		goto out;
 	}
 	if ((st = db_exec_script(db, sql, &err)) != DB_OK) {
-		*errstr = xasprintf("%s: %s (statements before the failing "
-		    "one stay applied: MySQL commits DDL implicitly)", m->file,
-		    err);
+		*errstr =
+		    xasprintf("%s: %s (statements before the failing "
+		              "one stay applied: MySQL commits DDL implicitly)",
+		        m->file, err);
 		goto out;
 	}
-	st = db_query(db, NULL, &err, "INSERT INTO cronguard_schema "
+	st = db_query(db, NULL, &err,
+	    "INSERT INTO cronguard_schema "
 	    "(version, name, checksum, applied_at) "
-	    "VALUES (%u, %s, %s, NOW(6))", m->version, m->name, m->checksum);
+	    "VALUES (%u, %s, %s, NOW(6))",
+	    m->version, m->name, m->checksum);
 	if (st != DB_OK) {
-		*errstr = xasprintf("%s applied but not recorded: %s", m->file,
-		    err);
+		*errstr =
+		    xasprintf("%s applied but not recorded: %s", m->file, err);
 		goto out;
 	}
 	m->state = MIGRATION_APPLIED;
@@ -297,12 +305,14 @@ out:
 enum db_status
 migrate_lock(struct db *db, unsigned timeout_s, char **errstr)
 {
-	char		*v = NULL;
-	enum db_status	 st;
+	char          *v = NULL;
+	enum db_status st;
 
 	/* At most 64 characters, MySQL's limit for lock names. */
-	st = db_query_value(db, &v, errstr, "SELECT GET_LOCK(CONCAT("
-	    "'cronguard:migrate:', LEFT(DATABASE(), 40)), %u)", timeout_s);
+	st = db_query_value(db, &v, errstr,
+	    "SELECT GET_LOCK(CONCAT("
+	    "'cronguard:migrate:', LEFT(DATABASE(), 40)), %u)",
+	    timeout_s);
 	if (st != DB_OK)
 		return (st);
 	switch (db_parse_bool(v)) {
@@ -310,12 +320,13 @@ migrate_lock(struct db *db, unsigned timeout_s, char **errstr)
 		break;
 	case 0:
 		*errstr = xasprintf("another db migrate is running (waited "
-		    "%us)", timeout_s);
+		                    "%us)",
+		    timeout_s);
 		st = DB_ERR_QUERY;
 		break;
 	default:
-		*errstr = xasprintf("GET_LOCK returned %s",
-		    v != NULL ? v : "NULL");
+		*errstr =
+		    xasprintf("GET_LOCK returned %s", v != NULL ? v : "NULL");
 		st = DB_ERR_QUERY;
 		break;
 	}
@@ -326,10 +337,11 @@ migrate_lock(struct db *db, unsigned timeout_s, char **errstr)
 void
 migrate_unlock(struct db *db)
 {
-	char	*err = NULL;
+	char *err = NULL;
 
 	/* Closing the connection releases it too; this is a courtesy. */
-	(void)db_query(db, NULL, &err, "DO RELEASE_LOCK(CONCAT("
+	(void)db_query(db, NULL, &err,
+	    "DO RELEASE_LOCK(CONCAT("
 	    "'cronguard:migrate:', LEFT(DATABASE(), 40)))");
 	free(err);
 }
@@ -337,7 +349,7 @@ migrate_unlock(struct db *db)
 void
 migrate_set_free(struct migration_set *set)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < set->n; i++) {
 		free(set->v[i].name);

@@ -8,27 +8,27 @@
 
 /* Where each migration stands. */
 enum migration_state {
-	MIGRATION_PENDING,	/* file present, not recorded */
-	MIGRATION_APPLIED,	/* recorded, file unchanged */
-	MIGRATION_CHANGED,	/* recorded, but the file's checksum differs */
-	MIGRATION_MISSING,	/* recorded, no file for it any more */
+	MIGRATION_PENDING, /* file present, not recorded */
+	MIGRATION_APPLIED, /* recorded, file unchanged */
+	MIGRATION_CHANGED, /* recorded, but the file's checksum differs */
+	MIGRATION_MISSING, /* recorded, no file for it any more */
 };
 
 struct migration {
-	unsigned	 version;	/* NNN */
-	char		*name;		/* "outbox" from 002_outbox.sql */
-	char		*file;		/* "002_outbox.sql", NULL if MISSING */
-	char		*path;		/* full path, NULL if MISSING */
-	char		 checksum[65];	/* hex SHA-256 of the file, or "" */
-	char		*recorded_checksum;	/* from cronguard_schema */
-	char		*applied_at;	/* from cronguard_schema, UTC */
+	unsigned             version; /* NNN */
+	char                *name;    /* "outbox" from 002_outbox.sql */
+	char                *file;    /* "002_outbox.sql", NULL if MISSING */
+	char                *path;    /* full path, NULL if MISSING */
+	char                 checksum[65]; /* hex SHA-256 of the file, or "" */
+	char                *recorded_checksum; /* from cronguard_schema */
+	char                *applied_at;        /* from cronguard_schema, UTC */
 	enum migration_state state;
 };
 
 /* Every migration in the directory and in the database, by version. */
 struct migration_set {
 	struct migration *v;
-	size_t		  n;
+	size_t            n;
 };
 
 /* $CRONGUARD_SQLDIR if set and not empty, else PKGDATADIR "/sql". */
@@ -47,8 +47,8 @@ int migrate_scan(const char *dir, struct migration_set *set, char **errstr);
  * first when it does not exist; without, a missing table means nothing is
  * applied (dry runs and status change nothing).
  */
-enum db_status migrate_load(struct db *, struct migration_set *, int create,
-    char **errstr);
+enum db_status migrate_load(
+    struct db *, struct migration_set *, int create, char **errstr);
 
 /* Number of migrations in the given state. */
 size_t migrate_count(const struct migration_set *, enum migration_state);
@@ -64,7 +64,7 @@ enum db_status migrate_apply(struct db *, struct migration *, char **errstr);
 /* Serialise concurrent "db migrate" runs on one database with a named
  * lock (waits up to timeout_s seconds).  Returns DB_OK when held. */
 enum db_status migrate_lock(struct db *, unsigned timeout_s, char **errstr);
-void migrate_unlock(struct db *);
+void           migrate_unlock(struct db *);
 
 void migrate_set_free(struct migration_set *);
 

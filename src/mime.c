@@ -25,24 +25,42 @@
 
 /* RFC 2047: an encoded-word is at most 75 characters; "=?UTF-8?B?" and
  * "?=" leave 63, so 60 base64 characters carry 45 bytes. */
-#define MIME_WORD_BYTES	45
+#define MIME_WORD_BYTES 45
 /* Fold address lists before a line passes this (RFC 5322 "SHOULD" 78). */
-#define MIME_LINE	78
+#define MIME_LINE 78
 /* Printable ASCII text longer than this is encoded so that it folds. */
-#define MIME_RAW_MAX	900
+#define MIME_RAW_MAX 900
 /* Bytes per part for part headers and boundaries, in the size estimate. */
 #define MIME_PART_OVERHEAD 200
 
 /* Header fields the payload's "headers" may not set: the message and
  * its MIME structure are built from the other keys. */
 static const char *const mime_reserved[] = {
-	"Bcc", "Cc", "Content-Transfer-Encoding", "Content-Type", "Date",
-	"From", "Message-ID", "MIME-Version", "Received", "Reply-To",
-	"Return-Path", "Sender", "Subject", "To",
+	"Bcc",
+	"Cc",
+	"Content-Transfer-Encoding",
+	"Content-Type",
+	"Date",
+	"From",
+	"Message-ID",
+	"MIME-Version",
+	"Received",
+	"Reply-To",
+	"Return-Path",
+	"Sender",
+	"Subject",
+	"To",
 };
 
 static const char *const mime_keys[] = {
-	"bcc", "cc", "headers", "html", "reply_to", "subject", "text", "to",
+	"bcc",
+	"cc",
+	"headers",
+	"html",
+	"reply_to",
+	"subject",
+	"text",
+	"to",
 };
 
 static int
@@ -90,7 +108,7 @@ mime_is_printable_ascii(const char *s)
 static size_t
 mime_utf8_len(const unsigned char *s)
 {
-	size_t	n, i;
+	size_t n, i;
 
 	if (s[0] < 0x80)
 		return 1;
@@ -113,7 +131,7 @@ static int
 mime_utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t		 n;
+	size_t               n;
 
 	while (*p != '\0') {
 		if ((n = mime_utf8_len(p)) == 0)
@@ -126,7 +144,7 @@ mime_utf8_valid(const char *s)
 static void
 mime_add_word(struct buf *b, const unsigned char *s, size_t len)
 {
-	unsigned char	out[4 * ((MIME_WORD_BYTES + 2) / 3) + 1];
+	unsigned char out[4 * ((MIME_WORD_BYTES + 2) / 3) + 1];
 
 	EVP_EncodeBlock(out, s, (int)len);
 	buf_adds(b, "=?UTF-8?B?");
@@ -141,8 +159,8 @@ static char *
 mime_encode_after(const char *s, size_t used)
 {
 	const unsigned char *p = (const unsigned char *)s, *start;
-	struct buf	 b;
-	size_t		 n, len, max = MIME_WORD_BYTES;
+	struct buf           b;
+	size_t               n, len, max = MIME_WORD_BYTES;
 
 	if (mime_is_printable_ascii(s) && strstr(s, "=?") == NULL &&
 	    strlen(s) <= MIME_RAW_MAX)
@@ -151,15 +169,16 @@ mime_encode_after(const char *s, size_t used)
 	/* 12 characters of "=?UTF-8?B?" and "?=", 4 of base64 per 3 bytes;
 	 * at least one 4-byte character fits. */
 	if (used + 12 + 4 * (MIME_WORD_BYTES / 3) > MIME_LINE)
-		max = used + 12 + 8 <= MIME_LINE ?
-		    3 * ((MIME_LINE - used - 12) / 4) : 6;
+		max = used + 12 + 8 <= MIME_LINE
+		    ? 3 * ((MIME_LINE - used - 12) / 4)
+		    : 6;
 	buf_init(&b);
 	while (*p != '\0') {
 		start = p;
 		len = 0;
 		while (*p != '\0') {
 			if ((n = mime_utf8_len(p)) == 0)
-				n = 1;	/* callers pass valid UTF-8 */
+				n = 1; /* callers pass valid UTF-8 */
 			if (len + n > max)
 				break;
 			len += n;
@@ -196,7 +215,7 @@ mime_field_name_valid(const char *name)
 static int
 mime_dot_atom_valid(const char *s, size_t len, int domain)
 {
-	size_t	i, label = 0;
+	size_t i, label = 0;
 
 	if (len == 0 || s[0] == '.' || s[len - 1] == '.')
 		return 0;
@@ -209,8 +228,8 @@ mime_dot_atom_valid(const char *s, size_t len, int domain)
 		}
 		if (domain) {
 			if (!((s[i] >= 'a' && s[i] <= 'z') ||
-			    (s[i] >= 'A' && s[i] <= 'Z') ||
-			    (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			        (s[i] >= 'A' && s[i] <= 'Z') ||
+			        (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
 				return 0;
 			if (s[i] == '-' && label == 0)
 				return 0;
@@ -227,7 +246,7 @@ mime_dot_atom_valid(const char *s, size_t len, int domain)
 static int
 mime_addr_valid(const char *s, size_t len)
 {
-	const char	*at;
+	const char *at;
 
 	if (len > 254 || (at = memrchr(s, '@', len)) == NULL)
 		return 0;
@@ -250,7 +269,7 @@ mime_is_phrase(const char *s)
 static void
 mime_add_display(struct buf *b, const char *name)
 {
-	char	*enc;
+	char *enc;
 
 	/* A long name is encoded, which folds, so no line passes 998. */
 	if (strlen(name) > MIME_RAW_MAX / 4)
@@ -279,8 +298,8 @@ encode:
 static char *
 mime_unquote(const char *s, size_t len, const char **why)
 {
-	struct buf	b;
-	size_t		i;
+	struct buf b;
+	size_t     i;
 
 	if (len > 0 && (s[0] == '"') != (len >= 2 && s[len - 1] == '"')) {
 		*why = "unbalanced quotes in display name";
@@ -303,13 +322,12 @@ mime_unquote(const char *s, size_t len, const char **why)
 }
 
 int
-mime_parse_mailbox(const char *s, char **addr, char **field,
-    const char **why)
+mime_parse_mailbox(const char *s, char **addr, char **field, const char **why)
 {
-	const char	*lt, *start, *end;
-	char		*name = NULL;
-	size_t		 len;
-	struct buf	 b;
+	const char *lt, *start, *end;
+	char       *name = NULL;
+	size_t      len;
+	struct buf  b;
 
 	*addr = *field = NULL;
 	if (mime_has_crlf(s)) {
@@ -345,8 +363,8 @@ mime_parse_mailbox(const char *s, char **addr, char **field,
 		end = lt;
 		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
 			end--;
-		if ((name = mime_unquote(start, (size_t)(end - start),
-		    why)) == NULL) {
+		if ((name = mime_unquote(start, (size_t)(end - start), why)) ==
+		    NULL) {
 			free(*addr);
 			*addr = NULL;
 			return -1;
@@ -375,35 +393,50 @@ void
 mime_date(int64_t t, char *out, size_t outlen)
 {
 	static const char *const days[] = {
-		"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat",
+		"Sun",
+		"Mon",
+		"Tue",
+		"Wed",
+		"Thu",
+		"Fri",
+		"Sat",
 	};
 	static const char *const months[] = {
-		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+		"Jan",
+		"Feb",
+		"Mar",
+		"Apr",
+		"May",
+		"Jun",
+		"Jul",
+		"Aug",
+		"Sep",
+		"Oct",
+		"Nov",
+		"Dec",
 	};
-	struct tm	tm;
-	time_t		tt = (time_t)t;
+	struct tm tm;
+	time_t    tt = (time_t)t;
 
 	gmtime_r(&tt, &tm);
 	snprintf(out, outlen, "%s, %02d %s %04d %02d:%02d:%02d +0000",
-	    days[tm.tm_wday], tm.tm_mday, months[tm.tm_mon],
-	    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	    days[tm.tm_wday], tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900,
+	    tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 /* The state of one message being built. */
 struct mime_build {
-	struct mime_msg	*msg;
-	char		*err;
+	struct mime_msg *msg;
+	char            *err;
 };
 
-static void
-mime_fail(struct mime_build *mb, const char *fmt, ...)
+static void mime_fail(struct mime_build *mb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
 mime_fail(struct mime_build *mb, const char *fmt, ...)
 {
-	va_list	ap;
+	va_list ap;
 
 	if (mb->err != NULL)
 		return;
@@ -418,7 +451,7 @@ mime_add_header(struct mime_build *mb, const char *line)
 	struct curl_slist *l;
 
 	if ((l = curl_slist_append(mb->msg->headers, line)) == NULL)
-		abort();	/* out of memory, as xmalloc */
+		abort(); /* out of memory, as xmalloc */
 	mb->msg->headers = l;
 }
 
@@ -426,7 +459,7 @@ static void
 mime_add_rcpt(struct mime_build *mb, const char *addr)
 {
 	struct curl_slist *l;
-	char		*s;
+	char              *s;
 
 	s = xasprintf("<%s>", addr);
 	if ((l = curl_slist_append(mb->msg->rcpt, s)) == NULL)
@@ -442,9 +475,9 @@ static int
 mime_add_mailbox(struct mime_build *mb, const char *key, int i, json_t *v,
     struct buf *b, size_t *linelen, int rcpt)
 {
-	char		 where[64], *addr = NULL, *field = NULL;
-	const char	*why;
-	size_t		 flen;
+	char        where[64], *addr = NULL, *field = NULL;
+	const char *why;
+	size_t      flen;
 
 	if (i >= 0)
 		snprintf(where, sizeof where, "%s[%d]", key, i);
@@ -454,8 +487,8 @@ mime_add_mailbox(struct mime_build *mb, const char *key, int i, json_t *v,
 		mime_fail(mb, "payload: %s: not a string", where);
 		return -1;
 	}
-	if (mime_parse_mailbox(json_string_value(v), &addr, &field,
-	    &why) != 0) {
+	if (mime_parse_mailbox(json_string_value(v), &addr, &field, &why) !=
+	    0) {
 		mime_fail(mb, "payload: %s: %s", where, why);
 		return -1;
 	}
@@ -495,10 +528,10 @@ static int
 mime_add_list(struct mime_build *mb, json_t *obj, const char *key,
     const char *name, int rcpt, int required)
 {
-	json_t		*v, *e;
-	struct buf	 b;
-	size_t		 i, linelen;
-	int		 rc = -1;
+	json_t    *v, *e;
+	struct buf b;
+	size_t     i, linelen;
+	int        rc = -1;
 
 	v = json_object_get(obj, key);
 	if (v == NULL || json_is_null(v)) {
@@ -513,18 +546,19 @@ mime_add_list(struct mime_build *mb, json_t *obj, const char *key,
 	if (json_is_array(v)) {
 		if (json_array_size(v) == 0) {
 			if (required)
-				mime_fail(mb, "payload: %s: missing recipient",
-				    key);
+				mime_fail(
+				    mb, "payload: %s: missing recipient", key);
 			rc = required ? -1 : 0;
 			goto out;
 		}
-		json_array_foreach(v, i, e) {
+		json_array_foreach(v, i, e)
+		{
 			if (mime_add_mailbox(mb, key, (int)i, e,
-			    name != NULL ? &b : NULL, &linelen, rcpt) != 0)
+			        name != NULL ? &b : NULL, &linelen, rcpt) != 0)
 				goto out;
 		}
 	} else if (mime_add_mailbox(mb, key, -1, v, name != NULL ? &b : NULL,
-	    &linelen, rcpt) != 0)
+	               &linelen, rcpt) != 0)
 		goto out;
 	if (name != NULL)
 		mime_add_header(mb, b.data);
@@ -537,7 +571,7 @@ out:
 static int
 mime_reserved_name(const char *name)
 {
-	size_t	i;
+	size_t i;
 
 	if (strncasecmp(name, "Content-", 8) == 0)
 		return 1;
@@ -551,9 +585,9 @@ mime_reserved_name(const char *name)
 static int
 mime_add_extra(struct mime_build *mb, json_t *obj)
 {
-	json_t		*v, *hv;
-	const char	*name, *value;
-	char		*enc, *line;
+	json_t     *v, *hv;
+	const char *name, *value;
+	char       *enc, *line;
 
 	if ((v = json_object_get(obj, "headers")) == NULL || json_is_null(v))
 		return 0;
@@ -561,31 +595,38 @@ mime_add_extra(struct mime_build *mb, json_t *obj)
 		mime_fail(mb, "payload: headers: not an object");
 		return -1;
 	}
-	json_object_foreach(v, name, hv) {
+	json_object_foreach(v, name, hv)
+	{
 		if (!mime_field_name_valid(name)) {
-			mime_fail(mb, "payload: headers: invalid field name "
-			    "\"%.40s\"", name);
+			mime_fail(mb,
+			    "payload: headers: invalid field name "
+			    "\"%.40s\"",
+			    name);
 			return -1;
 		}
 		if (mime_reserved_name(name)) {
-			mime_fail(mb, "payload: headers: \"%s\" is reserved",
-			    name);
+			mime_fail(
+			    mb, "payload: headers: \"%s\" is reserved", name);
 			return -1;
 		}
 		if (!json_is_string(hv)) {
-			mime_fail(mb, "payload: headers: %s: not a string",
-			    name);
+			mime_fail(
+			    mb, "payload: headers: %s: not a string", name);
 			return -1;
 		}
 		value = json_string_value(hv);
 		if (mime_has_crlf(value)) {
-			mime_fail(mb, "payload: headers: %s: CR or LF in value "
-			    "(header injection)", name);
+			mime_fail(mb,
+			    "payload: headers: %s: CR or LF in value "
+			    "(header injection)",
+			    name);
 			return -1;
 		}
 		if (mime_has_ctl(value)) {
-			mime_fail(mb, "payload: headers: %s: control "
-			    "character in value", name);
+			mime_fail(mb,
+			    "payload: headers: %s: control "
+			    "character in value",
+			    name);
 			return -1;
 		}
 		enc = mime_encode_after(value, strlen(name) + 2);
@@ -600,9 +641,9 @@ mime_add_extra(struct mime_build *mb, json_t *obj)
 static int
 mime_add_subject(struct mime_build *mb, json_t *obj)
 {
-	json_t		*v;
-	const char	*s;
-	char		*enc, *line;
+	json_t     *v;
+	const char *s;
+	char       *enc, *line;
 
 	if ((v = json_object_get(obj, "subject")) == NULL || json_is_null(v))
 		return 0;
@@ -631,8 +672,8 @@ mime_add_subject(struct mime_build *mb, json_t *obj)
 static char *
 mime_crlf(const char *s, size_t len, size_t *outlen)
 {
-	struct buf	b;
-	size_t		i;
+	struct buf b;
+	size_t     i;
 
 	buf_init(&b);
 	for (i = 0; i < len; i++) {
@@ -654,7 +695,7 @@ mime_crlf(const char *s, size_t len, size_t *outlen)
 static int
 mime_is_ascii(const char *s, size_t len)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < len; i++) {
 		if ((unsigned char)s[i] >= 0x80)
@@ -676,23 +717,25 @@ mime_encoding(const char *s, size_t len)
 static size_t
 mime_encoded_size(const char *s, size_t len)
 {
-	size_t	i, n = 0;
+	size_t i, n = 0;
 
 	if (!mime_is_ascii(s, len)) {
 		n = 4 * ((len + 2) / 3);
 		return n + 2 * (n / 76 + 1);
 	}
 	for (i = 0; i < len; i++)
-		n += (s[i] == '=' || s[i] == '\t' || (s[i] < 0x20 &&
-		    s[i] != '\r' && s[i] != '\n')) ? 3 : 1;
-	return n + 3 * (n / 73 + 1);	/* soft line breaks "=\r\n" */
+		n += (s[i] == '=' || s[i] == '\t' ||
+		         (s[i] < 0x20 && s[i] != '\r' && s[i] != '\n'))
+		    ? 3
+		    : 1;
+	return n + 3 * (n / 73 + 1); /* soft line breaks "=\r\n" */
 }
 
 static int
-mime_add_body(struct mime_build *mb, json_t *obj, const char *key,
-    char **out, size_t *outlen)
+mime_add_body(struct mime_build *mb, json_t *obj, const char *key, char **out,
+    size_t *outlen)
 {
-	json_t	*v;
+	json_t *v;
 
 	if ((v = json_object_get(obj, key)) == NULL || json_is_null(v))
 		return 0;
@@ -700,19 +743,19 @@ mime_add_body(struct mime_build *mb, json_t *obj, const char *key,
 		mime_fail(mb, "payload: %s: not a string", key);
 		return -1;
 	}
-	*out = mime_crlf(json_string_value(v), json_string_length(v),
-	    outlen);
+	*out = mime_crlf(json_string_value(v), json_string_length(v), outlen);
 	return 0;
 }
 
 static int
 mime_check_keys(struct mime_build *mb, json_t *obj)
 {
-	const char	*key;
-	json_t		*v;
-	size_t		 i;
+	const char *key;
+	json_t     *v;
+	size_t      i;
 
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		for (i = 0; i < nitems(mime_keys); i++) {
 			if (strcmp(key, mime_keys[i]) == 0)
 				break;
@@ -728,7 +771,7 @@ mime_check_keys(struct mime_build *mb, json_t *obj)
 static int
 mime_message_id_valid(const char *id)
 {
-	size_t	len = strlen(id);
+	size_t len = strlen(id);
 
 	return len > 0 && len <= 64 &&
 	    strspn(id, "0123456789abcdefABCDEF-") == len;
@@ -738,16 +781,16 @@ static size_t
 mime_size(const struct mime_msg *msg)
 {
 	const struct curl_slist *l;
-	size_t		 n = 0;
+	size_t                   n = 0;
 
 	for (l = msg->headers; l != NULL; l = l->next)
 		n += strlen(l->data) + 2;
 	if (msg->text != NULL)
-		n += MIME_PART_OVERHEAD + mime_encoded_size(msg->text,
-		    msg->text_len);
+		n += MIME_PART_OVERHEAD +
+		    mime_encoded_size(msg->text, msg->text_len);
 	if (msg->html != NULL)
-		n += MIME_PART_OVERHEAD + mime_encoded_size(msg->html,
-		    msg->html_len);
+		n += MIME_PART_OVERHEAD +
+		    mime_encoded_size(msg->html, msg->html_len);
 	return n + MIME_PART_OVERHEAD;
 }
 
@@ -756,17 +799,17 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
     struct mime_msg **out, char **errstr)
 {
 	struct mime_build mb;
-	json_t		*obj = NULL;
-	json_error_t	 jerr;
-	const char	*why;
-	char		*from_field = NULL, *line = NULL, date[64];
+	json_t           *obj = NULL;
+	json_error_t      jerr;
+	const char       *why;
+	char             *from_field = NULL, *line = NULL, date[64];
 
 	memset(&mb, 0, sizeof mb);
 	mb.msg = xcalloc(1, sizeof *mb.msg);
 	*out = NULL;
 
-	if ((obj = json_loadb(payload, len, JSON_REJECT_DUPLICATES |
-	    JSON_DECODE_ANY, &jerr)) == NULL) {
+	if ((obj = json_loadb(payload, len,
+	         JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr)) == NULL) {
 		mime_fail(&mb, "payload: invalid JSON: %s", jerr.text);
 		goto fail;
 	}
@@ -780,8 +823,8 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
 		mime_fail(&mb, "message_id is not a UUID");
 		goto fail;
 	}
-	if (mime_parse_mailbox(o->from, &mb.msg->from, &from_field,
-	    &why) != 0) {
+	if (mime_parse_mailbox(o->from, &mb.msg->from, &from_field, &why) !=
+	    0) {
 		mime_fail(&mb, "channel from: %s", why);
 		goto fail;
 	}
@@ -806,10 +849,10 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
 	if (mime_add_extra(&mb, obj) != 0)
 		goto fail;
 
-	if (mime_add_body(&mb, obj, "text", &mb.msg->text,
-	    &mb.msg->text_len) != 0 ||
-	    mime_add_body(&mb, obj, "html", &mb.msg->html,
-	    &mb.msg->html_len) != 0)
+	if (mime_add_body(&mb, obj, "text", &mb.msg->text, &mb.msg->text_len) !=
+	        0 ||
+	    mime_add_body(&mb, obj, "html", &mb.msg->html, &mb.msg->html_len) !=
+	        0)
 		goto fail;
 	if (mb.msg->text == NULL && mb.msg->html == NULL) {
 		mime_fail(&mb, "payload: text or html required");
@@ -821,8 +864,10 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
 
 	mb.msg->size = mime_size(mb.msg);
 	if (o->max_size > 0 && mb.msg->size > (unsigned long long)o->max_size) {
-		mime_fail(&mb, "message too large: about %zu bytes, max_size "
-		    "%lld", mb.msg->size, o->max_size);
+		mime_fail(&mb,
+		    "message too large: about %zu bytes, max_size "
+		    "%lld",
+		    mb.msg->size, o->max_size);
 		goto fail;
 	}
 
@@ -855,10 +900,9 @@ mime_free(struct mime_msg *msg)
 }
 
 static int
-mime_curl_part(curl_mime *mime, const char *type, const char *data,
-    size_t len)
+mime_curl_part(curl_mime *mime, const char *type, const char *data, size_t len)
 {
-	curl_mimepart	*part;
+	curl_mimepart *part;
 
 	if ((part = curl_mime_addpart(mime)) == NULL ||
 	    curl_mime_data(part, data, len) != CURLE_OK ||
@@ -871,7 +915,7 @@ mime_curl_part(curl_mime *mime, const char *type, const char *data,
 curl_mime *
 mime_curl(const struct mime_msg *msg, CURL *easy, char **errstr)
 {
-	curl_mime	*mime;
+	curl_mime *mime;
 
 	/* Both bodies go straight into the top level, whose Content-Type
 	 * header (multipart/alternative) mime_build set; one body alone is
@@ -883,16 +927,18 @@ mime_curl(const struct mime_msg *msg, CURL *easy, char **errstr)
 	 * lone body by hand instead would redo libcurl's encoders. */
 	if ((mime = curl_mime_init(easy)) == NULL)
 		goto fail;
-	if (msg->text != NULL && mime_curl_part(mime,
-	    "text/plain; charset=UTF-8", msg->text, msg->text_len) != 0)
+	if (msg->text != NULL &&
+	    mime_curl_part(mime, "text/plain; charset=UTF-8", msg->text,
+	        msg->text_len) != 0)
 		goto fail;
-	if (msg->html != NULL && mime_curl_part(mime,
-	    "text/html; charset=UTF-8", msg->html, msg->html_len) != 0)
+	if (msg->html != NULL &&
+	    mime_curl_part(mime, "text/html; charset=UTF-8", msg->html,
+	        msg->html_len) != 0)
 		goto fail;
 	if (curl_easy_setopt(easy, CURLOPT_MAIL_FROM, msg->from) != CURLE_OK ||
 	    curl_easy_setopt(easy, CURLOPT_MAIL_RCPT, msg->rcpt) != CURLE_OK ||
 	    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, msg->headers) !=
-	    CURLE_OK ||
+	        CURLE_OK ||
 	    curl_easy_setopt(easy, CURLOPT_MIMEPOST, mime) != CURLE_OK)
 		goto fail;
 	return mime;

@@ -19,23 +19,23 @@
 #define MIME_MAX_RCPT 100
 
 struct mime_msg {
-	char		  *from;	/* envelope sender, "addr@domain" */
-	struct curl_slist *rcpt;	/* envelope recipients: to, cc, bcc */
-	size_t		   nrcpt;
-	struct curl_slist *headers;	/* top-level header fields, ASCII,
-					 * folded; no Bcc */
-	char		  *text;	/* CRLF line ends, or NULL */
-	size_t		   text_len;
-	char		  *html;	/* CRLF line ends, or NULL */
-	size_t		   html_len;
-	size_t		   size;	/* estimated size on the wire */
+	char              *from; /* envelope sender, "addr@domain" */
+	struct curl_slist *rcpt; /* envelope recipients: to, cc, bcc */
+	size_t             nrcpt;
+	struct curl_slist *headers; /* top-level header fields, ASCII,
+	                             * folded; no Bcc */
+	char  *text;                /* CRLF line ends, or NULL */
+	size_t text_len;
+	char  *html; /* CRLF line ends, or NULL */
+	size_t html_len;
+	size_t size; /* estimated size on the wire */
 };
 
 struct mime_opts {
-	const char	*from;		/* the channel's "Name <addr>" */
-	const char	*message_id;	/* outbox message_id (a UUID) */
-	int64_t		 date;		/* unix seconds for the Date field */
-	long long	 max_size;	/* bytes; 0 = no limit */
+	const char *from;       /* the channel's "Name <addr>" */
+	const char *message_id; /* outbox message_id (a UUID) */
+	int64_t     date;       /* unix seconds for the Date field */
+	long long   max_size;   /* bytes; 0 = no limit */
 };
 
 /*
@@ -47,8 +47,8 @@ struct mime_opts {
  * injection), a reserved or invalid extra header name, no body, too many
  * recipients, larger than max_size.
  */
-int mime_build(const char *payload, size_t len, const struct mime_opts *,
-    struct mime_msg **out, char **errstr);
+int  mime_build(const char *payload, size_t len, const struct mime_opts *,
+     struct mime_msg **out, char **errstr);
 void mime_free(struct mime_msg *);
 
 /*
@@ -66,8 +66,8 @@ curl_mime *mime_curl(const struct mime_msg *, CURL *easy, char **errstr);
  * and *field (the mailbox as it goes into a header, display name quoted or
  * RFC 2047 encoded) allocated, or -1 with *why a static reason.
  */
-int mime_parse_mailbox(const char *s, char **addr, char **field,
-    const char **why);
+int mime_parse_mailbox(
+    const char *s, char **addr, char **field, const char **why);
 
 /*
  * An unstructured header value (RFC 5322 section 3.2.5) as it goes after

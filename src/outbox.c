@@ -30,8 +30,8 @@
 static void
 outbox_quote(struct db *db, struct buf *b, const char *s)
 {
-	size_t	 len;
-	char	*tmp;
+	size_t len;
+	char  *tmp;
 
 	if (s == NULL) {
 		buf_adds(b, "NULL");
@@ -49,7 +49,7 @@ outbox_quote(struct db *db, struct buf *b, const char *s)
 static void
 outbox_idlist(struct buf *b, const unsigned long long *ids, size_t n)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		buf_printf(b, "%s%llu", i ? "," : "", ids[i]);
@@ -60,7 +60,7 @@ outbox_recover(struct db *db, const struct conf_outbox *c,
     unsigned long long *n, char **errstr)
 {
 	struct db_result *res = NULL;
-	enum db_status	  st;
+	enum db_status    st;
 
 	*n = 0;
 	st = db_query_retry(db, &res, errstr,
@@ -81,16 +81,16 @@ outbox_recover(struct db *db, const struct conf_outbox *c,
 
 struct claim_args {
 	const struct conf_outbox *conf;
-	const char	*channels;	/* quoted IN list */
-	const char	*after;		/* cursor condition, or "" */
-	unsigned	 limit;
-	struct claim	*c;
+	const char               *channels; /* quoted IN list */
+	const char               *after;    /* cursor condition, or "" */
+	unsigned                  limit;
+	struct claim             *c;
 };
 
 static void
 claim_reset(struct claim *c)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; c->storage != NULL && i < c->n; i++)
 		free(c->storage[i].error);
@@ -107,11 +107,11 @@ claim_reset(struct claim *c)
 static int
 claim_fill(struct claim *c, char **errstr)
 {
-	struct db_result *r = c->res;
+	struct db_result  *r = c->res;
 	struct outbox_msg *m;
-	const char	*e;
-	long long	 v;
-	size_t		 i;
+	const char        *e;
+	long long          v;
+	size_t             i;
 
 	c->n = r->nrows;
 	c->storage = xcalloc(c->n + 1, sizeof *c->storage);
@@ -149,12 +149,12 @@ static enum db_status
 claim_txn(struct db *db, void *arg, char **errstr)
 {
 	struct claim_args *a = arg;
-	struct claim	*c = a->c;
-	struct db_result *up = NULL;
-	struct buf	 ids;
-	enum db_status	 st;
-	size_t		 i;
-	const char	*order = "";
+	struct claim      *c = a->c;
+	struct db_result  *up = NULL;
+	struct buf         ids;
+	enum db_status     st;
+	size_t             i;
+	const char        *order = "";
 
 	claim_reset(c);
 	uuid_v4(c->token);
@@ -165,9 +165,9 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	 * instead of 800 ms a claim). */
 	if (a->conf->ordering == ORDERING_PER_KEY)
 		order = " AND (o.ordering_key IS NULL OR NOT EXISTS ("
-		    "SELECT 1 FROM outbox_messages e"
-		    " WHERE e.ordering_key = o.ordering_key AND e.id < o.id"
-		    " AND e.status IN (" OUTBOX_BLOCKING ")))";
+		        "SELECT 1 FROM outbox_messages e"
+		        " WHERE e.ordering_key = o.ordering_key AND e.id < o.id"
+		        " AND e.status IN (" OUTBOX_BLOCKING ")))";
 
 	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
 	 * on status alone, which walks every delete-marked entry. */
@@ -199,7 +199,8 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	    c->token, self_identity(), ids.data);
 	if (st == DB_OK && up->affected != c->n) {
 		*errstr = xasprintf("claim failed: %llu of %zu locked rows "
-		    "updated", up->affected, c->n);
+		                    "updated",
+		    up->affected, c->n);
 		st = DB_ERR_QUERY;
 	}
 out:
@@ -214,10 +215,10 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
     struct outbox_cursor *cur, struct claim *c, char **errstr)
 {
 	struct claim_args a;
-	struct buf	 in, after;
-	enum db_status	 st;
-	size_t		 i;
-	const char	*at;
+	struct buf        in, after;
+	enum db_status    st;
+	size_t            i;
+	const char       *at;
 
 	memset(c, 0, sizeof *c);
 	if (nchannels == 0 || limit == 0)
@@ -266,26 +267,31 @@ outbox_claim_free(struct claim *c)
 
 /* ---------------------------------------------------------- finalise */
 
-enum fin_col { FIN_STATUS, FIN_ATTEMPTS, FIN_NEXT, FIN_ERROR, FIN_SENT,
-    FIN_NCOLS };
-static const char *const fin_names[FIN_NCOLS] = {
-	"status", "attempts", "next_attempt_at", "last_error", "sent_at"
+enum fin_col {
+	FIN_STATUS,
+	FIN_ATTEMPTS,
+	FIN_NEXT,
+	FIN_ERROR,
+	FIN_SENT,
+	FIN_NCOLS
 };
+static const char *const fin_names[FIN_NCOLS] = { "status", "attempts",
+	"next_attempt_at", "last_error", "sent_at" };
 
 /* One row's new values as SQL expressions. */
 struct fin_row {
 	unsigned long long id;
-	char		*expr[FIN_NCOLS];
+	char              *expr[FIN_NCOLS];
 };
 
 static void
 fin_row_set(struct db *db, const struct conf_outbox *conf,
     const struct outbox_msg *m, struct fin_row *r)
 {
-	struct buf	 b;
-	int64_t		 delay;
-	char		*err = NULL;
-	int		 give_up;
+	struct buf b;
+	int64_t    delay;
+	char      *err = NULL;
+	int        give_up;
 
 	r->id = m->id;
 	r->expr[FIN_ATTEMPTS] = xstrdup("attempts + 1");
@@ -312,15 +318,18 @@ fin_row_set(struct db *db, const struct conf_outbox *conf,
 			    m->retry_after_ms, backoff_random());
 			free(r->expr[FIN_NEXT]);
 			r->expr[FIN_NEXT] = xasprintf("NOW(6) + INTERVAL %lld "
-			    "MICROSECOND", (long long)delay * 1000);
+			                              "MICROSECOND",
+			    (long long)delay * 1000);
 		}
-		outbox_quote(db, &b, err != NULL ? err : (m->error != NULL ?
-		    m->error : "transient failure"));
+		outbox_quote(db, &b,
+		    err != NULL
+		        ? err
+		        : (m->error != NULL ? m->error : "transient failure"));
 		break;
 	case SEND_PERMANENT:
 		r->expr[FIN_STATUS] = xstrdup("'FAILED'");
-		outbox_quote(db, &b, m->error != NULL ? m->error :
-		    "permanent failure");
+		outbox_quote(
+		    db, &b, m->error != NULL ? m->error : "permanent failure");
 		break;
 	case SEND_NONE:
 	default:
@@ -339,8 +348,8 @@ fin_row_set(struct db *db, const struct conf_outbox *conf,
 static void
 fin_assign(struct buf *b, struct fin_row *rows, size_t n, enum fin_col col)
 {
-	size_t	 i;
-	int	 same = 1;
+	size_t i;
+	int    same = 1;
 
 	for (i = 1; i < n && same; i++)
 		same = strcmp(rows[i].expr[col], rows[0].expr[col]) == 0;
@@ -351,8 +360,8 @@ fin_assign(struct buf *b, struct fin_row *rows, size_t n, enum fin_col col)
 	}
 	buf_adds(b, "CASE id");
 	for (i = 0; i < n; i++)
-		buf_printf(b, " WHEN %llu THEN %s", rows[i].id,
-		    rows[i].expr[col]);
+		buf_printf(
+		    b, " WHEN %llu THEN %s", rows[i].id, rows[i].expr[col]);
 	buf_printf(b, " ELSE %s END", fin_names[col]);
 }
 
@@ -360,17 +369,18 @@ size_t
 outbox_lost_ids(const struct claim *c, const unsigned char *deleted,
     const struct db_result *found, unsigned long long *lost)
 {
-	size_t		 i, j, n = 0;
+	size_t             i, j, n = 0;
 	unsigned long long id;
-	const char	*e;
-	int		 present, ours;
+	const char        *e;
+	int                present, ours;
 
 	for (i = 0; i < c->n; i++) {
 		present = ours = 0;
 		for (j = 0; j < found->nrows; j++) {
 			if (db_cell(found, j, 0) == NULL ||
 			    parse_ull(db_cell(found, j, 0), UINT64_MAX, &id,
-			    &e) != 0 || id != c->msgs[i]->id)
+			        &e) != 0 ||
+			    id != c->msgs[i]->id)
 				continue;
 			present = 1;
 			ours = db_parse_bool(db_cell(found, j, 1)) == 1;
@@ -386,8 +396,8 @@ outbox_tally_claim(const struct conf_outbox *conf, const struct claim *c,
     const unsigned long long *lost, size_t nlost, struct outbox_tally *t)
 {
 	const struct outbox_msg *m;
-	size_t		 i, j;
-	int		 gone;
+	size_t                   i, j;
+	int                      gone;
 
 	for (i = 0; i < c->n; i++) {
 		m = c->msgs[i];
@@ -427,16 +437,17 @@ fin_find_lost(struct db *db, struct claim *c, const unsigned char *deleted,
     unsigned long long **lost, size_t *nlost, char **errstr)
 {
 	struct db_result *res = NULL;
-	struct buf	 ids;
-	enum db_status	 st;
-	size_t		 i;
+	struct buf        ids;
+	enum db_status    st;
+	size_t            i;
 
 	buf_init(&ids);
 	for (i = 0; i < c->n; i++)
 		buf_printf(&ids, "%s%llu", i ? "," : "", c->msgs[i]->id);
 	st = db_query(db, &res, errstr,
 	    "SELECT id, claim_token <=> %s FROM outbox_messages"
-	    " WHERE id IN (%R)", c->token, ids.data);
+	    " WHERE id IN (%R)",
+	    c->token, ids.data);
 	if (st != DB_OK)
 		goto out;
 	*lost = xcalloc(c->n + 1, sizeof **lost);
@@ -448,18 +459,18 @@ out:
 }
 
 enum db_status
-outbox_finalise(struct db *db, const struct conf_outbox *conf,
-    struct claim *c, struct outbox_tally *t, char **errstr)
+outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
+    struct outbox_tally *t, char **errstr)
 {
-	struct fin_row	*rows = NULL;
-	unsigned char	*deleted = NULL;
-	struct db_result *res = NULL;
-	struct buf	 sql, del, lost;
-	struct incident	 inc;
-	char		*detail = NULL;
-	enum db_status	 st = DB_OK;
+	struct fin_row    *rows = NULL;
+	unsigned char     *deleted = NULL;
+	struct db_result  *res = NULL;
+	struct buf         sql, del, lost;
+	struct incident    inc;
+	char              *detail = NULL;
+	enum db_status     st = DB_OK;
 	unsigned long long matched = 0, *lostids = NULL;
-	size_t		 i, nrows = 0, ndel = 0, k, nlost = 0;
+	size_t             i, nrows = 0, ndel = 0, k, nlost = 0;
 
 	buf_init(&sql);
 	buf_init(&del);
@@ -470,8 +481,8 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf,
 	deleted = xcalloc(c->n, 1);
 	for (i = 0; i < c->n; i++) {
 		if (!conf->keep_sent && c->msgs[i]->result == SEND_OK) {
-			buf_printf(&del, "%s%llu", ndel ? "," : "",
-			    c->msgs[i]->id);
+			buf_printf(
+			    &del, "%s%llu", ndel ? "," : "", c->msgs[i]->id);
 			deleted[i] = 1;
 			ndel++;
 			continue;
@@ -482,7 +493,8 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf,
 	if (ndel > 0) {
 		st = db_query_retry(db, &res, errstr,
 		    "DELETE FROM outbox_messages WHERE id IN (%R)"
-		    " AND claim_token = %s", del.data, c->token);
+		    " AND claim_token = %s",
+		    del.data, c->token);
 		if (st != DB_OK)
 			goto out;
 		matched += res->affected;
@@ -513,9 +525,11 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf,
 			goto out;
 		if (nlost > 0) {
 			outbox_idlist(&lost, lostids, nlost);
-			detail = xasprintf("finalise matched nothing for "
+			detail = xasprintf(
+			    "finalise matched nothing for "
 			    "ids %s (claim token %s): another worker holds "
-			    "them; results discarded", lost.data, c->token);
+			    "them; results discarded",
+			    lost.data, c->token);
 			memset(&inc, 0, sizeof inc);
 			inc.event = "outbox_lease_lost";
 			inc.detail = detail;
@@ -543,22 +557,22 @@ out:
 /* ------------------------------------------------------------- counts */
 
 enum db_status
-outbox_count(struct db *db, const struct conf *conf,
-    struct outbox_counts *k, char **errstr)
+outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
+    char **errstr)
 {
 	struct db_result *res = NULL;
-	struct buf	 in;
-	enum db_status	 st;
-	long long	*dst[] = { &k->pending, &k->due, &k->processing,
-	    &k->stale, &k->stuck, &k->failed, &k->oldest_due_age_s,
-	    &k->unknown_channel };
-	const char	*cell, *e;
-	size_t		 i;
+	struct buf        in;
+	enum db_status    st;
+	long long  *dst[] = { &k->pending, &k->due, &k->processing, &k->stale,
+		 &k->stuck, &k->failed, &k->oldest_due_age_s,
+		 &k->unknown_channel };
+	const char *cell, *e;
+	size_t      i;
 
 	memset(k, 0, sizeof *k);
 	buf_init(&in);
 	if (conf->nchannels == 0)
-		buf_adds(&in, "TRUE");	/* every PENDING row is unknown */
+		buf_adds(&in, "TRUE"); /* every PENDING row is unknown */
 	else {
 		buf_adds(&in, "channel NOT IN (");
 		for (i = 0; i < conf->nchannels; i++) {
@@ -571,7 +585,8 @@ outbox_count(struct db *db, const struct conf *conf,
 	st = db_query(db, &res, errstr,
 	    "SELECT"
 	    " COALESCE(SUM(status = 'PENDING'), 0),"
-	    " COALESCE(SUM(status = 'PENDING' AND next_attempt_at <= NOW(6)), 0),"
+	    " COALESCE(SUM(status = 'PENDING' AND next_attempt_at <= NOW(6)), "
+	    "0),"
 	    " COALESCE(SUM(status = 'PROCESSING'), 0),"
 	    " COALESCE(SUM(status = 'PROCESSING' AND claimed_at <"
 	    "  NOW(6) - INTERVAL %lld MICROSECOND), 0),"
@@ -595,8 +610,8 @@ outbox_count(struct db *db, const struct conf *conf,
 	}
 	for (i = 0; i < nitems(dst); i++) {
 		cell = db_cell(res, 0, i);
-		if (cell == NULL || parse_ll(cell, 0, LLONG_MAX, dst[i],
-		    &e) != 0) {
+		if (cell == NULL ||
+		    parse_ll(cell, 0, LLONG_MAX, dst[i], &e) != 0) {
 			*errstr = xasprintf("count failed: bad value %s",
 			    cell != NULL ? cell : "NULL");
 			st = DB_ERR_QUERY;
@@ -614,8 +629,8 @@ outbox_count_channels(struct db *db, const struct conf *conf,
     struct outbox_counts *k, char **errstr)
 {
 	struct ratelimit_state *all = NULL;
-	enum db_status	 st;
-	size_t		 i, n = 0;
+	enum db_status          st;
+	size_t                  i, n = 0;
 
 	outbox_counts_free(k);
 	st = ratelimit_states(db, &all, &n, errstr);
@@ -633,7 +648,7 @@ outbox_count_channels(struct db *db, const struct conf *conf,
 		if (all[i].circuit != CIRCUIT_CLOSED)
 			k->circuit_open++;
 	}
-	free(all);	/* the strings moved to k->channels */
+	free(all); /* the strings moved to k->channels */
 	return DB_OK;
 }
 
@@ -692,12 +707,13 @@ static void
 report_nagios(struct buf *b, const struct outbox_counts *k,
     const struct conf_outbox *c, enum check_status s)
 {
-	size_t	i, n = 0;
+	size_t i, n = 0;
 
-	buf_printf(b, "OUTBOX %s - stuck=%lld stale=%lld pending=%lld "
-	    "due=%lld failed=%lld oldest_due=%llds", check_status_name(s),
-	    k->stuck, k->stale, k->pending, k->due, k->failed,
-	    k->oldest_due_age_s);
+	buf_printf(b,
+	    "OUTBOX %s - stuck=%lld stale=%lld pending=%lld "
+	    "due=%lld failed=%lld oldest_due=%llds",
+	    check_status_name(s), k->stuck, k->stale, k->pending, k->due,
+	    k->failed, k->oldest_due_age_s);
 	if (k->unknown_channel > 0)
 		buf_printf(b, " unknown_channel=%lld", k->unknown_channel);
 	for (i = 0; i < k->nchannels; i++) {
@@ -706,14 +722,14 @@ report_nagios(struct buf *b, const struct outbox_counts *k,
 		buf_printf(b, "%s%s", n++ == 0 ? " circuit_open=" : ",",
 		    k->channels[i].channel);
 	}
-	buf_printf(b, " | pending=%lld;%lld;%lld due=%lld processing=%lld "
+	buf_printf(b,
+	    " | pending=%lld;%lld;%lld due=%lld processing=%lld "
 	    "stale=%lld stuck=%lld;;0 failed=%lld;%lld;%lld "
 	    "oldest_due=%llds;%lld;%lld unknown_channel=%lld "
 	    "circuit_open=%lld;0",
-	    k->pending, c->pending_warn, c->pending_crit, k->due,
-	    k->processing, k->stale, k->stuck, k->failed, c->failed_warn,
-	    c->failed_crit, k->oldest_due_age_s,
-	    (long long)(c->oldest_due_warn_ms / 1000),
+	    k->pending, c->pending_warn, c->pending_crit, k->due, k->processing,
+	    k->stale, k->stuck, k->failed, c->failed_warn, c->failed_crit,
+	    k->oldest_due_age_s, (long long)(c->oldest_due_warn_ms / 1000),
 	    (long long)(c->oldest_due_crit_ms / 1000), k->unknown_channel,
 	    k->circuit_open);
 	/* Channel names are libconfig setting names: no space, quote or =. */
@@ -724,8 +740,8 @@ report_nagios(struct buf *b, const struct outbox_counts *k,
 }
 
 static void
-report_prom_gauge(struct buf *b, const char *name, const char *help,
-    long long v)
+report_prom_gauge(
+    struct buf *b, const char *name, const char *help, long long v)
 {
 	buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help,
 	    name, name, v);
@@ -748,21 +764,23 @@ report_prom_label(struct buf *b, const char *v)
 static void
 report_prom_channels(struct buf *b, const struct outbox_counts *k)
 {
-	size_t	i;
+	size_t i;
 
 	if (k->nchannels == 0)
 		return;
-	buf_adds(b, "# HELP cronguard_outbox_circuit_open Whether the "
+	buf_adds(b,
+	    "# HELP cronguard_outbox_circuit_open Whether the "
 	    "channel's circuit breaker is open or half-open (1): nothing is "
 	    "sent to it until a probe succeeds.\n"
 	    "# TYPE cronguard_outbox_circuit_open gauge\n");
 	for (i = 0; i < k->nchannels; i++) {
 		buf_adds(b, "cronguard_outbox_circuit_open{channel=\"");
 		report_prom_label(b, k->channels[i].channel);
-		buf_printf(b, "\"} %d\n",
-		    k->channels[i].circuit != CIRCUIT_CLOSED);
+		buf_printf(
+		    b, "\"} %d\n", k->channels[i].circuit != CIRCUIT_CLOSED);
 	}
-	buf_adds(b, "# HELP cronguard_outbox_circuit_failures Consecutive "
+	buf_adds(b,
+	    "# HELP cronguard_outbox_circuit_failures Consecutive "
 	    "transient failures of the channel, across instances.\n"
 	    "# TYPE cronguard_outbox_circuit_failures gauge\n");
 	for (i = 0; i < k->nchannels; i++) {
@@ -770,7 +788,8 @@ report_prom_channels(struct buf *b, const struct outbox_counts *k)
 		report_prom_label(b, k->channels[i].channel);
 		buf_printf(b, "\"} %u\n", k->channels[i].failures);
 	}
-	buf_adds(b, "# HELP cronguard_outbox_quota_used Messages counted "
+	buf_adds(b,
+	    "# HELP cronguard_outbox_quota_used Messages counted "
 	    "against the channel's daily quota today (UTC).\n"
 	    "# TYPE cronguard_outbox_quota_used gauge\n");
 	for (i = 0; i < k->nchannels; i++) {
@@ -781,34 +800,48 @@ report_prom_channels(struct buf *b, const struct outbox_counts *k)
 }
 
 static void
-report_prometheus(struct buf *b, const struct outbox_counts *k,
-    enum check_status s)
+report_prometheus(
+    struct buf *b, const struct outbox_counts *k, enum check_status s)
 {
-	report_prom_gauge(b, "cronguard_outbox_up", "Whether the outbox "
-	    "counts could be read (1) or not (0).", k != NULL);
-	report_prom_gauge(b, "cronguard_outbox_check_status", "Verdict of "
-	    "outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.", s);
+	report_prom_gauge(b, "cronguard_outbox_up",
+	    "Whether the outbox "
+	    "counts could be read (1) or not (0).",
+	    k != NULL);
+	report_prom_gauge(b, "cronguard_outbox_check_status",
+	    "Verdict of "
+	    "outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+	    s);
 	if (k == NULL)
 		return;
-	buf_adds(b, "# HELP cronguard_outbox_messages Outbox rows by "
+	buf_adds(b,
+	    "# HELP cronguard_outbox_messages Outbox rows by "
 	    "status (SENT rows are not counted).\n"
 	    "# TYPE cronguard_outbox_messages gauge\n");
-	buf_printf(b, "cronguard_outbox_messages{status=\"pending\"} %lld\n"
+	buf_printf(b,
+	    "cronguard_outbox_messages{status=\"pending\"} %lld\n"
 	    "cronguard_outbox_messages{status=\"processing\"} %lld\n"
 	    "cronguard_outbox_messages{status=\"failed\"} %lld\n",
 	    k->pending, k->processing, k->failed);
-	report_prom_gauge(b, "cronguard_outbox_due", "PENDING rows that are "
-	    "due now.", k->due);
-	report_prom_gauge(b, "cronguard_outbox_stale", "PROCESSING rows "
-	    "claimed longer than the lease ago.", k->stale);
-	report_prom_gauge(b, "cronguard_outbox_stuck", "PROCESSING rows "
+	report_prom_gauge(b, "cronguard_outbox_due",
+	    "PENDING rows that are "
+	    "due now.",
+	    k->due);
+	report_prom_gauge(b, "cronguard_outbox_stale",
+	    "PROCESSING rows "
+	    "claimed longer than the lease ago.",
+	    k->stale);
+	report_prom_gauge(b, "cronguard_outbox_stuck",
+	    "PROCESSING rows "
 	    "claimed longer than the watchdog ago: no dispatcher recovers "
-	    "them.", k->stuck);
+	    "them.",
+	    k->stuck);
 	report_prom_gauge(b, "cronguard_outbox_oldest_due_age_seconds",
 	    "Seconds the oldest due PENDING row has waited.",
 	    k->oldest_due_age_s);
-	report_prom_gauge(b, "cronguard_outbox_unknown_channel", "PENDING "
-	    "rows whose channel no configuration names.", k->unknown_channel);
+	report_prom_gauge(b, "cronguard_outbox_unknown_channel",
+	    "PENDING "
+	    "rows whose channel no configuration names.",
+	    k->unknown_channel);
 	report_prom_channels(b, k);
 }
 
@@ -817,17 +850,17 @@ static json_t *
 report_json_channels(const struct outbox_counts *k)
 {
 	const struct ratelimit_state *r;
-	json_t	*o, *ch;
-	size_t	 i;
+	json_t                       *o, *ch;
+	size_t                        i;
 
 	o = json_object();
 	for (i = 0; o != NULL && i < k->nchannels; i++) {
 		r = &k->channels[i];
-		ch = json_pack("{s:s, s:I, s:I, s:I}",
-		    "circuit", outbox_circuit_name(r->circuit),
-		    "failures", (json_int_t)r->failures,
-		    "open_for_seconds", (json_int_t)((r->open_for_ms + 999) /
-		    1000), "quota_used", (json_int_t)r->quota_used);
+		ch = json_pack("{s:s, s:I, s:I, s:I}", "circuit",
+		    outbox_circuit_name(r->circuit), "failures",
+		    (json_int_t)r->failures, "open_for_seconds",
+		    (json_int_t)((r->open_for_ms + 999) / 1000), "quota_used",
+		    (json_int_t)r->quota_used);
 		if (ch != NULL && r->circuit != CIRCUIT_CLOSED &&
 		    r->error != NULL)
 			json_object_set_new(ch, "error", json_string(r->error));
@@ -841,42 +874,42 @@ outbox_report(struct buf *b, enum report_format fmt,
     const struct outbox_counts *k, const struct conf_outbox *c,
     enum check_status s, const char *error)
 {
-	json_t	*j;
-	char	*text;
+	json_t *j;
+	char   *text;
 
 	switch (fmt) {
 	case REPORT_NAGIOS:
 		if (k == NULL)
-			buf_printf(b, "OUTBOX UNKNOWN - %s\n", error != NULL ?
-			    error : "no counts");
+			buf_printf(b, "OUTBOX UNKNOWN - %s\n",
+			    error != NULL ? error : "no counts");
 		else
 			report_nagios(b, k, c, s);
 		break;
 	case REPORT_JSON:
 		if (k == NULL)
 			j = json_pack("{s:s, s:s}", "status",
-			    check_status_name(s), "error", error != NULL ?
-			    error : "no counts");
+			    check_status_name(s), "error",
+			    error != NULL ? error : "no counts");
 		else
 			j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			    "s:I, s:I}", "status", check_status_name(s),
-			    "pending", (json_int_t)k->pending,
-			    "due", (json_int_t)k->due,
-			    "processing", (json_int_t)k->processing,
-			    "stale", (json_int_t)k->stale,
-			    "stuck", (json_int_t)k->stuck,
+			              "s:I, s:I}",
+			    "status", check_status_name(s), "pending",
+			    (json_int_t)k->pending, "due", (json_int_t)k->due,
+			    "processing", (json_int_t)k->processing, "stale",
+			    (json_int_t)k->stale, "stuck", (json_int_t)k->stuck,
 			    "failed", (json_int_t)k->failed,
 			    "oldest_due_age_seconds",
-			    (json_int_t)k->oldest_due_age_s,
-			    "unknown_channel", (json_int_t)k->unknown_channel);
+			    (json_int_t)k->oldest_due_age_s, "unknown_channel",
+			    (json_int_t)k->unknown_channel);
 		if (k != NULL && j != NULL) {
 			json_object_set_new(j, "circuit_open",
 			    json_integer((json_int_t)k->circuit_open));
-			json_object_set_new(j, "channels",
-			    report_json_channels(k));
+			json_object_set_new(
+			    j, "channels", report_json_channels(k));
 		}
-		text = j != NULL ? json_dumps(j, JSON_PRESERVE_ORDER |
-		    JSON_COMPACT) : NULL;
+		text = j != NULL
+		    ? json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT)
+		    : NULL;
 		buf_printf(b, "%s\n", text != NULL ? text : "{}");
 		free(text);
 		json_decref(j);
@@ -904,27 +937,29 @@ outbox_list(struct db *db, const char *status, const char *channel,
 }
 
 enum db_status
-outbox_show(struct db *db, unsigned long long id, struct db_result **res,
-    char **errstr)
+outbox_show(
+    struct db *db, unsigned long long id, struct db_result **res, char **errstr)
 {
 	return db_query(db, res, errstr,
 	    "SELECT id, message_id, channel, event_type, ordering_key,"
 	    " status, attempts, next_attempt_at, claim_token, claimed_by,"
 	    " claimed_at, last_error, created_at, sent_at, payload"
-	    " FROM outbox_messages WHERE id = %llu", id);
+	    " FROM outbox_messages WHERE id = %llu",
+	    id);
 }
 
 static enum db_status
-outbox_retry_in(struct db *db, const char *idlist, unsigned long long *n,
-    char **errstr)
+outbox_retry_in(
+    struct db *db, const char *idlist, unsigned long long *n, char **errstr)
 {
 	struct db_result *res = NULL;
-	enum db_status	  st;
+	enum db_status    st;
 
 	st = db_query_retry(db, &res, errstr,
 	    "UPDATE outbox_messages SET status = 'PENDING', attempts = 0,"
 	    " next_attempt_at = NOW(6), claim_token = NULL"
-	    " WHERE id IN (%R) AND status = 'FAILED'", idlist);
+	    " WHERE id IN (%R) AND status = 'FAILED'",
+	    idlist);
 	if (st == DB_OK)
 		*n += res->affected;
 	db_result_free(res);
@@ -935,9 +970,9 @@ enum db_status
 outbox_retry_ids(struct db *db, const unsigned long long *ids, size_t nids,
     unsigned long long *n, char **errstr)
 {
-	struct buf	 b;
-	enum db_status	 st = DB_OK;
-	size_t		 i, k;
+	struct buf     b;
+	enum db_status st = DB_OK;
+	size_t         i, k;
 
 	*n = 0;
 	buf_init(&b);
@@ -956,17 +991,18 @@ static enum db_status
 outbox_next_ids(struct db *db, const char *where, unsigned long long *after,
     struct buf *b, size_t *k, char **errstr)
 {
-	struct db_result *res = NULL;
-	enum db_status	  st;
+	struct db_result  *res = NULL;
+	enum db_status     st;
 	unsigned long long id;
-	const char	*e;
-	size_t		  i;
+	const char        *e;
+	size_t             i;
 
 	buf_reset(b);
 	*k = 0;
 	st = db_query(db, &res, errstr,
 	    "SELECT id FROM outbox_messages WHERE id > %llu AND %R"
-	    " ORDER BY id LIMIT %u", *after, where, OUTBOX_BATCH_MAX);
+	    " ORDER BY id LIMIT %u",
+	    *after, where, OUTBOX_BATCH_MAX);
 	if (st != DB_OK)
 		goto out;
 	for (i = 0; i < res->nrows; i++) {
@@ -982,13 +1018,13 @@ out:
 }
 
 enum db_status
-outbox_retry_failed(struct db *db, const char *channel,
-    unsigned long long *n, char **errstr)
+outbox_retry_failed(
+    struct db *db, const char *channel, unsigned long long *n, char **errstr)
 {
-	struct buf	 where, ids;
-	enum db_status	 st;
+	struct buf         where, ids;
+	enum db_status     st;
 	unsigned long long after = 0;
-	size_t		 k;
+	size_t             k;
 
 	*n = 0;
 	buf_init(&where);
@@ -1014,13 +1050,13 @@ enum db_status
 outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
     int dry_run, unsigned long long *n, char **errstr)
 {
-	struct db_result *res = NULL;
-	struct buf	 where, ids;
-	enum db_status	 st;
-	char		*cutoff = NULL, *count = NULL;
-	const char	*e;
+	struct db_result  *res = NULL;
+	struct buf         where, ids;
+	enum db_status     st;
+	char              *cutoff = NULL, *count = NULL;
+	const char        *e;
 	unsigned long long after = 0;
-	size_t		 k;
+	size_t             k;
 
 	*n = 0;
 	buf_init(&where);
@@ -1034,7 +1070,8 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 	if (what == PURGE_SENT)
 		buf_adds(&where, "status = 'SENT' AND sent_at < ");
 	else
-		buf_adds(&where, "status = 'FAILED' AND "
+		buf_adds(&where,
+		    "status = 'FAILED' AND "
 		    "COALESCE(claimed_at, created_at) < ");
 	outbox_quote(db, &where, cutoff);
 
@@ -1042,8 +1079,9 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 		st = db_query_value(db, &count, errstr,
 		    "SELECT COUNT(*) FROM outbox_messages WHERE %R",
 		    where.data);
-		if (st == DB_OK && (count == NULL ||
-		    parse_ull(count, UINT64_MAX, n, &e) != 0)) {
+		if (st == DB_OK &&
+		    (count == NULL ||
+		        parse_ull(count, UINT64_MAX, n, &e) != 0)) {
 			*errstr = xstrdup("purge failed: bad count");
 			st = DB_ERR_QUERY;
 		}
@@ -1078,7 +1116,7 @@ outbox_enqueue(struct db *db, const char *channel, const char *event_type,
     char *message_id, char **errstr)
 {
 	struct db_result *res = NULL;
-	enum db_status	  st;
+	enum db_status    st;
 
 	uuid_v4(message_id);
 	st = db_query(db, &res, errstr,

@@ -37,38 +37,38 @@
 #include "util.h"
 
 /* Rate slots are reserved at most this far ahead. */
-#define RL_HORIZON_US	1000000LL
+#define RL_HORIZON_US 1000000LL
 /* Grants are encoded in 10 bits of LAST_INSERT_ID. */
-#define RL_MAX_WANT	1000
+#define RL_MAX_WANT 1000
 /* A half-open probe not settled after the channel timeout plus this is
  * taken to be lost (its dispatcher died): another instance may probe. */
 #define RL_PROBE_SLACK_US 5000000LL
 
 struct ratelimit {
 	const struct conf_channel *conf;
-	int		 limited;
-	int		 have_row;
+	int                        limited;
+	int                        have_row;
 
 	/* rate: the reserved slots of this batch */
-	int64_t		 slot_us;	/* T */
-	int64_t		 base_ms;	/* monotonic time of slot 0 */
-	unsigned	 nslots;
-	unsigned	 next_slot;
+	int64_t  slot_us; /* T */
+	int64_t  base_ms; /* monotonic time of slot 0 */
+	unsigned nslots;
+	unsigned next_slot;
 
 	/* quota: reserved by this batch on day (TO_DAYS) */
-	unsigned	 quota_reserved;
-	long long	 quota_day;
+	unsigned  quota_reserved;
+	long long quota_day;
 
 	/* circuit */
-	unsigned	 db_failures;	/* as read at reserve */
-	int		 probe;		/* this batch is the half-open probe */
-	unsigned	 tail;		/* trailing transient failures */
-	int		 reset;		/* a send reached the server */
-	unsigned	 attempts;
-	char		*error;		/* last transient failure */
-	unsigned long long *started;	/* ids that passed before_send */
-	size_t		 nstarted;
-	size_t		 capstarted;
+	unsigned            db_failures; /* as read at reserve */
+	int                 probe;       /* this batch is the half-open probe */
+	unsigned            tail;        /* trailing transient failures */
+	int                 reset;       /* a send reached the server */
+	unsigned            attempts;
+	char               *error;   /* last transient failure */
+	unsigned long long *started; /* ids that passed before_send */
+	size_t              nstarted;
+	size_t              capstarted;
 
 	volatile sig_atomic_t *stop;
 };
@@ -95,16 +95,15 @@ struct ratelimit *
 ratelimit_new(const struct conf_channel *conf)
 {
 	struct ratelimit *rl;
-	double		 t;
+	double            t;
 
 	rl = xcalloc(1, sizeof *rl);
 	rl->conf = conf;
-	rl->limited = rl_has_circuit(rl) || rl_has_quota(rl) ||
-	    rl_has_rate(rl);
+	rl->limited = rl_has_circuit(rl) || rl_has_quota(rl) || rl_has_rate(rl);
 	if (rl_has_rate(rl)) {
 		t = floor(1e6 / conf->rate + 0.5);
-		rl->slot_us = t < 1 ? 1 : (t > 86400e6 ? 86400000000LL :
-		    (int64_t)t);
+		rl->slot_us =
+		    t < 1 ? 1 : (t > 86400e6 ? 86400000000LL : (int64_t)t);
 	}
 	return rl;
 }
@@ -138,7 +137,7 @@ rl_batch_reset(struct ratelimit *rl)
 static enum db_status
 rl_ensure_row(struct ratelimit *rl, struct db *db, char **errstr)
 {
-	enum db_status	st;
+	enum db_status st;
 
 	if (rl->have_row)
 		return DB_OK;
@@ -160,11 +159,11 @@ rl_update_row(struct ratelimit *rl, struct db *db, const char *sql,
     unsigned long long *v, char **errstr)
 {
 	struct db_result *res = NULL;
-	enum db_status	 st;
+	enum db_status    st;
 
 	*v = 0;
-	st = db_query_retry(db, &res, errstr, "%R WHERE name = %s", sql,
-	    rl->conf->name);
+	st = db_query_retry(
+	    db, &res, errstr, "%R WHERE name = %s", sql, rl->conf->name);
 	if (st == DB_OK && (*v = res->insert_id) == 0)
 		rl->have_row = 0;
 	db_result_free(res);
@@ -186,8 +185,8 @@ static enum db_status
 rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
     unsigned prev, long long prev_day, unsigned *granted, char **errstr)
 {
-	struct buf	 used, left, g, sql;
-	enum db_status	 st;
+	struct buf         used, left, g, sql;
+	enum db_status     st;
 	unsigned long long v;
 
 	buf_init(&used);
@@ -196,33 +195,40 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 	buf_init(&sql);
 	/* Today's count, less a reservation of ours never settled (nothing
 	 * was claimed with it). */
-	buf_printf(&used, "GREATEST(IF(quota_day = UTC_DATE(), quota_used, 0) "
-	    "- IF(quota_day = FROM_DAYS(%lld), %u, 0), 0)", prev_day, prev);
+	buf_printf(&used,
+	    "GREATEST(IF(quota_day = UTC_DATE(), quota_used, 0) "
+	    "- IF(quota_day = FROM_DAYS(%lld), %u, 0), 0)",
+	    prev_day, prev);
 	if (rl_has_quota(rl))
 		buf_printf(&left, "GREATEST(%lld - %s, 0)",
 		    rl->conf->daily_quota, used.data);
 	else
 		buf_printf(&left, "%u", want);
 	if (rl_has_circuit(rl))
-		buf_printf(&g, "CASE WHEN circuit_open_until > NOW(6) THEN 0 "
-		    "WHEN circuit_open_until IS NOT NULL AND circuit_probe_at > "
+		buf_printf(&g,
+		    "CASE WHEN circuit_open_until > NOW(6) THEN 0 "
+		    "WHEN circuit_open_until IS NOT NULL AND circuit_probe_at "
+		    "> "
 		    "NOW(6) - INTERVAL %lld MICROSECOND THEN 0 "
 		    "WHEN circuit_open_until IS NOT NULL THEN LEAST(1, %s) "
-		    "ELSE LEAST(%u, %s) END", rl_probe_us(rl), left.data,
-		    want, left.data);
+		    "ELSE LEAST(%u, %s) END",
+		    rl_probe_us(rl), left.data, want, left.data);
 	else
 		buf_printf(&g, "LEAST(%u, %s)", want, left.data);
 
-	buf_printf(&sql, "UPDATE cronguard_channels SET "
+	buf_printf(&sql,
+	    "UPDATE cronguard_channels SET "
 	    "quota_used = %s + %d * "
 	    "(LAST_INSERT_ID((%s) + 1024 * LEAST(circuit_failures, 1023) + "
 	    "1048576 * TO_DAYS(UTC_DATE())) MOD 1024), ",
 	    used.data, rl_has_quota(rl) ? 1 : 0, g.data);
 	if (rl_has_circuit(rl))
-		buf_printf(&sql, "circuit_probe_at = IF(circuit_open_until <= "
+		buf_printf(&sql,
+		    "circuit_probe_at = IF(circuit_open_until <= "
 		    "NOW(6) AND (circuit_probe_at IS NULL OR circuit_probe_at "
 		    "<= NOW(6) - INTERVAL %lld MICROSECOND), NOW(6), "
-		    "circuit_probe_at), ", rl_probe_us(rl));
+		    "circuit_probe_at), ",
+		    rl_probe_us(rl));
 	buf_adds(&sql, "quota_day = UTC_DATE()");
 
 	if ((st = rl_update_row(rl, db, sql.data, &v, errstr)) != DB_OK)
@@ -251,20 +257,23 @@ static enum db_status
 rl_reserve_rate(struct ratelimit *rl, struct db *db, unsigned want,
     unsigned *granted, char **errstr)
 {
-	struct buf	 d, sql;
-	enum db_status	 st;
+	struct buf         d, sql;
+	enum db_status     st;
 	unsigned long long v;
-	long long	 T = (long long)rl->slot_us, H = RL_HORIZON_US;
+	long long          T = (long long)rl->slot_us, H = RL_HORIZON_US;
 
 	buf_init(&d);
 	buf_init(&sql);
-	buf_adds(&d, "GREATEST(TIMESTAMPDIFF(MICROSECOND, NOW(6), "
+	buf_adds(&d,
+	    "GREATEST(TIMESTAMPDIFF(MICROSECOND, NOW(6), "
 	    "COALESCE(rate_tat, NOW(6))), 0)");
-	buf_printf(&sql, "UPDATE cronguard_channels SET rate_tat = "
+	buf_printf(&sql,
+	    "UPDATE cronguard_channels SET rate_tat = "
 	    "GREATEST(COALESCE(rate_tat, NOW(6)), NOW(6)) + INTERVAL (%lld * "
 	    "(LAST_INSERT_ID(IF(%s > %lld, 0, LEAST(%u, FLOOR((%lld - %s) / "
 	    "%lld) + 1)) + 1024 * LEAST(%s, 1000000000000)) MOD 1024)) "
-	    "MICROSECOND", T, d.data, H, want, H, d.data, T, d.data);
+	    "MICROSECOND",
+	    T, d.data, H, want, H, d.data, T, d.data);
 	if ((st = rl_update_row(rl, db, sql.data, &v, errstr)) != DB_OK)
 		goto out;
 	if (v == 0) {
@@ -286,9 +295,9 @@ enum db_status
 ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
     unsigned *granted, char **errstr)
 {
-	enum db_status	st;
-	unsigned	g = want, prev;
-	long long	prev_day;
+	enum db_status st;
+	unsigned       g = want, prev;
+	long long      prev_day;
 
 	/* A reservation not settled (no row was claimed with it) goes back
 	 * within the next reservation's statement. */
@@ -307,8 +316,8 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 	if ((st = rl_ensure_row(rl, db, errstr)) != DB_OK)
 		return st;
 	if (rl_has_circuit(rl) || rl_has_quota(rl)) {
-		if ((st = rl_reserve_gate(rl, db, want, prev, prev_day, &g,
-		    errstr)) != DB_OK) {
+		if ((st = rl_reserve_gate(
+		         rl, db, want, prev, prev_day, &g, errstr)) != DB_OK) {
 			rl->quota_reserved = prev;
 			rl->quota_day = prev_day;
 			return st;
@@ -325,14 +334,14 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 void
 ratelimit_pace(struct ratelimit *rl, struct outbox_msg **msgs, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	if (!rl_has_rate(rl))
 		return;
 	for (i = 0; i < n && rl->next_slot < rl->nslots; i++) {
 		/* 0 means "at once" to a channel: never hand it out. */
-		msgs[i]->not_before_ms = rl->base_ms + (int64_t)rl->next_slot *
-		    rl->slot_us / 1000;
+		msgs[i]->not_before_ms =
+		    rl->base_ms + (int64_t)rl->next_slot * rl->slot_us / 1000;
 		if (msgs[i]->not_before_ms == 0)
 			msgs[i]->not_before_ms = 1;
 		rl->next_slot++;
@@ -342,7 +351,7 @@ ratelimit_pace(struct ratelimit *rl, struct outbox_msg **msgs, size_t n)
 unsigned
 ratelimit_trim(struct ratelimit *rl, unsigned granted, int64_t deadline_ms)
 {
-	unsigned	k;
+	unsigned k;
 
 	if (!rl_has_rate(rl))
 		return granted;
@@ -365,7 +374,7 @@ rl_failures(const struct ratelimit *rl)
 static int
 rl_started(const struct ratelimit *rl, unsigned long long id)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < rl->nstarted; i++) {
 		if (rl->started[i] == id)
@@ -378,7 +387,7 @@ static int
 rl_before_send(struct send_ctl *ctl, struct outbox_msg *msg)
 {
 	struct ratelimit *rl = ctl->arg;
-	int64_t		 at, now;
+	int64_t           at, now;
 
 	if (rl->stop != NULL && *rl->stop)
 		return 1;
@@ -394,8 +403,8 @@ rl_before_send(struct send_ctl *ctl, struct outbox_msg *msg)
 		/* Not paced by ratelimit_pace: wait for the slot here. */
 		if (rl->next_slot >= rl->nslots)
 			return 1;
-		at = rl->base_ms + (int64_t)rl->next_slot++ * rl->slot_us /
-		    1000;
+		at =
+		    rl->base_ms + (int64_t)rl->next_slot++ * rl->slot_us / 1000;
 		while ((now = now_mono_ms()) < at) {
 			if (rl->stop != NULL && *rl->stop)
 				return 1;
@@ -404,8 +413,8 @@ rl_before_send(struct send_ctl *ctl, struct outbox_msg *msg)
 	}
 	if (rl->nstarted == rl->capstarted) {
 		rl->capstarted = rl->capstarted == 0 ? 64 : rl->capstarted * 2;
-		rl->started = xreallocarray(rl->started, rl->capstarted,
-		    sizeof *rl->started);
+		rl->started = xreallocarray(
+		    rl->started, rl->capstarted, sizeof *rl->started);
 	}
 	rl->started[rl->nstarted++] = msg->id;
 	rl->attempts++;
@@ -424,8 +433,8 @@ rl_after_send(struct send_ctl *ctl, struct outbox_msg *msg)
 	case SEND_RETRY:
 		rl->tail++;
 		free(rl->error);
-		rl->error = xstrdup(msg->error != NULL ? msg->error :
-		    "transient failure");
+		rl->error = xstrdup(
+		    msg->error != NULL ? msg->error : "transient failure");
 		break;
 	case SEND_OK:
 	case SEND_PERMANENT:
@@ -439,8 +448,8 @@ rl_after_send(struct send_ctl *ctl, struct outbox_msg *msg)
 }
 
 void
-ratelimit_ctl(struct ratelimit *rl, struct send_ctl *ctl,
-    volatile sig_atomic_t *stop)
+ratelimit_ctl(
+    struct ratelimit *rl, struct send_ctl *ctl, volatile sig_atomic_t *stop)
 {
 	rl->stop = stop;
 	ctl->stop = stop;
@@ -454,7 +463,7 @@ ratelimit_ctl(struct ratelimit *rl, struct send_ctl *ctl,
 static void
 rl_log_circuit(const struct ratelimit *rl, unsigned failures, int opened)
 {
-	char	n[32], cool[32];
+	char n[32], cool[32];
 
 	snprintf(n, sizeof n, "%u", failures);
 	snprintf(cool, sizeof cool, "%llds",
@@ -468,14 +477,14 @@ rl_log_circuit(const struct ratelimit *rl, unsigned failures, int opened)
 }
 
 enum db_status
-ratelimit_settle(struct ratelimit *rl, struct db *db,
-    struct outbox_msg **msgs, size_t n, char **errstr)
+ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
+    size_t n, char **errstr)
 {
-	struct buf	 sql, newf;
-	enum db_status	 st = DB_OK;
-	unsigned	 sent = 0, giveback = 0, thr, failures;
-	size_t		 i;
-	int		 circuit = 0, opening = 0, closing = 0;
+	struct buf     sql, newf;
+	enum db_status st = DB_OK;
+	unsigned       sent = 0, giveback = 0, thr, failures;
+	size_t         i;
+	int            circuit = 0, opening = 0, closing = 0;
 
 	if (!rl->limited)
 		return DB_OK;
@@ -491,8 +500,8 @@ ratelimit_settle(struct ratelimit *rl, struct db *db,
 	thr = rl->conf->circuit_failures;
 	failures = rl_failures(rl);
 	if (rl_has_circuit(rl) && rl->attempts > 0) {
-		opening = failures >= thr &&
-		    (rl->db_failures < thr || rl->probe);
+		opening =
+		    failures >= thr && (rl->db_failures < thr || rl->probe);
 		closing = rl->reset && failures < thr &&
 		    (rl->db_failures >= thr || rl->probe);
 		/* Write only what changes the shared count. */
@@ -503,37 +512,46 @@ ratelimit_settle(struct ratelimit *rl, struct db *db,
 		goto out;
 
 	buf_adds(&sql, "UPDATE cronguard_channels SET ");
-	buf_printf(&sql, "quota_used = IF(%u > 0 AND quota_day = FROM_DAYS(%lld)"
-	    ", GREATEST(quota_used - %u, 0), quota_used)", giveback,
-	    rl->quota_day, giveback);
+	buf_printf(&sql,
+	    "quota_used = IF(%u > 0 AND quota_day = FROM_DAYS(%lld)"
+	    ", GREATEST(quota_used - %u, 0), quota_used)",
+	    giveback, rl->quota_day, giveback);
 	if (circuit) {
 		if (rl->reset)
 			buf_printf(&newf, "%u", rl->tail);
 		else
-			buf_printf(&newf, "LEAST(circuit_failures + %u, "
-			    "1000000)", rl->tail);
+			buf_printf(&newf,
+			    "LEAST(circuit_failures + %u, "
+			    "1000000)",
+			    rl->tail);
 		/* Opening: from closed or half-open (not while open). */
-		buf_printf(&sql, ", circuit_opened_at = IF(%s >= %u AND "
+		buf_printf(&sql,
+		    ", circuit_opened_at = IF(%s >= %u AND "
 		    "NOT COALESCE(circuit_open_until > NOW(6), 0), NOW(6), "
-		    "circuit_opened_at)", newf.data, thr);
-		buf_printf(&sql, ", circuit_error = IF(%s >= %u, %%s, "
-		    "circuit_error)", newf.data, thr);
-		buf_printf(&sql, ", circuit_open_until = CASE WHEN %s >= %u "
+		    "circuit_opened_at)",
+		    newf.data, thr);
+		buf_printf(&sql,
+		    ", circuit_error = IF(%s >= %u, %%s, "
+		    "circuit_error)",
+		    newf.data, thr);
+		buf_printf(&sql,
+		    ", circuit_open_until = CASE WHEN %s >= %u "
 		    "THEN NOW(6) + INTERVAL %lld MICROSECOND WHEN %d THEN NULL "
-		    "ELSE circuit_open_until END", newf.data, thr,
+		    "ELSE circuit_open_until END",
+		    newf.data, thr,
 		    (long long)rl->conf->circuit_cooldown_ms * 1000,
 		    rl->reset ? 1 : 0);
-		buf_printf(&sql, ", circuit_probe_at = IF(%s >= %u OR %d, "
-		    "NULL, circuit_probe_at)", newf.data, thr,
-		    rl->reset ? 1 : 0);
+		buf_printf(&sql,
+		    ", circuit_probe_at = IF(%s >= %u OR %d, "
+		    "NULL, circuit_probe_at)",
+		    newf.data, thr, rl->reset ? 1 : 0);
 		buf_printf(&sql, ", circuit_failures = %s", newf.data);
 		buf_adds(&sql, " WHERE name = %s");
 		st = db_query_retry(db, NULL, errstr, sql.data,
 		    rl->error != NULL ? rl->error : "", rl->conf->name);
 	} else {
 		buf_adds(&sql, " WHERE name = %s");
-		st = db_query_retry(db, NULL, errstr, sql.data,
-		    rl->conf->name);
+		st = db_query_retry(db, NULL, errstr, sql.data, rl->conf->name);
 	}
 	if (st == DB_OK && opening)
 		rl_log_circuit(rl, failures, 1);
@@ -547,19 +565,20 @@ out:
 }
 
 enum db_status
-ratelimit_states(struct db *db, struct ratelimit_state **out, size_t *n,
-    char **errstr)
+ratelimit_states(
+    struct db *db, struct ratelimit_state **out, size_t *n, char **errstr)
 {
-	struct db_result *res = NULL;
+	struct db_result       *res = NULL;
 	struct ratelimit_state *s;
-	enum db_status	 st;
-	const char	*why, *v;
-	long long	 x;
-	size_t		 i;
+	enum db_status          st;
+	const char             *why, *v;
+	long long               x;
+	size_t                  i;
 
 	*out = NULL;
 	*n = 0;
-	st = db_query(db, &res, errstr, "SELECT name, "
+	st = db_query(db, &res, errstr,
+	    "SELECT name, "
 	    "CASE WHEN circuit_open_until IS NULL THEN 0 "
 	    "WHEN circuit_open_until > NOW(6) THEN 1 ELSE 2 END, "
 	    "circuit_failures, GREATEST(COALESCE(TIMESTAMPDIFF(MICROSECOND, "
@@ -570,8 +589,8 @@ ratelimit_states(struct db *db, struct ratelimit_state **out, size_t *n,
 		return st;
 	s = xcalloc(res->nrows + 1, sizeof *s);
 	for (i = 0; i < res->nrows; i++) {
-		s[i].channel = xstrdup(db_cell(res, i, 0) != NULL ?
-		    db_cell(res, i, 0) : "");
+		s[i].channel = xstrdup(
+		    db_cell(res, i, 0) != NULL ? db_cell(res, i, 0) : "");
 		if ((v = db_cell(res, i, 1)) != NULL &&
 		    parse_ll(v, 0, 2, &x, &why) == 0)
 			s[i].circuit = (enum ratelimit_circuit)x;
@@ -596,7 +615,7 @@ ratelimit_states(struct db *db, struct ratelimit_state **out, size_t *n,
 void
 ratelimit_states_free(struct ratelimit_state *s, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	if (s == NULL)
 		return;

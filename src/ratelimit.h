@@ -20,7 +20,7 @@ struct ratelimit;
  * rate, no quota and no circuit gets a limiter that grants everything
  * without touching the database. */
 struct ratelimit *ratelimit_new(const struct conf_channel *);
-void ratelimit_free(struct ratelimit *);
+void              ratelimit_free(struct ratelimit *);
 
 /*
  * Before claiming for the channel: how many of want rows may be claimed
@@ -33,8 +33,8 @@ enum db_status ratelimit_reserve(struct ratelimit *, struct db *, unsigned want,
 
 /* The send_ctl a channel uses for the reserved batch: paces sends to the
  * rate, and stops starting sends once the circuit opens mid-batch. */
-void ratelimit_ctl(struct ratelimit *, struct send_ctl *,
-    volatile sig_atomic_t *stop);
+void ratelimit_ctl(
+    struct ratelimit *, struct send_ctl *, volatile sig_atomic_t *stop);
 
 /*
  * Added: after claiming, before sending: give msgs[0..n-1] their send
@@ -51,8 +51,8 @@ void ratelimit_pace(struct ratelimit *, struct outbox_msg **msgs, size_t n);
  * reserved for the dropped slots goes back at ratelimit_settle like any
  * unsent row; the rate slots themselves are not given back.
  */
-unsigned ratelimit_trim(struct ratelimit *, unsigned granted,
-    int64_t deadline_ms);
+unsigned ratelimit_trim(
+    struct ratelimit *, unsigned granted, int64_t deadline_ms);
 
 /* After the batch: give back unused quota, record consecutive transient
  * failures and open or close the circuit for every instance.  Call it
@@ -71,15 +71,15 @@ enum db_status ratelimit_settle(struct ratelimit *, struct db *,
  */
 enum ratelimit_circuit { CIRCUIT_CLOSED, CIRCUIT_OPEN, CIRCUIT_HALF_OPEN };
 struct ratelimit_state {
-	char		*channel;
+	char                  *channel;
 	enum ratelimit_circuit circuit;
-	unsigned	 failures;	/* consecutive transient failures */
-	long long	 open_for_ms;	/* CIRCUIT_OPEN: until half-open */
-	char		*error;		/* what opened it last, or NULL */
-	long long	 quota_used;	/* today (UTC), 0 on another day */
+	unsigned               failures;    /* consecutive transient failures */
+	long long              open_for_ms; /* CIRCUIT_OPEN: until half-open */
+	char                  *error;       /* what opened it last, or NULL */
+	long long              quota_used;  /* today (UTC), 0 on another day */
 };
-enum db_status ratelimit_states(struct db *, struct ratelimit_state **out,
-    size_t *n, char **errstr);
+enum db_status ratelimit_states(
+    struct db *, struct ratelimit_state **out, size_t *n, char **errstr);
 void ratelimit_states_free(struct ratelimit_state *, size_t n);
 
 #endif

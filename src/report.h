@@ -3,7 +3,7 @@
 #define CRONGUARD_REPORT_H
 
 enum check_status {
-	CHECK_OK = 0,		/* exit codes, Nagios plugin convention */
+	CHECK_OK = 0, /* exit codes, Nagios plugin convention */
 	CHECK_WARNING = 1,
 	CHECK_CRITICAL = 2,
 	CHECK_UNKNOWN = 3,

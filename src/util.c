@@ -27,7 +27,7 @@ oom(void)
 void *
 xmalloc(size_t n)
 {
-	void	*p;
+	void *p;
 
 	if ((p = malloc(n == 0 ? 1 : n)) == NULL)
 		oom();
@@ -37,7 +37,7 @@ xmalloc(size_t n)
 void *
 xcalloc(size_t n, size_t size)
 {
-	void	*p;
+	void *p;
 
 	if ((p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size)) == NULL)
 		oom();
@@ -63,7 +63,7 @@ xreallocarray(void *p, size_t n, size_t size)
 char *
 xstrdup(const char *s)
 {
-	char	*p;
+	char *p;
 
 	if ((p = strdup(s)) == NULL)
 		oom();
@@ -73,7 +73,7 @@ xstrdup(const char *s)
 char *
 xstrndup(const char *s, size_t n)
 {
-	char	*p;
+	char *p;
 
 	if ((p = strndup(s, n)) == NULL)
 		oom();
@@ -83,7 +83,7 @@ xstrndup(const char *s, size_t n)
 char *
 xvasprintf(const char *fmt, va_list ap)
 {
-	char	*s;
+	char *s;
 
 	if (vasprintf(&s, fmt, ap) == -1)
 		oom();
@@ -93,8 +93,8 @@ xvasprintf(const char *fmt, va_list ap)
 char *
 xasprintf(const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*s;
+	va_list ap;
+	char   *s;
 
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
@@ -106,8 +106,8 @@ int
 parse_ll(const char *s, long long min, long long max, long long *out,
     const char **errstr)
 {
-	char		*end;
-	long long	 v;
+	char     *end;
+	long long v;
 
 	if (s == NULL || *s == '\0' || (*s != '-' && (*s < '0' || *s > '9'))) {
 		*errstr = "invalid";
@@ -135,8 +135,8 @@ int
 parse_ull(const char *s, unsigned long long max, unsigned long long *out,
     const char **errstr)
 {
-	char			*end;
-	unsigned long long	 v;
+	char              *end;
+	unsigned long long v;
 
 	/* strtoull accepts "-1" as a huge value: insist on a digit first. */
 	if (s == NULL || *s < '0' || *s > '9') {
@@ -158,11 +158,11 @@ parse_ull(const char *s, unsigned long long max, unsigned long long *out,
 }
 
 int
-parse_double(const char *s, double min, double max, double *out,
-    const char **errstr)
+parse_double(
+    const char *s, double min, double max, double *out, const char **errstr)
 {
-	char	*end;
-	double	 v;
+	char  *end;
+	double v;
 
 	if (s == NULL || *s == '\0' || *s == ' ' || *s == '\t') {
 		*errstr = "invalid";
@@ -211,7 +211,7 @@ buf_reset(struct buf *b)
 static void
 buf_grow(struct buf *b, size_t extra)
 {
-	size_t	 need;
+	size_t need;
 
 	if (extra > SIZE_MAX - b->len - 1)
 		oom();
@@ -250,8 +250,8 @@ buf_addc(struct buf *b, char c)
 void
 buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
-	va_list	 ap2;
-	int	 n;
+	va_list ap2;
+	int     n;
 
 	va_copy(ap2, ap);
 	n = vsnprintf(NULL, 0, fmt, ap2);
@@ -266,7 +266,7 @@ buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 void
 buf_printf(struct buf *b, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	buf_vprintf(b, fmt, ap);
@@ -276,7 +276,7 @@ buf_printf(struct buf *b, const char *fmt, ...)
 char *
 buf_steal(struct buf *b)
 {
-	char	*s;
+	char *s;
 
 	if (b->data == NULL)
 		return xstrdup("");
@@ -288,7 +288,7 @@ buf_steal(struct buf *b)
 int64_t
 now_mono_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -297,7 +297,7 @@ now_mono_ms(void)
 int64_t
 now_wall_ms(void)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -306,7 +306,7 @@ now_wall_ms(void)
 void
 sleep_ms(int64_t ms)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	if (ms <= 0)
 		return;
@@ -318,8 +318,8 @@ sleep_ms(int64_t ms)
 const char *
 self_hostname(void)
 {
-	static char	 host[256];
-	char		*dot;
+	static char host[256];
+	char       *dot;
 
 	if (host[0] == '\0') {
 		if (gethostname(host, sizeof host) != 0 || host[0] == '\0')
@@ -334,8 +334,8 @@ self_hostname(void)
 const char *
 self_identity(void)
 {
-	static char	 id[300];
-	static pid_t	 pid;
+	static char  id[300];
+	static pid_t pid;
 
 	/* Recomputed after fork: the child is a different claimant. */
 	if (pid != getpid()) {
@@ -348,14 +348,15 @@ self_identity(void)
 char *
 read_file(const char *path, size_t max, size_t *len, char **errstr)
 {
-	struct buf	 b;
-	char		 chunk[4096];
-	ssize_t		 n;
-	int		 fd;
+	struct buf b;
+	char       chunk[4096];
+	ssize_t    n;
+	int        fd;
 
 	buf_init(&b);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		*errstr = xasprintf("cannot open %s: %s", path, strerror(errno));
+		*errstr =
+		    xasprintf("cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -363,15 +364,15 @@ read_file(const char *path, size_t max, size_t *len, char **errstr)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
-			*errstr = xasprintf("cannot read %s: %s", path,
-			    strerror(errno));
+			*errstr = xasprintf(
+			    "cannot read %s: %s", path, strerror(errno));
 			goto fail;
 		}
 		if (n == 0)
 			break;
 		if (b.len + (size_t)n > max) {
-			*errstr = xasprintf("%s: larger than %zu bytes", path,
-			    max);
+			*errstr =
+			    xasprintf("%s: larger than %zu bytes", path, max);
 			goto fail;
 		}
 		buf_add(&b, chunk, (size_t)n);
@@ -390,8 +391,8 @@ fail:
 char *
 read_secret_file(const char *path, char **errstr)
 {
-	char	*s;
-	size_t	 len;
+	char  *s;
+	size_t len;
 
 	if ((s = read_file(path, 64 * 1024, &len, errstr)) == NULL)
 		return NULL;
@@ -401,27 +402,26 @@ read_secret_file(const char *path, char **errstr)
 }
 
 int
-write_file_atomic(const char *path, const void *data, size_t len,
-    char **errstr)
+write_file_atomic(const char *path, const void *data, size_t len, char **errstr)
 {
-	char		*tmp = NULL;
-	const char	*p = data;
-	ssize_t		 n;
-	int		 fd = -1, rc = -1;
+	char       *tmp = NULL;
+	const char *p = data;
+	ssize_t     n;
+	int         fd = -1, rc = -1;
 
 	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd == -1) {
-		*errstr = xasprintf("cannot create %s: %s", tmp,
-		    strerror(errno));
+		*errstr =
+		    xasprintf("cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	while (len > 0) {
 		if ((n = write(fd, p, len)) == -1) {
 			if (errno == EINTR)
 				continue;
-			*errstr = xasprintf("cannot write %s: %s", tmp,
-			    strerror(errno));
+			*errstr = xasprintf(
+			    "cannot write %s: %s", tmp, strerror(errno));
 			goto out;
 		}
 		p += n;
@@ -429,14 +429,14 @@ write_file_atomic(const char *path, const void *data, size_t len,
 	}
 	if (fsync(fd) == -1 || close(fd) == -1) {
 		fd = -1;
-		*errstr = xasprintf("cannot write %s: %s", tmp,
-		    strerror(errno));
+		*errstr =
+		    xasprintf("cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
 	if (rename(tmp, path) == -1) {
-		*errstr = xasprintf("cannot rename %s to %s: %s", tmp, path,
-		    strerror(errno));
+		*errstr = xasprintf(
+		    "cannot rename %s to %s: %s", tmp, path, strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -452,9 +452,9 @@ out:
 void
 uuid_v4(char out[37])
 {
-	static const char	 hex[] = "0123456789abcdef";
-	unsigned char		 r[16];
-	size_t			 i, o;
+	static const char hex[] = "0123456789abcdef";
+	unsigned char     r[16];
+	size_t            i, o;
 
 	if (RAND_bytes(r, sizeof r) != 1) {
 		fputs("cronguard: no randomness available\n", stderr);

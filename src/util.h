@@ -30,14 +30,14 @@ int parse_ll(const char *s, long long min, long long max, long long *out,
 int parse_ull(const char *s, unsigned long long max, unsigned long long *out,
     const char **errstr);
 /* Same for a finite double in [min, max]. */
-int parse_double(const char *s, double min, double max, double *out,
-    const char **errstr);
+int parse_double(
+    const char *s, double min, double max, double *out, const char **errstr);
 
 /* A growable byte buffer, always NUL-terminated. */
 struct buf {
-	char	*data;
-	size_t	 len;
-	size_t	 cap;
+	char  *data;
+	size_t len;
+	size_t cap;
 };
 void buf_init(struct buf *);
 void buf_free(struct buf *);
@@ -70,8 +70,8 @@ char *read_secret_file(const char *path, char **errstr);
 
 /* Write data to path atomically: temporary file in the same directory,
  * fsync, rename.  Returns 0 or -1 with *errstr allocated. */
-int write_file_atomic(const char *path, const void *data, size_t len,
-    char **errstr);
+int write_file_atomic(
+    const char *path, const void *data, size_t len, char **errstr);
 
 /* A fresh random UUID (version 4) as 36 characters plus NUL. */
 void uuid_v4(char out[37]);

@@ -11,7 +11,7 @@
 int
 main(int argc, char **argv)
 {
-	size_t	 i;
+	size_t i;
 
 	if (argc == 2 && strcmp(argv[1], "commands") == 0) {
 		for (i = 0; cmd_table[i] != NULL; i++)

@@ -12,7 +12,7 @@
 static int
 shim(const char *name, int fd, int cmd, long arg)
 {
-	int	(*real)(int, int, ...);
+	int (*real)(int, int, ...);
 
 	real = (int (*)(int, int, ...))dlsym(RTLD_NEXT, name);
 	if (cmd == F_SETFD)
@@ -23,8 +23,8 @@ shim(const char *name, int fd, int cmd, long arg)
 int
 fcntl(int fd, int cmd, ...)
 {
-	va_list	 ap;
-	long	 arg;
+	va_list ap;
+	long    arg;
 
 	va_start(ap, cmd);
 	arg = va_arg(ap, long);
@@ -35,8 +35,8 @@ fcntl(int fd, int cmd, ...)
 int
 fcntl64(int fd, int cmd, ...)
 {
-	va_list	 ap;
-	long	 arg;
+	va_list ap;
+	long    arg;
 
 	va_start(ap, cmd);
 	arg = va_arg(ap, long);

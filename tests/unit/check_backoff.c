@@ -42,9 +42,9 @@ END_TEST
 START_TEST(test_jitter_bounds)
 {
 	struct conf_outbox c = conf_backoff();
-	int64_t		 d;
-	unsigned	 a;
-	int		 i;
+	int64_t            d;
+	unsigned           a;
+	int                i;
 
 	for (a = 1; a < 12; a++) {
 		for (i = 0; i < 200; i++) {
@@ -66,8 +66,8 @@ END_TEST
 
 START_TEST(test_random_range)
 {
-	double	r;
-	int	i;
+	double r;
+	int    i;
 
 	for (i = 0; i < 10000; i++) {
 		r = backoff_random();
@@ -91,7 +91,7 @@ END_TEST
 
 START_TEST(test_retry_after_seconds)
 {
-	int64_t	ms = -1;
+	int64_t ms = -1;
 
 	ck_assert_int_eq(backoff_parse_retry_after("5", 0, &ms), 0);
 	ck_assert_int_eq(ms, 5000);
@@ -99,8 +99,8 @@ START_TEST(test_retry_after_seconds)
 	ck_assert_int_eq(ms, 120000);
 	ck_assert_int_eq(backoff_parse_retry_after("0", 0, &ms), 0);
 	ck_assert_int_eq(ms, 0);
-	ck_assert_int_eq(backoff_parse_retry_after("99999999999999999999",
-	    0, &ms), 0);
+	ck_assert_int_eq(
+	    backoff_parse_retry_after("99999999999999999999", 0, &ms), 0);
 	ck_assert_int_eq(ms, (int64_t)BACKOFF_RETRY_AFTER_MAX_S * 1000);
 	ck_assert_int_eq(backoff_parse_retry_after("-5", 0, &ms), -1);
 	ck_assert_int_eq(backoff_parse_retry_after("5s", 0, &ms), -1);
@@ -112,26 +112,31 @@ END_TEST
 
 START_TEST(test_retry_after_date)
 {
-	int64_t	ms = -1;
-	time_t	t = 1445412480;	/* Wed, 21 Oct 2015 07:28:00 GMT */
+	int64_t ms = -1;
+	time_t  t = 1445412480; /* Wed, 21 Oct 2015 07:28:00 GMT */
 
 	ck_assert_int_eq(backoff_parse_retry_after(
-	    "Wed, 21 Oct 2015 07:28:00 GMT", t - 30, &ms), 0);
+	                     "Wed, 21 Oct 2015 07:28:00 GMT", t - 30, &ms),
+	    0);
 	ck_assert_int_eq(ms, 30000);
 	/* the obsolete forms RFC 9110 still requires recipients to accept */
 	ck_assert_int_eq(backoff_parse_retry_after(
-	    "Wednesday, 21-Oct-15 07:28:00 GMT", t - 2, &ms), 0);
+	                     "Wednesday, 21-Oct-15 07:28:00 GMT", t - 2, &ms),
+	    0);
 	ck_assert_int_eq(ms, 2000);
-	ck_assert_int_eq(backoff_parse_retry_after(
-	    "Wed Oct 21 07:28:00 2015", t - 1, &ms), 0);
+	ck_assert_int_eq(
+	    backoff_parse_retry_after("Wed Oct 21 07:28:00 2015", t - 1, &ms),
+	    0);
 	ck_assert_int_eq(ms, 1000);
 	/* in the past: no delay */
 	ck_assert_int_eq(backoff_parse_retry_after(
-	    "Wed, 21 Oct 2015 07:28:00 GMT", t + 100, &ms), 0);
+	                     "Wed, 21 Oct 2015 07:28:00 GMT", t + 100, &ms),
+	    0);
 	ck_assert_int_eq(ms, 0);
 	/* far future: capped */
-	ck_assert_int_eq(backoff_parse_retry_after(
-	    "Wed, 21 Oct 2035 07:28:00 GMT", t, &ms), 0);
+	ck_assert_int_eq(
+	    backoff_parse_retry_after("Wed, 21 Oct 2035 07:28:00 GMT", t, &ms),
+	    0);
 	ck_assert_int_eq(ms, (int64_t)BACKOFF_RETRY_AFTER_MAX_S * 1000);
 }
 END_TEST
@@ -139,8 +144,8 @@ END_TEST
 static Suite *
 backoff_suite(void)
 {
-	Suite	*s = suite_create("backoff");
-	TCase	*tc = tcase_create("backoff");
+	Suite *s = suite_create("backoff");
+	TCase *tc = tcase_create("backoff");
 
 	tcase_add_test(tc, test_growth_without_jitter);
 	tcase_add_test(tc, test_jitter_bounds);
@@ -155,8 +160,8 @@ backoff_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(backoff_suite());
-	int	 failed;
+	SRunner *sr = srunner_create(backoff_suite());
+	int      failed;
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -19,9 +19,9 @@
 static char *
 tmp_file(const char *text, mode_t mode)
 {
-	char	*path = xstrdup("/tmp/cg-check-conf-XXXXXX");
-	size_t	 len = strlen(text);
-	int	 fd;
+	char  *path = xstrdup("/tmp/cg-check-conf-XXXXXX");
+	size_t len = strlen(text);
+	int    fd;
 
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
@@ -40,11 +40,11 @@ tmp_remove(char *path)
 
 /* Load text from a file of the given mode; returns conf_load's result. */
 static int
-load_text(const char *text, mode_t mode, struct conf *c, char **errstr,
-    char **pathp)
+load_text(
+    const char *text, mode_t mode, struct conf *c, char **errstr, char **pathp)
 {
-	char	*path = tmp_file(text, mode);
-	int	 rv;
+	char *path = tmp_file(text, mode);
+	int   rv;
 
 	rv = conf_load(path, c, errstr);
 	if (pathp != NULL)
@@ -65,11 +65,12 @@ print_conf(void *c)
 
 START_TEST(test_minimal_defaults)
 {
-	struct conf	 c;
-	char		*err = NULL;
+	struct conf c;
+	char       *err = NULL;
 
 	ck_assert_int_eq(load_text("database = { name = \"app\"; };\n", 0600,
-	    &c, &err, NULL), 0);
+	                     &c, &err, NULL),
+	    0);
 	ck_assert_ptr_null(err);
 	ck_assert(c.have_database);
 	ck_assert_str_eq(c.db.name, "app");
@@ -104,14 +105,14 @@ START_TEST(test_minimal_defaults)
 	ck_assert_int_eq(c.alert_timeout_ms, 10000);
 	ck_assert_ptr_nonnull(c.runtime_dir);
 	conf_free(&c);
-	conf_free(&c);	/* safe twice: conf_free zeroes */
+	conf_free(&c); /* safe twice: conf_free zeroes */
 }
 END_TEST
 
 START_TEST(test_empty_file)
 {
-	struct conf	 c;
-	char		*err = NULL;
+	struct conf c;
+	char       *err = NULL;
 
 	ck_assert_int_eq(load_text("", 0600, &c, &err, NULL), 0);
 	ck_assert(!c.have_database);
@@ -121,8 +122,8 @@ END_TEST
 
 START_TEST(test_defaults_allocate_nothing)
 {
-	struct conf	 c;
-	char		*err = NULL, *path;
+	struct conf c;
+	char       *err = NULL, *path;
 
 	/* The command layer fills defaults, then loads over them. */
 	conf_defaults(&c);
@@ -139,65 +140,67 @@ START_TEST(test_defaults_allocate_nothing)
 END_TEST
 
 static const char full_fmt[] =
-"# every key\n"
-"runtime_dir = \"/run/cg-test\";\n"
-"database = {\n"
-"  socket = \"/run/mysqld/mysqld.sock\";\n"
-"  user = \"cronguard\";\n"
-"  password_file = \"%s\";\n"
-"  option_file = \"/etc/mysql/cronguard.cnf\"; option_group = \"cronguard\";\n"
-"  name = \"app\";\n"
-"  connect_timeout = 7; read_timeout = \"1m\"; write_timeout = \"45s\";\n"
-"  tls = { mode = \"verify_identity\"; ca = \"/ca.pem\"; cert = \"/c.pem\";\n"
-"          key = \"/k.pem\"; };\n"
-"};\n"
-"outbox = {\n"
-"  batch_size = 10; poll_interval = \"250ms\"; lease = \"10m\";\n"
-"  watchdog = \"1h\"; max_attempts = 3;\n"
-"  backoff = { initial = \"10s\"; multiplier = 3; max = \"2h\";\n"
-"              jitter = 0.5; };\n"
-"  ordering = \"none\"; keep_sent = false;\n"
-"  thresholds = { pending_warn = 5; pending_crit = 6000000000L;\n"
-"                 oldest_due_warn = \"1m\"; oldest_due_crit = \"2m\";\n"
-"                 failed_warn = 2; failed_crit = 3; };\n"
-"};\n"
-"channels = {\n"
-"  mail = {\n"
-"    type = \"smtp\";\n"
-"    url = \"smtp://127.0.0.1:2525\";\n"
-"    username = \"relay\"; password_file = \"%s\";\n"
-"    from = \"Reservations <noreply@example.com>\";\n"
-"    tls = \"required\"; timeout = \"20s\"; connections = 2;\n"
-"    rate = 14.5; daily_quota = 500; max_size = 1048576;\n"
-"    circuit = { failures = 5; cooldown = \"2m\"; };\n"
-"  };\n"
-"  billing = {\n"
-"    type = \"http\";\n"
-"    url = \"https://hooks.example.com/billing\";\n"
-"    method = \"PUT\";\n"
-"    headers = [ \"Authorization: Bearer tok3n-s3cret\",\n"
-"                \"Content-Type: application/json\" ];\n"
-"    signing_secret_file = \"%s\";\n"
-"    timeout = \"10s\"; concurrency = 8;\n"
-"  };\n"
-"};\n"
-"jobs = {\n"
-"  leave-accrual = {\n"
-"    command = [ \"/usr/local/bin/accrue-leave\", \"--today\" ];\n"
-"    max_runtime = \"1h\"; timeout = \"2h\"; expect_every = \"1d\";\n"
-"    grace = \"5m\"; heartbeat = \"10s\"; on_lock_lost = \"continue\";\n"
-"    busy_exit = 3;\n"
-"  };\n"
-"  monthly-billing = { sql = \"CALL build_monthly_billing()\";\n"
-"    max_runtime = \"10m\"; expect_every = \"31d\"; guard = \"local\";\n"
-"    lock = \"app:billing\"; };\n"
-"  cleanup = { command = [ \"/bin/true\" ]; guard = \"none\"; };\n"
-"};\n"
-"alert = { url = \"https://ops@hooks.example.com/ops?token=abc#x\";\n"
-"          timeout = \"3s\"; };\n";
+    "# every key\n"
+    "runtime_dir = \"/run/cg-test\";\n"
+    "database = {\n"
+    "  socket = \"/run/mysqld/mysqld.sock\";\n"
+    "  user = \"cronguard\";\n"
+    "  password_file = \"%s\";\n"
+    "  option_file = \"/etc/mysql/cronguard.cnf\"; option_group = "
+    "\"cronguard\";\n"
+    "  name = \"app\";\n"
+    "  connect_timeout = 7; read_timeout = \"1m\"; write_timeout = \"45s\";\n"
+    "  tls = { mode = \"verify_identity\"; ca = \"/ca.pem\"; cert = "
+    "\"/c.pem\";\n"
+    "          key = \"/k.pem\"; };\n"
+    "};\n"
+    "outbox = {\n"
+    "  batch_size = 10; poll_interval = \"250ms\"; lease = \"10m\";\n"
+    "  watchdog = \"1h\"; max_attempts = 3;\n"
+    "  backoff = { initial = \"10s\"; multiplier = 3; max = \"2h\";\n"
+    "              jitter = 0.5; };\n"
+    "  ordering = \"none\"; keep_sent = false;\n"
+    "  thresholds = { pending_warn = 5; pending_crit = 6000000000L;\n"
+    "                 oldest_due_warn = \"1m\"; oldest_due_crit = \"2m\";\n"
+    "                 failed_warn = 2; failed_crit = 3; };\n"
+    "};\n"
+    "channels = {\n"
+    "  mail = {\n"
+    "    type = \"smtp\";\n"
+    "    url = \"smtp://127.0.0.1:2525\";\n"
+    "    username = \"relay\"; password_file = \"%s\";\n"
+    "    from = \"Reservations <noreply@example.com>\";\n"
+    "    tls = \"required\"; timeout = \"20s\"; connections = 2;\n"
+    "    rate = 14.5; daily_quota = 500; max_size = 1048576;\n"
+    "    circuit = { failures = 5; cooldown = \"2m\"; };\n"
+    "  };\n"
+    "  billing = {\n"
+    "    type = \"http\";\n"
+    "    url = \"https://hooks.example.com/billing\";\n"
+    "    method = \"PUT\";\n"
+    "    headers = [ \"Authorization: Bearer tok3n-s3cret\",\n"
+    "                \"Content-Type: application/json\" ];\n"
+    "    signing_secret_file = \"%s\";\n"
+    "    timeout = \"10s\"; concurrency = 8;\n"
+    "  };\n"
+    "};\n"
+    "jobs = {\n"
+    "  leave-accrual = {\n"
+    "    command = [ \"/usr/local/bin/accrue-leave\", \"--today\" ];\n"
+    "    max_runtime = \"1h\"; timeout = \"2h\"; expect_every = \"1d\";\n"
+    "    grace = \"5m\"; heartbeat = \"10s\"; on_lock_lost = \"continue\";\n"
+    "    busy_exit = 3;\n"
+    "  };\n"
+    "  monthly-billing = { sql = \"CALL build_monthly_billing()\";\n"
+    "    max_runtime = \"10m\"; expect_every = \"31d\"; guard = \"local\";\n"
+    "    lock = \"app:billing\"; };\n"
+    "  cleanup = { command = [ \"/bin/true\" ]; guard = \"none\"; };\n"
+    "};\n"
+    "alert = { url = \"https://ops@hooks.example.com/ops?token=abc#x\";\n"
+    "          timeout = \"3s\"; };\n";
 
 struct secrets {
-	char	*db, *smtp, *sig;
+	char *db, *smtp, *sig;
 };
 
 static char *
@@ -219,11 +222,11 @@ secrets_remove(struct secrets *s)
 
 START_TEST(test_full)
 {
-	struct secrets			 s;
-	struct conf			 c;
-	const struct conf_channel	*mail, *billing;
-	const struct conf_job		*j;
-	char				*text, *err = NULL;
+	struct secrets             s;
+	struct conf                c;
+	const struct conf_channel *mail, *billing;
+	const struct conf_job     *j;
+	char                      *text, *err = NULL;
 
 	text = full_config(&s);
 	ck_assert_msg(load_text(text, 0644, &c, &err, NULL) == 0, "%s", err);
@@ -283,8 +286,8 @@ START_TEST(test_full)
 	ck_assert_int_eq(billing->type, CHANNEL_HTTP);
 	ck_assert_str_eq(billing->method, "PUT");
 	ck_assert_uint_eq(billing->nheaders, 2);
-	ck_assert_str_eq(billing->headers[0],
-	    "Authorization: Bearer tok3n-s3cret");
+	ck_assert_str_eq(
+	    billing->headers[0], "Authorization: Bearer tok3n-s3cret");
 	ck_assert_ptr_null(billing->headers[2]);
 	ck_assert_str_eq(billing->signing_secret, "whsec_signing");
 	ck_assert_uint_eq(billing->concurrency, 8);
@@ -324,8 +327,8 @@ START_TEST(test_full)
 	ck_assert_int_eq(j->expect_every_ms, 0);
 	ck_assert_ptr_null(conf_job_find(&c, "nope"));
 
-	ck_assert_str_eq(c.alert_url,
-	    "https://ops@hooks.example.com/ops?token=abc#x");
+	ck_assert_str_eq(
+	    c.alert_url, "https://ops@hooks.example.com/ops?token=abc#x");
 	ck_assert_int_eq(c.alert_timeout_ms, 3000);
 	conf_free(&c);
 	free(text);
@@ -336,178 +339,198 @@ END_TEST
 /* ------------------------------------------------------------ errors */
 
 static const struct bad {
-	const char	*text;
-	int		 line;
-	const char	*want;	/* the message must contain this */
+	const char *text;
+	int         line;
+	const char *want; /* the message must contain this */
 } bad[] = {
 	/* syntax, reported by libconfig with its line */
 	{ "database = {\n  name = ;\n};\n", 2, "syntax error" },
 	/* unknown keys at every level */
 	{ "databse = { name = \"a\"; };\n", 1, "databse: unknown key" },
 	{ "database = {\n  name = \"a\";\n  hots = \"x\";\n};\n", 3,
-	  "database.hots: unknown key" },
+	    "database.hots: unknown key" },
 	{ "database = { name = \"a\";\n tls = { mode = \"required\";\n"
-	  " crt = \"x\"; }; };\n", 3, "database.tls.crt: unknown key" },
+	  " crt = \"x\"; }; };\n",
+	    3, "database.tls.crt: unknown key" },
 	{ "outbox = {\n backoff = {\n  factor = 2.0; }; };\n", 3,
-	  "outbox.backoff.factor: unknown key" },
+	    "outbox.backoff.factor: unknown key" },
 	{ "outbox = { thresholds = { stuck_warn = 1; }; };\n", 1,
-	  "outbox.thresholds.stuck_warn: unknown key" },
+	    "outbox.thresholds.stuck_warn: unknown key" },
 	{ "jobs = {\n x = { command = [\"/bin/true\"]; guard = \"none\";\n"
-	  "  retries = 2; }; };\n", 3, "jobs.x.retries: unknown key" },
+	  "  retries = 2; }; };\n",
+	    3, "jobs.x.retries: unknown key" },
 	{ "channels = { h = { type = \"http\"; url = \"http://x/\";\n"
-	  "  circuit = { failures = 1; cooldwn = \"1m\"; }; }; };\n", 2,
-	  "channels.h.circuit.cooldwn: unknown key" },
+	  "  circuit = { failures = 1; cooldwn = \"1m\"; }; }; };\n",
+	    2, "channels.h.circuit.cooldwn: unknown key" },
 	{ "alert = { url = \"https://x/\"; retries = 3; };\n", 1,
-	  "alert.retries: unknown key" },
+	    "alert.retries: unknown key" },
 	/* a key of the other channel type */
 	{ "channels = {\n h = { type = \"http\"; url = \"http://x/\";\n"
-	  "  from = \"a@b\"; }; };\n", 3,
-	  "channels.h.from: not valid for a channel of type http" },
+	  "  from = \"a@b\"; }; };\n",
+	    3, "channels.h.from: not valid for a channel of type http" },
 	{ "channels = { m = { type = \"smtp\"; url = \"smtp://x\";\n"
-	  " from = \"a@b\";\n headers = [ \"A: b\" ]; }; };\n", 3,
-	  "channels.m.headers: not valid for a channel of type smtp" },
+	  " from = \"a@b\";\n headers = [ \"A: b\" ]; }; };\n",
+	    3, "channels.m.headers: not valid for a channel of type smtp" },
 	/* wrong types */
 	{ "database = { name = \"a\";\n port = \"3306\"; };\n", 2,
-	  "database.port: expected an integer, not a string" },
+	    "database.port: expected an integer, not a string" },
 	{ "database = { name = 5; };\n", 1,
-	  "database.name: expected a string" },
+	    "database.name: expected a string" },
 	{ "outbox = { keep_sent = 1; };\n", 1,
-	  "outbox.keep_sent: expected true or false" },
+	    "outbox.keep_sent: expected true or false" },
 	{ "outbox = { backoff = { jitter = \"0.2\"; }; };\n", 1,
-	  "outbox.backoff.jitter: expected a number" },
+	    "outbox.backoff.jitter: expected a number" },
 	{ "database = \"x\";\n", 1, "database: expected a group" },
 	{ "jobs = { x = { command = \"/bin/true\"; guard = \"none\"; }; };\n",
-	  1, "jobs.x.command: expected an array of strings" },
+	    1, "jobs.x.command: expected an array of strings" },
 	{ "jobs = { x = { command = ( \"/bin/echo\", 5 );\n"
-	  " guard = \"none\"; }; };\n", 1, "jobs.x.command[1]: expected a "
-	  "string" },
+	  " guard = \"none\"; }; };\n",
+	    1,
+	    "jobs.x.command[1]: expected a "
+	    "string" },
 	{ "database = { name = \"\"; };\n", 1,
-	  "database.name: must not be empty" },
+	    "database.name: must not be empty" },
 	{ "channels = { m = { type = \"smtp\"; url = \"smtp://x\";\n"
-	  " from = \"a@b\\r\\nBcc: x@y\"; }; };\n", 2,
-	  "channels.m.from: contains a control character" },
+	  " from = \"a@b\\r\\nBcc: x@y\"; }; };\n",
+	    2, "channels.m.from: contains a control character" },
 	/* durations */
 	{ "outbox = {\n lease = \"5 m\"; };\n", 2,
-	  "outbox.lease: bad duration \"5 m\": unknown unit" },
+	    "outbox.lease: bad duration \"5 m\": unknown unit" },
 	{ "outbox = { poll_interval = \"1.5s\"; };\n", 1,
-	  "outbox.poll_interval: bad duration \"1.5s\": fraction" },
-	{ "outbox = { lease = -5; };\n", 1, "outbox.lease: bad duration -5: "
-	  "negative" },
+	    "outbox.poll_interval: bad duration \"1.5s\": fraction" },
+	{ "outbox = { lease = -5; };\n", 1,
+	    "outbox.lease: bad duration -5: "
+	    "negative" },
 	{ "outbox = { lease = \"-5s\"; };\n", 1, "negative" },
 	{ "database = { name = \"a\";\n connect_timeout = "
-	  "\"99999999999999999999s\"; };\n", 2,
-	  "database.connect_timeout: bad duration" },
-	{ "outbox = { lease = 2.5; };\n", 1, "outbox.lease: expected a "
-	  "duration" },
-	{ "outbox = { lease = \"0s\"; };\n", 1, "outbox.lease: must be at "
-	  "least 1s" },
+	  "\"99999999999999999999s\"; };\n",
+	    2, "database.connect_timeout: bad duration" },
+	{ "outbox = { lease = 2.5; };\n", 1,
+	    "outbox.lease: expected a "
+	    "duration" },
+	{ "outbox = { lease = \"0s\"; };\n", 1,
+	    "outbox.lease: must be at "
+	    "least 1s" },
 	/* lock names */
 	{ "database = { name = \"app\"; };\njobs = { x = {\n"
 	  " command = [ \"/bin/true\" ];\n lock = "
 	  "\"12345678901234567890123456789012345678901234567890123456789012345"
-	  "\"; }; };\n", 4, "jobs.x.lock: lock name longer than 64" },
+	  "\"; }; };\n",
+	    4, "jobs.x.lock: lock name longer than 64" },
 	{ "database = { name = \"app\"; };\njobs = { x = {\n"
-	  " command = [ \"/bin/true\" ];\n lock = \"caf\xc3\xa9\"; }; };\n", 4,
-	  "jobs.x.lock: lock name is not printable ASCII" },
+	  " command = [ \"/bin/true\" ];\n lock = \"caf\xc3\xa9\"; }; };\n",
+	    4, "jobs.x.lock: lock name is not printable ASCII" },
 	{ "database = { name = \"a-rather-long-database-name-for-locks\"; };\n"
 	  "jobs = {\n  a-rather-long-job-name-too = { command = [\"/x\"]; };\n"
-	  "};\n", 3, "default lock name \"cronguard:a-rather-long-database-"
-	  "name-for-locks:a-rather-long-job-name-too\" is longer than 64 "
-	  "characters: set lock" },
+	  "};\n",
+	    3,
+	    "default lock name \"cronguard:a-rather-long-database-"
+	    "name-for-locks:a-rather-long-job-name-too\" is longer than 64 "
+	    "characters: set lock" },
 	/* lease against channel timeouts */
 	{ "outbox = {\n lease = \"30s\"; };\nchannels = { h = {\n"
 	  " type = \"http\"; url = \"http://x/\"; timeout = \"30s\"; }; };\n",
-	  2,
-	  "outbox.lease (30s) must be longer than channels.h.timeout (30s)" },
+	    2,
+	    "outbox.lease (30s) must be longer than channels.h.timeout (30s)" },
 	{ "channels = { m = {\n type = \"smtp\"; url = \"smtp://x\";\n"
-	  " from = \"a@b\";\n timeout = \"10m\"; }; };\n", 4,
-	  "outbox.lease (5m) must be longer than channels.m.timeout (10m)" },
+	  " from = \"a@b\";\n timeout = \"10m\"; }; };\n",
+	    4,
+	    "outbox.lease (5m) must be longer than channels.m.timeout (10m)" },
 	{ "outbox = {\n lease = \"20m\"; };\n", 2,
-	  "outbox.watchdog (15m) must be longer than outbox.lease (20m)" },
+	    "outbox.watchdog (15m) must be longer than outbox.lease (20m)" },
 	/* required keys, exclusive keys */
 	{ "database = {\n host = \"db\"; };\n", 1, "database: name missing" },
-	{ "database = { name = \"a\"; host = \"h\";\n socket = \"/s\"; };\n",
-	  2, "database.socket: give host (and port) or socket, not both" },
+	{ "database = { name = \"a\"; host = \"h\";\n socket = \"/s\"; };\n", 2,
+	    "database.socket: give host (and port) or socket, not both" },
 	{ "database = { name = \"a\";\n tls = { cert = \"/c\"; }; };\n", 2,
-	  "database.tls: cert and key go together" },
+	    "database.tls: cert and key go together" },
 	{ "database = { name = \"a\"; };\njobs = {\n x = { command = "
-	  "[\"/bin/true\"];\n sql = \"SELECT 1\"; }; };\n", 3,
-	  "jobs.x: give exactly one of command and sql" },
+	  "[\"/bin/true\"];\n sql = \"SELECT 1\"; }; };\n",
+	    3, "jobs.x: give exactly one of command and sql" },
 	{ "database = { name = \"a\"; };\njobs = {\n x = { grace = \"1m\"; };"
-	  " };\n", 3, "jobs.x: give exactly one of command and sql" },
+	  " };\n",
+	    3, "jobs.x: give exactly one of command and sql" },
 	{ "database = { name = \"a\"; };\n"
 	  "jobs = { x = {\n command = [ ]; }; };\n",
-	  3, "jobs.x.command: must not be empty" },
+	    3, "jobs.x.command: must not be empty" },
 	{ "jobs = {\n x = { command = [ \"/bin/true\" ]; }; };\n", 2,
-	  "jobs.x: guard named_lock needs a database section" },
+	    "jobs.x: guard named_lock needs a database section" },
 	{ "jobs = {\n x = { sql = \"SELECT 1\"; guard = \"local\"; }; };\n", 2,
-	  "jobs.x: an sql job needs a database section" },
+	    "jobs.x: an sql job needs a database section" },
 	{ "channels = {\n m = { url = \"smtp://x\"; }; };\n", 2,
-	  "channels.m: type missing" },
+	    "channels.m: type missing" },
 	{ "channels = {\n m = { type = \"smtp\"; from = \"a@b\"; }; };\n", 2,
-	  "channels.m: url missing" },
+	    "channels.m: url missing" },
 	{ "channels = { m = { type = \"smtp\";\n url = \"http://x/\";\n"
-	  " from = \"a@b\"; }; };\n", 2,
-	  "channels.m.url: \"http://x/\" is not an smtp:// or smtps:// URL" },
+	  " from = \"a@b\"; }; };\n",
+	    2,
+	    "channels.m.url: \"http://x/\" is not an smtp:// or smtps:// URL" },
 	{ "channels = {\n m = { type = \"smtp\"; url = \"smtp://x\"; }; };\n",
-	  2,
-	  "channels.m: from missing" },
+	    2, "channels.m: from missing" },
 	{ "channels = { h = { type = \"http\"; url = \"http://x/\";\n"
-	  " headers = [ \"Bearer abc\" ]; }; };\n", 2,
-	  "channels.h.headers[0]: \"Bearer abc\" is not \"Name: value\"" },
+	  " headers = [ \"Bearer abc\" ]; }; };\n",
+	    2, "channels.h.headers[0]: \"Bearer abc\" is not \"Name: value\"" },
 	{ "channels = {\n bad.name = { type = \"http\"; }; };\n", 2,
-	  "syntax error" },
-	{ "alert = {\n url = \"ftp://x/\"; };\n", 2, "alert.url: \"ftp://x/\" "
-	  "is not an http:// or https:// URL" },
+	    "syntax error" },
+	{ "alert = {\n url = \"ftp://x/\"; };\n", 2,
+	    "alert.url: \"ftp://x/\" "
+	    "is not an http:// or https:// URL" },
 	/* ranges */
 	{ "outbox = { batch_size = 0; };\n", 1,
-	  "outbox.batch_size: 0 is out of range 1..1000" },
+	    "outbox.batch_size: 0 is out of range 1..1000" },
 	{ "outbox = { batch_size = 1001; };\n", 1,
-	  "outbox.batch_size: 1001 is out of range 1..1000" },
+	    "outbox.batch_size: 1001 is out of range 1..1000" },
 	{ "outbox = { max_attempts = 0; };\n", 1,
-	  "outbox.max_attempts: 0 is out of range" },
+	    "outbox.max_attempts: 0 is out of range" },
 	{ "outbox = { backoff = {\n jitter = 1.5; }; };\n", 2,
-	  "outbox.backoff.jitter: 1.5 is out of range 0..1" },
+	    "outbox.backoff.jitter: 1.5 is out of range 0..1" },
 	{ "outbox = { backoff = {\n jitter = -0.1; }; };\n", 2,
-	  "outbox.backoff.jitter: -0.1 is out of range 0..1" },
+	    "outbox.backoff.jitter: -0.1 is out of range 0..1" },
 	{ "outbox = { backoff = { multiplier = 0.5; }; };\n", 1,
-	  "outbox.backoff.multiplier: 0.5 is out of range 1..100" },
+	    "outbox.backoff.multiplier: 0.5 is out of range 1..100" },
 	{ "outbox = { backoff = {\n initial = \"2h\"; }; };\n", 1,
-	  "outbox.backoff: initial must not be longer than max" },
+	    "outbox.backoff: initial must not be longer than max" },
 	{ "outbox = { thresholds = { pending_warn = 10;\n"
-	  " pending_crit = 5; }; };\n", 1, "pending_warn must not exceed" },
+	  " pending_crit = 5; }; };\n",
+	    1, "pending_warn must not exceed" },
 	{ "database = { name = \"a\";\n port = 70000; };\n", 2,
-	  "database.port: 70000 is out of range 1..65535" },
+	    "database.port: 70000 is out of range 1..65535" },
 	{ "database = { name = \"a\"; };\njobs = { x = { command = [\"/x\"];\n"
-	  " busy_exit = 256; }; };\n", 3, "jobs.x.busy_exit: 256 is out of "
-	  "range 0..255" },
+	  " busy_exit = 256; }; };\n",
+	    3,
+	    "jobs.x.busy_exit: 256 is out of "
+	    "range 0..255" },
 	/* enumerations */
 	{ "database = { name = \"a\";\n tls = { mode = \"yes\"; }; };\n", 2,
-	  "database.tls.mode: invalid value \"yes\" (expected disabled, "
-	  "preferred, required or verify_identity)" },
+	    "database.tls.mode: invalid value \"yes\" (expected disabled, "
+	    "preferred, required or verify_identity)" },
 	{ "database = { name = \"a\"; };\njobs = { x = { command = [\"/x\"];\n"
-	  " guard = \"mutex\"; }; };\n", 3, "jobs.x.guard: invalid value "
-	  "\"mutex\" (expected named_lock, local or none)" },
+	  " guard = \"mutex\"; }; };\n",
+	    3,
+	    "jobs.x.guard: invalid value "
+	    "\"mutex\" (expected named_lock, local or none)" },
 	{ "database = { name = \"a\"; };\njobs = { x = { command = [\"/x\"];\n"
-	  " on_lock_lost = \"ignore\"; }; };\n", 3,
-	  "jobs.x.on_lock_lost: invalid value \"ignore\"" },
+	  " on_lock_lost = \"ignore\"; }; };\n",
+	    3, "jobs.x.on_lock_lost: invalid value \"ignore\"" },
 	{ "outbox = { ordering = \"fifo\"; };\n", 1,
-	  "outbox.ordering: invalid value \"fifo\" (expected per_key or "
-	  "none)" },
+	    "outbox.ordering: invalid value \"fifo\" (expected per_key or "
+	    "none)" },
 	{ "channels = { s = {\n type = \"sms\"; }; };\n", 2,
-	  "channels.s.type: invalid value \"sms\" (expected smtp or http)" },
+	    "channels.s.type: invalid value \"sms\" (expected smtp or http)" },
 	{ "channels = { h = { type = \"http\"; url = \"http://x/\";\n"
-	  " method = \"GET\"; }; };\n", 2, "channels.h.method: invalid value" },
+	  " method = \"GET\"; }; };\n",
+	    2, "channels.h.method: invalid value" },
 	{ "channels = { m = { type = \"smtp\"; url = \"smtp://x\";\n"
-	  " from = \"a@b\"; tls = \"starttls\"; }; };\n", 2,
-	  "channels.m.tls: invalid value \"starttls\" (expected none or "
-	  "required)" },
+	  " from = \"a@b\"; tls = \"starttls\"; }; };\n",
+	    2,
+	    "channels.m.tls: invalid value \"starttls\" (expected none or "
+	    "required)" },
 };
 
 START_TEST(test_bad)
 {
-	struct conf	 c;
-	char		*err = NULL, *path, *want;
+	struct conf c;
+	char       *err = NULL, *path, *want;
 
 	ck_assert_int_eq(load_text(bad[_i].text, 0600, &c, &err, &path), -1);
 	ck_assert_ptr_nonnull(err);
@@ -529,7 +552,7 @@ END_TEST
 static void
 write_at(const char *path, const char *text, mode_t mode)
 {
-	FILE	*f = fopen(path, "w");
+	FILE *f = fopen(path, "w");
 
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_ge(fputs(text, f), 0);
@@ -541,9 +564,9 @@ write_at(const char *path, const char *text, mode_t mode)
  * the secret rules apply to the included file itself. */
 START_TEST(test_include)
 {
-	char		 dir[] = "/tmp/cg-check-conf-dir-XXXXXX";
-	char		*main_path, *part, *err = NULL, *want;
-	struct conf	 c;
+	char        dir[] = "/tmp/cg-check-conf-dir-XXXXXX";
+	char       *main_path, *part, *err = NULL, *want;
+	struct conf c;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	main_path = xasprintf("%s/main.conf", dir);
@@ -563,12 +586,13 @@ START_TEST(test_include)
 	free(err);
 
 	/* The included file holds the inline password: its mode counts. */
-	write_at(part, "database = { name = \"a\";\n password = \"x\"; };\n",
-	    0644);
+	write_at(
+	    part, "database = { name = \"a\";\n password = \"x\"; };\n", 0644);
 	ck_assert_int_eq(chmod(main_path, 0600), 0);
 	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
 	want = xasprintf("%s:2: database.password: a secret given inline "
-	    "needs %s readable", part, part);
+	                 "needs %s readable",
+	    part, part);
 	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
 	free(want);
 	free(err);
@@ -589,7 +613,8 @@ START_TEST(test_include)
 	    0644);
 	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
 	want = xasprintf("%s:2: @include \"gone.conf\": No such file or "
-	    "directory", main_path);
+	                 "directory",
+	    main_path);
 	ck_assert_str_eq(err, want);
 	free(want);
 	free(err);
@@ -604,12 +629,13 @@ END_TEST
 
 START_TEST(test_missing_file)
 {
-	struct conf	 c;
-	char		*err = NULL;
+	struct conf c;
+	char       *err = NULL;
 
-	ck_assert_int_eq(conf_load("/nonexistent/cronguard.conf", &c, &err),
-	    -1);
-	ck_assert_str_eq(err, "/nonexistent/cronguard.conf: No such file or "
+	ck_assert_int_eq(
+	    conf_load("/nonexistent/cronguard.conf", &c, &err), -1);
+	ck_assert_str_eq(err,
+	    "/nonexistent/cronguard.conf: No such file or "
 	    "directory");
 	free(err);
 }
@@ -619,32 +645,32 @@ END_TEST
 
 START_TEST(test_inline_password_modes)
 {
-	static const char	 text[] =
+	static const char text[] =
 	    "database = { name = \"a\";\n user = \"u\";\n"
 	    " password = \"hunter2\"; };\n";
 	static const struct {
-		mode_t	 mode;
-		int	 ok;
+		mode_t mode;
+		int    ok;
 	} modes[] = { { 0600, 1 }, { 0400, 1 }, { 0640, 0 }, { 0604, 0 },
-	    { 0644, 0 } };
-	struct conf	 c;
-	char		*err, *path;
-	size_t		 i;
+		{ 0644, 0 } };
+	struct conf c;
+	char       *err, *path;
+	size_t      i;
 
 	for (i = 0; i < sizeof modes / sizeof modes[0]; i++) {
 		err = NULL;
 		path = NULL;
 		if (modes[i].ok) {
-			ck_assert_int_eq(load_text(text, modes[i].mode, &c,
-			    &err, NULL), 0);
+			ck_assert_int_eq(
+			    load_text(text, modes[i].mode, &c, &err, NULL), 0);
 			ck_assert_str_eq(c.db.password, "hunter2");
 			conf_free(&c);
 			continue;
 		}
-		ck_assert_int_eq(load_text(text, modes[i].mode, &c, &err,
-		    &path), -1);
-		ck_assert_msg(strstr(err, ":3: database.password: ") != NULL,
-		    "%s", err);
+		ck_assert_int_eq(
+		    load_text(text, modes[i].mode, &c, &err, &path), -1);
+		ck_assert_msg(
+		    strstr(err, ":3: database.password: ") != NULL, "%s", err);
 		ck_assert_msg(strstr(err, "chmod 600") != NULL, "%s", err);
 		ck_assert(strstr(err, "hunter2") == NULL);
 		free(err);
@@ -655,21 +681,23 @@ END_TEST
 
 START_TEST(test_url_password)
 {
-	static const char	 text[] =
+	static const char text[] =
 	    "channels = {\n m = { type = \"smtp\"; from = \"a@b\";\n"
 	    " url = \"smtps://u:pw@mail.example.com\"; }; };\n"
 	    "alert = { url = \"https://u@x/\"; };\n";
-	struct conf	 c;
-	char		*err = NULL, *path;
+	struct conf c;
+	char       *err = NULL, *path;
 
 	ck_assert_int_eq(load_text(text, 0640, &c, &err, &path), -1);
-	ck_assert_msg(strstr(err, ":3: channels.m.url: a secret given inline")
-	    != NULL, "%s", err);
+	ck_assert_msg(
+	    strstr(err, ":3: channels.m.url: a secret given inline") != NULL,
+	    "%s", err);
 	free(err);
 	tmp_remove(path);
 	/* A user name alone is no secret. */
 	ck_assert_int_eq(load_text("alert = { url = \"https://u@x/\"; };\n",
-	    0644, &c, &err, NULL), 0);
+	                     0644, &c, &err, NULL),
+	    0);
 	conf_free(&c);
 	ck_assert_int_eq(load_text(text, 0600, &c, &err, NULL), 0);
 	conf_free(&c);
@@ -678,17 +706,17 @@ END_TEST
 
 START_TEST(test_inline_channel_secrets)
 {
-	static const char	 text[] =
+	static const char text[] =
 	    "channels = {\n m = { type = \"smtp\"; url = \"smtp://x\";\n"
 	    " from = \"a@b\"; username = \"u\";\n password = \"pw\"; };\n"
 	    " h = { type = \"http\"; url = \"http://x/\";\n"
 	    " signing_secret = \"sig\"; }; };\n";
-	struct conf	 c;
-	char		*err = NULL, *path;
+	struct conf c;
+	char       *err = NULL, *path;
 
 	ck_assert_int_eq(load_text(text, 0644, &c, &err, &path), -1);
-	ck_assert_msg(strstr(err, ":4: channels.m.password: ") != NULL, "%s",
-	    err);
+	ck_assert_msg(
+	    strstr(err, ":4: channels.m.password: ") != NULL, "%s", err);
 	free(err);
 	tmp_remove(path);
 	ck_assert_int_eq(load_text(text, 0600, &c, &err, NULL), 0);
@@ -702,28 +730,34 @@ static void
 check_secret_file_error(const char *key, const char *secret_path,
     mode_t conf_mode, const char *want)
 {
-	struct conf	 c;
-	char		*text, *err = NULL, *path, *line;
+	struct conf c;
+	char       *text, *err = NULL, *path, *line;
 
 	if (strcmp(key, "database") == 0)
 		text = xasprintf("database = { name = \"a\";\n"
-		    " password_file = \"%s\"; };\n", secret_path);
+		                 " password_file = \"%s\"; };\n",
+		    secret_path);
 	else if (strcmp(key, "smtp") == 0)
-		text = xasprintf("channels = { m = { type = \"smtp\";\n"
+		text = xasprintf(
+		    "channels = { m = { type = \"smtp\";\n"
 		    " url = \"smtp://x\"; from = \"a@b\"; username = \"u\";\n"
-		    "\n password_file = \"%s\"; }; };\n", secret_path);
+		    "\n password_file = \"%s\"; }; };\n",
+		    secret_path);
 	else
 		text = xasprintf("channels = { h = { type = \"http\";\n"
-		    " url = \"http://x/\";\n"
-		    "\n signing_secret_file = \"%s\"; }; };\n", secret_path);
+		                 " url = \"http://x/\";\n"
+		                 "\n signing_secret_file = \"%s\"; }; };\n",
+		    secret_path);
 	ck_assert_int_eq(load_text(text, conf_mode, &c, &err, &path), -1);
-	line = xasprintf("%s:%d: %s", path, strcmp(key, "database") == 0 ? 2 :
-	    4, strcmp(key, "database") == 0 ? "database.password_file: " :
-	    strcmp(key, "smtp") == 0 ? "channels.m.password_file: " :
-	    "channels.h.signing_secret_file: ");
+	line =
+	    xasprintf("%s:%d: %s", path, strcmp(key, "database") == 0 ? 2 : 4,
+	        strcmp(key, "database") == 0 ? "database.password_file: "
+	            : strcmp(key, "smtp") == 0
+	            ? "channels.m.password_file: "
+	            : "channels.h.signing_secret_file: ");
 	ck_assert_msg(strncmp(err, line, strlen(line)) == 0, "%s", err);
-	ck_assert_msg(strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err,
-	    want);
+	ck_assert_msg(
+	    strstr(err, want) != NULL, "\"%s\" lacks \"%s\"", err, want);
 	free(line);
 	free(err);
 	free(text);
@@ -733,44 +767,48 @@ check_secret_file_error(const char *key, const char *secret_path,
 START_TEST(test_secret_files)
 {
 	static const char *const keys[] = { "database", "smtp", "http" };
-	char	*pub, *empty, *group, *text;
-	struct conf	 c;
-	char		*err = NULL;
-	size_t		 i;
+	char                    *pub, *empty, *group, *text;
+	struct conf              c;
+	char                    *err = NULL;
+	size_t                   i;
 
 	pub = tmp_file("s3cret\n", 0644);
 	empty = tmp_file("\n", 0600);
 	for (i = 0; i < 3; i++) {
 		check_secret_file_error(keys[i], "/nonexistent/secret", 0600,
 		    "cannot read /nonexistent/secret: No such file");
-		check_secret_file_error(keys[i], pub, 0600,
-		    "is readable by others (chmod o-r");
+		check_secret_file_error(
+		    keys[i], pub, 0600, "is readable by others (chmod o-r");
 		/* The config file itself may be public: it holds no secret. */
-		check_secret_file_error(keys[i], pub, 0644,
-		    "is readable by others");
+		check_secret_file_error(
+		    keys[i], pub, 0644, "is readable by others");
 		check_secret_file_error(keys[i], empty, 0644, "is empty");
 	}
 	/* Unreadable: only testable when not root. */
 	if (geteuid() != 0) {
 		ck_assert_int_eq(chmod(pub, 0200), 0);
 		for (i = 0; i < 3; i++)
-			check_secret_file_error(keys[i], pub, 0600,
-			    "Permission denied");
+			check_secret_file_error(
+			    keys[i], pub, 0600, "Permission denied");
 	}
 	/* Group-readable secret files are fine (root:cronguard 0640). */
 	group = tmp_file("from-file\n", 0640);
 	text = xasprintf("database = { name = \"a\";\n"
-	    " password_file = \"%s\"; };\n", group);
+	                 " password_file = \"%s\"; };\n",
+	    group);
 	ck_assert_msg(load_text(text, 0644, &c, &err, NULL) == 0, "%s", err);
 	ck_assert_str_eq(c.db.password, "from-file");
 	conf_free(&c);
 	free(text);
 	/* Inline and file together are refused. */
 	text = xasprintf("database = { name = \"a\"; password = \"x\";\n"
-	    " password_file = \"%s\"; };\n", group);
+	                 " password_file = \"%s\"; };\n",
+	    group);
 	ck_assert_int_eq(load_text(text, 0600, &c, &err, NULL), -1);
-	ck_assert_msg(strstr(err, ":2: database.password_file: give the "
-	    "secret inline or in a file, not both") != NULL, "%s", err);
+	ck_assert_msg(strstr(err,
+	                  ":2: database.password_file: give the "
+	                  "secret inline or in a file, not both") != NULL,
+	    "%s", err);
 	free(err);
 	free(text);
 	tmp_remove(group);
@@ -788,18 +826,18 @@ tls_ca_text(const char *head, const char *path)
 
 /* That configuration must fail at line `line` with want in the message. */
 static void
-check_tls_ca_error(const char *head, const char *path, int line,
-    const char *want)
+check_tls_ca_error(
+    const char *head, const char *path, int line, const char *want)
 {
-	struct conf	 c;
-	char		*text, *err = NULL, *conf, *prefix;
+	struct conf c;
+	char       *text, *err = NULL, *conf, *prefix;
 
 	text = tls_ca_text(head, path);
 	ck_assert_int_eq(load_text(text, 0600, &c, &err, &conf), -1);
 	prefix = xasprintf("%s:%d: ", conf, line);
 	ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0 &&
-	    strstr(err, want) != NULL, "\"%s\" lacks %s\"%s\"", err, prefix,
-	    want);
+	        strstr(err, want) != NULL,
+	    "\"%s\" lacks %s\"%s\"", err, prefix, want);
 	free(prefix);
 	free(err);
 	free(text);
@@ -810,28 +848,31 @@ check_tls_ca_error(const char *head, const char *path, int line,
  * is used, for both channel types. */
 START_TEST(test_tls_ca)
 {
-	static const char smtps[] = "channels = { m = { type = \"smtp\";\n"
+	static const char smtps[] =
+	    "channels = { m = { type = \"smtp\";\n"
 	    " url = \"smtps://mail.example.com\"; from = \"a@b\";\n";
-	static const char starttls[] = "channels = { m = { type = \"smtp\";\n"
+	static const char starttls[] =
+	    "channels = { m = { type = \"smtp\";\n"
 	    " url = \"smtp://mail.example.com:587\"; from = \"a@b\";\n"
 	    " tls = \"required\";";
-	static const char cleartext[] = "channels = { m = { type = \"smtp\";\n"
+	static const char cleartext[] =
+	    "channels = { m = { type = \"smtp\";\n"
 	    " url = \"smtp://mail.example.com:25\"; from = \"a@b\";\n";
 	static const char https[] = "channels = { h = { type = \"http\";\n"
-	    " url = \"https://hooks.example.com/x\";\n";
+	                            " url = \"https://hooks.example.com/x\";\n";
 	static const char http[] = "channels = { h = { type = \"http\";\n"
-	    " url = \"http://hooks.example.com/x\";\n";
+	                           " url = \"http://hooks.example.com/x\";\n";
 	static const char *const good[] = { smtps, starttls, https };
-	struct conf	 c;
-	char		*ca, *text, *err = NULL, *out;
-	size_t		 i;
+	struct conf              c;
+	char                    *ca, *text, *err = NULL, *out;
+	size_t                   i;
 
 	/* A CA bundle is public: any mode will do. */
 	ca = tmp_file("-----BEGIN CERTIFICATE-----\n", 0644);
 	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
 		text = tls_ca_text(good[i], ca);
-		ck_assert_msg(load_text(text, 0600, &c, &err, NULL) == 0, "%s",
-		    err);
+		ck_assert_msg(
+		    load_text(text, 0600, &c, &err, NULL) == 0, "%s", err);
 		ck_assert_str_eq(c.channels[0].tls_ca, ca);
 		out = testutil_capture(STDOUT_FILENO, print_conf, &c);
 		ck_assert_ptr_nonnull(strstr(out, "tls_ca = \""));
@@ -842,9 +883,10 @@ START_TEST(test_tls_ca)
 	}
 	check_tls_ca_error(smtps, "/nonexistent/ca.pem", 3,
 	    "channels.m.tls_ca: cannot read /nonexistent/ca.pem: No such file");
-	check_tls_ca_error(https, "/tmp", 3,
-	    "channels.h.tls_ca: /tmp is not a file");
-	check_tls_ca_error(cleartext, ca, 3, "channels.m.tls_ca: has no "
+	check_tls_ca_error(
+	    https, "/tmp", 3, "channels.h.tls_ca: /tmp is not a file");
+	check_tls_ca_error(cleartext, ca, 3,
+	    "channels.m.tls_ca: has no "
 	    "effect without smtps:// or tls = \"required\"");
 	check_tls_ca_error(http, ca, 3,
 	    "channels.h.tls_ca: has no effect without an https:// URL");
@@ -853,9 +895,11 @@ START_TEST(test_tls_ca)
 		check_tls_ca_error(smtps, ca, 3, "Permission denied");
 	}
 	/* Unset: NULL, libcurl's default store. */
-	ck_assert_int_eq(load_text("channels = { m = { type = \"smtp\";\n"
-	    " url = \"smtps://x\"; from = \"a@b\"; }; };\n", 0600, &c, &err,
-	    NULL), 0);
+	ck_assert_int_eq(
+	    load_text("channels = { m = { type = \"smtp\";\n"
+	              " url = \"smtps://x\"; from = \"a@b\"; }; };\n",
+	        0600, &c, &err, NULL),
+	    0);
 	ck_assert_ptr_null(c.channels[0].tls_ca);
 	conf_free(&c);
 	tmp_remove(ca);
@@ -866,13 +910,13 @@ END_TEST
 
 START_TEST(test_print_masks_secrets)
 {
-	static const char *const secrets[] = { "db-pass-word",
-	    "smtp-pass-word", "whsec_signing", "tok3n-s3cret", "ops@",
-	    "token=abc", "hunter2" };
-	struct secrets	 s;
-	struct conf	 c, c2;
-	char		*text, *out, *err = NULL, *path;
-	size_t		 i;
+	static const char *const secrets[] = { "db-pass-word", "smtp-pass-word",
+		"whsec_signing", "tok3n-s3cret", "ops@", "token=abc",
+		"hunter2" };
+	struct secrets           s;
+	struct conf              c, c2;
+	char                    *text, *out, *err = NULL, *path;
+	size_t                   i;
 
 	text = full_config(&s);
 	ck_assert_msg(load_text(text, 0600, &c, &err, NULL) == 0, "%s", err);
@@ -883,13 +927,13 @@ START_TEST(test_print_masks_secrets)
 	/* File paths are shown, their content is not. */
 	ck_assert_ptr_nonnull(strstr(out, s.db));
 	ck_assert_ptr_nonnull(strstr(out, s.sig));
-	ck_assert_ptr_nonnull(strstr(out,
-	    "\"Authorization: ********\""));
-	ck_assert_ptr_nonnull(strstr(out,
-	    "\"Content-Type: application/json\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"Authorization: ********\""));
+	ck_assert_ptr_nonnull(
+	    strstr(out, "\"Content-Type: application/json\""));
 	ck_assert_ptr_nonnull(strstr(out,
 	    "url = \"https://********@hooks.example.com/ops?********#x\";"));
-	ck_assert_ptr_nonnull(strstr(out, "lock = \"cronguard:app:leave-"
+	ck_assert_ptr_nonnull(strstr(out,
+	    "lock = \"cronguard:app:leave-"
 	    "accrual\";"));
 	ck_assert_ptr_nonnull(strstr(out, "poll_interval = \"250ms\";"));
 	ck_assert_ptr_nonnull(strstr(out, "pending_crit = 6000000000L;"));
@@ -912,7 +956,9 @@ START_TEST(test_print_masks_secrets)
 
 	/* An inline password is masked too. */
 	ck_assert_int_eq(load_text("database = { name = \"a\"; user = \"u\";\n"
-	    " password = \"hunter2\"; };\n", 0600, &c, &err, NULL), 0);
+	                           " password = \"hunter2\"; };\n",
+	                     0600, &c, &err, NULL),
+	    0);
 	out = testutil_capture(STDOUT_FILENO, print_conf, &c);
 	ck_assert(strstr(out, "hunter2") == NULL);
 	ck_assert_ptr_nonnull(strstr(out, "password = \"********\";"));
@@ -927,12 +973,12 @@ END_TEST
  * gives a type error for that key, never "unknown key". */
 START_TEST(test_keys_are_accepted)
 {
-	struct buf	 b;
-	struct conf	 c;
-	const char	*key = conf_keys[_i], *types[] = { "smtp", "http" };
-	char		*path, *err = NULL, *want, *part, *dup, *save, *p;
-	size_t		 t, depth;
-	int		 ok = 0;
+	struct buf  b;
+	struct conf c;
+	const char *key = conf_keys[_i], *types[] = { "smtp", "http" };
+	char       *path, *err = NULL, *want, *part, *dup, *save, *p;
+	size_t      t, depth;
+	int         ok = 0;
 
 	ck_assert_ptr_nonnull(key);
 	for (t = 0; t < 2 && !ok; t++) {
@@ -960,8 +1006,8 @@ START_TEST(test_keys_are_accepted)
 			*p = 'x';
 		if (strstr(err, "unknown key") == NULL &&
 		    strstr(err, "not valid for") == NULL) {
-			ck_assert_msg(strstr(err, want) != NULL, "%s: %s", key,
-			    err);
+			ck_assert_msg(
+			    strstr(err, want) != NULL, "%s: %s", key, err);
 			ok = 1;
 		}
 		free(want);
@@ -976,8 +1022,8 @@ END_TEST
 
 START_TEST(test_lock_name_valid)
 {
-	const char	*why = NULL;
-	char		 s[70];
+	const char *why = NULL;
+	char        s[70];
 
 	ck_assert_int_eq(conf_lock_name_valid("cronguard:app:job", &why), 1);
 	ck_assert_int_eq(conf_lock_name_valid("with space", &why), 1);
@@ -1010,7 +1056,7 @@ END_TEST
 static size_t
 nkeys(void)
 {
-	size_t	 n = 0;
+	size_t n = 0;
 
 	while (conf_keys[n] != NULL)
 		n++;
@@ -1020,8 +1066,8 @@ nkeys(void)
 static Suite *
 conf_suite(void)
 {
-	Suite	*s = suite_create("conf");
-	TCase	*tc = tcase_create("conf");
+	Suite *s = suite_create("conf");
+	TCase *tc = tcase_create("conf");
 
 	tcase_add_test(tc, test_minimal_defaults);
 	tcase_add_test(tc, test_empty_file);
@@ -1046,8 +1092,8 @@ conf_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(conf_suite());
-	int	 failed;
+	SRunner *sr = srunner_create(conf_suite());
+	int      failed;
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -50,9 +50,9 @@ END_TEST
 static char *
 fmt(struct db *db, char **errstr, const char *f, ...)
 {
-	struct buf	 b;
-	va_list		 ap;
-	int		 rc;
+	struct buf b;
+	va_list    ap;
+	int        rc;
 
 	buf_init(&b);
 	*errstr = NULL;
@@ -68,20 +68,22 @@ fmt(struct db *db, char **errstr, const char *f, ...)
 	return (buf_steal(&b));
 }
 
-#define FMT_EQ(want, ...) do {						\
-	char	*got_, *err_;						\
-	got_ = fmt(NULL, &err_, __VA_ARGS__);				\
-	ck_assert_ptr_nonnull(got_);					\
-	ck_assert_str_eq(got_, (want));					\
-	free(got_);							\
-} while (0)
+#define FMT_EQ(want, ...) \
+	do { \
+		char *got_, *err_; \
+		got_ = fmt(NULL, &err_, __VA_ARGS__); \
+		ck_assert_ptr_nonnull(got_); \
+		ck_assert_str_eq(got_, (want)); \
+		free(got_); \
+	} while (0)
 
-#define FMT_FAILS(...) do {						\
-	char	*got_, *err_;						\
-	got_ = fmt(NULL, &err_, __VA_ARGS__);				\
-	ck_assert_ptr_null(got_);					\
-	free(err_);							\
-} while (0)
+#define FMT_FAILS(...) \
+	do { \
+		char *got_, *err_; \
+		got_ = fmt(NULL, &err_, __VA_ARGS__); \
+		ck_assert_ptr_null(got_); \
+		free(err_); \
+	} while (0)
 
 START_TEST(test_format_strings)
 {
@@ -115,10 +117,9 @@ END_TEST
 START_TEST(test_format_numbers)
 {
 	FMT_EQ("LIMIT -5, 7", "LIMIT %d, %u", -5, 7u);
-	FMT_EQ("id = 18446744073709551615", "id = %llu",
-	    18446744073709551615ULL);
-	FMT_EQ("n = -9223372036854775807", "n = %lld",
-	    -9223372036854775807LL);
+	FMT_EQ(
+	    "id = 18446744073709551615", "id = %llu", 18446744073709551615ULL);
+	FMT_EQ("n = -9223372036854775807", "n = %lld", -9223372036854775807LL);
 	FMT_EQ("x = 0.25", "x = %f", 0.25);
 	FMT_EQ("100%", "100%%");
 	FMT_FAILS("x = %f", 1.0 / 0.0);
@@ -130,7 +131,7 @@ END_TEST
 
 START_TEST(test_format_identifiers)
 {
-	char	 long_ok[65], long_bad[66];
+	char long_ok[65], long_bad[66];
 
 	memset(long_ok, 'a', 64);
 	long_ok[64] = '\0';
@@ -165,11 +166,11 @@ END_TEST
 
 START_TEST(test_live_session)
 {
-	struct conf_database	 c;
-	struct db		*db = NULL;
-	struct db_result	*r = NULL;
-	char			*errstr = NULL, *v = NULL;
-	int			 flags;
+	struct conf_database c;
+	struct db           *db = NULL;
+	struct db_result    *r = NULL;
+	char                *errstr = NULL, *v = NULL;
+	int                  flags;
 
 	if (!testutil_live_db(&c))
 		return;
@@ -178,7 +179,8 @@ START_TEST(test_live_session)
 
 	/* Session set up as db.h promises. */
 	ck_assert_int_eq(db_query_value(db, &v, &errstr,
-	    "SELECT CONCAT(@@session.time_zone, ' ', @@character_set_client)"),
+	                     "SELECT CONCAT(@@session.time_zone, ' ', "
+	                     "@@character_set_client)"),
 	    DB_OK);
 	ck_assert_str_eq(v, "+00:00 utf8mb4");
 	free(v);
@@ -189,20 +191,25 @@ START_TEST(test_live_session)
 
 	/* Escaping by the server's rules round-trips every byte. */
 	ck_assert_int_eq(db_query_value(db, &v, &errstr, "SELECT %s",
-	    "it's \\ \"q\" \n 예약"), DB_OK);
+	                     "it's \\ \"q\" \n 예약"),
+	    DB_OK);
 	ck_assert_str_eq(v, "it's \\ \"q\" \n 예약");
 	free(v);
-	ck_assert_int_eq(db_query_value(db, &v, &errstr, "SELECT HEX(%.*s)",
-	    3, "a\0b"), DB_OK);
+	ck_assert_int_eq(
+	    db_query_value(db, &v, &errstr, "SELECT HEX(%.*s)", 3, "a\0b"),
+	    DB_OK);
 	ck_assert_str_eq(v, "610062");
 	free(v);
-	ck_assert_int_eq(db_query_value(db, &v, &errstr, "SELECT %s",
-	    (const char *)NULL), DB_OK);
+	ck_assert_int_eq(
+	    db_query_value(db, &v, &errstr, "SELECT %s", (const char *)NULL),
+	    DB_OK);
 	ck_assert_ptr_null(v);
 
 	/* Results: NULL cells stay NULL, names and lengths indexed. */
-	ck_assert_int_eq(db_query(db, &r, &errstr,
-	    "SELECT 1 AS a, NULL AS b UNION ALL SELECT 0, 'xyz'"), DB_OK);
+	ck_assert_int_eq(
+	    db_query(db, &r, &errstr,
+	        "SELECT 1 AS a, NULL AS b UNION ALL SELECT 0, 'xyz'"),
+	    DB_OK);
 	ck_assert_uint_eq(r->nrows, 2);
 	ck_assert_uint_eq(r->ncols, 2);
 	ck_assert_str_eq(r->names[1], "b");
@@ -216,8 +223,10 @@ START_TEST(test_live_session)
 	r = NULL;
 
 	/* An empty result is a result. */
-	ck_assert_int_eq(db_query(db, &r, &errstr, "SELECT 1 FROM DUAL "
-	    "WHERE 1 = 0"), DB_OK);
+	ck_assert_int_eq(db_query(db, &r, &errstr,
+	                     "SELECT 1 FROM DUAL "
+	                     "WHERE 1 = 0"),
+	    DB_OK);
 	ck_assert_uint_eq(r->nrows, 0);
 	db_result_free(r);
 	r = NULL;
@@ -228,17 +237,20 @@ START_TEST(test_live_session)
 	free(errstr);
 	errstr = NULL;
 	/* Multi-statements are off outside scripts: no stacked queries. */
-	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1; SELECT 2"),
-	    DB_ERR_QUERY);
+	ck_assert_int_eq(
+	    db_query(db, NULL, &errstr, "SELECT 1; SELECT 2"), DB_ERR_QUERY);
 	free(errstr);
 	errstr = NULL;
-	ck_assert_int_eq(db_exec_script(db, "SET @a = 1; SET @b = @a + 1;\n"
-	    "SELECT @b", &errstr), DB_OK);
+	ck_assert_int_eq(db_exec_script(db,
+	                     "SET @a = 1; SET @b = @a + 1;\n"
+	                     "SELECT @b",
+	                     &errstr),
+	    DB_OK);
 	ck_assert_int_eq(db_query_value(db, &v, &errstr, "SELECT @b"), DB_OK);
 	ck_assert_str_eq(v, "2");
 	free(v);
-	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1; SELECT 2"),
-	    DB_ERR_QUERY);
+	ck_assert_int_eq(
+	    db_query(db, NULL, &errstr, "SELECT 1; SELECT 2"), DB_ERR_QUERY);
 	free(errstr);
 	errstr = NULL;
 
@@ -250,12 +262,12 @@ END_TEST
  * options: one that says reconnect=1 must not win. */
 START_TEST(test_live_reconnect_off)
 {
-	struct conf_database	 c;
-	struct db		*db = NULL;
-	char			*errstr = NULL, path[] = "/tmp/check_db.XXXXXX";
-	my_bool			 reconnect = 1;
-	FILE			*f;
-	int			 fd;
+	struct conf_database c;
+	struct db           *db = NULL;
+	char                *errstr = NULL, path[] = "/tmp/check_db.XXXXXX";
+	my_bool              reconnect = 1;
+	FILE                *f;
+	int                  fd;
 
 	if (!testutil_live_db(&c))
 		return;
@@ -267,8 +279,9 @@ START_TEST(test_live_reconnect_off)
 	c.option_group = (char *)"cronguard";
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
 	unlink(path);
-	ck_assert_int_eq(mysql_get_optionv(db_mysql(db), MYSQL_OPT_RECONNECT,
-	    &reconnect), 0);
+	ck_assert_int_eq(
+	    mysql_get_optionv(db_mysql(db), MYSQL_OPT_RECONNECT, &reconnect),
+	    0);
 	ck_assert_int_eq(reconnect, 0);
 	db_close(db);
 }
@@ -276,19 +289,19 @@ END_TEST
 
 START_TEST(test_live_lost)
 {
-	struct conf_database	 c;
-	struct db		*db = NULL, *killer = NULL;
-	char			*errstr = NULL;
+	struct conf_database c;
+	struct db           *db = NULL, *killer = NULL;
+	char                *errstr = NULL;
 
 	if (!testutil_live_db(&c))
 		return;
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
 	ck_assert_int_eq(db_connect(&c, &killer, &errstr), DB_OK);
 	ck_assert_int_eq(db_query(killer, NULL, &errstr, "KILL %llu",
-	    (unsigned long long)db_connection_id(db)), DB_OK);
+	                     (unsigned long long)db_connection_id(db)),
+	    DB_OK);
 	/* No reconnect: the next statement fails as lost. */
-	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1"),
-	    DB_ERR_LOST);
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1"), DB_ERR_LOST);
 	free(errstr);
 	db_close(killer);
 	db_close(db);
@@ -297,16 +310,17 @@ END_TEST
 
 START_TEST(test_live_connect_refused)
 {
-	struct conf_database	 c;
-	struct db		*db = NULL;
-	char			*errstr = NULL;
+	struct conf_database c;
+	struct db           *db = NULL;
+	char                *errstr = NULL;
 
 	if (!testutil_live_db(&c))
 		return;
-	c.port = 1;	/* nothing listens on tcpmux */
+	c.port = 1; /* nothing listens on tcpmux */
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_ERR_CONNECT);
 	ck_assert_ptr_null(db);
-	ck_assert_ptr_nonnull(strstr(errstr, "cannot connect to 127.0.0.1:1: "));
+	ck_assert_ptr_nonnull(
+	    strstr(errstr, "cannot connect to 127.0.0.1:1: "));
 	free(errstr);
 }
 END_TEST
@@ -315,22 +329,24 @@ END_TEST
 static char txn_db[32];
 
 struct txn_arg {
-	struct db	*holder;	/* holds the row lock fn waits for */
-	int		 calls;
-	int		 fail;		/* return DB_ERR_QUERY after the update */
+	struct db *holder; /* holds the row lock fn waits for */
+	int        calls;
+	int        fail; /* return DB_ERR_QUERY after the update */
 };
 
 static enum db_status
 txn_fn(struct db *db, void *arg, char **errstr)
 {
-	struct txn_arg	*a = arg;
-	enum db_status	 st;
+	struct txn_arg *a = arg;
+	enum db_status  st;
 
 	/* The second attempt finds the lock released. */
 	if (++a->calls == 2 && a->holder != NULL)
 		ck_assert_int_eq(db_commit(a->holder, errstr), DB_OK);
-	st = db_query(db, NULL, errstr, "UPDATE %I.t SET v = v + 1 "
-	    "WHERE id = 1", txn_db);
+	st = db_query(db, NULL, errstr,
+	    "UPDATE %I.t SET v = v + 1 "
+	    "WHERE id = 1",
+	    txn_db);
 	if (st == DB_OK && a->fail) {
 		*errstr = xstrdup("fn failed");
 		return (DB_ERR_QUERY);
@@ -342,34 +358,45 @@ txn_fn(struct db *db, void *arg, char **errstr)
  * rolls back when fn fails. */
 START_TEST(test_live_txn_retry)
 {
-	struct conf_database	 c;
-	struct db		*db = NULL, *holder = NULL;
-	struct txn_arg		 a = { NULL, 0, 0 };
-	char			*errstr = NULL, *v = NULL;
+	struct conf_database c;
+	struct db           *db = NULL, *holder = NULL;
+	struct txn_arg       a = { NULL, 0, 0 };
+	char                *errstr = NULL, *v = NULL;
 
 	if (!testutil_live_db(&c))
 		return;
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
 	ck_assert_int_eq(db_connect(&c, &holder, &errstr), DB_OK);
 	snprintf(txn_db, sizeof txn_db, "check_db_%ld", (long)getpid());
-	ck_assert_int_eq(db_query(db, NULL, &errstr, "CREATE DATABASE %I",
-	    txn_db), DB_OK);
-	ck_assert_int_eq(db_query(db, NULL, &errstr, "CREATE TABLE %I.t "
-	    "(id INT PRIMARY KEY, v INT) ENGINE=InnoDB", txn_db), DB_OK);
-	ck_assert_int_eq(db_query(db, NULL, &errstr, "INSERT INTO %I.t "
-	    "VALUES (1, 0)", txn_db), DB_OK);
+	ck_assert_int_eq(
+	    db_query(db, NULL, &errstr, "CREATE DATABASE %I", txn_db), DB_OK);
 	ck_assert_int_eq(db_query(db, NULL, &errstr,
-	    "SET SESSION innodb_lock_wait_timeout = 1"), DB_OK);
+	                     "CREATE TABLE %I.t "
+	                     "(id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
+	                     txn_db),
+	    DB_OK);
+	ck_assert_int_eq(db_query(db, NULL, &errstr,
+	                     "INSERT INTO %I.t "
+	                     "VALUES (1, 0)",
+	                     txn_db),
+	    DB_OK);
+	ck_assert_int_eq(db_query(db, NULL, &errstr,
+	                     "SET SESSION innodb_lock_wait_timeout = 1"),
+	    DB_OK);
 
 	ck_assert_int_eq(db_begin(holder, &errstr), DB_OK);
-	ck_assert_int_eq(db_query(holder, NULL, &errstr, "SELECT * FROM "
-	    "%I.t WHERE id = 1 FOR UPDATE", txn_db), DB_OK);
+	ck_assert_int_eq(db_query(holder, NULL, &errstr,
+	                     "SELECT * FROM "
+	                     "%I.t WHERE id = 1 FOR UPDATE",
+	                     txn_db),
+	    DB_OK);
 	a.holder = holder;
 	ck_assert_int_eq(db_txn(db, txn_fn, &a, &errstr), DB_OK);
 	ck_assert_ptr_null(errstr);
 	ck_assert_int_eq(a.calls, 2);
-	ck_assert_int_eq(db_query_value(db, &v, &errstr,
-	    "SELECT v FROM %I.t", txn_db), DB_OK);
+	ck_assert_int_eq(
+	    db_query_value(db, &v, &errstr, "SELECT v FROM %I.t", txn_db),
+	    DB_OK);
 	ck_assert_str_eq(v, "1");
 	free(v);
 
@@ -382,13 +409,14 @@ START_TEST(test_live_txn_retry)
 	free(errstr);
 	errstr = NULL;
 	ck_assert_int_eq(a.calls, 1);
-	ck_assert_int_eq(db_query_value(db, &v, &errstr,
-	    "SELECT v FROM %I.t", txn_db), DB_OK);
+	ck_assert_int_eq(
+	    db_query_value(db, &v, &errstr, "SELECT v FROM %I.t", txn_db),
+	    DB_OK);
 	ck_assert_str_eq(v, "1");
 	free(v);
 
-	ck_assert_int_eq(db_query(db, NULL, &errstr, "DROP DATABASE %I",
-	    txn_db), DB_OK);
+	ck_assert_int_eq(
+	    db_query(db, NULL, &errstr, "DROP DATABASE %I", txn_db), DB_OK);
 	db_close(holder);
 	db_close(db);
 }
@@ -397,8 +425,8 @@ END_TEST
 static Suite *
 db_suite(void)
 {
-	Suite	*s;
-	TCase	*tc;
+	Suite *s;
+	TCase *tc;
 
 	s = suite_create("db");
 	tc = tcase_create("parse");
@@ -426,8 +454,8 @@ db_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 failed;
+	SRunner *sr;
+	int      failed;
 
 	sr = srunner_create(db_suite());
 	srunner_run_all(sr, CK_NORMAL);

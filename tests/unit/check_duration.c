@@ -11,8 +11,8 @@
 #include "duration.h"
 
 static const struct {
-	const char	*in;
-	int64_t		 ms;
+	const char *in;
+	int64_t     ms;
 } good[] = {
 	{ "0", 0 },
 	{ "45", 45000 },
@@ -29,8 +29,8 @@ static const struct {
 
 START_TEST(test_good)
 {
-	const char	*why = NULL;
-	int64_t		 ms = -1;
+	const char *why = NULL;
+	int64_t     ms = -1;
 
 	ck_assert_msg(duration_parse(good[_i].in, &ms, &why) == 0,
 	    "\"%s\" rejected: %s", good[_i].in, why);
@@ -39,8 +39,8 @@ START_TEST(test_good)
 END_TEST
 
 static const struct {
-	const char	*in;
-	const char	*why;	/* a word the reason must contain */
+	const char *in;
+	const char *why; /* a word the reason must contain */
 } bad[] = {
 	{ "", "empty" },
 	{ "-1", "negative" },
@@ -65,22 +65,22 @@ static const struct {
 
 START_TEST(test_bad)
 {
-	const char	*why = NULL;
-	int64_t		 ms = 12345;
+	const char *why = NULL;
+	int64_t     ms = 12345;
 
 	ck_assert_msg(duration_parse(bad[_i].in, &ms, &why) == -1,
 	    "\"%s\" accepted", bad[_i].in);
 	ck_assert_ptr_nonnull(why);
 	ck_assert_msg(strstr(why, bad[_i].why) != NULL,
 	    "\"%s\": reason \"%s\" lacks \"%s\"", bad[_i].in, why, bad[_i].why);
-	ck_assert_int_eq(ms, 12345);	/* untouched on failure */
+	ck_assert_int_eq(ms, 12345); /* untouched on failure */
 }
 END_TEST
 
 START_TEST(test_null)
 {
-	const char	*why = NULL;
-	int64_t		 ms;
+	const char *why = NULL;
+	int64_t     ms;
 
 	ck_assert_int_eq(duration_parse(NULL, &ms, &why), -1);
 	ck_assert_ptr_nonnull(why);
@@ -89,24 +89,24 @@ END_TEST
 
 START_TEST(test_max)
 {
-	const char	*why = NULL;
-	char		 s[64];
-	int64_t		 ms;
+	const char *why = NULL;
+	char        s[64];
+	int64_t     ms;
 
 	/* Exactly the maximum is fine, one millisecond more is not. */
-	ck_assert_int_gt(snprintf(s, sizeof s, "%lldms",
-	    (long long)DURATION_MAX_MS), 0);
+	ck_assert_int_gt(
+	    snprintf(s, sizeof s, "%lldms", (long long)DURATION_MAX_MS), 0);
 	ck_assert_int_eq(duration_parse(s, &ms, &why), 0);
 	ck_assert_int_eq(ms, DURATION_MAX_MS);
-	ck_assert_int_gt(snprintf(s, sizeof s, "%lldms",
-	    (long long)DURATION_MAX_MS + 1), 0);
+	ck_assert_int_gt(
+	    snprintf(s, sizeof s, "%lldms", (long long)DURATION_MAX_MS + 1), 0);
 	ck_assert_int_eq(duration_parse(s, &ms, &why), -1);
 }
 END_TEST
 
 static const struct {
-	int64_t		 ms;
-	const char	*out;
+	int64_t     ms;
+	const char *out;
 } fmt[] = {
 	{ 0, "0s" },
 	{ 250, "250ms" },
@@ -122,7 +122,7 @@ static const struct {
 
 START_TEST(test_format)
 {
-	char	 buf[64];
+	char buf[64];
 
 	duration_format(fmt[_i].ms, buf, sizeof buf);
 	ck_assert_str_eq(buf, fmt[_i].out);
@@ -131,23 +131,22 @@ END_TEST
 
 START_TEST(test_format_truncates)
 {
-	char	 buf[4];
+	char buf[4];
 
 	duration_format(90061001, buf, sizeof buf);
 	ck_assert_uint_lt(strlen(buf), sizeof buf);
-	duration_format(90061001, buf, 0);	/* must not write at all */
+	duration_format(90061001, buf, 0); /* must not write at all */
 }
 END_TEST
 
 /* What duration_format writes for whole units reads back the same. */
 START_TEST(test_roundtrip)
 {
-	static const int64_t	 v[] = { 250, 1000, 60000, 3600000,
-	    86400000 };
-	const char		*why;
-	char			 buf[64];
-	int64_t			 ms;
-	size_t			 i;
+	static const int64_t v[] = { 250, 1000, 60000, 3600000, 86400000 };
+	const char          *why;
+	char                 buf[64];
+	int64_t              ms;
+	size_t               i;
 
 	for (i = 0; i < sizeof v / sizeof v[0]; i++) {
 		duration_format(v[i], buf, sizeof buf);
@@ -160,8 +159,8 @@ END_TEST
 static Suite *
 duration_suite(void)
 {
-	Suite	*s = suite_create("duration");
-	TCase	*tc = tcase_create("duration");
+	Suite *s = suite_create("duration");
+	TCase *tc = tcase_create("duration");
 
 	tcase_add_loop_test(tc, test_good, 0, sizeof good / sizeof good[0]);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof bad / sizeof bad[0]);
@@ -177,8 +176,8 @@ duration_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(duration_suite());
-	int	 failed;
+	SRunner *sr = srunner_create(duration_suite());
+	int      failed;
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -19,43 +19,47 @@
 START_TEST(test_standard_webhooks_vector)
 {
 	/* The test vector of the Standard Webhooks reference libraries. */
-	unsigned char	*key = NULL;
-	size_t		 keylen = 0;
-	char		 sig[CHANNEL_HTTP_SIG_LEN];
-	const char	*body = "{\"test\": 2432232314}";
+	unsigned char *key = NULL;
+	size_t         keylen = 0;
+	char           sig[CHANNEL_HTTP_SIG_LEN];
+	const char    *body = "{\"test\": 2432232314}";
 
-	ck_assert_int_eq(channel_http_secret_key(
-	    "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &key, &keylen), 0);
+	ck_assert_int_eq(
+	    channel_http_secret_key(
+	        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &key, &keylen),
+	    0);
 	ck_assert_uint_eq(keylen, 24);
-	ck_assert_int_eq(channel_http_sign(key, keylen,
-	    "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, strlen(body),
-	    sig), 0);
-	ck_assert_str_eq(sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+	ck_assert_int_eq(
+	    channel_http_sign(key, keylen, "msg_p5jXN8AQM9LWM0D4loKWxJek",
+	        1614265330, body, strlen(body), sig),
+	    0);
+	ck_assert_str_eq(
+	    sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
 	free(key);
 }
 END_TEST
 
 START_TEST(test_secret_forms)
 {
-	unsigned char	*key = NULL;
-	size_t		 keylen = 0;
+	unsigned char *key = NULL;
+	size_t         keylen = 0;
 
 	ck_assert_int_eq(channel_http_secret_key("plain", &key, &keylen), 0);
 	ck_assert_uint_eq(keylen, 5);
 	ck_assert(memcmp(key, "plain", 5) == 0);
 	free(key);
 	key = NULL;
-	ck_assert_int_eq(channel_http_secret_key("whsec_YWI=", &key, &keylen),
-	    0);
+	ck_assert_int_eq(
+	    channel_http_secret_key("whsec_YWI=", &key, &keylen), 0);
 	ck_assert_uint_eq(keylen, 2);
 	ck_assert(memcmp(key, "ab", 2) == 0);
 	free(key);
 	key = NULL;
-	ck_assert_int_eq(channel_http_secret_key("whsec_abc", &key, &keylen),
-	    -1);
+	ck_assert_int_eq(
+	    channel_http_secret_key("whsec_abc", &key, &keylen), -1);
 	ck_assert_int_eq(channel_http_secret_key("whsec_", &key, &keylen), -1);
-	ck_assert_int_eq(channel_http_secret_key("whsec_a!b=", &key, &keylen),
-	    -1);
+	ck_assert_int_eq(
+	    channel_http_secret_key("whsec_a!b=", &key, &keylen), -1);
 }
 END_TEST
 
@@ -96,10 +100,11 @@ check_msg(const char *id, const char *payload, char **why)
 
 START_TEST(test_payload_check)
 {
-	char	*why = NULL;
+	char *why = NULL;
 
 	ck_assert_int_eq(check_msg("0b9f1e7c-3f5e-4a38-9c43-6d0e5a1f2b3c",
-	    "{\"a\": 1}", &why), 0);
+	                     "{\"a\": 1}", &why),
+	    0);
 	ck_assert_int_eq(check_msg("x", "[1, 2]", &why), 0);
 	ck_assert_int_eq(check_msg("x", "42", &why), -1);
 	ck_assert_ptr_nonnull(strstr(why, "not a JSON object or array"));
@@ -119,7 +124,7 @@ END_TEST
 
 START_TEST(test_error_text)
 {
-	char	 body[300], *e;
+	char body[300], *e;
 
 	e = channel_http_error(400, "{\"error\": \"bad\"}\n", 17);
 	ck_assert_str_eq(e, "http 400: {\"error\": \"bad\"}");
@@ -157,8 +162,8 @@ closed_port_channel(void)
 	return cc;
 }
 
-static int	veto_id;	/* before_send refuses this id */
-static int	after_calls;
+static int veto_id; /* before_send refuses this id */
+static int after_calls;
 
 static int
 veto_before(struct send_ctl *ctl, struct outbox_msg *m)
@@ -179,11 +184,11 @@ static void
 send_three(volatile sig_atomic_t *stop, struct outbox_msg *m)
 {
 	struct conf_channel cc = closed_port_channel();
-	struct outbox_msg *p[3];
-	struct send_ctl	 ctl;
-	struct channel	*ch = NULL;
-	char		*err = NULL;
-	size_t		 i;
+	struct outbox_msg  *p[3];
+	struct send_ctl     ctl;
+	struct channel     *ch = NULL;
+	char               *err = NULL;
+	size_t              i;
 
 	memset(&ctl, 0, sizeof ctl);
 	ctl.before_send = veto_before;
@@ -205,8 +210,8 @@ send_three(volatile sig_atomic_t *stop, struct outbox_msg *m)
 START_TEST(test_send_connection_refused)
 {
 	volatile sig_atomic_t stop = 0;
-	struct outbox_msg m[3];
-	size_t		 i;
+	struct outbox_msg     m[3];
+	size_t                i;
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	veto_id = 2;
@@ -231,8 +236,8 @@ END_TEST
 START_TEST(test_send_stopped)
 {
 	volatile sig_atomic_t stop = 1;
-	struct outbox_msg m[3];
-	size_t		 i;
+	struct outbox_msg     m[3];
+	size_t                i;
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	veto_id = 0;
@@ -250,8 +255,8 @@ END_TEST
 static Suite *
 http_suite(void)
 {
-	Suite	*s = suite_create("http");
-	TCase	*tc = tcase_create("http");
+	Suite *s = suite_create("http");
+	TCase *tc = tcase_create("http");
 
 	tcase_add_test(tc, test_standard_webhooks_vector);
 	tcase_add_test(tc, test_secret_forms);
@@ -267,8 +272,8 @@ http_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(http_suite());
-	int	 failed;
+	SRunner *sr = srunner_create(http_suite());
+	int      failed;
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

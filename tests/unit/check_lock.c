@@ -16,11 +16,11 @@
 
 /* A value the fake returns: a string, or SQL NULL. */
 struct fval {
-	int		 null;
-	const char	*s;
+	int         null;
+	const char *s;
 };
-#define V(x)	((struct fval){ 0, (x) })
-#define VNULL	((struct fval){ 1, NULL })
+#define V(x) ((struct fval){ 0, (x) })
+#define VNULL ((struct fval){ 1, NULL })
 
 struct fake_conn {
 	unsigned long long id;
@@ -29,30 +29,30 @@ struct fake_conn {
 /* What the fake answers, and what it saw. */
 struct fake {
 	/* script */
-	int		 connect_fail_from;	/* nth connect fails; 0 never */
-	struct fval	 get_lock;
-	const char	*wsrep;
-	enum db_status	 release_st;
-	struct fval	 release;
-	int		 destroy_fail;
-	enum db_status	 is_used_st;
-	int		 is_used_self;	/* IS_USED_LOCK = the lock session */
-	struct fval	 is_used;	/* otherwise this */
-	enum db_status	 kill_st;
-	enum db_status	 finish_st;
+	int                connect_fail_from; /* nth connect fails; 0 never */
+	struct fval        get_lock;
+	const char        *wsrep;
+	enum db_status     release_st;
+	struct fval        release;
+	int                destroy_fail;
+	enum db_status     is_used_st;
+	int                is_used_self; /* IS_USED_LOCK = the lock session */
+	struct fval        is_used;      /* otherwise this */
+	enum db_status     kill_st;
+	enum db_status     finish_st;
 	struct lock_holder holder;
 	/* observed */
-	int		 connects;
-	int		 destroys;
-	int		 releases;
-	int		 kills;
+	int                connects;
+	int                destroys;
+	int                releases;
+	int                kills;
 	unsigned long long killed;
-	int		 holder_calls;
-	int		 run_starts;
-	int		 finishes;
-	char		 finish_outcome[32];
-	int		 finish_status;
-	char		 finish_error[256];
+	int                holder_calls;
+	int                run_starts;
+	int                finishes;
+	char               finish_outcome[32];
+	int                finish_status;
+	char               finish_error[256];
 	unsigned long long lock_session;
 };
 
@@ -60,8 +60,8 @@ static struct fake F;
 
 #define MAX_INCIDENTS 16
 static struct {
-	char	 event[64];
-	char	 detail[512];
+	char event[64];
+	char detail[512];
 } seen[MAX_INCIDENTS];
 static int nseen;
 
@@ -71,8 +71,7 @@ sink(const struct incident *in, void *arg)
 	(void)arg;
 	if (nseen == MAX_INCIDENTS)
 		return;
-	snprintf(seen[nseen].event, sizeof seen[nseen].event, "%s",
-	    in->event);
+	snprintf(seen[nseen].event, sizeof seen[nseen].event, "%s", in->event);
 	snprintf(seen[nseen].detail, sizeof seen[nseen].detail, "%s",
 	    in->detail != NULL ? in->detail : "");
 	nseen++;
@@ -81,7 +80,7 @@ sink(const struct incident *in, void *arg)
 static int
 seen_event(const char *event)
 {
-	int	 i, n = 0;
+	int i, n = 0;
 
 	for (i = 0; i < nseen; i++)
 		if (strcmp(seen[i].event, event) == 0)
@@ -92,7 +91,7 @@ seen_event(const char *event)
 static const char *
 seen_detail(const char *event)
 {
-	int	 i;
+	int i;
 
 	for (i = 0; i < nseen; i++)
 		if (strcmp(seen[i].event, event) == 0)
@@ -137,8 +136,8 @@ f_destroy(void *conn, char **errstr)
 }
 
 static enum db_status
-f_get_lock(void *conn, const char *name, struct lock_acquire_row *row,
-    char **errstr)
+f_get_lock(
+    void *conn, const char *name, struct lock_acquire_row *row, char **errstr)
 {
 	struct fake_conn *c = conn;
 
@@ -160,7 +159,7 @@ f_release_lock(void *conn, const char *name, char **value, char **errstr)
 	*value = NULL;
 	if (F.release_st != DB_OK) {
 		*errstr = xstrdup("query failed: Lost connection to server "
-		    "during query");
+		                  "during query");
 		return (F.release_st);
 	}
 	*value = fdup(F.release);
@@ -214,8 +213,8 @@ f_holder(void *conn, const char *name, struct lock_holder *h, char **errstr)
 }
 
 static enum db_status
-f_run_start(void *conn, const struct run_start_info *ri,
-    unsigned long long *id, char **errstr)
+f_run_start(void *conn, const struct run_start_info *ri, unsigned long long *id,
+    char **errstr)
 {
 	(void)conn;
 	(void)ri;
@@ -311,7 +310,7 @@ setup(void)
 static void
 teardown(void)
 {
-	char	 cmd[128];
+	char cmd[128];
 
 	incident_set_sink(NULL, NULL);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", rundir);
@@ -324,7 +323,7 @@ static void
 take(struct lock *l)
 {
 	struct lock_holder h;
-	char		*errstr = NULL;
+	char              *errstr = NULL;
 
 	lock_init(l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(l, &errstr), LOCK_OK);
@@ -338,7 +337,7 @@ static const struct run_end ok_end = { "success", 0, NULL };
 
 START_TEST(release_ok)
 {
-	struct lock	 l;
+	struct lock l;
 
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_OK);
@@ -353,11 +352,11 @@ END_TEST
 
 START_TEST(release_query_fails)
 {
-	struct lock	 l;
+	struct lock      l;
 	enum lock_result lr;
 
 	F.release_st = DB_ERR_LOST;
-	F.is_used_self = 1;	/* the old session still holds it */
+	F.is_used_self = 1; /* the old session still holds it */
 	take(&l);
 	lr = lock_finish(&l, &ok_end);
 	ck_assert_int_eq(lr, LOCK_INCIDENT);
@@ -379,10 +378,10 @@ END_TEST
 
 START_TEST(release_query_fails_lock_already_free)
 {
-	struct lock	 l;
+	struct lock l;
 
 	F.release_st = DB_ERR_QUERY;
-	F.is_used = VNULL;	/* the session's end gave the lock back */
+	F.is_used = VNULL; /* the session's end gave the lock back */
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
 	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
@@ -393,7 +392,7 @@ END_TEST
 
 START_TEST(release_returns_zero)
 {
-	struct lock	 l;
+	struct lock      l;
 	enum lock_result lr;
 
 	F.release = V("0");
@@ -410,7 +409,7 @@ END_TEST
 
 START_TEST(release_returns_null)
 {
-	struct lock	 l;
+	struct lock      l;
 	enum lock_result lr;
 
 	F.release = VNULL;
@@ -419,14 +418,14 @@ START_TEST(release_returns_null)
 	ck_assert_int_eq(lr, LOCK_INCIDENT);
 	ck_assert_int_eq(lock_exitcode(lr), 76);
 	ck_assert_int_eq(seen_event("lock_release_unexpected"), 1);
-	ck_assert_ptr_nonnull(strstr(seen_detail("lock_release_unexpected"),
-	    "NULL"));
+	ck_assert_ptr_nonnull(
+	    strstr(seen_detail("lock_release_unexpected"), "NULL"));
 }
 END_TEST
 
 START_TEST(release_returns_junk)
 {
-	struct lock	 l;
+	struct lock l;
 
 	F.release = V("01");
 	take(&l);
@@ -439,9 +438,9 @@ END_TEST
  * acquired. */
 START_TEST(get_lock_string_zero_is_busy)
 {
-	struct lock	 l;
+	struct lock        l;
 	struct lock_holder h;
-	char		*errstr = NULL;
+	char              *errstr = NULL;
 
 	F.get_lock = V("0");
 	F.holder.connection_id = 55;
@@ -461,10 +460,10 @@ static const char *const junk[] = { "", "01", "1 ", "true", "2", "-1" };
 
 START_TEST(get_lock_junk_not_acquired)
 {
-	struct lock	 l;
+	struct lock        l;
 	struct lock_holder h;
-	char		*errstr = NULL;
-	enum lock_result lr;
+	char              *errstr = NULL;
+	enum lock_result   lr;
 
 	F.get_lock = V(junk[_i]);
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
@@ -472,7 +471,7 @@ START_TEST(get_lock_junk_not_acquired)
 	lr = lock_acquire(&l, &h, &errstr);
 	ck_assert_int_eq(lr, LOCK_ERR_VALUE);
 	ck_assert_int_eq(l.held, 0);
-	ck_assert_ptr_null(l.conn);	/* session closed: nothing kept */
+	ck_assert_ptr_null(l.conn); /* session closed: nothing kept */
 	ck_assert_int_eq(lock_exitcode(lr), EXIT_SOFTWARE);
 	free(errstr);
 }
@@ -480,10 +479,10 @@ END_TEST
 
 START_TEST(get_lock_null)
 {
-	struct lock	 l;
+	struct lock        l;
 	struct lock_holder h;
-	char		*errstr = NULL;
-	enum lock_result lr;
+	char              *errstr = NULL;
+	enum lock_result   lr;
 
 	F.get_lock = VNULL;
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
@@ -498,10 +497,10 @@ END_TEST
 
 START_TEST(galera_refused)
 {
-	struct lock	 l;
+	struct lock        l;
 	struct lock_holder h;
-	char		*errstr = NULL;
-	enum lock_result lr;
+	char              *errstr = NULL;
+	enum lock_result   lr;
 
 	F.wsrep = "1";
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
@@ -517,11 +516,11 @@ END_TEST
 
 START_TEST(no_wsrep_variable_is_off)
 {
-	struct lock	 l;
+	struct lock        l;
 	struct lock_holder h;
-	char		*errstr = NULL;
+	char              *errstr = NULL;
 
-	F.wsrep = NULL;		/* MySQL without Galera */
+	F.wsrep = NULL; /* MySQL without Galera */
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	ck_assert_int_eq(lock_acquire(&l, &h, &errstr), LOCK_OK);
@@ -532,7 +531,7 @@ END_TEST
 /* Destroying the session fails as well: still every failure reported. */
 START_TEST(release_and_destroy_fail)
 {
-	struct lock	 l;
+	struct lock l;
 
 	F.release_st = DB_ERR_LOST;
 	F.destroy_fail = 1;
@@ -548,10 +547,10 @@ END_TEST
 
 START_TEST(verify_connect_fails)
 {
-	struct lock	 l;
+	struct lock l;
 
 	F.release_st = DB_ERR_LOST;
-	F.connect_fail_from = 2;	/* no fresh session at all */
+	F.connect_fail_from = 2; /* no fresh session at all */
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
 	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
@@ -563,7 +562,7 @@ END_TEST
 
 START_TEST(verify_kill_fails)
 {
-	struct lock	 l;
+	struct lock l;
 
 	F.release_st = DB_ERR_LOST;
 	F.is_used_self = 1;
@@ -572,14 +571,14 @@ START_TEST(verify_kill_fails)
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
 	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
 	ck_assert_int_eq(seen_event("lock_verify_failed"), 1);
-	ck_assert_ptr_nonnull(strstr(seen_detail("lock_verify_failed"),
-	    "KILL failed"));
+	ck_assert_ptr_nonnull(
+	    strstr(seen_detail("lock_verify_failed"), "KILL failed"));
 }
 END_TEST
 
 START_TEST(verify_query_fails)
 {
-	struct lock	 l;
+	struct lock l;
 
 	F.release_st = DB_ERR_LOST;
 	F.is_used_st = DB_ERR_QUERY;
@@ -593,7 +592,7 @@ END_TEST
  * status stands. */
 START_TEST(run_record_fails)
 {
-	struct lock	 l;
+	struct lock l;
 
 	F.finish_st = DB_ERR_QUERY;
 	take(&l);
@@ -604,13 +603,13 @@ END_TEST
 
 START_TEST(heartbeat_lost)
 {
-	struct lock	 l;
+	struct lock l;
 
 	take(&l);
 	F.is_used = V("999");
 	ck_assert_int_eq(lock_heartbeat(&l), LOCK_INCIDENT);
 	ck_assert_int_eq(lock_heartbeat(&l), LOCK_INCIDENT);
-	ck_assert_int_eq(seen_event("lock_lost"), 1);	/* once */
+	ck_assert_int_eq(seen_event("lock_lost"), 1); /* once */
 	F.release = V("0");
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
 	/* 0 after a reported loss: expected, not a second incident */
@@ -621,7 +620,7 @@ END_TEST
 
 START_TEST(heartbeat_ok)
 {
-	struct lock	 l;
+	struct lock l;
 
 	take(&l);
 	F.is_used_self = 1;
@@ -636,7 +635,7 @@ END_TEST
 START_TEST(holder_verdicts)
 {
 	struct lock_holder h;
-	char		*why = NULL;
+	char              *why = NULL;
 
 	memset(&h, 0, sizeof h);
 	h.connection_id = 7;
@@ -683,7 +682,7 @@ guard_setup_job(struct guard_job *gj, char **argv)
  * error kept in the run record, exit 76. */
 START_TEST(guard_failing_job_and_release)
 {
-	char		*argv[] = { "sh", "-c", "exit 3", NULL };
+	char            *argv[] = { "sh", "-c", "exit 3", NULL };
 	struct guard_job gj;
 
 	F.release_st = DB_ERR_LOST;
@@ -691,8 +690,8 @@ START_TEST(guard_failing_job_and_release)
 	guard_setup_job(&gj, argv);
 	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL), 76);
 	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
-	ck_assert_ptr_nonnull(strstr(seen_detail("lock_release_failed"),
-	    "status 3"));
+	ck_assert_ptr_nonnull(
+	    strstr(seen_detail("lock_release_failed"), "status 3"));
 	ck_assert_int_eq(F.kills, 1);
 	ck_assert_int_eq(F.finishes, 1);
 	ck_assert_int_eq(F.finish_status, 3);
@@ -702,7 +701,7 @@ END_TEST
 
 START_TEST(guard_status_passthrough)
 {
-	char		*argv[] = { "sh", "-c", "exit 5", NULL };
+	char            *argv[] = { "sh", "-c", "exit 5", NULL };
 	struct guard_job gj;
 
 	guard_setup_job(&gj, argv);
@@ -715,7 +714,7 @@ END_TEST
 
 START_TEST(guard_busy_skips)
 {
-	char		*argv[] = { "sh", "-c", "exit 5", NULL };
+	char            *argv[] = { "sh", "-c", "exit 5", NULL };
 	struct guard_job gj;
 
 	F.get_lock = V("0");
@@ -735,9 +734,9 @@ END_TEST
 /* The lock is lost mid-job: incident, the job terminated, 76. */
 START_TEST(guard_lost_terminates)
 {
-	char		*argv[] = { "sleep", "30", NULL };
+	char            *argv[] = { "sleep", "30", NULL };
 	struct guard_job gj;
-	int64_t		 t0;
+	int64_t          t0;
 
 	F.is_used = V("999");
 	F.release = VNULL;
@@ -755,8 +754,8 @@ END_TEST
 static Suite *
 lock_suite(void)
 {
-	Suite	*s = suite_create("lock");
-	TCase	*tc = tcase_create("fake database");
+	Suite *s = suite_create("lock");
+	TCase *tc = tcase_create("fake database");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 20);
@@ -767,8 +766,8 @@ lock_suite(void)
 	tcase_add_test(tc, release_returns_null);
 	tcase_add_test(tc, release_returns_junk);
 	tcase_add_test(tc, get_lock_string_zero_is_busy);
-	tcase_add_loop_test(tc, get_lock_junk_not_acquired, 0,
-	    (int)nitems(junk));
+	tcase_add_loop_test(
+	    tc, get_lock_junk_not_acquired, 0, (int)nitems(junk));
 	tcase_add_test(tc, get_lock_null);
 	tcase_add_test(tc, galera_refused);
 	tcase_add_test(tc, no_wsrep_variable_is_off);
@@ -791,8 +790,8 @@ lock_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 failed;
+	SRunner *sr;
+	int      failed;
 
 	sr = srunner_create(lock_suite());
 	srunner_run_all(sr, CK_NORMAL);

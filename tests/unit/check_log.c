@@ -25,20 +25,21 @@ emit_tricky(void *arg)
 {
 	(void)arg;
 	log_kv(LOG_WARN, "job_failed", "job", "leave accrual", "why",
-	    "said \"no\"\nthen=left", "empty", "", "absent", NULL, "plain", "x1",
-	    NULL);
+	    "said \"no\"\nthen=left", "empty", "", "absent", NULL, "plain",
+	    "x1", NULL);
 }
 
 START_TEST(test_logfmt_quoting)
 {
-	char	*s;
+	char *s;
 
 	log_init(LOG_WARN, LOG_TEXT);
 	s = testutil_capture(STDERR_FILENO, emit_tricky, NULL);
 	ck_assert_msg(strncmp(s, "ts=", 3) == 0, "%s", s);
 	ck_assert_ptr_nonnull(strstr(s, " level=warn event=job_failed "));
 	ck_assert_ptr_nonnull(strstr(s, " job=\"leave accrual\""));
-	ck_assert_ptr_nonnull(strstr(s, " why=\"said \\\"no\\\"\\nthen=left\""));
+	ck_assert_ptr_nonnull(
+	    strstr(s, " why=\"said \\\"no\\\"\\nthen=left\""));
 	ck_assert_ptr_nonnull(strstr(s, " empty=\"\""));
 	ck_assert_ptr_null(strstr(s, "absent"));
 	ck_assert_ptr_nonnull(strstr(s, " plain=x1\n"));
@@ -50,17 +51,18 @@ END_TEST
 
 START_TEST(test_json_lines)
 {
-	json_error_t	 jerr;
-	json_t		*o;
-	char		*s;
+	json_error_t jerr;
+	json_t      *o;
+	char        *s;
 
 	log_init(LOG_WARN, LOG_JSON);
 	s = testutil_capture(STDERR_FILENO, emit_tricky, NULL);
 	o = json_loads(s, 0, &jerr);
 	ck_assert_msg(o != NULL, "not JSON: %s (%s)", s, jerr.text);
-	ck_assert_str_eq(json_string_value(json_object_get(o, "level")), "warn");
-	ck_assert_str_eq(json_string_value(json_object_get(o, "event")),
-	    "job_failed");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(o, "level")), "warn");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(o, "event")), "job_failed");
 	ck_assert_str_eq(json_string_value(json_object_get(o, "why")),
 	    "said \"no\"\nthen=left");
 	json_decref(o);
@@ -80,9 +82,9 @@ emit_levels(void *arg)
 
 START_TEST(test_levels)
 {
-	char	*s;
+	char *s;
 
-	log_init(LOG_WARN, LOG_TEXT);	/* the default: quiet on success */
+	log_init(LOG_WARN, LOG_TEXT); /* the default: quiet on success */
 	s = testutil_capture(STDERR_FILENO, emit_levels, NULL);
 	ck_assert_ptr_null(strstr(s, "event=dbg"));
 	ck_assert_ptr_null(strstr(s, "event=inf"));
@@ -90,13 +92,13 @@ START_TEST(test_levels)
 	ck_assert_ptr_nonnull(strstr(s, "event=err"));
 	free(s);
 
-	log_init(LOG_ERROR, LOG_TEXT);	/* -q */
+	log_init(LOG_ERROR, LOG_TEXT); /* -q */
 	s = testutil_capture(STDERR_FILENO, emit_levels, NULL);
 	ck_assert_ptr_null(strstr(s, "event=wrn"));
 	ck_assert_ptr_nonnull(strstr(s, "event=err"));
 	free(s);
 
-	log_init(LOG_DEBUG, LOG_TEXT);	/* -vv */
+	log_init(LOG_DEBUG, LOG_TEXT); /* -vv */
 	s = testutil_capture(STDERR_FILENO, emit_levels, NULL);
 	ck_assert_ptr_nonnull(strstr(s, "event=dbg"));
 	ck_assert_ptr_nonnull(strstr(s, "event=inf"));
@@ -105,16 +107,16 @@ START_TEST(test_levels)
 END_TEST
 
 struct seen {
-	int	 calls;
-	char	 event[64];
-	char	 detail[128];
+	int                calls;
+	char               event[64];
+	char               detail[128];
 	unsigned long long run_id;
 };
 
 static void
 test_sink(const struct incident *in, void *arg)
 {
-	struct seen	*seen = arg;
+	struct seen *seen = arg;
 
 	seen->calls++;
 	snprintf(seen->event, sizeof seen->event, "%s", in->event);
@@ -126,7 +128,7 @@ test_sink(const struct incident *in, void *arg)
 static void
 emit_incident(void *arg)
 {
-	const struct incident	 in = {
+	const struct incident in = {
 		.event = "lock_release_unexpected",
 		.job = "leave-accrual",
 		.lock = "cronguard:app:leave-accrual",
@@ -141,17 +143,17 @@ emit_incident(void *arg)
 
 START_TEST(test_incident_logged_even_when_quiet)
 {
-	struct seen	 seen;
-	unsigned	 before = incident_count();
-	char		*s;
+	struct seen seen;
+	unsigned    before = incident_count();
+	char       *s;
 
 	memset(&seen, 0, sizeof seen);
 	log_init(LOG_ERROR, LOG_TEXT);
 	incident_set_sink(test_sink, &seen);
 	incident_set_alert(NULL, 0);
 	s = testutil_capture(STDERR_FILENO, emit_incident, NULL);
-	ck_assert_ptr_nonnull(strstr(s,
-	    "level=error event=lock_release_unexpected incident=1"));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "level=error event=lock_release_unexpected incident=1"));
 	ck_assert_ptr_nonnull(strstr(s, "run_id=42"));
 	ck_assert_ptr_nonnull(strstr(s, "connection_id=7"));
 	ck_assert_ptr_nonnull(strstr(s, "detail=\"RELEASE_LOCK returned 0\""));
@@ -166,20 +168,20 @@ END_TEST
 
 /* A one-shot HTTP listener: accepts one request, keeps it, answers 200. */
 struct listener {
-	int		 fd;
-	int		 status;
-	char		 req[8192];
-	size_t		 len;
+	int    fd;
+	int    status;
+	char   req[8192];
+	size_t len;
 };
 
 static void *
 listener_main(void *arg)
 {
-	struct listener	*l = arg;
-	char		 reply[128];
-	char		*hdr_end, *cl;
-	ssize_t		 n;
-	int		 c;
+	struct listener *l = arg;
+	char             reply[128];
+	char            *hdr_end, *cl;
+	ssize_t          n;
+	int              c;
 
 	if ((c = accept(l->fd, NULL, NULL)) == -1)
 		return NULL;
@@ -192,12 +194,15 @@ listener_main(void *arg)
 		if ((hdr_end = strstr(l->req, "\r\n\r\n")) == NULL)
 			continue;
 		cl = strcasestr(l->req, "content-length:");
-		if (cl == NULL || l->len - (size_t)(hdr_end + 4 - l->req) >=
-		    strtoul(cl + 15, NULL, 10))
+		if (cl == NULL ||
+		    l->len - (size_t)(hdr_end + 4 - l->req) >=
+		        strtoul(cl + 15, NULL, 10))
 			break;
 	}
-	snprintf(reply, sizeof reply, "HTTP/1.1 %d X\r\nContent-Length: 0\r\n"
-	    "Connection: close\r\n\r\n", l->status);
+	snprintf(reply, sizeof reply,
+	    "HTTP/1.1 %d X\r\nContent-Length: 0\r\n"
+	    "Connection: close\r\n\r\n",
+	    l->status);
 	if (write(c, reply, strlen(reply)) < 0)
 		l->len = 0;
 	close(c);
@@ -207,9 +212,9 @@ listener_main(void *arg)
 static int
 listen_loopback(int *port)
 {
-	struct sockaddr_in	 sin;
-	socklen_t		 slen = sizeof sin;
-	int			 fd;
+	struct sockaddr_in sin;
+	socklen_t          slen = sizeof sin;
+	int                fd;
 
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	ck_assert_int_ge(fd, 0);
@@ -231,11 +236,11 @@ silent(void *arg)
 
 START_TEST(test_incident_alert_posted)
 {
-	struct listener	 l;
-	pthread_t	 t;
-	json_t		*o;
-	char		 url[64], *s, *body;
-	int		 port;
+	struct listener l;
+	pthread_t       t;
+	json_t         *o;
+	char            url[64], *s, *body;
+	int             port;
 
 	memset(&l, 0, sizeof l);
 	l.status = 200;
@@ -249,18 +254,18 @@ START_TEST(test_incident_alert_posted)
 	pthread_join(t, NULL);
 	close(l.fd);
 	ck_assert_ptr_null(strstr(s, "alert_failed"));
-	ck_assert_msg(strncmp(l.req, "POST /ops HTTP/1.1\r\n", 20) == 0,
-	    "%s", l.req);
-	ck_assert_ptr_nonnull(strcasestr(l.req,
-	    "content-type: application/json"));
+	ck_assert_msg(
+	    strncmp(l.req, "POST /ops HTTP/1.1\r\n", 20) == 0, "%s", l.req);
+	ck_assert_ptr_nonnull(
+	    strcasestr(l.req, "content-type: application/json"));
 	body = strstr(l.req, "\r\n\r\n");
 	ck_assert_ptr_nonnull(body);
 	o = json_loads(body + 4, 0, NULL);
 	ck_assert_ptr_nonnull(o);
 	ck_assert_str_eq(json_string_value(json_object_get(o, "event")),
 	    "lock_release_unexpected");
-	ck_assert_str_eq(json_string_value(json_object_get(o, "job")),
-	    "leave-accrual");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(o, "job")), "leave-accrual");
 	ck_assert_int_eq(json_integer_value(json_object_get(o, "run_id")), 42);
 	json_decref(o);
 	incident_set_alert(NULL, 0);
@@ -270,11 +275,11 @@ END_TEST
 
 START_TEST(test_incident_alert_failure_is_logged)
 {
-	struct seen	 seen;
-	struct listener	 l;
-	pthread_t	 t;
-	char		 url[64], *s;
-	int		 port;
+	struct seen     seen;
+	struct listener l;
+	pthread_t       t;
+	char            url[64], *s;
+	int             port;
 
 	/* A server answering 500: the failure is logged, the incident is
 	 * still delivered to the sink and logged itself. */
@@ -304,8 +309,8 @@ END_TEST
 static Suite *
 log_suite(void)
 {
-	Suite	*s = suite_create("log");
-	TCase	*tc = tcase_create("core");
+	Suite *s = suite_create("log");
+	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_logfmt_quoting);
@@ -321,8 +326,8 @@ log_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(log_suite());
-	int	 failed;
+	SRunner *sr = srunner_create(log_suite());
+	int      failed;
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

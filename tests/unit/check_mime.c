@@ -18,10 +18,10 @@ static struct mime_msg *
 build_ok(const char *payload)
 {
 	struct mime_opts o = { "Reservations <noreply@example.com>", ID,
-	    1795948318, 0 };
-	struct mime_msg	*m = NULL;
-	char		*err = NULL;
-	int		 rc;
+		1795948318, 0 };
+	struct mime_msg *m = NULL;
+	char            *err = NULL;
+	int              rc;
 
 	rc = mime_build(payload, strlen(payload), &o, &m, &err);
 	ck_assert_msg(rc == 0, "unexpected failure: %s", err);
@@ -34,11 +34,11 @@ static char *
 build_fail(const char *payload, long long max_size)
 {
 	struct mime_opts o = { "noreply@example.com", ID, 0, max_size };
-	struct mime_msg	*m = NULL;
-	char		*err = NULL;
+	struct mime_msg *m = NULL;
+	char            *err = NULL;
 
-	ck_assert_int_eq(mime_build(payload, strlen(payload), &o, &m, &err),
-	    -1);
+	ck_assert_int_eq(
+	    mime_build(payload, strlen(payload), &o, &m, &err), -1);
 	ck_assert_ptr_null(m);
 	ck_assert_ptr_nonnull(err);
 	return err;
@@ -47,10 +47,12 @@ build_fail(const char *payload, long long max_size)
 static void
 assert_refused(const char *payload, const char *why)
 {
-	char	*err = build_fail(payload, 0);
+	char *err = build_fail(payload, 0);
 
-	ck_assert_msg(strstr(err, why) != NULL, "payload %s: got \"%s\", "
-	    "expected \"%s\"", payload, err, why);
+	ck_assert_msg(strstr(err, why) != NULL,
+	    "payload %s: got \"%s\", "
+	    "expected \"%s\"",
+	    payload, err, why);
 	free(err);
 }
 
@@ -59,7 +61,7 @@ static const char *
 header(const struct mime_msg *m, const char *name)
 {
 	const struct curl_slist *l;
-	size_t	n = strlen(name);
+	size_t                   n = strlen(name);
 
 	for (l = m->headers; l != NULL; l = l->next) {
 		if (strncasecmp(l->data, name, n) == 0 && l->data[n] == ':')
@@ -77,24 +79,24 @@ header(const struct mime_msg *m, const char *name)
 static char *
 decode_words(const char *v, size_t first_used)
 {
-	struct buf	 out;
-	const char	*p = v, *end;
-	unsigned char	 dec[128];
-	int		 n, pad;
-	size_t		 linelen = first_used, wl;
+	struct buf    out;
+	const char   *p = v, *end;
+	unsigned char dec[128];
+	int           n, pad;
+	size_t        linelen = first_used, wl;
 
 	buf_init(&out);
 	while (*p != '\0') {
-		ck_assert_msg(strncmp(p, "=?UTF-8?B?", 10) == 0, "not a word: %s",
-		    p);
+		ck_assert_msg(
+		    strncmp(p, "=?UTF-8?B?", 10) == 0, "not a word: %s", p);
 		end = strstr(p + 10, "?=");
 		ck_assert_ptr_nonnull(end);
 		wl = (size_t)(end + 2 - p);
 		ck_assert_uint_le(wl, 75);
 		linelen += wl;
 		ck_assert_uint_le(linelen, 78);
-		n = EVP_DecodeBlock(dec, (const unsigned char *)p + 10,
-		    (int)(end - p - 10));
+		n = EVP_DecodeBlock(
+		    dec, (const unsigned char *)p + 10, (int)(end - p - 10));
 		ck_assert_int_ge(n, 0);
 		pad = (end[-1] == '=') + (end[-2] == '=');
 		n -= pad;
@@ -114,14 +116,16 @@ decode_words(const char *v, size_t first_used)
 
 START_TEST(test_korean_subject)
 {
-	const char *subj = "예약 확정 안내: 2026년 12월 1일 오후 3시 서울 강남점 "
+	const char *subj =
+	    "예약 확정 안내: 2026년 12월 1일 오후 3시 서울 강남점 "
 	    "예약이 확정되었습니다 — 감사합니다 😀";
-	char		*payload, *dec;
-	struct mime_msg	*m;
-	const char	*h;
+	char            *payload, *dec;
+	struct mime_msg *m;
+	const char      *h;
 
 	payload = xasprintf("{\"to\": \"kim@example.com\", \"subject\": "
-	    "\"%s\", \"text\": \"x\"}", subj);
+	                    "\"%s\", \"text\": \"x\"}",
+	    subj);
 	m = build_ok(payload);
 	h = header(m, "Subject");
 	ck_assert_ptr_nonnull(h);
@@ -137,7 +141,7 @@ START_TEST(test_encode_text_boundaries)
 {
 	/* 3-byte characters: 15 fit in 45 bytes; 16 make a second word. */
 	const char *s = "가나다라마바사아자차카타파하가나";
-	char	*enc, *dec;
+	char       *enc, *dec;
 
 	enc = mime_encode_text(s);
 	ck_assert_ptr_nonnull(strstr(enc, "?=\r\n =?UTF-8?B?"));
@@ -161,9 +165,9 @@ END_TEST
 
 START_TEST(test_mailbox)
 {
-	char		*addr, *field;
-	const char	*why;
-	size_t		 i;
+	char       *addr, *field;
+	const char *why;
+	size_t      i;
 	static const struct {
 		const char *in, *addr, *field;
 	} ok[] = {
@@ -180,35 +184,49 @@ START_TEST(test_mailbox)
 		    "\"say \\\"hi\\\"\" <x@y.z>" },
 	};
 	static const char *const bad[] = {
-		"", "kim", "kim@", "@example.com", "kim@@example.com",
-		"kim example@example.com", "kim..x@example.com",
-		".kim@example.com", "kim@-example.com", "kim@example..com",
-		"Kim <kim@example.com", "Kim <>", "kim@exa_mple.com",
-		"김@example.com", "kim@example.com\r\nBcc: x@y.z",
-		"kim@example.com\n", "\"Kim <kim@example.com>",
+		"",
+		"kim",
+		"kim@",
+		"@example.com",
+		"kim@@example.com",
+		"kim example@example.com",
+		"kim..x@example.com",
+		".kim@example.com",
+		"kim@-example.com",
+		"kim@example..com",
+		"Kim <kim@example.com",
+		"Kim <>",
+		"kim@exa_mple.com",
+		"김@example.com",
+		"kim@example.com\r\nBcc: x@y.z",
+		"kim@example.com\n",
+		"\"Kim <kim@example.com>",
 	};
 
 	for (i = 0; i < nitems(ok); i++) {
-		ck_assert_msg(mime_parse_mailbox(ok[i].in, &addr, &field,
-		    &why) == 0, "%s: %s", ok[i].in, why);
+		ck_assert_msg(
+		    mime_parse_mailbox(ok[i].in, &addr, &field, &why) == 0,
+		    "%s: %s", ok[i].in, why);
 		ck_assert_str_eq(addr, ok[i].addr);
 		ck_assert_str_eq(field, ok[i].field);
 		free(addr);
 		free(field);
 	}
 	for (i = 0; i < nitems(bad); i++) {
-		ck_assert_msg(mime_parse_mailbox(bad[i], &addr, &field,
-		    &why) == -1, "accepted \"%s\"", bad[i]);
+		ck_assert_msg(
+		    mime_parse_mailbox(bad[i], &addr, &field, &why) == -1,
+		    "accepted \"%s\"", bad[i]);
 		ck_assert_ptr_null(addr);
 		ck_assert_ptr_null(field);
 	}
-	ck_assert_int_eq(mime_parse_mailbox("a@b.c\r\nBcc: x@y.z", &addr,
-	    &field, &why), -1);
+	ck_assert_int_eq(
+	    mime_parse_mailbox("a@b.c\r\nBcc: x@y.z", &addr, &field, &why), -1);
 	ck_assert_ptr_nonnull(strstr(why, "header injection"));
 
 	/* A Korean display name is encoded; the address stays readable. */
-	ck_assert_int_eq(mime_parse_mailbox("김민수 <kim@example.com>", &addr,
-	    &field, &why), 0);
+	ck_assert_int_eq(
+	    mime_parse_mailbox("김민수 <kim@example.com>", &addr, &field, &why),
+	    0);
 	ck_assert(strncmp(field, "=?UTF-8?B?", 10) == 0);
 	ck_assert_ptr_nonnull(strstr(field, "?= <kim@example.com>"));
 	free(addr);
@@ -216,13 +234,13 @@ START_TEST(test_mailbox)
 
 	/* A very long display name is encoded and folded: no line over 998. */
 	{
-		char	*name = xmalloc(3001), *in;
+		char *name = xmalloc(3001), *in;
 
 		memset(name, 'a', 3000);
 		name[3000] = '\0';
 		in = xasprintf("%s <kim@example.com>", name);
-		ck_assert_int_eq(mime_parse_mailbox(in, &addr, &field, &why),
-		    0);
+		ck_assert_int_eq(
+		    mime_parse_mailbox(in, &addr, &field, &why), 0);
 		ck_assert(strncmp(field, "=?UTF-8?B?", 10) == 0);
 		ck_assert_ptr_nonnull(strstr(field, "?=\r\n =?UTF-8?B?"));
 		free(in);
@@ -235,11 +253,12 @@ END_TEST
 
 START_TEST(test_envelope_and_headers)
 {
-	struct mime_msg	*m;
+	struct mime_msg         *m;
 	const struct curl_slist *l;
-	size_t		 n = 0;
+	size_t                   n = 0;
 
-	m = build_ok("{\"to\": [\"Kim <kim@example.com>\", \"lee@example.com\"],"
+	m = build_ok(
+	    "{\"to\": [\"Kim <kim@example.com>\", \"lee@example.com\"],"
 	    " \"cc\": \"park@example.com\", \"bcc\": [\"audit@example.com\"],"
 	    " \"reply_to\": \"help@example.com\", \"subject\": \"Hi\","
 	    " \"text\": \"a\\nb\", \"html\": \"<p>a</p>\","
@@ -250,21 +269,21 @@ START_TEST(test_envelope_and_headers)
 		n++;
 	ck_assert_uint_eq(n, 4);
 	ck_assert_uint_eq(m->nrcpt, 4);
-	ck_assert_str_eq(m->rcpt->next->next->next->data,
-	    "<audit@example.com>");
-	ck_assert_str_eq(header(m, "To"),
-	    "To: Kim <kim@example.com>, lee@example.com");
+	ck_assert_str_eq(
+	    m->rcpt->next->next->next->data, "<audit@example.com>");
+	ck_assert_str_eq(
+	    header(m, "To"), "To: Kim <kim@example.com>, lee@example.com");
 	ck_assert_str_eq(header(m, "Cc"), "Cc: park@example.com");
 	ck_assert_str_eq(header(m, "Reply-To"), "Reply-To: help@example.com");
-	ck_assert_str_eq(header(m, "From"),
-	    "From: Reservations <noreply@example.com>");
-	ck_assert_str_eq(header(m, "Message-ID"),
-	    "Message-ID: <" ID "@cronguard>");
-	ck_assert_str_eq(header(m, "Date"),
-	    "Date: Sun, 29 Nov 2026 10:31:58 +0000");
+	ck_assert_str_eq(
+	    header(m, "From"), "From: Reservations <noreply@example.com>");
+	ck_assert_str_eq(
+	    header(m, "Message-ID"), "Message-ID: <" ID "@cronguard>");
+	ck_assert_str_eq(
+	    header(m, "Date"), "Date: Sun, 29 Nov 2026 10:31:58 +0000");
 	ck_assert_str_eq(header(m, "MIME-Version"), "MIME-Version: 1.0");
-	ck_assert_str_eq(header(m, "Content-Type"),
-	    "Content-Type: multipart/alternative");
+	ck_assert_str_eq(
+	    header(m, "Content-Type"), "Content-Type: multipart/alternative");
 	ck_assert_str_eq(header(m, "X-Campaign"), "X-Campaign: spring");
 	ck_assert_ptr_nonnull(header(m, "List-Unsubscribe"));
 	/* Bcc only in the envelope; no header carries its address. */
@@ -288,11 +307,11 @@ END_TEST
 
 START_TEST(test_long_address_list_folds)
 {
-	struct buf	 p;
-	struct mime_msg	*m;
-	const char	*h, *s;
-	int		 i;
-	size_t		 line;
+	struct buf       p;
+	struct mime_msg *m;
+	const char      *h, *s;
+	int              i;
+	size_t           line;
 
 	buf_init(&p);
 	buf_adds(&p, "{\"text\": \"x\", \"to\": [");
@@ -326,47 +345,58 @@ START_TEST(test_refused)
 	assert_refused("{\"text\": \"x\"}", "to: missing recipient");
 	assert_refused("{\"to\": [], \"text\": \"x\"}", "missing recipient");
 	assert_refused("{\"to\": 5, \"text\": \"x\"}", "to: not a string");
-	assert_refused("{\"to\": \"nobody\", \"text\": \"x\"}",
-	    "to: malformed address");
+	assert_refused(
+	    "{\"to\": \"nobody\", \"text\": \"x\"}", "to: malformed address");
 	assert_refused("{\"to\": [\"a@b.c\", \"bad\"], \"text\": \"x\"}",
 	    "to[1]: malformed address");
 	assert_refused("{\"to\": \"a@b.c\", \"cc\": \"x@y.z\\r\\nBcc: e@v.il\","
-	    " \"text\": \"x\"}", "cc: CR or LF in address (header injection)");
+	               " \"text\": \"x\"}",
+	    "cc: CR or LF in address (header injection)");
 	assert_refused("{\"to\": \"a@b.c\", \"subject\": \"Hi\\r\\nBcc: "
-	    "e@v.il\", \"text\": \"x\"}", "subject: CR or LF (header injection)");
+	               "e@v.il\", \"text\": \"x\"}",
+	    "subject: CR or LF (header injection)");
 	assert_refused("{\"to\": \"a@b.c\", \"subject\": \"Hi\\nthere\","
-	    " \"text\": \"x\"}", "header injection");
+	               " \"text\": \"x\"}",
+	    "header injection");
 	assert_refused("{\"to\": \"a@b.c\", \"text\": \"x\", \"headers\":"
-	    " {\"X-A\": \"1\\r\\nBcc: e@v.il\"}}",
+	               " {\"X-A\": \"1\\r\\nBcc: e@v.il\"}}",
 	    "X-A: CR or LF in value (header injection)");
 	assert_refused("{\"to\": \"a@b.c\", \"text\": \"x\", \"headers\":"
-	    " {\"bcc\": \"e@v.il\"}}", "\"bcc\" is reserved");
+	               " {\"bcc\": \"e@v.il\"}}",
+	    "\"bcc\" is reserved");
 	assert_refused("{\"to\": \"a@b.c\", \"text\": \"x\", \"headers\":"
-	    " {\"Content-Type\": \"text/html\"}}", "reserved");
+	               " {\"Content-Type\": \"text/html\"}}",
+	    "reserved");
 	assert_refused("{\"to\": \"a@b.c\", \"text\": \"x\", \"headers\":"
-	    " {\"Message-Id\": \"<x@y>\"}}", "reserved");
+	               " {\"Message-Id\": \"<x@y>\"}}",
+	    "reserved");
 	assert_refused("{\"to\": \"a@b.c\", \"text\": \"x\", \"headers\":"
-	    " {\"Bad Name\": \"v\"}}", "invalid field name");
+	               " {\"Bad Name\": \"v\"}}",
+	    "invalid field name");
 	assert_refused("{\"to\": \"a@b.c\", \"text\": \"x\", \"headers\":"
-	    " {\"X-Colon:\": \"v\"}}", "invalid field name");
+	               " {\"X-Colon:\": \"v\"}}",
+	    "invalid field name");
 	assert_refused("{\"to\": \"a@b.c\", \"text\": \"x\", \"headers\":"
-	    " {\"X-N\": 1}}", "not a string");
+	               " {\"X-N\": 1}}",
+	    "not a string");
 	assert_refused("{\"to\": \"a@b.c\", \"text\": \"x\", \"headers\": []}",
 	    "headers: not an object");
 	assert_refused("{\"to\": \"a@b.c\"}", "text or html required");
-	assert_refused("{\"to\": \"a@b.c\", \"text\": 1}", "text: not a string");
-	assert_refused("{\"to\": \"a@b.c\", \"txt\": \"x\"}",
-	    "unknown key \"txt\"");
-	assert_refused("{\"to\": \"a@b.c\", \"to\": \"d@e.f\", \"text\": \"x\"}",
+	assert_refused(
+	    "{\"to\": \"a@b.c\", \"text\": 1}", "text: not a string");
+	assert_refused(
+	    "{\"to\": \"a@b.c\", \"txt\": \"x\"}", "unknown key \"txt\"");
+	assert_refused(
+	    "{\"to\": \"a@b.c\", \"to\": \"d@e.f\", \"text\": \"x\"}",
 	    "invalid JSON");
 }
 END_TEST
 
 START_TEST(test_limits)
 {
-	struct buf	 p;
-	char		*err, *big;
-	int		 i;
+	struct buf p;
+	char      *err, *big;
+	int        i;
 
 	buf_init(&p);
 	buf_adds(&p, "{\"text\": \"x\", \"to\": [");
@@ -394,9 +424,9 @@ END_TEST
 START_TEST(test_message_id_and_date)
 {
 	struct mime_opts o = { "a@b.c", "not a uuid<>", 0, 0 };
-	struct mime_msg	*m = NULL;
-	char		*err = NULL, date[64];
-	const char	*pl = "{\"to\": \"x@y.z\", \"text\": \"t\"}";
+	struct mime_msg *m = NULL;
+	char            *err = NULL, date[64];
+	const char      *pl = "{\"to\": \"x@y.z\", \"text\": \"t\"}";
 
 	ck_assert_int_eq(mime_build(pl, strlen(pl), &o, &m, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "message_id"));
@@ -410,7 +440,7 @@ START_TEST(test_message_id_and_date)
 
 	mime_date(0, date, sizeof date);
 	ck_assert_str_eq(date, "Thu, 01 Jan 1970 00:00:00 +0000");
-	mime_date(951782400, date, sizeof date);	/* leap day */
+	mime_date(951782400, date, sizeof date); /* leap day */
 	ck_assert_str_eq(date, "Tue, 29 Feb 2000 00:00:00 +0000");
 }
 END_TEST
@@ -430,8 +460,8 @@ END_TEST
 static Suite *
 mime_suite(void)
 {
-	Suite	*s;
-	TCase	*tc;
+	Suite *s;
+	TCase *tc;
 
 	s = suite_create("mime");
 	tc = tcase_create("encode");
@@ -453,8 +483,8 @@ mime_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 failed;
+	SRunner *sr;
+	int      failed;
 
 	sr = srunner_create(mime_suite());
 	srunner_run_all(sr, CK_NORMAL);

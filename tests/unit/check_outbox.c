@@ -24,9 +24,8 @@ conf_thresholds(void)
 }
 
 static struct outbox_counts
-counts(long long pending, long long due, long long processing,
-    long long stale, long long stuck, long long failed, long long oldest,
-    long long unknown)
+counts(long long pending, long long due, long long processing, long long stale,
+    long long stuck, long long failed, long long oldest, long long unknown)
 {
 	struct outbox_counts k;
 
@@ -44,15 +43,16 @@ counts(long long pending, long long due, long long processing,
 
 START_TEST(test_nagios_contract_example)
 {
-	struct conf_outbox c = conf_thresholds();
+	struct conf_outbox   c = conf_thresholds();
 	struct outbox_counts k = counts(14, 3, 2, 0, 2, 1, 12, 0);
-	struct buf	 b;
+	struct buf           b;
 
 	ck_assert_int_eq(outbox_verdict(&k, &c), CHECK_CRITICAL);
 	buf_init(&b);
 	outbox_report(&b, REPORT_NAGIOS, &k, &c, CHECK_CRITICAL, NULL);
 	/* CONTRACT 7, then the unknown_channel count as extra perfdata. */
-	ck_assert_str_eq(b.data, "OUTBOX CRITICAL - stuck=2 stale=0 "
+	ck_assert_str_eq(b.data,
+	    "OUTBOX CRITICAL - stuck=2 stale=0 "
 	    "pending=14 due=3 failed=1 oldest_due=12s | "
 	    "pending=14;1000;10000 due=3 processing=2 stale=0 stuck=2;;0 "
 	    "failed=1;1;100 oldest_due=12s;300;1800 unknown_channel=0 "
@@ -63,7 +63,7 @@ END_TEST
 
 START_TEST(test_verdicts)
 {
-	struct conf_outbox c = conf_thresholds();
+	struct conf_outbox   c = conf_thresholds();
 	struct outbox_counts k;
 
 	k = counts(0, 0, 0, 0, 0, 0, 0, 0);
@@ -100,45 +100,47 @@ END_TEST
 
 START_TEST(test_json)
 {
-	struct conf_outbox c = conf_thresholds();
+	struct conf_outbox   c = conf_thresholds();
 	struct outbox_counts k = counts(14, 3, 2, 0, 2, 1, 12, 4);
-	struct buf	 b;
+	struct buf           b;
 
 	buf_init(&b);
 	outbox_report(&b, REPORT_JSON, &k, &c, CHECK_CRITICAL, NULL);
-	ck_assert_str_eq(b.data, "{\"status\":\"CRITICAL\",\"pending\":14,"
+	ck_assert_str_eq(b.data,
+	    "{\"status\":\"CRITICAL\",\"pending\":14,"
 	    "\"due\":3,\"processing\":2,\"stale\":0,\"stuck\":2,\"failed\":1,"
 	    "\"oldest_due_age_seconds\":12,\"unknown_channel\":4,"
 	    "\"circuit_open\":0,\"channels\":{}}\n");
 	buf_reset(&b);
 	outbox_report(&b, REPORT_JSON, NULL, &c, CHECK_UNKNOWN, "db down");
-	ck_assert_str_eq(b.data, "{\"status\":\"UNKNOWN\",\"error\":\"db down\"}\n");
+	ck_assert_str_eq(
+	    b.data, "{\"status\":\"UNKNOWN\",\"error\":\"db down\"}\n");
 	buf_free(&b);
 }
 END_TEST
 
 START_TEST(test_prometheus)
 {
-	struct conf_outbox c = conf_thresholds();
+	struct conf_outbox   c = conf_thresholds();
 	struct outbox_counts k = counts(14, 3, 2, 0, 2, 1, 12, 4);
-	struct buf	 b;
+	struct buf           b;
 
 	buf_init(&b);
 	outbox_report(&b, REPORT_PROMETHEUS, &k, &c, CHECK_CRITICAL, NULL);
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\ncronguard_outbox_messages{status=\"pending\"} 14\n"));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\ncronguard_outbox_messages{status=\"failed\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    b.data, "\ncronguard_outbox_messages{status=\"pending\"} 14\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    b.data, "\ncronguard_outbox_messages{status=\"failed\"} 1\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\ncronguard_outbox_stuck 2\n"));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\ncronguard_outbox_oldest_due_age_seconds 12\n"));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\ncronguard_outbox_unknown_channel 4\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "\ncronguard_outbox_oldest_due_age_seconds 12\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "\ncronguard_outbox_unknown_channel 4\n"));
 	ck_assert_ptr_nonnull(strstr(b.data, "\ncronguard_outbox_up 1\n"));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\ncronguard_outbox_check_status 2\n"));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "# TYPE cronguard_outbox_stuck gauge\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "\ncronguard_outbox_check_status 2\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "# TYPE cronguard_outbox_stuck gauge\n"));
 	buf_reset(&b);
 	outbox_report(&b, REPORT_PROMETHEUS, NULL, &c, CHECK_UNKNOWN, "x");
 	ck_assert_ptr_nonnull(strstr(b.data, "\ncronguard_outbox_up 0\n"));
@@ -150,12 +152,13 @@ END_TEST
 START_TEST(test_nagios_unknown)
 {
 	struct conf_outbox c = conf_thresholds();
-	struct buf	 b;
+	struct buf         b;
 
 	buf_init(&b);
 	outbox_report(&b, REPORT_NAGIOS, NULL, &c, CHECK_UNKNOWN,
 	    "cannot connect to 127.0.0.1:1: refused");
-	ck_assert_str_eq(b.data, "OUTBOX UNKNOWN - cannot connect to "
+	ck_assert_str_eq(b.data,
+	    "OUTBOX UNKNOWN - cannot connect to "
 	    "127.0.0.1:1: refused\n");
 	buf_free(&b);
 }
@@ -164,12 +167,12 @@ END_TEST
 /* Two configured channels' limiter states: mail open, hook closed. */
 START_TEST(test_circuit_report)
 {
-	struct conf_outbox c = conf_thresholds();
-	struct outbox_counts k = counts(5, 5, 0, 0, 0, 0, 3, 0);
+	struct conf_outbox     c = conf_thresholds();
+	struct outbox_counts   k = counts(5, 5, 0, 0, 0, 0, 3, 0);
 	struct ratelimit_state st[2];
-	char		 mail[] = "mail", hook[] = "hook";
-	char		 err[] = "connect failed: refused";
-	struct buf	 b;
+	char                   mail[] = "mail", hook[] = "hook";
+	char                   err[] = "connect failed: refused";
+	struct buf             b;
 
 	memset(st, 0, sizeof st);
 	st[0].channel = hook;
@@ -188,14 +191,16 @@ START_TEST(test_circuit_report)
 	ck_assert_int_eq(outbox_verdict(&k, &c), CHECK_WARNING);
 	buf_init(&b);
 	outbox_report(&b, REPORT_NAGIOS, &k, &c, CHECK_WARNING, NULL);
-	ck_assert_str_eq(b.data, "OUTBOX WARNING - stuck=0 stale=0 "
+	ck_assert_str_eq(b.data,
+	    "OUTBOX WARNING - stuck=0 stale=0 "
 	    "pending=5 due=5 failed=0 oldest_due=3s circuit_open=mail | "
 	    "pending=5;1000;10000 due=5 processing=0 stale=0 stuck=0;;0 "
 	    "failed=0;1;100 oldest_due=3s;300;1800 unknown_channel=0 "
 	    "circuit_open=1;0 quota_used_hook=17 quota_used_mail=0\n");
 	buf_reset(&b);
 	outbox_report(&b, REPORT_JSON, &k, &c, CHECK_WARNING, NULL);
-	ck_assert_ptr_nonnull(strstr(b.data, "\"circuit_open\":1,"
+	ck_assert_ptr_nonnull(strstr(b.data,
+	    "\"circuit_open\":1,"
 	    "\"channels\":{\"hook\":{\"circuit\":\"closed\","
 	    "\"failures\":0,\"open_for_seconds\":0,\"quota_used\":17},"
 	    "\"mail\":{\"circuit\":\"open\",\"failures\":3,"
@@ -203,16 +208,16 @@ START_TEST(test_circuit_report)
 	    "\"error\":\"connect failed: refused\"}}}\n"));
 	buf_reset(&b);
 	outbox_report(&b, REPORT_PROMETHEUS, &k, &c, CHECK_WARNING, NULL);
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\ncronguard_outbox_circuit_open{channel=\"mail\"} 1\n"));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\ncronguard_outbox_circuit_open{channel=\"hook\"} 0\n"));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "\ncronguard_outbox_quota_used{channel=\"hook\"} 17\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    b.data, "\ncronguard_outbox_circuit_open{channel=\"mail\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    b.data, "\ncronguard_outbox_circuit_open{channel=\"hook\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(
+	    b.data, "\ncronguard_outbox_quota_used{channel=\"hook\"} 17\n"));
 	ck_assert_ptr_nonnull(strstr(b.data,
 	    "\ncronguard_outbox_circuit_failures{channel=\"mail\"} 3\n"));
-	ck_assert_ptr_nonnull(strstr(b.data,
-	    "# TYPE cronguard_outbox_circuit_open gauge\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(b.data, "# TYPE cronguard_outbox_circuit_open gauge\n"));
 
 	st[1].circuit = CIRCUIT_HALF_OPEN;
 	buf_reset(&b);
@@ -234,18 +239,18 @@ END_TEST
  */
 START_TEST(test_lost_ids)
 {
-	struct outbox_msg m[7];
+	struct outbox_msg  m[7];
 	struct outbox_msg *pm[7];
-	struct claim	 c;
-	unsigned char	 deleted[7] = { 0, 0, 0, 1, 1, 0, 0 };
-	char		*r1[] = { "1", "1" }, *r2[] = { "2", "0" };
-	char		*r5[] = { "5", "0" }, *r6[] = { "6", "0" };
-	char		*r7[] = { "7", NULL };
-	char		*r3[] = { "3", "1" };
-	char		**rows[] = { r1, r2, r5, r6, r7 }, **all[6];
-	struct db_result found;
+	struct claim       c;
+	unsigned char      deleted[7] = { 0, 0, 0, 1, 1, 0, 0 };
+	char              *r1[] = { "1", "1" }, *r2[] = { "2", "0" };
+	char              *r5[] = { "5", "0" }, *r6[] = { "6", "0" };
+	char              *r7[] = { "7", NULL };
+	char              *r3[] = { "3", "1" };
+	char             **rows[] = { r1, r2, r5, r6, r7 }, **all[6];
+	struct db_result   found;
 	unsigned long long lost[7];
-	size_t		 i, n;
+	size_t             i, n;
 
 	memset(&c, 0, sizeof c);
 	memset(m, 0, sizeof m);
@@ -288,15 +293,15 @@ END_TEST
  * (it was once counted twice: as retried and as lost). */
 START_TEST(test_tally_claim)
 {
-	struct conf_outbox conf = conf_thresholds();
-	struct outbox_msg m[6];
-	struct outbox_msg *pm[6];
-	struct claim	 c;
+	struct conf_outbox  conf = conf_thresholds();
+	struct outbox_msg   m[6];
+	struct outbox_msg  *pm[6];
+	struct claim        c;
 	struct outbox_tally t;
-	unsigned long long lost[] = { 2, 5 };
-	enum send_result r[6] = { SEND_OK, SEND_RETRY, SEND_RETRY,
-	    SEND_PERMANENT, SEND_NONE, SEND_NONE };
-	size_t		 i;
+	unsigned long long  lost[] = { 2, 5 };
+	enum send_result    r[6] = { SEND_OK, SEND_RETRY, SEND_RETRY,
+		   SEND_PERMANENT, SEND_NONE, SEND_NONE };
+	size_t              i;
 
 	memset(&c, 0, sizeof c);
 	memset(m, 0, sizeof m);
@@ -305,7 +310,7 @@ START_TEST(test_tally_claim)
 		m[i].result = r[i];
 		pm[i] = &m[i];
 	}
-	m[2].attempts = conf.max_attempts - 1;	/* its last attempt */
+	m[2].attempts = conf.max_attempts - 1; /* its last attempt */
 	c.msgs = pm;
 	c.n = 6;
 
@@ -342,8 +347,8 @@ END_TEST
 static Suite *
 outbox_suite(void)
 {
-	Suite	*s = suite_create("outbox");
-	TCase	*tc = tcase_create("outbox");
+	Suite *s = suite_create("outbox");
+	TCase *tc = tcase_create("outbox");
 
 	tcase_add_test(tc, test_nagios_contract_example);
 	tcase_add_test(tc, test_verdicts);
@@ -360,8 +365,8 @@ outbox_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(outbox_suite());
-	int	 failed;
+	SRunner *sr = srunner_create(outbox_suite());
+	int      failed;
 
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

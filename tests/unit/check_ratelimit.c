@@ -42,7 +42,7 @@ channel(double rate, long long quota, unsigned failures)
 static void
 msgs_init(struct outbox_msg *m, struct outbox_msg **p, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	memset(m, 0, n * sizeof *m);
 	for (i = 0; i < n; i++) {
@@ -54,11 +54,11 @@ msgs_init(struct outbox_msg *m, struct outbox_msg **p, size_t n)
 START_TEST(test_unlimited_no_database)
 {
 	struct conf_channel c = channel(0, 0, 0);
-	struct ratelimit *rl = ratelimit_new(&c);
-	struct outbox_msg m[3], *p[3];
-	struct send_ctl	 ctl;
-	unsigned	 g = 0;
-	char		*err = NULL;
+	struct ratelimit   *rl = ratelimit_new(&c);
+	struct outbox_msg   m[3], *p[3];
+	struct send_ctl     ctl;
+	unsigned            g = 0;
+	char               *err = NULL;
 
 	msgs_init(m, p, 3);
 	/* A NULL connection: any query would crash. */
@@ -83,10 +83,10 @@ END_TEST
 START_TEST(test_circuit_trips_mid_batch)
 {
 	struct conf_channel c = channel(0, 0, 3);
-	struct ratelimit *rl = ratelimit_new(&c);
-	struct outbox_msg m[6], *p[6];
-	struct send_ctl	 ctl;
-	int		 i;
+	struct ratelimit   *rl = ratelimit_new(&c);
+	struct outbox_msg   m[6], *p[6];
+	struct send_ctl     ctl;
+	int                 i;
 
 	msgs_init(m, p, 6);
 	memset(&ctl, 0, sizeof ctl);
@@ -124,9 +124,9 @@ END_TEST
 START_TEST(test_stop_refuses)
 {
 	struct conf_channel c = channel(0, 0, 5);
-	struct ratelimit *rl = ratelimit_new(&c);
-	struct outbox_msg m[1], *p[1];
-	struct send_ctl	 ctl;
+	struct ratelimit   *rl = ratelimit_new(&c);
+	struct outbox_msg   m[1], *p[1];
+	struct send_ctl     ctl;
 
 	msgs_init(m, p, 1);
 	memset(&ctl, 0, sizeof ctl);
@@ -141,32 +141,34 @@ END_TEST
 /* ------------------------------------------------ against a live server */
 
 static struct db *live_db;
-static char live_name[64];
+static char       live_name[64];
 
 static int
 live_setup(void)
 {
 	struct conf_database c;
-	const char	*dir;
-	char		*errstr = NULL, *sql, *path;
-	size_t		 len;
-	struct db	*admin = NULL;
+	const char          *dir;
+	char                *errstr = NULL, *sql, *path;
+	size_t               len;
+	struct db           *admin = NULL;
 
 	if (!testutil_live_db(&c))
 		return 0;
 	ck_assert_int_eq(db_connect(&c, &admin, &errstr), DB_OK);
-	snprintf(live_name, sizeof live_name, "check_ratelimit_%ld",
-	    (long)getpid());
+	snprintf(
+	    live_name, sizeof live_name, "check_ratelimit_%ld", (long)getpid());
 	ck_assert_int_eq(db_query(admin, NULL, &errstr,
-	    "DROP DATABASE IF EXISTS %I", live_name), DB_OK);
-	ck_assert_int_eq(db_query(admin, NULL, &errstr, "CREATE DATABASE %I",
-	    live_name), DB_OK);
+	                     "DROP DATABASE IF EXISTS %I", live_name),
+	    DB_OK);
+	ck_assert_int_eq(
+	    db_query(admin, NULL, &errstr, "CREATE DATABASE %I", live_name),
+	    DB_OK);
 	db_close(admin);
 
 	c.name = live_name;
 	ck_assert_int_eq(db_connect(&c, &live_db, &errstr), DB_OK);
 	if ((dir = getenv("CRONGUARD_SQLDIR")) == NULL)
-		dir = "sql";	/* make check sets CRONGUARD_SQLDIR */
+		dir = "sql"; /* make check sets CRONGUARD_SQLDIR */
 	path = xasprintf("%s/004_channels.sql", dir);
 	sql = read_file(path, 1 << 20, &len, &errstr);
 	ck_assert_msg(sql != NULL, "%s", errstr);
@@ -179,10 +181,11 @@ live_setup(void)
 static void
 live_teardown(void)
 {
-	char	*errstr = NULL;
+	char *errstr = NULL;
 
-	ck_assert_int_eq(db_query(live_db, NULL, &errstr,
-	    "DROP DATABASE %I", live_name), DB_OK);
+	ck_assert_int_eq(
+	    db_query(live_db, NULL, &errstr, "DROP DATABASE %I", live_name),
+	    DB_OK);
 	db_close(live_db);
 	live_db = NULL;
 }
@@ -190,24 +193,23 @@ live_teardown(void)
 static void
 live_sql(const char *sql)
 {
-	char	*errstr = NULL;
+	char *errstr = NULL;
 
-	ck_assert_msg(db_query(live_db, NULL, &errstr, "%R", sql) == DB_OK,
-	    "%s", errstr);
+	ck_assert_msg(
+	    db_query(live_db, NULL, &errstr, "%R", sql) == DB_OK, "%s", errstr);
 }
 
 static long long
 live_value(const char *sql)
 {
-	char		*v = NULL, *errstr = NULL;
-	long long	 n;
-	const char	*why;
+	char       *v = NULL, *errstr = NULL;
+	long long   n;
+	const char *why;
 
-	ck_assert_int_eq(db_query_value(live_db, &v, &errstr, "%R", sql),
-	    DB_OK);
+	ck_assert_int_eq(
+	    db_query_value(live_db, &v, &errstr, "%R", sql), DB_OK);
 	ck_assert_ptr_nonnull(v);
-	ck_assert_int_eq(parse_ll(v, -1000000000LL, 1000000000LL, &n, &why),
-	    0);
+	ck_assert_int_eq(parse_ll(v, -1000000000LL, 1000000000LL, &n, &why), 0);
 	free(v);
 	return n;
 }
@@ -215,11 +217,12 @@ live_value(const char *sql)
 static unsigned
 reserve(struct ratelimit *rl, unsigned want)
 {
-	unsigned	 g = 12345;
-	char		*errstr = NULL;
+	unsigned g = 12345;
+	char    *errstr = NULL;
 
-	ck_assert_msg(ratelimit_reserve(rl, live_db, want, &g, &errstr) ==
-	    DB_OK, "%s", errstr);
+	ck_assert_msg(
+	    ratelimit_reserve(rl, live_db, want, &g, &errstr) == DB_OK, "%s",
+	    errstr);
 	return g;
 }
 
@@ -229,9 +232,9 @@ static void
 settle(struct ratelimit *rl, size_t n, size_t sent, size_t failed)
 {
 	struct outbox_msg m[64], *p[64];
-	struct send_ctl	 ctl;
-	char		*errstr = NULL;
-	size_t		 i;
+	struct send_ctl   ctl;
+	char             *errstr = NULL;
+	size_t            i;
 
 	ck_assert_uint_le(n, 64);
 	msgs_init(m, p, n);
@@ -252,17 +255,18 @@ settle(struct ratelimit *rl, size_t n, size_t sent, size_t failed)
 START_TEST(test_live_quota)
 {
 	struct conf_channel c = channel(0, 5, 0);
-	struct ratelimit *a, *b;
+	struct ratelimit   *a, *b;
 
 	if (!live_setup())
 		return;
 	a = ratelimit_new(&c);
 	b = ratelimit_new(&c);
 	ck_assert_uint_eq(reserve(a, 3), 3);
-	ck_assert_uint_eq(reserve(b, 3), 2);	/* another instance */
-	settle(b, 2, 1, 0);			/* one unused: given back */
+	ck_assert_uint_eq(reserve(b, 3), 2); /* another instance */
+	settle(b, 2, 1, 0);                  /* one unused: given back */
 	ck_assert_uint_eq(live_value("SELECT quota_used FROM "
-	    "cronguard_channels WHERE name = 'mail'"), 4);
+	                             "cronguard_channels WHERE name = 'mail'"),
+	    4);
 	settle(a, 3, 3, 0);
 	ck_assert_uint_eq(reserve(a, 3), 1);
 	settle(a, 1, 1, 0);
@@ -270,12 +274,14 @@ START_TEST(test_live_quota)
 	settle(b, 0, 0, 0);
 	/* A new UTC day starts from zero. */
 	live_sql("UPDATE cronguard_channels SET quota_day = UTC_DATE() - "
-	    "INTERVAL 1 DAY");
+	         "INTERVAL 1 DAY");
 	ck_assert_uint_eq(reserve(b, 4), 4);
 	settle(b, 4, 4, 0);
-	ck_assert_uint_eq(live_value("SELECT quota_used FROM "
-	    "cronguard_channels WHERE name = 'mail' AND quota_day = "
-	    "UTC_DATE()"), 4);
+	ck_assert_uint_eq(
+	    live_value("SELECT quota_used FROM "
+	               "cronguard_channels WHERE name = 'mail' AND quota_day = "
+	               "UTC_DATE()"),
+	    4);
 	/* Reserved, but nothing was due, so no batch and no settle: the
 	 * next reservation gives it back first (an idle poller must not use
 	 * up the day's quota). */
@@ -283,10 +289,12 @@ START_TEST(test_live_quota)
 	ck_assert_uint_eq(reserve(a, 1), 1);
 	ck_assert_uint_eq(reserve(a, 1), 1);
 	ck_assert_uint_eq(live_value("SELECT quota_used FROM "
-	    "cronguard_channels WHERE name = 'mail'"), 5);
+	                             "cronguard_channels WHERE name = 'mail'"),
+	    5);
 	settle(a, 0, 0, 0);
 	ck_assert_uint_eq(live_value("SELECT quota_used FROM "
-	    "cronguard_channels WHERE name = 'mail'"), 4);
+	                             "cronguard_channels WHERE name = 'mail'"),
+	    4);
 	ratelimit_free(a);
 	ratelimit_free(b);
 	live_teardown();
@@ -295,12 +303,12 @@ END_TEST
 
 START_TEST(test_live_rate)
 {
-	struct conf_channel c = channel(20.0, 0, 0);	/* 50 ms slots */
-	struct ratelimit *a, *b;
-	struct outbox_msg m[30], *p[30];
-	unsigned	 g1, g2;
-	size_t		 i;
-	char		*errstr = NULL;
+	struct conf_channel c = channel(20.0, 0, 0); /* 50 ms slots */
+	struct ratelimit   *a, *b;
+	struct outbox_msg   m[30], *p[30];
+	unsigned            g1, g2;
+	size_t              i;
+	char               *errstr = NULL;
 
 	if (!live_setup())
 		return;
@@ -312,8 +320,8 @@ START_TEST(test_live_rate)
 	msgs_init(m, p, 30);
 	ratelimit_pace(a, p, g1);
 	for (i = 1; i < g1; i++)
-		ck_assert_int_eq(m[i].not_before_ms - m[i - 1].not_before_ms,
-		    50);
+		ck_assert_int_eq(
+		    m[i].not_before_ms - m[i - 1].not_before_ms, 50);
 	ck_assert_int_eq(m[g1].not_before_ms, 0);
 	/* The next free slot is over a second away: nothing now. */
 	g2 = reserve(b, 30);
@@ -327,11 +335,11 @@ END_TEST
 
 START_TEST(test_live_circuit)
 {
-	struct conf_channel c = channel(0, 0, 3);
-	struct ratelimit *a, *b;
+	struct conf_channel     c = channel(0, 0, 3);
+	struct ratelimit       *a, *b;
 	struct ratelimit_state *states;
-	size_t		 nstates;
-	char		*errstr = NULL;
+	size_t                  nstates;
+	char                   *errstr = NULL;
 
 	if (!live_setup())
 		return;
@@ -341,17 +349,20 @@ START_TEST(test_live_circuit)
 	ck_assert_uint_eq(reserve(a, 10), 10);
 	settle(a, 10, 0, 2);
 	ck_assert_uint_eq(live_value("SELECT circuit_failures FROM "
-	    "cronguard_channels"), 2);
+	                             "cronguard_channels"),
+	    2);
 	ck_assert_uint_eq(reserve(b, 10), 10);
-	settle(b, 10, 0, 5);	/* trips after one more */
+	settle(b, 10, 0, 5); /* trips after one more */
 	ck_assert_uint_eq(live_value("SELECT circuit_failures FROM "
-	    "cronguard_channels"), 3);
+	                             "cronguard_channels"),
+	    3);
 	ck_assert_uint_eq(live_value("SELECT circuit_open_until > NOW(6) "
-	    "FROM cronguard_channels"), 1);
+	                             "FROM cronguard_channels"),
+	    1);
 	/* What `outbox check` and an operator see. */
 	states = NULL;
-	ck_assert_int_eq(ratelimit_states(live_db, &states, &nstates, &errstr),
-	    DB_OK);
+	ck_assert_int_eq(
+	    ratelimit_states(live_db, &states, &nstates, &errstr), DB_OK);
 	ck_assert_uint_eq(nstates, 1);
 	ck_assert_str_eq(states[0].channel, "mail");
 	ck_assert_int_eq(states[0].circuit, CIRCUIT_OPEN);
@@ -365,24 +376,27 @@ START_TEST(test_live_circuit)
 	ck_assert_uint_eq(reserve(b, 10), 0);
 	/* Cooldown over: one probe for one instance. */
 	live_sql("UPDATE cronguard_channels SET circuit_open_until = NOW(6) - "
-	    "INTERVAL 1 SECOND");
+	         "INTERVAL 1 SECOND");
 	ck_assert_uint_eq(reserve(a, 10), 1);
 	ck_assert_uint_eq(reserve(b, 10), 0);
 	/* The probe fails: open again. */
 	settle(a, 1, 0, 1);
 	ck_assert_uint_eq(live_value("SELECT circuit_open_until > NOW(6) "
-	    "FROM cronguard_channels"), 1);
+	                             "FROM cronguard_channels"),
+	    1);
 	settle(b, 0, 0, 0);
 	live_sql("UPDATE cronguard_channels SET circuit_open_until = NOW(6) - "
-	    "INTERVAL 1 SECOND");
+	         "INTERVAL 1 SECOND");
 	ck_assert_uint_eq(reserve(b, 10), 1);
-	ck_assert_int_eq(ratelimit_states(live_db, &states, &nstates, &errstr),
-	    DB_OK);
+	ck_assert_int_eq(
+	    ratelimit_states(live_db, &states, &nstates, &errstr), DB_OK);
 	ck_assert_int_eq(states[0].circuit, CIRCUIT_HALF_OPEN);
 	ratelimit_states_free(states, nstates);
-	settle(b, 1, 1, 0);	/* probe succeeds: closed */
-	ck_assert_uint_eq(live_value("SELECT circuit_open_until IS NULL AND "
-	    "circuit_failures = 0 FROM cronguard_channels"), 1);
+	settle(b, 1, 1, 0); /* probe succeeds: closed */
+	ck_assert_uint_eq(
+	    live_value("SELECT circuit_open_until IS NULL AND "
+	               "circuit_failures = 0 FROM cronguard_channels"),
+	    1);
 	ck_assert_uint_eq(reserve(a, 10), 10);
 	settle(a, 10, 10, 0);
 	ratelimit_free(a);
@@ -394,8 +408,8 @@ END_TEST
 static Suite *
 ratelimit_suite(void)
 {
-	Suite	*s;
-	TCase	*tc;
+	Suite *s;
+	TCase *tc;
 
 	s = suite_create("ratelimit");
 	tc = tcase_create("ctl");
@@ -415,8 +429,8 @@ ratelimit_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 failed;
+	SRunner *sr;
+	int      failed;
 
 	sr = srunner_create(ratelimit_suite());
 	srunner_run_all(sr, CK_NORMAL);

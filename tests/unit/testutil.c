@@ -14,10 +14,10 @@
 char *
 testutil_capture(int fd, void (*fn)(void *), void *arg)
 {
-	FILE	*tmp = tmpfile();
-	int	 saved = dup(fd);
-	long	 len;
-	char	*out;
+	FILE *tmp = tmpfile();
+	int   saved = dup(fd);
+	long  len;
+	char *out;
 
 	ck_assert_ptr_nonnull(tmp);
 	ck_assert_int_ge(saved, 0);
@@ -39,8 +39,8 @@ testutil_capture(int fd, void (*fn)(void *), void *arg)
 int
 testutil_live_db(struct conf_database *c)
 {
-	const char	*port, *host, *user, *pw, *why;
-	long long	 p;
+	const char *port, *host, *user, *pw, *why;
+	long long   p;
 
 	if ((port = getenv("CRONGUARD_TEST_DB_PORT")) == NULL || *port == '\0')
 		return 0;
