@@ -8,10 +8,15 @@
  * only as many rows as its reserved send slots before then, and rows
  * claimed but not started by then go back to PENDING without an attempt
  * counted (SEND_NONE, as on SIGTERM).  Only sends already in flight run
- * past it, each within the channel's timeout.  Without --for (drain mode)
- * there is no deadline: the pass ends when nothing is due or nothing
- * claimed could be sent (circuit open, quota used up), so a rate-limited
- * backlog of N rows takes N / rate seconds; cron should use --for.
+ * past it, each within the channel's timeout.  The same holds for each
+ * claim's lease: a message not started within lease - timeout of its
+ * claim (queued behind a slow server) is released for a fresh claim
+ * rather than sent after another worker may have recovered it (the
+ * claims of several channels send one channel after the other).  Without
+ * --for (drain mode) there is no deadline: the pass ends when nothing is
+ * due or nothing claimed could be sent (circuit open, quota used up), so
+ * a rate-limited backlog of N rows takes N / rate seconds; cron should
+ * use --for.
  */
 #include "config.h"
 
@@ -110,8 +115,9 @@ dispatch_left(const struct dispatch *dp)
 
 /*
  * The deadline as a send_ctl around the channel's own (the limiter's or
- * the defaults): a message not started by dp->until stays SEND_NONE.
- * ctl must stay the first member: the channel hands it back.
+ * the defaults): a message not started by until (the --for deadline, or
+ * the last moment its send can end within the claim's lease) stays
+ * SEND_NONE.  ctl must stay the first member: the channel hands it back.
  */
 struct dispatch_ctl {
 	struct send_ctl ctl;
@@ -137,16 +143,18 @@ dispatch_deadline_after(struct send_ctl *ctl, struct outbox_msg *msg)
 	dc->inner.after_send(&dc->inner, msg);
 }
 
-/* Send the claimed messages of channel d, then settle its limits. */
+/* Send the claimed messages of channel d, then settle its limits.
+ * claimed_ms is the monotonic time just before the claim. */
 static enum db_status
-dispatch_send(
-    struct dispatch *dp, struct dchan *d, struct claim *c, char **errstr)
+dispatch_send(struct dispatch *dp, struct dchan *d, struct claim *c,
+    int64_t claimed_ms, char **errstr)
 {
 	struct outbox_msg **msgs;
 	struct dispatch_ctl dc;
-	struct send_ctl     ctl, *use = &ctl;
+	struct send_ctl     ctl, *use;
 	size_t              i, n = 0;
 	enum db_status      st = DB_OK;
+	int64_t             until;
 
 	msgs = xcalloc(c->n + 1, sizeof *msgs);
 	for (i = 0; i < c->n; i++) {
@@ -167,16 +175,20 @@ dispatch_send(
 		ratelimit_ctl(d->lim, &ctl, &dispatch_stop);
 		ratelimit_pace(d->lim, msgs, n);
 	}
-	if (dp->until != 0) {
-		memset(&dc, 0, sizeof dc);
-		dc.inner = ctl;
-		dc.until = dp->until;
-		dc.ctl.before_send = dispatch_deadline_before;
-		dc.ctl.after_send = dispatch_deadline_after;
-		dc.ctl.arg = &dc;
-		dc.ctl.stop = ctl.stop;
-		use = &dc.ctl;
-	}
+	/* A send started later could still run when the row is stale
+	 * (claimed_at + lease, by the database clock, which the claim set
+	 * after claimed_ms): another worker may be sending it again. */
+	until = claimed_ms + dp->conf->outbox.lease_ms - d->conf->timeout_ms;
+	if (dp->until != 0 && dp->until < until)
+		until = dp->until;
+	memset(&dc, 0, sizeof dc);
+	dc.inner = ctl;
+	dc.until = until;
+	dc.ctl.before_send = dispatch_deadline_before;
+	dc.ctl.after_send = dispatch_deadline_after;
+	dc.ctl.arg = &dc;
+	dc.ctl.stop = ctl.stop;
+	use = &dc.ctl;
 	d->ops->send(d->ch, msgs, n, use);
 	if (d->lim != NULL)
 		st = ratelimit_settle(d->lim, dp->db, msgs, n, errstr);
@@ -234,7 +246,7 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
 	}
 	t1 = now_mono_ms();
 	for (i = 0; i < dp->nchans; i++) {
-		st = dispatch_send(dp, &dp->chans[i], &c, errstr);
+		st = dispatch_send(dp, &dp->chans[i], &c, t0, errstr);
 		if (st != DB_OK)
 			break;
 	}

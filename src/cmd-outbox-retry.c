@@ -11,6 +11,18 @@
 #include "util.h"
 
 static int
+id_seen(const unsigned long long *ids, size_t n, unsigned long long id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (ids[i] == id)
+			return 1;
+	}
+	return 0;
+}
+
+static int
 cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	static const struct option longopts[] = { { "failed", no_argument, NULL,
@@ -41,13 +53,11 @@ cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 	}
 	if (all == (optind < ctx->argc))
-		return cmd_usage_error(ctx->entry,
-		    "give message ids or "
-		    "--failed");
+		return cmd_usage_error(
+		    ctx->entry, "give message ids or --failed");
 	if (channel != NULL && !all)
-		return cmd_usage_error(ctx->entry,
-		    "--channel goes with "
-		    "--failed");
+		return cmd_usage_error(
+		    ctx->entry, "--channel goes with --failed");
 	ids = xcalloc((size_t)(ctx->argc - optind) + 1, sizeof *ids);
 	for (; optind < ctx->argc; optind++) {
 		if (parse_ull(ctx->argv[optind], UINT64_MAX, &ids[nids], &e) !=
@@ -56,7 +66,8 @@ cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 			    ctx->entry, "bad id %s: %s", ctx->argv[optind], e);
 			goto out;
 		}
-		nids++;
+		if (!id_seen(ids, nids, ids[nids])) /* "retry 5 5" is one */
+			nids++;
 	}
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "duration.h"
 #include "guard.h"
 #include "lock.h"
 
@@ -13,6 +14,7 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	const struct conf_job *j;
 	struct guard_job       gj;
+	struct conf_database   db;
 
 	if (ctx->argc != 2 || ctx->argv[1][0] == '-')
 		return cmd_usage_error(ctx->entry,
@@ -36,9 +38,22 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	gj.kill_after_ms = GUARD_KILL_AFTER_MS;
 	gj.on_lock_lost = j->on_lock_lost;
 	gj.busy_exit = j->busy_exit;
+	/*
+	 * An SQL job's statement is one long read on the lock session: the
+	 * configured read_timeout, meant for short queries, would cut it off
+	 * as a lost session and take the lock with it.  The job's timeout
+	 * (KILL QUERY) bounds it instead, with read_timeout as the margin for
+	 * the kill to take effect; without a timeout nothing does, as for a
+	 * command job.  t0335 shows it.
+	 */
+	db = c->db;
+	if (j->sql != NULL)
+		db.read_timeout_ms = j->timeout_ms > 0
+		    ? j->timeout_ms + c->db.read_timeout_ms
+		    : DURATION_MAX_MS;
 	/* Without a database (guard "local" or "none" only, conf.c checks)
 	 * there is no run record. */
-	return guard_run(&gj, c->have_database ? &lock_db_real : NULL, &c->db);
+	return guard_run(&gj, c->have_database ? &lock_db_real : NULL, &db);
 }
 
 const struct cmd_entry cmd_run_entry = {

@@ -32,6 +32,10 @@ static const int guard_forward[] = { SIGTERM, SIGINT, SIGHUP };
 /* Self-pipe: signal handlers write the signal number, the loop polls. */
 static int guard_sigpipe[2] = { -1, -1 };
 
+/* The signal mask from before guard_signals_install, while it is changed. */
+static sigset_t guard_oldmask;
+static int      guard_masked;
+
 /* The running child, its process group and how it ended. */
 struct child {
 	pid_t   pid;
@@ -133,10 +137,16 @@ guard_sighandler(int sig)
 	errno = saved;
 }
 
+/*
+ * The handlers, and the signals unblocked while the job runs: a mask
+ * inherited from the parent (it survives exec) would otherwise keep SIGCHLD
+ * from ever waking the loop, and SIGTERM from ever reaching the job.
+ */
 static int
 guard_signals_install(char **errstr)
 {
 	struct sigaction sa;
+	sigset_t         set;
 	size_t           i;
 
 	if (pipe2(guard_sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -149,8 +159,14 @@ guard_signals_install(char **errstr)
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_flags = 0;
-	for (i = 0; i < nitems(guard_forward); i++)
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	for (i = 0; i < nitems(guard_forward); i++) {
 		sigaction(guard_forward[i], &sa, NULL);
+		sigaddset(&set, guard_forward[i]);
+	}
+	if (sigprocmask(SIG_UNBLOCK, &set, &guard_oldmask) == 0)
+		guard_masked = 1;
 	return (0);
 }
 
@@ -160,6 +176,10 @@ guard_signals_restore(void)
 	struct sigaction sa;
 	size_t           i;
 
+	if (guard_masked) {
+		sigprocmask(SIG_SETMASK, &guard_oldmask, NULL);
+		guard_masked = 0;
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);

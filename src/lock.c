@@ -356,8 +356,9 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 		lr = LOCK_ERR_VALUE;
 		goto fail;
 	}
-	got = db_parse_bool(row.got);
-	if (got == 1 && wsrep_enabled(row.wsrep_on)) {
+	/* Whatever GET_LOCK answered: on a Galera node a busy (or NULL)
+	 * answer says nothing about the cluster either. */
+	if (wsrep_enabled(row.wsrep_on)) {
 		*errstr = xasprintf(
 		    "the server is a Galera node "
 		    "(wsrep_on=%s): GET_LOCK is local to one node there, not "
@@ -366,6 +367,7 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 		lr = LOCK_ERR_GALERA;
 		goto fail;
 	}
+	got = db_parse_bool(row.got);
 	switch (got) {
 	case 1:
 		l->held = 1;

@@ -427,13 +427,18 @@ write_file_atomic(const char *path, const void *data, size_t len, char **errstr)
 		p += n;
 		len -= (size_t)n;
 	}
-	if (fsync(fd) == -1 || close(fd) == -1) {
-		fd = -1;
+	if (fsync(fd) == -1) {
 		*errstr =
 		    xasprintf("cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
+	n = close(fd);
 	fd = -1;
+	if (n == -1) {
+		*errstr =
+		    xasprintf("cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
 	if (rename(tmp, path) == -1) {
 		*errstr = xasprintf(
 		    "cannot rename %s to %s: %s", tmp, path, strerror(errno));

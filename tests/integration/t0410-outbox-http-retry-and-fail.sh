@@ -70,7 +70,9 @@ assert_eq 1 "$(http_field headers.webhook-id "/$TEST_ID/flaky" | sort -u | wc -l
 # retry by id: a FAILED row comes back; an id that is not FAILED is exit 65
 id400=$(row s400 id)
 idflaky=$(row flaky id)
-assert_exit 0 cg outbox retry "$id400"
+# (an id given twice is one row, not a missing one)
+assert_exit 0 cg outbox retry "$id400" "$id400"
+assert_grep '^1 message back to PENDING$' "$OUT"
 assert_eq "PENDING 0" "$(row s400 "CONCAT_WS(' ', status, attempts)")" "400 retried by id"
 assert_exit 65 cg outbox retry "$idflaky"
 assert_grep 'not FAILED' "$ERR"

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -514,6 +515,31 @@ START_TEST(galera_refused)
 }
 END_TEST
 
+/* A Galera node is refused whatever GET_LOCK answered: busy or NULL there
+ * says nothing about the cluster either. */
+static const struct fval galera_got[] = { { 0, "0" }, { 1, NULL } };
+
+START_TEST(galera_refused_when_busy)
+{
+	struct lock        l;
+	struct lock_holder h;
+	char              *errstr = NULL;
+	enum lock_result   lr;
+
+	F.wsrep = "1";
+	F.get_lock = galera_got[_i];
+	F.holder.connection_id = 55;
+	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
+	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
+	lr = lock_acquire(&l, &h, &errstr);
+	ck_assert_int_eq(lr, LOCK_ERR_GALERA);
+	ck_assert_int_eq(lock_exitcode(lr), EXIT_CONFIG);
+	ck_assert_int_eq(F.holder_calls, 0);
+	ck_assert_ptr_null(l.conn);
+	free(errstr);
+}
+END_TEST
+
 START_TEST(no_wsrep_variable_is_off)
 {
 	struct lock        l;
@@ -751,6 +777,31 @@ START_TEST(guard_lost_terminates)
 }
 END_TEST
 
+/*
+ * cronguard started with SIGCHLD and SIGTERM blocked (a parent's mask is
+ * inherited): the job's end must still wake the guard, and a SIGTERM must
+ * still reach the job.  The job signals its parent, the guard, at once.
+ */
+START_TEST(guard_signals_blocked_by_parent)
+{
+	char *argv[] = { "sh", "-c", "kill -TERM $PPID; sleep 5", NULL };
+	struct guard_job gj;
+	sigset_t         set;
+	int64_t          t0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &set, NULL), 0);
+	guard_setup_job(&gj, argv);
+	t0 = now_mono_ms();
+	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL), 128 + SIGTERM);
+	ck_assert_int_lt(now_mono_ms() - t0, 4000);
+	ck_assert_str_eq(F.finish_outcome, "killed");
+	ck_assert_int_eq(nseen, 0);
+}
+END_TEST
+
 static Suite *
 lock_suite(void)
 {
@@ -770,6 +821,8 @@ lock_suite(void)
 	    tc, get_lock_junk_not_acquired, 0, (int)nitems(junk));
 	tcase_add_test(tc, get_lock_null);
 	tcase_add_test(tc, galera_refused);
+	tcase_add_loop_test(
+	    tc, galera_refused_when_busy, 0, (int)nitems(galera_got));
 	tcase_add_test(tc, no_wsrep_variable_is_off);
 	tcase_add_test(tc, release_and_destroy_fail);
 	tcase_add_test(tc, verify_connect_fails);
@@ -783,6 +836,7 @@ lock_suite(void)
 	tcase_add_test(tc, guard_status_passthrough);
 	tcase_add_test(tc, guard_busy_skips);
 	tcase_add_test(tc, guard_lost_terminates);
+	tcase_add_test(tc, guard_signals_blocked_by_parent);
 	suite_add_tcase(s, tc);
 	return (s);
 }

@@ -17,8 +17,9 @@ char *testutil_capture(int fd, void (*fn)(void *), void *arg);
  * _PORT, _USER and _PASSWORD, with the configuration's default timeouts
  * and TLS mode and no database name.  Returns 1 with *c filled (its
  * strings are the environment's: do not free them), or 0 when
- * CRONGUARD_TEST_DB_PORT is unset or empty: no server, skip.  A port that
- * is set but not a port fails the test.
+ * CRONGUARD_TEST_DB_PORT is unset or empty: no server, skip (but under
+ * CI=true that fails the test).  A port that is set but not a port fails
+ * the test.
  */
 int testutil_live_db(struct conf_database *c);
 
