@@ -450,99 +450,189 @@ guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
 }
 
 /*
- * The timeout of an SQL job: the job blocks the lock session, so a thread
- * waits for the deadline and then stops the statement from a second
- * session with KILL QUERY, which keeps the lock session (and the lock).
- * The thread does not log; the main thread reports for it.
+ * The timeout and the signals of an SQL job: the job blocks the lock
+ * session, so a thread waits for the deadline or a signal (the self-pipe)
+ * and then stops the statement from a second session with KILL QUERY,
+ * which keeps the lock session (and the lock) for the release.  Only this
+ * thread takes the signals: an interrupted read in the main thread would
+ * cost the lock session.  The thread does not log; the main thread
+ * reports for it.
  */
 struct sql_watchdog {
-	pthread_t                 thread;
-	pthread_mutex_t           mu;
-	pthread_cond_t            cv;
-	int                       done;     /* the statement returned */
-	int                       fired;    /* KILL QUERY was sent */
-	struct timespec           deadline; /* CLOCK_MONOTONIC */
+	pthread_t       thread;
+	pthread_mutex_t mu;
+	int             wake[2];  /* written when the statement returned */
+	int             done;     /* the statement returned */
+	int             fired;    /* KILL QUERY was sent */
+	int             signo;    /* ...for this signal; 0 the timeout */
+	int64_t         deadline; /* now_mono_ms(); 0 none */
 	const struct lock_db_ops *ops;
 	void                     *ctx;
 	unsigned long long        id;
 	char                     *error; /* the kill failed: why */
 };
 
+static void
+guard_forward_set(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < nitems(guard_forward); i++)
+		sigaddset(set, guard_forward[i]);
+}
+
+/* Wait for the deadline, a signal or the statement's end: the signal, 0
+ * for the deadline, -1 when the statement returned. */
+static int
+sql_watchdog_wait(struct sql_watchdog *w)
+{
+	struct pollfd pfd[2];
+	unsigned char buf[64];
+	ssize_t       n, i;
+	int64_t       now;
+	int           timeout, sig = 0;
+
+	for (;;) {
+		timeout = -1;
+		if (w->deadline != 0) {
+			now = now_mono_ms();
+			if (now >= w->deadline)
+				return (0);
+			if (w->deadline - now > INT32_MAX)
+				timeout = INT32_MAX;
+			else
+				timeout = (int)(w->deadline - now);
+		}
+		pfd[0].fd = w->wake[0];
+		pfd[0].events = POLLIN;
+		pfd[1].fd = guard_sigpipe[0];
+		pfd[1].events = POLLIN;
+		if (poll(pfd, 2, timeout) == -1 && errno != EINTR)
+			return (-1);
+		if (pfd[0].revents != 0)
+			return (-1);
+		if (pfd[1].revents == 0)
+			continue;
+		while ((n = read(guard_sigpipe[0], buf, sizeof buf)) > 0) {
+			for (i = 0; i < n; i++) {
+				if (buf[i] != SIGCHLD && sig == 0)
+					sig = buf[i];
+			}
+		}
+		if (sig != 0)
+			return (sig);
+	}
+}
+
 static void *
 sql_watchdog_main(void *arg)
 {
 	struct sql_watchdog *w = arg;
+	struct pollfd        pfd;
+	sigset_t             set;
 	void                *conn = NULL;
 	char                *errstr = NULL;
-	int                  rc = 0;
+	int                  sig, n;
+
+	guard_forward_set(&set);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	if ((sig = sql_watchdog_wait(w)) == -1)
+		return (NULL);
 
 	pthread_mutex_lock(&w->mu);
-	while (!w->done && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&w->cv, &w->mu, &w->deadline);
 	if (w->done) {
 		pthread_mutex_unlock(&w->mu);
 		return (NULL);
 	}
 	w->fired = 1;
+	w->signo = sig;
 	pthread_mutex_unlock(&w->mu);
 
-	if (w->ops->connect(w->ctx, &conn, &errstr) != DB_OK ||
-	    w->ops->kill_query(conn, w->id, &errstr) != DB_OK)
-		w->error = errstr;
-	else
+	/* Again every second until the statement returns: a KILL QUERY
+	 * that reaches the session before the statement is forgotten. */
+	for (;;) {
+		if ((conn == NULL &&
+		        w->ops->connect(w->ctx, &conn, &errstr) != DB_OK) ||
+		    w->ops->kill_query(conn, w->id, &errstr) != DB_OK) {
+			w->error = errstr;
+			break;
+		}
 		free(errstr);
+		errstr = NULL;
+		pfd.fd = w->wake[0];
+		pfd.events = POLLIN;
+		while ((n = poll(&pfd, 1, 1000)) == -1 && errno == EINTR)
+			;
+		if (n != 0)
+			break;
+	}
 	if (conn != NULL)
 		w->ops->destroy(conn, NULL);
 	return (NULL);
 }
 
+/* Start the watchdog with the signal handlers installed; ms 0: no
+ * timeout.  Returns -1 (nothing installed) when it cannot. */
 static int
 sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 {
-	pthread_condattr_t ca;
+	sigset_t set;
+	char    *errstr = NULL;
 
 	memset(w, 0, sizeof *w);
 	w->ops = l->ops;
 	w->ctx = l->ctx;
 	w->id = l->connection_id;
-	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
-	w->deadline.tv_sec += ms / 1000;
-	w->deadline.tv_nsec += (ms % 1000) * 1000000;
-	if (w->deadline.tv_nsec >= 1000000000) {
-		w->deadline.tv_sec++;
-		w->deadline.tv_nsec -= 1000000000;
+	if (ms > 0)
+		w->deadline = now_mono_ms() + ms;
+	if (pipe2(w->wake, O_CLOEXEC) != 0)
+		return (-1);
+	if (guard_signals_install(&errstr) != 0) {
+		free(errstr);
+		goto fail;
 	}
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	/* The new thread inherits the mask and unblocks them itself. */
+	guard_forward_set(&set);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	pthread_mutex_init(&w->mu, NULL);
 	if (pthread_create(&w->thread, NULL, sql_watchdog_main, w) != 0) {
-		pthread_cond_destroy(&w->cv);
 		pthread_mutex_destroy(&w->mu);
-		return (-1);
+		guard_signals_restore();
+		goto fail;
 	}
 	return (0);
+
+fail:
+	close(w->wake[0]);
+	close(w->wake[1]);
+	return (-1);
 }
 
-/* Stop the watchdog; returns whether it fired. */
+/* Stop the watchdog; returns whether it fired (*signo: for which signal,
+ * 0 the timeout). */
 static int
-sql_watchdog_stop(struct sql_watchdog *w, const char *job)
+sql_watchdog_stop(struct sql_watchdog *w, const char *job, int *signo)
 {
 	int fired;
 
 	pthread_mutex_lock(&w->mu);
 	w->done = 1;
-	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+	(void)!write(w->wake[1], "", 1);
 	pthread_join(w->thread, NULL);
+	guard_signals_restore();
 	fired = w->fired;
+	*signo = w->signo;
 	if (w->error != NULL)
-		log_kv(LOG_ERROR, "job_timeout_kill_failed", "job", job,
-		    "error", w->error, NULL);
+		log_kv(LOG_ERROR,
+		    w->signo != 0 ? "job_signal_kill_failed"
+		                  : "job_timeout_kill_failed",
+		    "job", job, "error", w->error, NULL);
 	free(w->error);
-	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
+	close(w->wake[0]);
+	close(w->wake[1]);
 	return (fired);
 }
 
@@ -551,21 +641,36 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
     char *errbuf, size_t errlen)
 {
 	struct sql_watchdog w;
-	char               *errstr = NULL, d[32];
-	int                 watching = 0, fired = 0, rc;
+	char               *errstr = NULL, d[32], name[16];
+	int                 watching = 0, fired = 0, signo = 0, rc;
 
 	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
-	if (gj->timeout_ms > 0) {
-		if (sql_watchdog_start(&w, l, gj->timeout_ms) == 0)
-			watching = 1;
-		else
-			log_kv(LOG_WARN, "job_timeout_unavailable", "job",
-			    gj->job, "msg", "cannot start the watchdog thread",
-			    NULL);
-	}
+	if (sql_watchdog_start(&w, l, gj->timeout_ms) == 0)
+		watching = 1;
+	else
+		log_kv(LOG_WARN, "job_watchdog_unavailable", "job", gj->job,
+		    "msg",
+		    "cannot start the watchdog thread: no timeout, "
+		    "signals not handled",
+		    NULL);
 	rc = lock_exec_sql(l, gj->sql, &errstr);
 	if (watching)
-		fired = sql_watchdog_stop(&w, gj->job);
+		fired = sql_watchdog_stop(&w, gj->job, &signo);
+	/* Stopped by a signal: killed, 128 + signal, like a command job
+	 * that died of it; whatever the statement says (an interrupted
+	 * SLEEP() reports no error). */
+	if (fired && signo != 0) {
+		snprintf(name, sizeof name, "%d", signo);
+		log_kv(LOG_INFO, "job_signalled", "job", gj->job, "signal",
+		    name, "msg", "statement stopped with KILL QUERY", NULL);
+		snprintf(errbuf, errlen, "stopped by signal %d: %s", signo,
+		    rc != 0 ? errstr : "no error from the statement");
+		free(errstr);
+		end->outcome = "killed";
+		end->exit_status = 128 + signo;
+		end->error = errbuf;
+		return (128 + signo);
+	}
 	/* Fired means the deadline passed: a timeout even when the
 	 * statement reports no error (an interrupted SLEEP() does not). */
 	if (fired) {
