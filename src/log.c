@@ -24,12 +24,6 @@ log_init(enum log_level level, enum log_format format)
 	log_format = format;
 }
 
-enum log_level
-log_get_level(void)
-{
-	return log_level;
-}
-
 int
 log_enabled(enum log_level level)
 {

@@ -7,9 +7,8 @@
 enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 enum log_format { LOG_TEXT = 0, LOG_JSON };
 
-void           log_init(enum log_level, enum log_format);
-enum log_level log_get_level(void);
-int            log_enabled(enum log_level);
+void log_init(enum log_level, enum log_format);
+int  log_enabled(enum log_level);
 /* Parse "text"/"json"; returns -1 on anything else. */
 int log_format_parse(const char *, enum log_format *);
 
