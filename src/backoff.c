@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include <curl/curl.h>
+#ifndef HAVE_ARC4RANDOM
+#include <openssl/rand.h>
+#endif
 
 #include "backoff.h"
 #include "util.h"
@@ -44,7 +47,16 @@ backoff_delay_ms(const struct conf_outbox *c, unsigned attempts,
 double
 backoff_random(void)
 {
-	return (double)(arc4random() >> 8) / (double)(1U << 24);
+	uint32_t r;
+
+#ifdef HAVE_ARC4RANDOM
+	r = arc4random();
+#else
+	/* glibc < 2.36: OpenSSL's generator (0 on failure). */
+	if (RAND_bytes((unsigned char *)&r, sizeof r) != 1)
+		r = 0;
+#endif
+	return (double)(r >> 8) / (double)(1U << 24);
 }
 
 int

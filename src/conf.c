@@ -1422,7 +1422,7 @@ conf_default_path(void)
 
 	if ((e = getenv("CRONGUARD_CONFIG")) != NULL && *e != '\0')
 		return e;
-	return SYSCONFDIR "/cronguard.conf";
+	return SYSCONFDIR "/cronguard/cronguard.conf";
 }
 
 const struct conf_channel *

@@ -11,8 +11,8 @@ status=0
 "$dump" commands > cmds.$$
 while read -r name; do
 	# ".It Ic outbox dispatch" or ".It Xo Ic outbox dispatch"
-	if ! grep -Eq "^\.It (Xo )?Ic $name( |\$)" "$top/man/cronguard.1"; then
-		echo "cronguard.1: command '$name' is not documented"
+	if ! grep -Eq "^\.It (Xo )?Ic $name( |\$)" "$top/man/cronguard.1.in"; then
+		echo "cronguard.1.in: command '$name' is not documented"
 		status=1
 	fi
 done < cmds.$$
@@ -25,8 +25,8 @@ while read -r key; do
 	for part in $(echo "$key" | tr '.' ' '); do
 		[ "$part" = "*" ] && continue
 		if ! grep -Eq "^\.(It|Ss|Sh)( Xo)? (Ic|Cm|Li|Va) $part( |\$)" \
-		    "$top/man/cronguard.conf.5"; then
-			echo "cronguard.conf.5: key '$key' ('$part') is not documented"
+		    "$top/man/cronguard.conf.5.in"; then
+			echo "cronguard.conf.5.in: key '$key' ('$part') is not documented"
 			status=1
 		fi
 	done
@@ -35,14 +35,14 @@ done < keys.$$
 "$dump" usages | tr '\t' ' ' | grep -o -- '--[a-z][a-z-]*' | sort -u > opts.$$
 [ -s opts.$$ ] || { echo "no options found in usage strings"; status=1; }
 while read -r opt; do
-	if ! grep -q -- "Fl -${opt#--}\( \|\$\)" "$top/man/cronguard.1"; then
+	if ! grep -q -- "Fl -${opt#--}\( \|\$\)" "$top/man/cronguard.1.in"; then
 		echo "cronguard.1: option '$opt' is not documented"
 		status=1
 	fi
 done < opts.$$
 
 # Exit codes: each EXIT_* value is an item of the EXIT STATUS section.
-sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$top/man/cronguard.1" > exits.$$
+sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$top/man/cronguard.1.in" > exits.$$
 for code in $(sed -n 's/^#define EXIT_[A-Z]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
     "$top/src/cmd.h"); do
 	if ! grep -q "^\.It $code\( \|\$\)" exits.$$; then
