@@ -129,7 +129,8 @@ void conf_defaults(struct conf *);
 int  conf_load(const char *path, struct conf *c, char **errstr);
 void conf_free(struct conf *);
 
-/* The default path: $CRONGUARD_CONFIG, else SYSCONFDIR/cronguard/cronguard.conf. */
+/* The default path: $CRONGUARD_CONFIG, else
+ * SYSCONFDIR/cronguard/cronguard.conf. */
 const char *conf_default_path(void);
 
 const struct conf_channel *conf_channel_find(
