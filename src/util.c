@@ -323,7 +323,7 @@ self_hostname(void)
 
 	if (host[0] == '\0') {
 		if (gethostname(host, sizeof host) != 0 || host[0] == '\0')
-			strncpy(host, "localhost", sizeof host - 1);
+			snprintf(host, sizeof host, "%s", "localhost");
 		host[sizeof host - 1] = '\0';
 		if ((dot = strchr(host, '.')) != NULL)
 			*dot = '\0';

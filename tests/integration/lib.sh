@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # tests/integration/lib.sh: sourced by every integration test (POSIX sh:
 # make check runs tests with $(SHELL), which may be dash).
 #
@@ -41,6 +42,7 @@ ERR=$TEST_TMP/err
 TEST_DB=
 LIB_PY=/usr/bin/python3
 LIB_AT_EXIT=
+# shellcheck disable=SC2034 # MAIL_DOMAIN, SMTP_URL, HTTP_BASE: for the tests
 MAIL_DOMAIN=$TEST_ID.example
 : "${CRONGUARD_BIN:=${CRONGUARD_BUILDDIR:-.}/cronguard}"
 : "${CRONGUARD_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -285,6 +287,7 @@ smtp_private_start()
 	SMTP_PORT=$(cat "$st/smtp.port")
 	SMTP_DIR=$st/smtp/msg
 	SMTP_LOG=$st/smtp/log
+	# shellcheck disable=SC2034
 	SMTP_URL=smtp://127.0.0.1:$SMTP_PORT
 	at_exit "\"\$CRONGUARD_TESTENV\" smtp-stop \"$st\""
 }
@@ -297,6 +300,7 @@ http_private_start()
 	"$CRONGUARD_TESTENV" http-start "$st" || fail "private http did not start"
 	HTTP_PORT=$(cat "$st/http.port")
 	HTTP_LOG=$st/http/requests.jsonl
+	# shellcheck disable=SC2034
 	HTTP_BASE=http://127.0.0.1:$HTTP_PORT/$TEST_ID
 	at_exit "\"\$CRONGUARD_TESTENV\" http-stop \"$st\""
 }

@@ -9,7 +9,12 @@ write_config "$CONF"
 
 SQLDIR=${CRONGUARD_SQLDIR:-$CRONGUARD_SRCDIR/sql}
 export CRONGUARD_SQLDIR="$SQLDIR"
-nfiles=$(ls "$SQLDIR" | grep -cE '^[0-9]+_[A-Za-z0-9_-]+\.sql$')
+migrations()
+{
+	printf '%s\n' "$SQLDIR"/*.sql | sed 's|.*/||' |
+	    grep -E '^[0-9]+_[A-Za-z0-9_-]+\.sql$'
+}
+nfiles=$(migrations | wc -l)
 [ "$nfiles" -ge 2 ] || fail "expected migrations in $SQLDIR"
 
 table_exists()
@@ -32,7 +37,7 @@ assert_eq 0 "$(table_exists outbox_messages)" "outbox_messages after dry run"
 # --- migrate applies everything, in order, and records checksums
 assert_exit 0 cg db migrate
 assert_eq "$nfiles" "$(grep -c '^applied ' "$OUT")" "applied lines"
-assert_eq "$(ls "$SQLDIR" | grep -E '^[0-9]+_[A-Za-z0-9_-]+\.sql$' | sort |
+assert_eq "$(migrations | sort |
     sed 's/^/applied /')" "$(cat "$OUT")" "applied in order"
 assert_eq "$nfiles" "$(mysql_q 'SELECT COUNT(*) FROM cronguard_schema')"
 assert_eq "schema $(sha256sum "$SQLDIR/001_schema.sql" | cut -c1-64)" \

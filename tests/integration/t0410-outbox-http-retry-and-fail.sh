@@ -50,7 +50,7 @@ assert_exit 0 cg outbox dispatch --channel s429 --for 3s
 assert_eq 1 "$(http_count "/$TEST_ID/status=429")" "429 requests within 3 s"
 
 # flaky: fails 3 times (503), FAILED at max_attempts; retry --failed, then OK
-for i in 1 2; do
+for _ in 1 2; do
 	make_due flaky
 	assert_exit 0 cg outbox dispatch --channel flaky
 done

@@ -73,7 +73,7 @@ assert_grep '^cronguard_outbox_messages\{status="processing"\} 3$' "$M"
 assert_grep '^cronguard_outbox_check_status 2$' "$M"
 ino2=$(stat -c %i "$M")
 [ "$ino1" != "$ino2" ] || fail "metrics file rewritten in place (inode $ino1)"
-assert_eq "" "$(ls "$TEST_TMP/metrics" | grep -v '^cronguard.prom$' || true)" "temporary files left"
+assert_eq "" "$(find "$TEST_TMP/metrics" -mindepth 1 ! -name cronguard.prom)" "temporary files left"
 assert_exit 2 cg outbox check --format prometheus
 assert_grep '^# TYPE cronguard_outbox_stuck gauge$' "$OUT"
 assert_grep '^cronguard_outbox_oldest_due_age_seconds 0$' "$OUT"

@@ -37,6 +37,9 @@ path, in any order; other segments are free (use them to name your test):
     drop=1            log the request, then close the connection without
                       any response (a transport error for the client)
     close=1           answer, with "Connection: close", then close
+    fail-rate=P       P percent of requests (at random) answer fail-status
+    stall-rate=P      P percent of requests (at random) wait stall= MS
+    stall=MS          milliseconds for stall-rate (default 30000)
 Examples:
     /t0410/status=503
     /t0410/status=429/retry-after=5
@@ -50,6 +53,7 @@ not logged.
 """
 
 import argparse
+import random
 import base64
 import json
 import os
@@ -160,6 +164,8 @@ class Handler(BaseHTTPRequestHandler):
                    or headers.get("idempotency-key") or "")
             if STATE.count_attempt(key) <= int_or(faults["fail-first"], 0):
                 status = int_or(faults.get("fail-status"), 503)
+        if random.random() * 100 < int_or(faults.get("fail-rate"), 0):
+            status = int_or(faults.get("fail-status"), 503)
         if "retry-after" in faults:
             extra["Retry-After"] = faults["retry-after"]
         drop = faults.get("drop") == "1"
@@ -181,6 +187,8 @@ class Handler(BaseHTTPRequestHandler):
         STATE.record(rec)
 
         delay = int_or(faults.get("delay"), 0)
+        if random.random() * 100 < int_or(faults.get("stall-rate"), 0):
+            delay = int_or(faults.get("stall"), 30000)
         if delay > 0:
             time.sleep(delay / 1000.0)
         if drop:

@@ -47,6 +47,7 @@ Fault injection by recipient local part (case-insensitive):
     tempfail@...        451 4.3.0 on RCPT TO (transient)
     reject@...          550 5.1.1 on RCPT TO (permanent)
     tempfail-data@...   accepted at RCPT, 451 4.3.0 after DATA
+    tempfail-rate-P@... accepted at RCPT; P percent of DATA (at random) 451
     reject-data@...     accepted at RCPT, 554 5.6.0 after DATA
     slow-N@...          accepted, waits N milliseconds before answering DATA
 A local part may carry a tag after "+", e.g. tempfail+t0500@example.com.
@@ -63,6 +64,7 @@ import asyncio
 import fcntl
 import json
 import os
+import random
 import re
 import signal
 import ssl
@@ -149,7 +151,10 @@ class Handler:
             m = re.fullmatch(r"slow-(\d+)", local)
             if m:
                 await asyncio.sleep(int(m.group(1)) / 1000.0)
-        if "tempfail-data" in locals_:
+        rate = max([int(m.group(1)) for m in
+                    (re.fullmatch(r"tempfail-rate-(\d+)", x) for x in locals_)
+                    if m] or [0])
+        if "tempfail-data" in locals_ or random.random() * 100 < rate:
             self.store.event(event="fault", conn=session.cg_conn, code=451,
                              rcpt="tempfail-data")
             return "451 4.3.0 Temporary failure after DATA (injected)"

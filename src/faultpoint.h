@@ -1,0 +1,17 @@
+/*
+ * faultpoint.h: named crash points for the fault-injection suite
+ * (scripts/chaos).  Built with ./configure --enable-fault-injection,
+ * faultpoint("after_claim_commit") kills the process with SIGKILL when
+ * CRONGUARD_FAULT is exactly that name; otherwise it compiles to nothing.
+ */
+#ifndef CG_FAULTPOINT_H
+#define CG_FAULTPOINT_H
+
+#ifdef ENABLE_FAULT_INJECTION
+void faultpoint_hit(const char *name);
+#define faultpoint(name) faultpoint_hit(name)
+#else
+#define faultpoint(name) ((void)0)
+#endif
+
+#endif
