@@ -6,21 +6,11 @@
 need_servers
 . "$CRONGUARD_SRCDIR/scripts/testenv-rabbitmq"
 N=5000
-RMQ=$(mktemp -d /tmp/cgrmq.XXXXXX) || fail "mktemp"
-trap 'testenv_rabbitmq_stop "$RMQ"; rm -rf "$RMQ"' EXIT
-if ! testenv_rabbitmq_start "$RMQ"; then
-	[ "${CI:-}" = true ] && fail "rabbitmq did not start"
-	exit 77
-fi
-. "$RMQ/rabbitmq/env.sh"
-URL=amqp://guest:guest@127.0.0.1:$CRONGUARD_TEST_AMQP_PORT
-amqp-declare-queue -u "$URL" -q cgq -d > /dev/null || fail "declare queue"
-printf 'guest\n' > "$TEST_TMP/pw"
-chmod 600 "$TEST_TMP/pw"
+testenv_rabbitmq_for_test cgq
 write_config "$CONF" "
 outbox = { batch_size = 200; };
 channels = {
-  bus = { type = \"amqp\"; url = \"amqp://127.0.0.1:$CRONGUARD_TEST_AMQP_PORT\";
+  bus = { type = \"amqp\"; url = \"amqp://127.0.0.1:$AMQP_PORT\";
           username = \"guest\"; password_file = \"$TEST_TMP/pw\";
           routing_key = \"cg{payload.q}\"; timeout = \"10s\"; };
 };"
@@ -32,5 +22,4 @@ assert_exit 0 cg -v outbox dispatch
 assert_grep "event=outbox_dispatched sent=$N retried=0 failed=0" "$ERR"
 assert_eq "$N" "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
     WHERE status = 'SENT' AND attempts = 1")" "rows SENT"
-assert_eq "$N" "$(testenv_rabbitmq_ctl "$RMQ" list_queues name messages |
-    awk '$1 == "cgq" { print $2 }')" "messages in the queue"
+assert_eq "$N" "$(testenv_rabbitmq_count cgq)" "messages in the queue"

@@ -5,24 +5,14 @@
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 . "$CRONGUARD_SRCDIR/scripts/testenv-rabbitmq"
-RMQ=$(mktemp -d /tmp/cgrmq.XXXXXX) || fail "mktemp"
-trap 'testenv_rabbitmq_stop "$RMQ"; rm -rf "$RMQ"' EXIT
-if ! testenv_rabbitmq_start "$RMQ"; then
-	[ "${CI:-}" = true ] && fail "rabbitmq did not start"
-	exit 77
-fi
-. "$RMQ/rabbitmq/env.sh"
-URL=amqp://guest:guest@127.0.0.1:$CRONGUARD_TEST_AMQP_PORT
-amqp-declare-queue -u "$URL" -q good -d > /dev/null || fail "declare queue"
-printf 'guest\n' > "$TEST_TMP/pw"
-chmod 600 "$TEST_TMP/pw"
+testenv_rabbitmq_for_test good
 write_config "$CONF" "
 outbox = { batch_size = 50; max_attempts = 5; };
 channels = {
-  lost = { type = \"amqp\"; url = \"amqp://127.0.0.1:$CRONGUARD_TEST_AMQP_PORT\";
+  lost = { type = \"amqp\"; url = \"amqp://127.0.0.1:$AMQP_PORT\";
            username = \"guest\"; password_file = \"$TEST_TMP/pw\";
            routing_key = \"nowhere\"; };
-  good = { type = \"amqp\"; url = \"amqp://127.0.0.1:$CRONGUARD_TEST_AMQP_PORT\";
+  good = { type = \"amqp\"; url = \"amqp://127.0.0.1:$AMQP_PORT\";
            username = \"guest\"; password_file = \"$TEST_TMP/pw\";
            routing_key = \"{payload.q}\"; };
 };"
@@ -36,5 +26,4 @@ assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
     AND last_error LIKE 'unroutable: 312 NO_ROUTE%'")" "unroutable rows FAILED"
 assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
     WHERE channel = 'good' AND status = 'SENT'")" "routable rows SENT"
-assert_eq 20 "$(testenv_rabbitmq_ctl "$RMQ" list_queues name messages |
-    awk '$1 == "good" { print $2 }')" "messages in the queue"
+assert_eq 20 "$(testenv_rabbitmq_count good)" "messages in the queue"

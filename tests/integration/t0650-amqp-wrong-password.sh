@@ -5,21 +5,12 @@
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 . "$CRONGUARD_SRCDIR/scripts/testenv-rabbitmq"
-RMQ=$(mktemp -d /tmp/cgrmq.XXXXXX) || fail "mktemp"
-trap 'testenv_rabbitmq_stop "$RMQ"; rm -rf "$RMQ"' EXIT
-if ! testenv_rabbitmq_start "$RMQ"; then
-	[ "${CI:-}" = true ] && fail "rabbitmq did not start"
-	exit 77
-fi
-. "$RMQ/rabbitmq/env.sh"
-URL=amqp://guest:guest@127.0.0.1:$CRONGUARD_TEST_AMQP_PORT
-amqp-declare-queue -u "$URL" -q q -d > /dev/null || fail "declare queue"
+testenv_rabbitmq_for_test q
 printf 'not-the-password\n' > "$TEST_TMP/pw"
-chmod 600 "$TEST_TMP/pw"
 write_config "$CONF" "
 outbox = { batch_size = 50; };
 channels = {
-  bus = { type = \"amqp\"; url = \"amqp://127.0.0.1:$CRONGUARD_TEST_AMQP_PORT\";
+  bus = { type = \"amqp\"; url = \"amqp://127.0.0.1:$AMQP_PORT\";
           username = \"guest\"; password_file = \"$TEST_TMP/pw\";
           routing_key = \"q\"; circuit = { failures = 1; }; };
 };"
@@ -29,5 +20,4 @@ mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
 cg -v outbox dispatch --for 3s
 assert_eq 10 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
     WHERE status = 'PENDING' AND attempts = 0")" "rows untouched"
-assert_eq 0 "$(testenv_rabbitmq_ctl "$RMQ" list_queues name messages |
-    awk '$1 == "q" { print $2 }')" "messages in the queue"
+assert_eq 0 "$(testenv_rabbitmq_count q)" "messages in the queue"
