@@ -13,6 +13,12 @@ channel_ops_for(enum channel_type type)
 		return &channel_smtp_ops;
 	case CHANNEL_HTTP:
 		return &channel_http_ops;
+	case CHANNEL_AMQP:
+#ifdef HAVE_AMQP
+		return &channel_amqp_ops;
+#else
+		return NULL;
+#endif
 	}
 	return NULL;
 }

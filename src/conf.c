@@ -54,6 +54,7 @@ enum key_kind {
 /* Channel types a key is valid for (0: every type). */
 #define CH_SMTP 0x1
 #define CH_HTTP 0x2
+#define CH_AMQP 0x4
 
 struct key {
 	const char        *name;
@@ -70,7 +71,7 @@ struct key {
 static const char *const tls_modes[] = { "disabled", "preferred", "required",
 	"verify_identity", NULL };
 static const char *const orderings[] = { "per_key", "none", NULL };
-static const char *const channel_types[] = { "smtp", "http", NULL };
+static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 static const char *const guards[] = { "named_lock", "local", "none", NULL };
@@ -159,8 +160,8 @@ static const struct key channel_circuit_keys[] = {
 	    0, 0, NULL, NULL, 0 },
 	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
 };
-static const struct key channel_keys[] = { { "type", K_ENUM, CH(type), 0, 0, 0,
-	                                       0, 0, channel_types, NULL, 0 },
+static const struct key channel_keys[] = {
+	{ "type", K_ENUM, CH(type), 0, 0, 0, 0, 0, channel_types, NULL, 0 },
 	{ "url", K_STR, CH(url), 0, 0, 0, 0, 0, NULL, NULL, 0 },
 	{ "timeout", K_DUR, CH(timeout_ms), 0, 1, DURATION_MAX_MS, 0, 0, NULL,
 	    NULL, 0 },
@@ -169,11 +170,12 @@ static const struct key channel_keys[] = { { "type", K_ENUM, CH(type), 0, 0, 0,
 	    NULL, 0 },
 	{ "circuit", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, channel_circuit_keys, 0 },
 	{ "tls_ca", K_STR, CH(tls_ca), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "username", K_STR, CH(username), 0, 0, 0, 0, 0, NULL, NULL, CH_SMTP },
+	{ "username", K_STR, CH(username), 0, 0, 0, 0, 0, NULL, NULL,
+	    CH_SMTP | CH_AMQP },
 	{ "password", K_SECRET, CH(password), 0, 0, 0, 0, 0, NULL, NULL,
-	    CH_SMTP },
+	    CH_SMTP | CH_AMQP },
 	{ "password_file", K_SECRETFILE, CH(password_file), CH(password), 0, 0,
-	    0, 0, NULL, NULL, CH_SMTP },
+	    0, 0, NULL, NULL, CH_SMTP | CH_AMQP },
 	{ "from", K_STR, CH(from), 0, 0, 0, 0, 0, NULL, NULL, CH_SMTP },
 	{ "tls", K_SENUM, CH(tls), 0, 0, 0, 0, 0, smtp_tls, NULL, CH_SMTP },
 	{ "connections", K_UINT, CH(connections), 0, 1, 1000, 0, 0, NULL, NULL,
@@ -190,7 +192,15 @@ static const struct key channel_keys[] = { { "type", K_ENUM, CH(type), 0, 0, 0,
 	    CH(signing_secret), 0, 0, 0, 0, NULL, NULL, CH_HTTP },
 	{ "concurrency", K_UINT, CH(concurrency), 0, 1, 1000, 0, 0, NULL, NULL,
 	    CH_HTTP },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
+	{ "exchange", K_STR, CH(exchange), 0, 0, 0, 0, 0, NULL, NULL, CH_AMQP },
+	{ "routing_key", K_STR, CH(routing_key), 0, 0, 0, 0, 0, NULL, NULL,
+	    CH_AMQP },
+	{ "mandatory", K_BOOL, CH(mandatory), 0, 0, 0, 0, 0, NULL, NULL,
+	    CH_AMQP },
+	{ "unroutable_retry", K_BOOL, CH(unroutable_retry), 0, 0, 0, 0, 0, NULL,
+	    NULL, CH_AMQP },
+	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+};
 #undef CH
 
 #define JB(f) offsetof(struct conf_job, f)
@@ -248,10 +258,12 @@ const char *const conf_keys[] = { "runtime_dir", "database.host",
 	"channels.*.connections", "channels.*.max_size", "channels.*.method",
 	"channels.*.headers", "channels.*.signing_secret",
 	"channels.*.signing_secret_file", "channels.*.concurrency",
-	"jobs.*.command", "jobs.*.sql", "jobs.*.max_runtime", "jobs.*.timeout",
-	"jobs.*.expect_every", "jobs.*.grace", "jobs.*.heartbeat",
-	"jobs.*.guard", "jobs.*.lock", "jobs.*.on_lock_lost",
-	"jobs.*.busy_exit", "alert.url", "alert.timeout", NULL };
+	"channels.*.exchange", "channels.*.routing_key", "channels.*.mandatory",
+	"channels.*.unroutable_retry", "jobs.*.command", "jobs.*.sql",
+	"jobs.*.max_runtime", "jobs.*.timeout", "jobs.*.expect_every",
+	"jobs.*.grace", "jobs.*.heartbeat", "jobs.*.guard", "jobs.*.lock",
+	"jobs.*.on_lock_lost", "jobs.*.busy_exit", "alert.url", "alert.timeout",
+	NULL };
 
 /* Parser state: the first error wins. */
 struct parse {
@@ -717,7 +729,7 @@ conf_find_key(const struct key *keys, const char *name)
 static const char *
 conf_channel_type_name(unsigned types)
 {
-	return (types & CH_SMTP) ? "smtp" : "http";
+	return (types & CH_SMTP) ? "smtp" : (types & CH_AMQP) ? "amqp" : "http";
 }
 
 static int
@@ -779,6 +791,7 @@ conf_url_has_scheme(const char *url, const char *const *schemes)
 
 static const char *const smtp_schemes[] = { "smtp://", "smtps://", NULL };
 static const char *const http_schemes[] = { "http://", "https://", NULL };
+static const char *const amqp_schemes[] = { "amqp://", "amqps://", NULL };
 
 static int
 conf_check_header(struct parse *p, const config_setting_t *s, const char *h)
@@ -833,6 +846,10 @@ conf_check_tls_ca(
 		return conf_key_error(p, m,
 		    "has no effect without smtps:// or "
 		    "tls = \"required\"");
+	if (ch->type == CHANNEL_AMQP &&
+	    strncasecmp(ch->url, "amqps://", 8) != 0)
+		return conf_key_error(
+		    p, m, "has no effect without an amqps:// URL");
 	return 0;
 }
 
@@ -845,6 +862,9 @@ conf_channel_defaults(struct conf_channel *ch)
 		ch->tls = xstrdup("none");
 		ch->connections = 4;
 		ch->max_size = 10 * 1024 * 1024;
+	} else if (ch->type == CHANNEL_AMQP) {
+		ch->exchange = xstrdup("");
+		ch->mandatory = true;
 	} else {
 		ch->method = xstrdup("POST");
 		ch->concurrency = 16;
@@ -867,11 +887,20 @@ conf_parse_channel(
 	if (!config_setting_is_group(s))
 		return conf_wrong_type(p, s, "a group { type = ...; }");
 	if ((t = config_setting_get_member(s, "type")) == NULL)
-		return conf_key_error(p, s, "type missing (smtp or http)");
+		return conf_key_error(
+		    p, s, "type missing (smtp, http or amqp)");
 	if ((type = conf_get_enum(p, t, channel_types)) == -1)
 		return -1;
 	ch->type = (enum channel_type)type;
-	types = ch->type == CHANNEL_SMTP ? CH_SMTP : CH_HTTP;
+#ifndef HAVE_AMQP
+	if (ch->type == CHANNEL_AMQP)
+		return conf_key_error(p, t,
+		    "this cronguard was built without amqp support "
+		    "(install librabbitmq-dev and run configure again)");
+#endif
+	types = ch->type == CHANNEL_SMTP ? CH_SMTP
+	    : ch->type == CHANNEL_AMQP   ? CH_AMQP
+	                                 : CH_HTTP;
 	conf_channel_defaults(ch);
 	if (conf_parse_group(p, s, channel_keys, ch, types) == -1)
 		return -1;
@@ -880,10 +909,13 @@ conf_parse_channel(
 		return conf_key_error(p, s, "url missing");
 	m = config_setting_get_member(s, "url");
 	if (!conf_url_has_scheme(ch->url,
-	        ch->type == CHANNEL_SMTP ? smtp_schemes : http_schemes))
+	        ch->type == CHANNEL_SMTP       ? smtp_schemes
+	            : ch->type == CHANNEL_AMQP ? amqp_schemes
+	                                       : http_schemes))
 		return conf_key_error(p, m, "\"%s\" is not an %s URL", ch->url,
-		    ch->type == CHANNEL_SMTP ? "smtp:// or smtps://"
-		                             : "http:// or https://");
+		    ch->type == CHANNEL_SMTP       ? "smtp:// or smtps://"
+		        : ch->type == CHANNEL_AMQP ? "amqp:// or amqps://"
+		                                   : "http:// or https://");
 	if (conf_check_url_secret(p, m, ch->url) == -1)
 		return -1;
 	if (ch->tls_ca != NULL && conf_check_tls_ca(p, s, ch) == -1)
@@ -1401,6 +1433,8 @@ conf_free(struct conf *c)
 		conf_strv_free(ch->headers, ch->nheaders);
 		conf_secret_free(ch->signing_secret);
 		free(ch->signing_secret_file);
+		free(ch->exchange);
+		free(ch->routing_key);
 	}
 	free(c->channels);
 	for (i = 0; i < c->njobs; i++) {
@@ -1752,6 +1786,18 @@ conf_print_channel(const struct conf_channel *ch)
 		conf_print_str(4, "tls", ch->tls);
 		printf("    connections = %u;\n", ch->connections);
 		conf_print_ll(4, "max_size", ch->max_size);
+	} else if (ch->type == CHANNEL_AMQP) {
+		conf_print_str(4, "username", ch->username);
+		if (ch->password_file != NULL)
+			conf_print_str(4, "password_file", ch->password_file);
+		else
+			conf_print_secret(4, "password", ch->password);
+		conf_print_str(4, "exchange", ch->exchange);
+		conf_print_str(4, "routing_key", ch->routing_key);
+		printf(
+		    "    mandatory = %s;\n", ch->mandatory ? "true" : "false");
+		printf("    unroutable_retry = %s;\n",
+		    ch->unroutable_retry ? "true" : "false");
 	} else {
 		conf_print_str(4, "method", ch->method);
 		conf_print_headers(4, ch);

@@ -15,7 +15,7 @@ enum tls_mode {
 enum guard_kind { GUARD_NAMED_LOCK, GUARD_LOCAL, GUARD_NONE };
 enum on_lock_lost { LOCK_LOST_TERMINATE, LOCK_LOST_CONTINUE };
 enum ordering { ORDERING_PER_KEY, ORDERING_NONE };
-enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP };
+enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP, CHANNEL_AMQP };
 
 struct conf_database {
 	char         *host; /* default "127.0.0.1" unless socket set */
@@ -80,6 +80,11 @@ struct conf_channel {
 	char    *signing_secret; /* from signing_secret(_file) */
 	char    *signing_secret_file;
 	unsigned concurrency; /* 16 */
+	/* amqp (username, password, password_file shared with smtp) */
+	char *exchange;         /* "" = the default exchange */
+	char *routing_key;      /* template; NULL = "{event_type}" */
+	bool  mandatory;        /* true: unroutable = basic.return */
+	bool  unroutable_retry; /* false: unroutable is permanent */
 };
 
 struct conf_job {

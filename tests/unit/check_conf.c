@@ -516,7 +516,8 @@ static const struct bad {
 	    "outbox.ordering: invalid value \"fifo\" (expected per_key or "
 	    "none)" },
 	{ "channels = { s = {\n type = \"sms\"; }; };\n", 2,
-	    "channels.s.type: invalid value \"sms\" (expected smtp or http)" },
+	    "channels.s.type: invalid value \"sms\" (expected smtp, http or "
+	    "amqp)" },
 	{ "channels = { h = { type = \"http\"; url = \"http://x/\";\n"
 	  " method = \"GET\"; }; };\n",
 	    2, "channels.h.method: invalid value" },
@@ -975,13 +976,13 @@ START_TEST(test_keys_are_accepted)
 {
 	struct buf  b;
 	struct conf c;
-	const char *key = conf_keys[_i], *types[] = { "smtp", "http" };
+	const char *key = conf_keys[_i], *types[] = { "smtp", "http", "amqp" };
 	char       *path, *err = NULL, *want, *part, *dup, *save, *p;
 	size_t      t, depth;
 	int         ok = 0;
 
 	ck_assert_ptr_nonnull(key);
-	for (t = 0; t < 2 && !ok; t++) {
+	for (t = 0; t < 3 && !ok; t++) {
 		buf_init(&b);
 		dup = xstrdup(key);
 		depth = 0;
