@@ -290,12 +290,6 @@ db_close(struct db *db)
 	free(db);
 }
 
-MYSQL *
-db_mysql(struct db *db)
-{
-	return (db->mysql);
-}
-
 unsigned long
 db_connection_id(struct db *db)
 {
@@ -462,9 +456,12 @@ int
 db_format(
     struct db *db, struct buf *b, char **errstr, const char *fmt, va_list ap)
 {
-	const char *p, *s;
-	double      f;
-	int         len;
+	const char               *p, *s;
+	const unsigned long long *ids;
+	const struct buf         *frag;
+	double                    f;
+	int                       len;
+	size_t                    i, n;
 
 	for (p = fmt; *p != '\0'; p++) {
 		if (*p != '%') {
@@ -534,6 +531,23 @@ db_format(
 			buf_adds(b, s);
 			buf_addc(b, '`');
 			break;
+		case 'L':
+			n = va_arg(ap, size_t);
+			ids = va_arg(ap, const unsigned long long *);
+			if (n == 0)
+				buf_adds(b, "NULL"); /* IN (NULL): no row */
+			for (i = 0; i < n; i++)
+				buf_printf(
+				    b, "%s%llu", i > 0 ? "," : "", ids[i]);
+			break;
+		case 'F':
+			if ((frag = va_arg(ap, const struct buf *)) == NULL) {
+				*errstr =
+				    xstrdup("query failed: NULL fragment");
+				return (-1);
+			}
+			buf_add(b, frag->data, frag->len);
+			break;
 		case 'R':
 			if ((s = va_arg(ap, const char *)) == NULL) {
 				*errstr = xstrdup("query failed: NULL raw "
@@ -551,6 +565,18 @@ db_format(
 bad:
 	*errstr = xasprintf("query failed: bad conversion in \"%s\"", fmt);
 	return (-1);
+}
+
+int
+db_fragment(struct db *db, struct buf *b, char **errstr, const char *fmt, ...)
+{
+	va_list ap;
+	int     rc;
+
+	va_start(ap, fmt);
+	rc = db_format(db, b, errstr, fmt, ap);
+	va_end(ap);
+	return (rc);
 }
 
 /* ----------------------------------------------------------- queries */

@@ -33,7 +33,6 @@ enum db_status db_connect(
     const struct conf_database *c, struct db **out, char **errstr);
 /* Close and free.  NULL is fine. */
 void          db_close(struct db *);
-MYSQL        *db_mysql(struct db *);
 unsigned long db_connection_id(struct db *);
 /* Last Connector/C error number and text. */
 unsigned    db_errno(struct db *);
@@ -67,8 +66,10 @@ const char *db_cell(const struct db_result *, size_t row, size_t col);
  *	%I	an identifier: checked against [A-Za-z0-9_$], backquoted;
  *		anything else fails the call (identifiers never come from
  *		input unchecked)
- *	%R	raw SQL built by the caller from trusted pieces (e.g. an
- *		IN list of numbers)
+ *	%L	an id list: size_t count, then const unsigned long long *;
+ *		"1,2,3", or NULL for an empty list (IN (NULL) matches no row)
+ *	%F	a fragment: const struct buf * built by db_fragment
+ *	%R	constant SQL text written in the source, never data
  *	%%	a percent sign
  * If res is not NULL the (possibly empty) result is returned in *res.
  * On failure *errstr is "query failed: <server error>" (allocated).
@@ -130,5 +131,8 @@ int db_ident_valid(const char *s);
 struct buf;
 int db_format(
     struct db *, struct buf *, char **errstr, const char *fmt, va_list);
+/* db_format with the values as arguments: append a fragment (a WHERE
+ * condition, an IN list of strings) to b, for a %F of a later query. */
+int db_fragment(struct db *, struct buf *, char **errstr, const char *fmt, ...);
 
 #endif

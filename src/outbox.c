@@ -26,26 +26,7 @@
 /* Statuses that block later rows of the same ordering key. */
 #define OUTBOX_BLOCKING "'PENDING','PROCESSING','FAILED'"
 
-/* Append s as a quoted SQL string literal, or NULL. */
-static void
-outbox_quote(struct db *db, struct buf *b, const char *s)
-{
-	size_t len;
-	char  *tmp;
-
-	if (s == NULL) {
-		buf_adds(b, "NULL");
-		return;
-	}
-	len = strlen(s);
-	tmp = xmalloc(len * 2 + 1);
-	len = mysql_real_escape_string(db_mysql(db), tmp, s, len);
-	buf_addc(b, '\'');
-	buf_add(b, tmp, len);
-	buf_addc(b, '\'');
-	free(tmp);
-}
-
+/* The ids as text for messages (SQL takes them with %L). */
 static void
 outbox_idlist(struct buf *b, const unsigned long long *ids, size_t n)
 {
@@ -81,8 +62,8 @@ outbox_recover(struct db *db, const struct conf_outbox *c,
 
 struct claim_args {
 	const struct conf_outbox *conf;
-	const char               *channels; /* quoted IN list */
-	const char               *after;    /* cursor condition, or "" */
+	const struct buf         *channels; /* quoted IN list */
+	const struct buf         *after;    /* cursor condition, or empty */
 	unsigned                  limit;
 	struct claim             *c;
 };
@@ -148,17 +129,16 @@ claim_fill(struct claim *c, char **errstr)
 static enum db_status
 claim_txn(struct db *db, void *arg, char **errstr)
 {
-	struct claim_args *a = arg;
-	struct claim      *c = a->c;
-	struct db_result  *up = NULL;
-	struct buf         ids;
-	enum db_status     st;
-	size_t             i;
-	const char        *order = "";
+	struct claim_args  *a = arg;
+	struct claim       *c = a->c;
+	struct db_result   *up = NULL;
+	unsigned long long *ids = NULL;
+	enum db_status      st;
+	size_t              i;
+	const char         *order = "";
 
 	claim_reset(c);
 	uuid_v4(c->token);
-	buf_init(&ids);
 	/* The NOT EXISTS runs on ix_outbox_ordering_status (sql/005), index
 	 * only, never reading the key's SENT history row by row (EXPLAIN in
 	 * t0440; a blocked backlog behind 20,000 SENT rows of its key: 4 ms
@@ -176,8 +156,8 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	    " o.ordering_key, o.payload, o.attempts,"
 	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at"
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
-	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%R"
-	    " AND o.channel IN (%R)%R"
+	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
+	    " AND o.channel IN (%F)%R"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
 	    a->after, a->channels, order, a->limit);
@@ -190,13 +170,14 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	if (c->n == 0)
 		goto out;
 
+	ids = xcalloc(c->n, sizeof *ids);
 	for (i = 0; i < c->n; i++)
-		buf_printf(&ids, "%s%llu", i ? "," : "", c->msgs[i]->id);
+		ids[i] = c->msgs[i]->id;
 	st = db_query(db, &up, errstr,
 	    "UPDATE outbox_messages SET status = 'PROCESSING',"
 	    " claim_token = %s, claimed_by = %s, claimed_at = NOW(6)"
-	    " WHERE id IN (%R) AND status = 'PENDING'",
-	    c->token, self_identity(), ids.data);
+	    " WHERE id IN (%L) AND status = 'PENDING'",
+	    c->token, self_identity(), c->n, ids);
 	if (st == DB_OK && up->affected != c->n) {
 		*errstr = xasprintf("claim failed: %llu of %zu locked rows "
 		                    "updated",
@@ -205,7 +186,7 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	}
 out:
 	db_result_free(up);
-	buf_free(&ids);
+	free(ids);
 	return st;
 }
 
@@ -228,18 +209,22 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 	for (i = 0; i < nchannels; i++) {
 		if (i > 0)
 			buf_addc(&in, ',');
-		outbox_quote(db, &in, channels[i]);
+		if (db_fragment(db, &in, errstr, "%s", channels[i]) != 0) {
+			st = DB_ERR_QUERY;
+			goto out;
+		}
 	}
-	if (cur != NULL && cur->set) {
-		buf_adds(&after, " AND (o.next_attempt_at > ");
-		outbox_quote(db, &after, cur->at);
-		buf_adds(&after, " OR (o.next_attempt_at = ");
-		outbox_quote(db, &after, cur->at);
-		buf_printf(&after, " AND o.id > %llu))", cur->id);
+	if (cur != NULL && cur->set &&
+	    db_fragment(db, &after, errstr,
+	        " AND (o.next_attempt_at > %s OR (o.next_attempt_at = %s"
+	        " AND o.id > %llu))",
+	        cur->at, cur->at, cur->id) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
 	}
 	a.conf = conf;
-	a.channels = in.data;
-	a.after = after.data != NULL ? after.data : "";
+	a.channels = &in;
+	a.after = &after;
 	a.limit = limit;
 	a.c = c;
 	st = db_txn(db, claim_txn, &a, errstr);
@@ -254,6 +239,7 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 			cur->set = 1;
 		}
 	}
+out:
 	buf_free(&in);
 	buf_free(&after);
 	return st;
@@ -303,7 +289,7 @@ fin_row_set(struct db *db, const struct conf_outbox *conf,
 		r->expr[FIN_STATUS] = xstrdup("'SENT'");
 		free(r->expr[FIN_SENT]);
 		r->expr[FIN_SENT] = xstrdup("NOW(6)");
-		outbox_quote(db, &b, m->error);
+		(void)db_fragment(db, &b, NULL, "%s", m->error);
 		break;
 	case SEND_RETRY:
 		give_up = m->attempts + 1 >= conf->max_attempts;
@@ -321,15 +307,15 @@ fin_row_set(struct db *db, const struct conf_outbox *conf,
 			                              "MICROSECOND",
 			    (long long)delay * 1000);
 		}
-		outbox_quote(db, &b,
+		(void)db_fragment(db, &b, NULL, "%s",
 		    err != NULL
 		        ? err
 		        : (m->error != NULL ? m->error : "transient failure"));
 		break;
 	case SEND_PERMANENT:
 		r->expr[FIN_STATUS] = xstrdup("'FAILED'");
-		outbox_quote(
-		    db, &b, m->error != NULL ? m->error : "permanent failure");
+		(void)db_fragment(db, &b, NULL, "%s",
+		    m->error != NULL ? m->error : "permanent failure");
 		break;
 	case SEND_NONE:
 	default:
@@ -436,25 +422,25 @@ static enum db_status
 fin_find_lost(struct db *db, struct claim *c, const unsigned char *deleted,
     unsigned long long **lost, size_t *nlost, char **errstr)
 {
-	struct db_result *res = NULL;
-	struct buf        ids;
-	enum db_status    st;
-	size_t            i;
+	struct db_result   *res = NULL;
+	unsigned long long *ids;
+	enum db_status      st;
+	size_t              i;
 
-	buf_init(&ids);
+	ids = xcalloc(c->n + 1, sizeof *ids);
 	for (i = 0; i < c->n; i++)
-		buf_printf(&ids, "%s%llu", i ? "," : "", c->msgs[i]->id);
+		ids[i] = c->msgs[i]->id;
 	st = db_query(db, &res, errstr,
 	    "SELECT id, claim_token <=> %s FROM outbox_messages"
-	    " WHERE id IN (%R)",
-	    c->token, ids.data);
+	    " WHERE id IN (%L)",
+	    c->token, c->n, ids);
 	if (st != DB_OK)
 		goto out;
 	*lost = xcalloc(c->n + 1, sizeof **lost);
 	*nlost = outbox_lost_ids(c, deleted, res, *lost);
 out:
 	db_result_free(res);
-	buf_free(&ids);
+	free(ids);
 	return st;
 }
 
@@ -462,39 +448,40 @@ enum db_status
 outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
     struct outbox_tally *t, char **errstr)
 {
-	struct fin_row    *rows = NULL;
-	unsigned char     *deleted = NULL;
-	struct db_result  *res = NULL;
-	struct buf         sql, del, lost;
-	struct incident    inc;
-	char              *detail = NULL;
-	enum db_status     st = DB_OK;
-	unsigned long long matched = 0, *lostids = NULL;
-	size_t             i, nrows = 0, ndel = 0, k, nlost = 0;
+	struct fin_row     *rows = NULL;
+	unsigned char      *deleted = NULL;
+	struct db_result   *res = NULL;
+	struct buf          sql, lost;
+	struct incident     inc;
+	char               *detail = NULL;
+	enum db_status      st = DB_OK;
+	unsigned long long  matched = 0, *lostids = NULL, *delids = NULL;
+	unsigned long long *rowids = NULL;
+	size_t              i, nrows = 0, ndel = 0, k, nlost = 0;
 
 	buf_init(&sql);
-	buf_init(&del);
 	buf_init(&lost);
 	if (c->n == 0)
 		goto out;
 	rows = xcalloc(c->n, sizeof *rows);
+	rowids = xcalloc(c->n, sizeof *rowids);
+	delids = xcalloc(c->n, sizeof *delids);
 	deleted = xcalloc(c->n, 1);
 	for (i = 0; i < c->n; i++) {
 		if (!conf->keep_sent && c->msgs[i]->result == SEND_OK) {
-			buf_printf(
-			    &del, "%s%llu", ndel ? "," : "", c->msgs[i]->id);
+			delids[ndel++] = c->msgs[i]->id;
 			deleted[i] = 1;
-			ndel++;
 			continue;
 		}
+		rowids[nrows] = c->msgs[i]->id;
 		fin_row_set(db, conf, c->msgs[i], &rows[nrows++]);
 	}
 
 	if (ndel > 0) {
 		st = db_query_retry(db, &res, errstr,
-		    "DELETE FROM outbox_messages WHERE id IN (%R)"
+		    "DELETE FROM outbox_messages WHERE id IN (%L)"
 		    " AND claim_token = %s",
-		    del.data, c->token);
+		    ndel, delids, c->token);
 		if (st != DB_OK)
 			goto out;
 		matched += res->affected;
@@ -508,12 +495,9 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 				buf_adds(&sql, ", ");
 			fin_assign(&sql, rows, nrows, (enum fin_col)k);
 		}
-		buf_adds(&sql, " WHERE id IN (");
-		for (i = 0; i < nrows; i++)
-			buf_printf(&sql, "%s%llu", i ? "," : "", rows[i].id);
-		buf_adds(&sql, ") AND claim_token = ");
-		outbox_quote(db, &sql, c->token);
-		st = db_query_retry(db, &res, errstr, "%R", sql.data);
+		st = db_query_retry(db, &res, errstr,
+		    "%F WHERE id IN (%L) AND claim_token = %s", &sql, nrows,
+		    rowids, c->token);
 		if (st != DB_OK)
 			goto out;
 		matched += res->affected;
@@ -544,12 +528,13 @@ out:
 			free(rows[i].expr[k]);
 	}
 	free(rows);
+	free(rowids);
+	free(delids);
 	free(deleted);
 	free(lostids);
 	free(detail);
 	db_result_free(res);
 	buf_free(&sql);
-	buf_free(&del);
 	buf_free(&lost);
 	return st;
 }
@@ -578,7 +563,11 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 		for (i = 0; i < conf->nchannels; i++) {
 			if (i > 0)
 				buf_addc(&in, ',');
-			outbox_quote(db, &in, conf->channels[i].name);
+			if (db_fragment(db, &in, errstr, "%s",
+			        conf->channels[i].name) != 0) {
+				st = DB_ERR_QUERY;
+				goto out;
+			}
 		}
 		buf_addc(&in, ')');
 	}
@@ -596,11 +585,11 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	    " COALESCE(FLOOR(TIMESTAMPDIFF(MICROSECOND, MIN(IF(status ="
 	    "  'PENDING' AND next_attempt_at <= NOW(6), next_attempt_at,"
 	    "  NULL)), NOW(6)) / 1000000), 0),"
-	    " COALESCE(SUM(status = 'PENDING' AND %R), 0)"
+	    " COALESCE(SUM(status = 'PENDING' AND %F), 0)"
 	    " FROM outbox_messages"
 	    " WHERE status IN ('PENDING', 'PROCESSING', 'FAILED')",
 	    (long long)conf->outbox.lease_ms * 1000,
-	    (long long)conf->outbox.watchdog_ms * 1000, in.data);
+	    (long long)conf->outbox.watchdog_ms * 1000, &in);
 	if (st != DB_OK)
 		goto out;
 	if (res->nrows != 1 || res->ncols != nitems(dst)) {
@@ -949,8 +938,8 @@ outbox_show(
 }
 
 static enum db_status
-outbox_retry_in(
-    struct db *db, const char *idlist, unsigned long long *n, char **errstr)
+outbox_retry_in(struct db *db, const unsigned long long *ids, size_t nids,
+    unsigned long long *n, char **errstr)
 {
 	struct db_result *res = NULL;
 	enum db_status    st;
@@ -958,8 +947,8 @@ outbox_retry_in(
 	st = db_query_retry(db, &res, errstr,
 	    "UPDATE outbox_messages SET status = 'PENDING', attempts = 0,"
 	    " next_attempt_at = NOW(6), claim_token = NULL"
-	    " WHERE id IN (%R) AND status = 'FAILED'",
-	    idlist);
+	    " WHERE id IN (%L) AND status = 'FAILED'",
+	    nids, ids);
 	if (st == DB_OK)
 		*n += res->affected;
 	db_result_free(res);
@@ -970,26 +959,23 @@ enum db_status
 outbox_retry_ids(struct db *db, const unsigned long long *ids, size_t nids,
     unsigned long long *n, char **errstr)
 {
-	struct buf     b;
 	enum db_status st = DB_OK;
 	size_t         i, k;
 
 	*n = 0;
-	buf_init(&b);
 	for (i = 0; i < nids && st == DB_OK; i += k) {
 		k = nids - i < OUTBOX_BATCH_MAX ? nids - i : OUTBOX_BATCH_MAX;
-		buf_reset(&b);
-		outbox_idlist(&b, ids + i, k);
-		st = outbox_retry_in(db, b.data, n, errstr);
+		st = outbox_retry_in(db, ids + i, k, n, errstr);
 	}
-	buf_free(&b);
 	return st;
 }
 
-/* The next batch of ids matching where, by primary key after *after. */
+/* The next batch (at most OUTBOX_BATCH_MAX) of ids matching where, by
+ * primary key after *after. */
 static enum db_status
-outbox_next_ids(struct db *db, const char *where, unsigned long long *after,
-    struct buf *b, size_t *k, char **errstr)
+outbox_next_ids(struct db *db, const struct buf *where,
+    unsigned long long *after, unsigned long long *ids, size_t *k,
+    char **errstr)
 {
 	struct db_result  *res = NULL;
 	enum db_status     st;
@@ -997,19 +983,17 @@ outbox_next_ids(struct db *db, const char *where, unsigned long long *after,
 	const char        *e;
 	size_t             i;
 
-	buf_reset(b);
 	*k = 0;
 	st = db_query(db, &res, errstr,
-	    "SELECT id FROM outbox_messages WHERE id > %llu AND %R"
+	    "SELECT id FROM outbox_messages WHERE id > %llu AND %F"
 	    " ORDER BY id LIMIT %u",
 	    *after, where, OUTBOX_BATCH_MAX);
 	if (st != DB_OK)
 		goto out;
-	for (i = 0; i < res->nrows; i++) {
+	for (i = 0; i < res->nrows && *k < OUTBOX_BATCH_MAX; i++) {
 		if (parse_ull(db_cell(res, i, 0), UINT64_MAX, &id, &e) != 0)
 			continue;
-		buf_printf(b, "%s%llu", *k ? "," : "", id);
-		(*k)++;
+		ids[(*k)++] = id;
 		*after = id;
 	}
 out:
@@ -1021,28 +1005,30 @@ enum db_status
 outbox_retry_failed(
     struct db *db, const char *channel, unsigned long long *n, char **errstr)
 {
-	struct buf         where, ids;
+	struct buf         where;
 	enum db_status     st;
-	unsigned long long after = 0;
+	unsigned long long after = 0, *ids;
 	size_t             k;
 
 	*n = 0;
 	buf_init(&where);
-	buf_init(&ids);
-	buf_adds(&where, "status = 'FAILED'");
-	if (channel != NULL) {
-		buf_adds(&where, " AND channel = ");
-		outbox_quote(db, &where, channel);
+	ids = xcalloc(OUTBOX_BATCH_MAX, sizeof *ids);
+	if (db_fragment(db, &where, errstr,
+	        "status = 'FAILED' AND (%s IS NULL OR channel = %s)", channel,
+	        channel) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
 	}
 	for (;;) {
-		st = outbox_next_ids(db, where.data, &after, &ids, &k, errstr);
+		st = outbox_next_ids(db, &where, &after, ids, &k, errstr);
 		if (st != DB_OK || k == 0)
 			break;
-		if ((st = outbox_retry_in(db, ids.data, n, errstr)) != DB_OK)
+		if ((st = outbox_retry_in(db, ids, k, n, errstr)) != DB_OK)
 			break;
 	}
+out:
 	buf_free(&where);
-	buf_free(&ids);
+	free(ids);
 	return st;
 }
 
@@ -1051,34 +1037,34 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
     int dry_run, unsigned long long *n, char **errstr)
 {
 	struct db_result  *res = NULL;
-	struct buf         where, ids;
+	struct buf         where;
 	enum db_status     st;
 	char              *cutoff = NULL, *count = NULL;
 	const char        *e;
-	unsigned long long after = 0;
+	unsigned long long after = 0, *ids;
 	size_t             k;
 
 	*n = 0;
 	buf_init(&where);
-	buf_init(&ids);
+	ids = xcalloc(OUTBOX_BATCH_MAX, sizeof *ids);
 	/* One cutoff for the whole purge, from the database clock. */
 	st = db_query_value(db, &cutoff, errstr,
 	    "SELECT NOW(6) - INTERVAL %lld MICROSECOND",
 	    (long long)age_ms * 1000);
 	if (st != DB_OK)
 		goto out;
-	if (what == PURGE_SENT)
-		buf_adds(&where, "status = 'SENT' AND sent_at < ");
-	else
-		buf_adds(&where,
-		    "status = 'FAILED' AND "
-		    "COALESCE(claimed_at, created_at) < ");
-	outbox_quote(db, &where, cutoff);
+	if (db_fragment(db, &where, errstr,
+	        what == PURGE_SENT ? "status = 'SENT' AND sent_at < %s"
+	                           : "status = 'FAILED' AND "
+	                             "COALESCE(claimed_at, created_at) < %s",
+	        cutoff) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
 
 	if (dry_run) {
 		st = db_query_value(db, &count, errstr,
-		    "SELECT COUNT(*) FROM outbox_messages WHERE %R",
-		    where.data);
+		    "SELECT COUNT(*) FROM outbox_messages WHERE %F", &where);
 		if (st == DB_OK &&
 		    (count == NULL ||
 		        parse_ull(count, UINT64_MAX, n, &e) != 0)) {
@@ -1088,13 +1074,13 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 		goto out;
 	}
 	for (;;) {
-		st = outbox_next_ids(db, where.data, &after, &ids, &k, errstr);
+		st = outbox_next_ids(db, &where, &after, ids, &k, errstr);
 		if (st != DB_OK || k == 0)
 			break;
 		/* The condition is repeated: a row may have changed. */
 		st = db_query_retry(db, &res, errstr,
-		    "DELETE FROM outbox_messages WHERE id IN (%R) AND %R",
-		    ids.data, where.data);
+		    "DELETE FROM outbox_messages WHERE id IN (%L) AND %F", k,
+		    ids, &where);
 		if (st != DB_OK)
 			break;
 		*n += res->affected;
@@ -1106,7 +1092,7 @@ out:
 	free(cutoff);
 	free(count);
 	buf_free(&where);
-	buf_free(&ids);
+	free(ids);
 	return st;
 }
 
