@@ -10,7 +10,7 @@ smtp_private_start
 write_config "$CONF" "outbox = { batch_size = 10; poll_interval = \"200ms\";
   backoff = { initial = \"1s\"; max = \"1s\"; jitter = 0.0; }; };
 channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\"; from = \"noreply@example.com\";
-  connections = 2; timeout = \"5s\"; circuit = { failures = 3; cooldown = \"3s\"; }; }; };"
+  connections = 2; timeout = \"5s\"; circuit = { failures = 3; cooldown = \"6s\"; }; }; };"
 export CRONGUARD_SQLDIR="${CRONGUARD_SQLDIR:-$CRONGUARD_SRCDIR/sql}"
 assert_exit 0 cg db migrate
 mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
@@ -22,7 +22,7 @@ circuit_open() { mysql_q "SELECT COALESCE(circuit_open_until > NOW(6), 0) FROM c
 
 smtp_private_stop
 assert_exit 0 cg outbox dispatch
-assert_grep 'event=circuit_open channel=mail failures=[0-9]+ cooldown=3s' "$ERR"
+assert_grep 'event=circuit_open channel=mail failures=[0-9]+ cooldown=6s' "$ERR"
 assert_eq 1 "$(circuit_open)" "circuit open"
 burned=$(attempts)
 # failures, plus at most connections - 1 sends already in flight
@@ -40,7 +40,7 @@ assert_eq 1 "$(circuit_open)" "still open"
 
 # Server back; once the cooldown is over a probe closes the circuit.
 smtp_private_start
-assert_exit 0 cg -v outbox dispatch --for 4s
+assert_exit 0 cg -v outbox dispatch --for 8s
 assert_grep 'event=circuit_closed channel=mail' "$ERR"
 assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'")" "all sent"
 assert_eq 20 "$(smtp_count)" "all received"
