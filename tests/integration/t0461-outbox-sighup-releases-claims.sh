@@ -1,52 +1,5 @@
 #!/bin/sh
-# SIGUSR1, SIGUSR2 and SIGPIPE mid-batch do not stop the dispatcher; SIGHUP
-# (an operator's ssh session dropping) stops it as SIGTERM does: nothing new
-# starts, the requests in flight finish, the claimed but unsent rows go back
-# to PENDING at once with no attempt counted, and it exits 0.
-. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
-need_servers
-write_config "$CONF" "
-outbox = { batch_size = 20; lease = \"10m\"; };
-channels = {
-  hook = { type = \"http\"; url = \"$HTTP_BASE/slow/delay=1500\"; concurrency = 2; timeout = \"5s\"; };
-};"
-assert_exit 0 cg db migrate
-mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
-    SELECT 'hook', 't', JSON_OBJECT('n', seq) FROM seq_1_to_20"
-
-"$CRONGUARD_BIN" -c "$CONF" -v outbox dispatch > "$TEST_TMP/d.out" 2> "$TEST_TMP/d.err" &
-pid=$!
-wait_for 10 sh -c "[ \$(grep -c '/$TEST_ID/slow' '$HTTP_LOG') -ge 2 ]"
-assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'PROCESSING'")" \
-    "claimed before the signals"
-
-kill -USR1 "$pid"
-kill -USR2 "$pid"
-kill -PIPE "$pid"
-sleep 0.3
-kill -0 "$pid" 2>/dev/null ||
-    fail "SIGUSR1/SIGUSR2/SIGPIPE stopped the dispatcher ($(cat "$TEST_TMP/d.err"))"
-if grep -q 'event=outbox_dispatch_stopped' "$TEST_TMP/d.err"; then
-    fail "SIGUSR1/SIGUSR2/SIGPIPE were taken as a stop request"
-fi
-
-t0=$(date +%s)
-kill -HUP "$pid"
-rc=0
-wait "$pid" || rc=$?
-t1=$(date +%s)
-assert_eq 0 "$rc" "exit status after SIGHUP ($(cat "$TEST_TMP/d.err"))"
-[ $((t1 - t0)) -le 4 ] || fail "took $((t1 - t0)) s to stop"
-assert_grep 'event=outbox_dispatch_stopped' "$TEST_TMP/d.err"
-
-assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'PROCESSING'")" "none PROCESSING"
-assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-    WHERE status = 'PENDING' AND attempts <> 0")" "no attempt counted for unsent rows"
-assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-    WHERE (status = 'SENT' AND attempts = 1)
-       OR (status = 'PENDING' AND attempts = 0 AND next_attempt_at <= NOW(6))")" \
-    "every row sent once or back to PENDING at once"
-assert_eq 18 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-    WHERE status = 'PENDING' AND attempts = 0 AND next_attempt_at <= NOW(6)")" \
-    "unsent rows back to PENDING, no attempt counted"
-echo "PASS: $TEST_NAME"
+# SIGHUP (an operator's ssh session dropping during dispatch --for) stops
+# the dispatcher as SIGTERM does: t0460 with SIGHUP in place of SIGTERM.
+STOP_SIGNAL=HUP
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/t0460-outbox-sigterm-releases-claims.sh"
