@@ -7,8 +7,8 @@
  * starts in its last DISPATCH_MARGIN_MS, a rate-limited channel claims
  * only as many rows as its reserved send slots before then, and rows
  * claimed but not started by then go back to PENDING without an attempt
- * counted (SEND_NONE, as on SIGTERM).  Only sends already in flight run
- * past it, each within the channel's timeout.  The same holds for each
+ * counted (SEND_NONE, as on SIGTERM or SIGHUP).  Only sends already in flight
+ * run past it, each within the channel's timeout.  The same holds for each
  * claim's lease: a message not started within lease - timeout of its
  * claim (queued behind a slow server) is released for a fresh claim
  * rather than sent after another worker may have recovered it (the
@@ -38,6 +38,11 @@
 #include "util.h"
 
 static volatile sig_atomic_t dispatch_stop;
+
+/* Signals that stop dispatch (claimed but unsent rows go back at once)
+ * and signals ignored while it runs; the old handlers are restored. */
+static const int dispatch_stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
+static const int dispatch_ignore_signals[] = { SIGUSR1, SIGUSR2, SIGPIPE };
 
 /* Claims and sends stop this long before the --for deadline (or a tenth
  * of --for, if shorter), leaving it to in-flight replies and finalise. */
@@ -469,7 +474,10 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 		{ "bench-no-send", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 } };
 	struct dispatch            dp;
-	struct sigaction           sa, old_term, old_int;
+	struct sigaction           sa, ign;
+	struct sigaction           old_stop[nitems(dispatch_stop_signals)];
+	struct sigaction           old_ign[nitems(dispatch_ignore_signals)];
+	size_t                     i;
 	char                     **only = NULL, *errstr = NULL;
 	size_t                     nonly = 0;
 	int64_t                    for_ms = 0, started, left;
@@ -551,8 +559,13 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	sa.sa_handler = dispatch_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0; /* no SA_RESTART: a sleep ends at once */
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGINT, &sa, &old_int);
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	for (i = 0; i < nitems(dispatch_stop_signals); i++)
+		sigaction(dispatch_stop_signals[i], &sa, &old_stop[i]);
+	for (i = 0; i < nitems(dispatch_ignore_signals); i++)
+		sigaction(dispatch_ignore_signals[i], &ign, &old_ign[i]);
 
 	started = now_mono_ms();
 	if (for_ms > 0)
@@ -581,8 +594,10 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 		    "stopped by signal", NULL);
 	dispatch_log_summary(&dp, started);
 
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGINT, &old_int, NULL);
+	for (i = 0; i < nitems(dispatch_stop_signals); i++)
+		sigaction(dispatch_stop_signals[i], &old_stop[i], NULL);
+	for (i = 0; i < nitems(dispatch_ignore_signals); i++)
+		sigaction(dispatch_ignore_signals[i], &old_ign[i], NULL);
 out:
 	dispatch_close(&dp);
 	db_close(dp.db);

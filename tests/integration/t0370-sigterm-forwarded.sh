@@ -1,16 +1,16 @@
 #!/bin/sh
-# SIGTERM (and SIGINT) to cronguard reach the job's process group; the job
+# SIGTERM (and SIGINT, SIGHUP) to cronguard reach the job's process group; the job
 # exits, cronguard releases the lock, finishes the run record (outcome
 # killed, the job's status) and exits with the job's status.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = { trapper = { command = [ \"sh\", \"-c\",
-    \"trap 'echo got \$CRONGUARD_SIG > $TEST_TMP/got; exit 143' TERM INT; echo \$\$ > $TEST_TMP/job.pid; while :; do sleep 0.1; done\" ];
+    \"trap 'echo got \$CRONGUARD_SIG > $TEST_TMP/got; exit 143' TERM INT HUP; echo \$\$ > $TEST_TMP/job.pid; while :; do sleep 0.1; done\" ];
     lock = \"t0370:trap\"; }; };"
 assert_exit 0 cg db migrate
 
-for sig in TERM INT; do
+for sig in TERM INT HUP; do
 	rm -f "$TEST_TMP/job.pid" "$TEST_TMP/got"
 	CRONGUARD_SIG=$sig "$CRONGUARD_BIN" -c "$CONF" run trapper 2> "$ERR" &
 	cg_pid=$!

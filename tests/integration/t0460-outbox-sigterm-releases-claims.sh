@@ -2,7 +2,10 @@
 # SIGTERM mid-batch: the dispatcher starts nothing new, lets the requests
 # in flight finish, puts the claimed but unsent rows back to PENDING at
 # once with no attempt counted, and exits 0 without waiting for the lease.
+# SIGUSR1, SIGUSR2 and SIGPIPE before it do not stop it.  t0461 sources
+# this script with STOP_SIGNAL=HUP.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+: "${STOP_SIGNAL:=TERM}"
 need_servers
 write_config "$CONF" "
 outbox = { batch_size = 20; lease = \"10m\"; };
@@ -18,12 +21,23 @@ pid=$!
 wait_for 10 sh -c "[ \$(grep -c '/$TEST_ID/slow' '$HTTP_LOG') -ge 2 ]"
 assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'PROCESSING'")" \
     "claimed before the signal"
+
+kill -USR1 "$pid"
+kill -USR2 "$pid"
+kill -PIPE "$pid"
+sleep 0.3
+kill -0 "$pid" 2>/dev/null ||
+    fail "SIGUSR1/SIGUSR2/SIGPIPE stopped the dispatcher ($(cat "$TEST_TMP/d.err"))"
+if grep -q 'event=outbox_dispatch_stopped' "$TEST_TMP/d.err"; then
+    fail "SIGUSR1/SIGUSR2/SIGPIPE were taken as a stop request"
+fi
+
 t0=$(date +%s)
-kill -TERM "$pid"
+kill -"$STOP_SIGNAL" "$pid"
 rc=0
 wait "$pid" || rc=$?
 t1=$(date +%s)
-assert_eq 0 "$rc" "exit status after SIGTERM ($(cat "$TEST_TMP/d.err"))"
+assert_eq 0 "$rc" "exit status after SIG$STOP_SIGNAL ($(cat "$TEST_TMP/d.err"))"
 [ $((t1 - t0)) -le 4 ] || fail "took $((t1 - t0)) s to stop"
 assert_grep 'event=outbox_dispatch_stopped' "$TEST_TMP/d.err"
 
