@@ -231,8 +231,15 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
 	t0 = now_mono_ms();
 	st = outbox_claim(
 	    dp->db, &dp->conf->outbox, names, n, limit, cur, &c, errstr);
-	if (st != DB_OK)
+	if (st != DB_OK) {
+		/* Nothing was sent with the reservation: it goes back even
+		 * though the pass ends here (errstr keeps the claim's). */
+		if (limited != NULL && limited->lim != NULL)
+			(void)ratelimit_settle(
+			    limited->lim, dp->db, NULL, 0, &err2);
+		free(err2);
 		return st;
+	}
 	if (had_cursor && !cur->set)
 		*rescan = true;
 	*claimed += c.n;

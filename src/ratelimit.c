@@ -291,6 +291,24 @@ out:
 	return st;
 }
 
+/* Give this batch's reservation back now (nothing was claimed with it).
+ * When that fails the next reserve gives it back. */
+static enum db_status
+rl_giveback(struct ratelimit *rl, struct db *db, char **errstr)
+{
+	unsigned       reserved = rl->quota_reserved;
+	long long      day = rl->quota_day;
+	enum db_status st;
+
+	if (reserved == 0)
+		return DB_OK;
+	if ((st = ratelimit_settle(rl, db, NULL, 0, errstr)) != DB_OK) {
+		rl->quota_reserved = reserved;
+		rl->quota_day = day;
+	}
+	return st;
+}
+
 enum db_status
 ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
     unsigned *granted, char **errstr)
@@ -298,6 +316,7 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 	enum db_status st;
 	unsigned       g = want, prev;
 	long long      prev_day;
+	char          *err = NULL;
 
 	/* A reservation not settled (no row was claimed with it) goes back
 	 * within the next reservation's statement. */
@@ -313,8 +332,11 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 		want = g = RL_MAX_WANT;
 	if (want == 0)
 		return DB_OK;
-	if ((st = rl_ensure_row(rl, db, errstr)) != DB_OK)
+	if ((st = rl_ensure_row(rl, db, errstr)) != DB_OK) {
+		rl->quota_reserved = prev;
+		rl->quota_day = prev_day;
 		return st;
+	}
 	if (rl_has_circuit(rl) || rl_has_quota(rl)) {
 		if ((st = rl_reserve_gate(
 		         rl, db, want, prev, prev_day, &g, errstr)) != DB_OK) {
@@ -324,10 +346,19 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 		}
 	}
 	if (g > 0 && rl_has_rate(rl)) {
-		if ((st = rl_reserve_rate(rl, db, g, &g, errstr)) != DB_OK)
+		if ((st = rl_reserve_rate(rl, db, g, &g, errstr)) != DB_OK) {
+			/* Report the reserve's error, not the giveback's. */
+			(void)rl_giveback(rl, db, &err);
+			free(err);
 			return st;
+		}
 	}
 	*granted = g;
+	/* The rate held the whole batch back: nothing will be claimed
+	 * with the quota just reserved, so it goes back now, not at a next
+	 * reserve this process may never make. */
+	if (g == 0)
+		return rl_giveback(rl, db, errstr);
 	return DB_OK;
 }
 
