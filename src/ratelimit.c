@@ -40,6 +40,9 @@
 #define RL_HORIZON_US 1000000LL
 /* Grants are encoded in 10 bits of LAST_INSERT_ID. */
 #define RL_MAX_WANT 1000
+/* LAST_INSERT_ID of the gate: grant + 1024 * failures + 2^20 * day,
+ * plus this when the day's quota has none left. */
+#define RL_EXHAUSTED_BIT 1125899906842624LL
 /* A half-open probe not settled after the channel timeout plus this is
  * taken to be lost (its dispatcher died): another instance may probe. */
 #define RL_PROBE_SLACK_US 5000000LL
@@ -58,6 +61,7 @@ struct ratelimit {
 	/* quota: reserved by this batch on day (TO_DAYS) */
 	unsigned  quota_reserved;
 	long long quota_day;
+	int       quota_exhausted; /* the last gate found none left */
 
 	/* circuit */
 	unsigned            db_failures; /* as read at reserve */
@@ -220,8 +224,10 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 	    "UPDATE cronguard_channels SET "
 	    "quota_used = %s + %d * "
 	    "(LAST_INSERT_ID((%s) + 1024 * LEAST(circuit_failures, 1023) + "
-	    "1048576 * TO_DAYS(UTC_DATE())) MOD 1024), ",
-	    used.data, rl_has_quota(rl) ? 1 : 0, g.data);
+	    "1048576 * TO_DAYS(UTC_DATE()) + %lld * (%d AND %s = 0)) MOD "
+	    "1024), ",
+	    used.data, rl_has_quota(rl) ? 1 : 0, g.data, RL_EXHAUSTED_BIT,
+	    rl_has_quota(rl) ? 1 : 0, left.data);
 	if (rl_has_circuit(rl))
 		buf_printf(&sql,
 		    "circuit_probe_at = IF(circuit_open_until <= "
@@ -239,7 +245,9 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 	}
 	*granted = (unsigned)(v % 1024);
 	rl->db_failures = (unsigned)((v / 1024) % 1024);
-	rl->quota_day = (long long)(v / 1048576);
+	rl->quota_exhausted = v >= (unsigned long long)RL_EXHAUSTED_BIT;
+	rl->quota_day =
+	    (long long)((v % (unsigned long long)RL_EXHAUSTED_BIT) / 1048576);
 	if (rl_has_quota(rl))
 		rl->quota_reserved = *granted;
 	rl->probe = rl_has_circuit(rl) && *granted > 0 &&
@@ -324,6 +332,7 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 	prev_day = rl->quota_day;
 	rl_batch_reset(rl);
 	*granted = 0;
+	rl->quota_exhausted = 0;
 	if (!rl->limited) {
 		*granted = want;
 		return DB_OK;
@@ -360,6 +369,12 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 	if (g == 0)
 		return rl_giveback(rl, db, errstr);
 	return DB_OK;
+}
+
+int
+ratelimit_quota_exhausted(const struct ratelimit *rl)
+{
+	return rl->quota_exhausted;
 }
 
 void

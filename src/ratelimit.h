@@ -33,6 +33,9 @@ void              ratelimit_free(struct ratelimit *);
 enum db_status ratelimit_reserve(struct ratelimit *, struct db *, unsigned want,
     unsigned *granted, char **errstr);
 
+/* Whether the last ratelimit_reserve found the day's quota used up. */
+int ratelimit_quota_exhausted(const struct ratelimit *);
+
 /* The send_ctl a channel uses for the reserved batch: paces sends to the
  * rate, and stops starting sends once the circuit opens mid-batch. */
 void ratelimit_ctl(

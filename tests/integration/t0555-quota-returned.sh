@@ -54,3 +54,9 @@ s=$(sent)
 assert_eq "$s" "$(quota_used)" "quota_used after --for and SIGTERM ($s sent)"
 assert_eq "$s" "$(smtp_count)" "received"
 assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'CLAIMED'")" "rows left claimed"
+
+# With the day's quota used up a pass logs one quota_exhausted warning.
+enqueue 1
+mysql_q "UPDATE cronguard_channels SET quota_used = 500 WHERE name = 'mail'"
+assert_exit 0 cg outbox dispatch
+assert_eq 1 "$(grep -c 'level=warn event=quota_exhausted channel=mail' "$ERR")" "quota_exhausted lines"
