@@ -64,6 +64,7 @@ struct dchan {
 	bool                 limited; /* rate, quota or circuit configured */
 	unsigned             granted;
 	struct outbox_cursor cursor;
+	bool                 quota_warned; /* quota_exhausted logged */
 };
 
 struct dispatch {
@@ -236,8 +237,15 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
 	t0 = now_mono_ms();
 	st = outbox_claim(
 	    dp->db, &dp->conf->outbox, names, n, limit, cur, &c, errstr);
-	if (st != DB_OK)
+	if (st != DB_OK) {
+		/* Nothing was sent with the reservation: it goes back even
+		 * though the pass ends here (errstr keeps the claim's). */
+		if (limited != NULL && limited->lim != NULL)
+			(void)ratelimit_settle(
+			    limited->lim, dp->db, NULL, 0, &err2);
+		free(err2);
 		return st;
+	}
 	if (had_cursor && !cur->set)
 		*rescan = true;
 	*claimed += c.n;
@@ -335,6 +343,11 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 		    d->lim, dp->db, want, &d->granted, errstr);
 		if (st != DB_OK)
 			goto out;
+		if (ratelimit_quota_exhausted(d->lim) && !d->quota_warned) {
+			d->quota_warned = true;
+			log_kv(LOG_WARN, "quota_exhausted", "channel",
+			    d->conf->name, "reset", "00:00 UTC", NULL);
+		}
 		if (dp->until != 0 && d->granted > 0) {
 			d->granted =
 			    ratelimit_trim(d->lim, d->granted, dp->until);
@@ -369,8 +382,10 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 	bool               attempted, rescan;
 
 	dp->cursor.set = 0;
-	for (i = 0; i < dp->nchans; i++)
+	for (i = 0; i < dp->nchans; i++) {
 		dp->chans[i].cursor.set = 0;
+		dp->chans[i].quota_warned = false;
+	}
 	st = outbox_recover(dp->db, &dp->conf->outbox, &n, errstr);
 	if (st != DB_OK)
 		return st;

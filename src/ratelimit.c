@@ -40,6 +40,9 @@
 #define RL_HORIZON_US 1000000LL
 /* Grants are encoded in 10 bits of LAST_INSERT_ID. */
 #define RL_MAX_WANT 1000
+/* LAST_INSERT_ID of the gate: grant + 1024 * failures + 2^20 * day,
+ * plus this when the day's quota has none left. */
+#define RL_EXHAUSTED_BIT 1125899906842624LL
 /* A half-open probe not settled after the channel timeout plus this is
  * taken to be lost (its dispatcher died): another instance may probe. */
 #define RL_PROBE_SLACK_US 5000000LL
@@ -58,6 +61,7 @@ struct ratelimit {
 	/* quota: reserved by this batch on day (TO_DAYS) */
 	unsigned  quota_reserved;
 	long long quota_day;
+	int       quota_exhausted; /* the last gate found none left */
 
 	/* circuit */
 	unsigned            db_failures; /* as read at reserve */
@@ -220,8 +224,10 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 	    "UPDATE cronguard_channels SET "
 	    "quota_used = %s + %d * "
 	    "(LAST_INSERT_ID((%s) + 1024 * LEAST(circuit_failures, 1023) + "
-	    "1048576 * TO_DAYS(UTC_DATE())) MOD 1024), ",
-	    used.data, rl_has_quota(rl) ? 1 : 0, g.data);
+	    "1048576 * TO_DAYS(UTC_DATE()) + %lld * (%d AND %s = 0)) MOD "
+	    "1024), ",
+	    used.data, rl_has_quota(rl) ? 1 : 0, g.data, RL_EXHAUSTED_BIT,
+	    rl_has_quota(rl) ? 1 : 0, left.data);
 	if (rl_has_circuit(rl))
 		buf_printf(&sql,
 		    "circuit_probe_at = IF(circuit_open_until <= "
@@ -239,7 +245,9 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 	}
 	*granted = (unsigned)(v % 1024);
 	rl->db_failures = (unsigned)((v / 1024) % 1024);
-	rl->quota_day = (long long)(v / 1048576);
+	rl->quota_exhausted = v >= (unsigned long long)RL_EXHAUSTED_BIT;
+	rl->quota_day =
+	    (long long)((v % (unsigned long long)RL_EXHAUSTED_BIT) / 1048576);
 	if (rl_has_quota(rl))
 		rl->quota_reserved = *granted;
 	rl->probe = rl_has_circuit(rl) && *granted > 0 &&
@@ -291,6 +299,24 @@ out:
 	return st;
 }
 
+/* Give this batch's reservation back now (nothing was claimed with it).
+ * When that fails the next reserve gives it back. */
+static enum db_status
+rl_giveback(struct ratelimit *rl, struct db *db, char **errstr)
+{
+	unsigned       reserved = rl->quota_reserved;
+	long long      day = rl->quota_day;
+	enum db_status st;
+
+	if (reserved == 0)
+		return DB_OK;
+	if ((st = ratelimit_settle(rl, db, NULL, 0, errstr)) != DB_OK) {
+		rl->quota_reserved = reserved;
+		rl->quota_day = day;
+	}
+	return st;
+}
+
 enum db_status
 ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
     unsigned *granted, char **errstr)
@@ -298,6 +324,7 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 	enum db_status st;
 	unsigned       g = want, prev;
 	long long      prev_day;
+	char          *err = NULL;
 
 	/* A reservation not settled (no row was claimed with it) goes back
 	 * within the next reservation's statement. */
@@ -305,6 +332,7 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 	prev_day = rl->quota_day;
 	rl_batch_reset(rl);
 	*granted = 0;
+	rl->quota_exhausted = 0;
 	if (!rl->limited) {
 		*granted = want;
 		return DB_OK;
@@ -313,8 +341,11 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 		want = g = RL_MAX_WANT;
 	if (want == 0)
 		return DB_OK;
-	if ((st = rl_ensure_row(rl, db, errstr)) != DB_OK)
+	if ((st = rl_ensure_row(rl, db, errstr)) != DB_OK) {
+		rl->quota_reserved = prev;
+		rl->quota_day = prev_day;
 		return st;
+	}
 	if (rl_has_circuit(rl) || rl_has_quota(rl)) {
 		if ((st = rl_reserve_gate(
 		         rl, db, want, prev, prev_day, &g, errstr)) != DB_OK) {
@@ -324,11 +355,26 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 		}
 	}
 	if (g > 0 && rl_has_rate(rl)) {
-		if ((st = rl_reserve_rate(rl, db, g, &g, errstr)) != DB_OK)
+		if ((st = rl_reserve_rate(rl, db, g, &g, errstr)) != DB_OK) {
+			/* Report the reserve's error, not the giveback's. */
+			(void)rl_giveback(rl, db, &err);
+			free(err);
 			return st;
+		}
 	}
 	*granted = g;
+	/* The rate held the whole batch back: nothing will be claimed
+	 * with the quota just reserved, so it goes back now, not at a next
+	 * reserve this process may never make. */
+	if (g == 0)
+		return rl_giveback(rl, db, errstr);
 	return DB_OK;
+}
+
+int
+ratelimit_quota_exhausted(const struct ratelimit *rl)
+{
+	return rl->quota_exhausted;
 }
 
 void

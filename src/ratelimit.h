@@ -26,10 +26,15 @@ void              ratelimit_free(struct ratelimit *);
  * Before claiming for the channel: how many of want rows may be claimed
  * now.  *granted is 0 while the circuit is open or the day's quota is used
  * up; 1 when the circuit is half-open (a probe).  Quota granted here is
- * reserved; ratelimit_settle returns what was not sent.
+ * reserved; ratelimit_settle returns what was not sent.  When *granted
+ * is 0 (the rate held the batch back) or on an error, the quota reserved
+ * has already gone back.
  */
 enum db_status ratelimit_reserve(struct ratelimit *, struct db *, unsigned want,
     unsigned *granted, char **errstr);
+
+/* Whether the last ratelimit_reserve found the day's quota used up. */
+int ratelimit_quota_exhausted(const struct ratelimit *);
 
 /* The send_ctl a channel uses for the reserved batch: paces sends to the
  * rate, and stops starting sends once the circuit opens mid-batch. */
