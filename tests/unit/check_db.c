@@ -275,6 +275,20 @@ START_TEST(test_live_session)
 }
 END_TEST
 
+/* KILL db's session from a second connection. */
+static void
+kill_session(const struct conf_database *c, struct db *db)
+{
+	struct db *killer = NULL;
+	char      *errstr = NULL;
+
+	ck_assert_int_eq(db_connect(c, &killer, &errstr), DB_OK);
+	ck_assert_int_eq(db_query(killer, NULL, &errstr, "KILL %llu",
+	                     (unsigned long long)db_connection_id(db)),
+	    DB_OK);
+	db_close(killer);
+}
+
 /* Connector/C reads option files inside mysql_real_connect, after our
  * options: one that says reconnect=1 must not win. */
 START_TEST(test_live_reconnect_off)
@@ -282,7 +296,6 @@ START_TEST(test_live_reconnect_off)
 	struct conf_database c;
 	struct db           *db = NULL;
 	char                *errstr = NULL, path[] = "/tmp/check_db.XXXXXX";
-	struct db           *killer = NULL;
 	FILE                *f;
 	int                  fd;
 
@@ -297,16 +310,12 @@ START_TEST(test_live_reconnect_off)
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
 	unlink(path);
 	/* Killed, the session stays dead: no silent reconnect. */
-	ck_assert_int_eq(db_connect(&c, &killer, &errstr), DB_OK);
-	ck_assert_int_eq(db_query(killer, NULL, &errstr, "KILL %llu",
-	                     (unsigned long long)db_connection_id(db)),
-	    DB_OK);
+	kill_session(&c, db);
 	ck_assert_int_ne(db_query(db, NULL, &errstr, "SELECT 1"), DB_OK);
 	free(errstr);
 	errstr = NULL;
 	ck_assert_int_ne(db_query(db, NULL, &errstr, "SELECT 1"), DB_OK);
 	free(errstr);
-	db_close(killer);
 	db_close(db);
 }
 END_TEST
@@ -314,20 +323,16 @@ END_TEST
 START_TEST(test_live_lost)
 {
 	struct conf_database c;
-	struct db           *db = NULL, *killer = NULL;
+	struct db           *db = NULL;
 	char                *errstr = NULL;
 
 	if (!testutil_live_db(&c))
 		return;
 	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
-	ck_assert_int_eq(db_connect(&c, &killer, &errstr), DB_OK);
-	ck_assert_int_eq(db_query(killer, NULL, &errstr, "KILL %llu",
-	                     (unsigned long long)db_connection_id(db)),
-	    DB_OK);
+	kill_session(&c, db);
 	/* No reconnect: the next statement fails as lost. */
 	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1"), DB_ERR_LOST);
 	free(errstr);
-	db_close(killer);
 	db_close(db);
 }
 END_TEST
