@@ -1563,6 +1563,16 @@ conf_print_secret(int indent, const char *key, const char *v)
 		printf("%*s%s = \"" MASKED "\";\n", indent, "", key);
 }
 
+/* A password comes from password_file (printed) or inline (masked). */
+static void
+conf_print_password(int indent, const char *file, const char *password)
+{
+	if (file != NULL)
+		conf_print_str(indent, "password_file", file);
+	else
+		conf_print_secret(indent, "password", password);
+}
+
 /* A URL without what it might carry as credentials: the userinfo and the
  * query are masked. */
 static char *
@@ -1715,10 +1725,7 @@ conf_print_database(const struct conf_database *db)
 		printf("  port = %u;\n", db->port);
 	conf_print_str(2, "socket", db->socket);
 	conf_print_str(2, "user", db->user);
-	if (db->password_file != NULL)
-		conf_print_str(2, "password_file", db->password_file);
-	else
-		conf_print_secret(2, "password", db->password);
+	conf_print_password(2, db->password_file, db->password);
 	conf_print_str(2, "option_file", db->option_file);
 	conf_print_str(2, "option_group", db->option_group);
 	conf_print_str(2, "name", db->name);
@@ -1778,20 +1785,14 @@ conf_print_channel(const struct conf_channel *ch)
 	conf_print_str(4, "tls_ca", ch->tls_ca);
 	if (ch->type == CHANNEL_SMTP) {
 		conf_print_str(4, "username", ch->username);
-		if (ch->password_file != NULL)
-			conf_print_str(4, "password_file", ch->password_file);
-		else
-			conf_print_secret(4, "password", ch->password);
+		conf_print_password(4, ch->password_file, ch->password);
 		conf_print_str(4, "from", ch->from);
 		conf_print_str(4, "tls", ch->tls);
 		printf("    connections = %u;\n", ch->connections);
 		conf_print_ll(4, "max_size", ch->max_size);
 	} else if (ch->type == CHANNEL_AMQP) {
 		conf_print_str(4, "username", ch->username);
-		if (ch->password_file != NULL)
-			conf_print_str(4, "password_file", ch->password_file);
-		else
-			conf_print_secret(4, "password", ch->password);
+		conf_print_password(4, ch->password_file, ch->password);
 		conf_print_str(4, "exchange", ch->exchange);
 		conf_print_str(4, "routing_key", ch->routing_key);
 		printf(
