@@ -240,9 +240,11 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
 	if (st != DB_OK) {
 		/* Nothing was sent with the reservation: it goes back even
 		 * though the pass ends here (errstr keeps the claim's). */
-		if (limited != NULL && limited->lim != NULL)
-			(void)ratelimit_settle(
-			    limited->lim, dp->db, NULL, 0, &err2);
+		if (limited != NULL && limited->lim != NULL &&
+		    ratelimit_settle(limited->lim, dp->db, NULL, 0, &err2) !=
+		        DB_OK)
+			log_kv(LOG_WARN, "quota_return_failed", "channel",
+			    limited->conf->name, "error", err2, NULL);
 		free(err2);
 		return st;
 	}
