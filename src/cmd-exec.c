@@ -11,11 +11,6 @@
 #include "lock.h"
 #include "util.h"
 
-/* The same defaults as a configured job's (cronguard.conf(5)). */
-#define EXEC_MAX_RUNTIME_MS (3600 * 1000)
-#define EXEC_GRACE_MS (10 * 60 * 1000)
-#define EXEC_HEARTBEAT_MS (30 * 1000)
-
 static int
 cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -26,18 +21,23 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 		{ "timeout", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 } };
 	struct guard_job           gj;
+	struct conf_job            def;
 	const char                *errstr;
 	long long                  n;
 	int                        ch, rc;
 
+	/* The defaults of a configured job (cronguard.conf(5)). */
+	conf_job_defaults(&def);
 	memset(&gj, 0, sizeof gj);
 	gj.guard = GUARD_NAMED_LOCK;
 	gj.runtime_dir = c->runtime_dir;
-	gj.max_runtime_ms = EXEC_MAX_RUNTIME_MS;
-	gj.grace_ms = EXEC_GRACE_MS;
-	gj.heartbeat_ms = EXEC_HEARTBEAT_MS;
+	gj.max_runtime_ms = def.max_runtime_ms;
+	gj.grace_ms = def.grace_ms;
+	gj.heartbeat_ms = def.heartbeat_ms;
 	gj.kill_after_ms = GUARD_KILL_AFTER_MS;
-	gj.on_lock_lost = LOCK_LOST_TERMINATE;
+	gj.on_lock_lost = def.on_lock_lost;
+	gj.busy_exit = def.busy_exit;
+	gj.timeout_ms = def.timeout_ms;
 
 	opterr = 0;
 	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts, NULL)) !=

@@ -34,11 +34,17 @@ _Static_assert(sizeof(enum on_lock_lost) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum ordering) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
 
+/*
+ * The key table: each configuration key is written once, here, with its
+ * place in struct conf, its bounds and its default.  Parsing, defaults,
+ * freeing, `config check` printing and the list of known keys (conf_keys,
+ * checked against cronguard.conf(5)) all walk these tables.
+ */
 enum key_kind {
 	K_STR,   /* non-empty string, no control characters */
 	K_TEXT,  /* non-empty string, newlines allowed (SQL) */
 	K_SENUM, /* string from values[], stored as a string */
-	K_ENUM,  /* string from values[], stored as its index */
+	K_ENUM,  /* string from values[], stored as its index (an int) */
 	K_DUR,   /* duration string or bare seconds, stored in ms */
 	K_UINT,
 	K_INT,
@@ -46,15 +52,25 @@ enum key_kind {
 	K_DBL,
 	K_BOOL,
 	K_STRV,       /* array of strings; count at off2 */
-	K_SECRET,     /* inline secret: the file must be private */
-	K_SECRETFILE, /* path at off, its content at off2 */
-	K_GROUP,      /* nested group of keys in the same struct */
+	K_SECRET,     /* inline secret; the path of its _file key at off2 */
+	K_SECRETFILE, /* path at off, the secret read from it at off2 */
+	K_GROUP,      /* nested group: its struct at off (0: the same one) */
+	K_NAMED,      /* group of named groups: array at off, count at off2 */
 };
 
 /* Channel types a key is valid for (0: every type). */
 #define CH_SMTP 0x1
 #define CH_HTTP 0x2
 #define CH_AMQP 0x4
+
+#define KF_URL 0x1     /* printed with userinfo and query masked */
+#define KF_HEADERS 0x2 /* "Name: value" strings, values masked in print */
+#define KF_EMPTY 0x4   /* K_STR: "" is a meaningful value */
+#define KF_PRESENT \
+	0x8 /* K_GROUP: bool at off2 says it was given; printed \
+	     * only then */
+
+struct parse;
 
 struct key {
 	const char        *name;
@@ -65,7 +81,21 @@ struct key {
 	double             dmin, dmax;
 	const char *const *values;
 	const struct key  *sub;
-	unsigned           types;
+	unsigned           types; /* CH_*: channel types it is valid for */
+	unsigned           flags; /* KF_* */
+	/* The default: def for integers, durations (ms), enumerations (the
+	 * index) and booleans, ddef for numbers, sdef for strings (copied).
+	 * A key valid for some channel types only may appear once per type
+	 * with its own default. */
+	long long   def;
+	double      ddef;
+	const char *sdef;
+	/* K_NAMED: element size, how to parse one, its channel types. */
+	size_t size;
+	int (*parse)(struct parse *, const config_setting_t *, void *);
+	unsigned (*types_of)(const void *);
+	/* Printed only when this says so (NULL: always, when set). */
+	int (*shown)(const void *);
 };
 
 static const char *const tls_modes[] = { "disabled", "preferred", "required",
@@ -77,193 +107,411 @@ static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 static const char *const guards[] = { "named_lock", "local", "none", NULL };
 static const char *const lock_lost[] = { "terminate", "continue", NULL };
 
+#define DUR_S(s) ((long long)(s)*1000)
+#define DUR_M(m) (DUR_S(m) * 60)
+#define DUR_H(h) (DUR_M(h) * 60)
+
+static int conf_db_uses_tcp(const void *);
+static int conf_parse_channel(struct parse *, const config_setting_t *, void *);
+static int conf_parse_job(struct parse *, const config_setting_t *, void *);
+static unsigned conf_channel_types(const void *);
+
 #define DB(f) offsetof(struct conf_database, f)
 static const struct key database_tls_keys[] = {
-	{ "mode", K_ENUM, DB(tls_mode), 0, 0, 0, 0, 0, tls_modes, NULL, 0 },
-	{ "ca", K_STR, DB(tls_ca), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "cert", K_STR, DB(tls_cert), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "key", K_STR, DB(tls_key), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+	{ .name = "mode",
+	    .kind = K_ENUM,
+	    .off = DB(tls_mode),
+	    .values = tls_modes,
+	    .def = TLS_PREFERRED },
+	{ .name = "ca", .kind = K_STR, .off = DB(tls_ca) },
+	{ .name = "cert", .kind = K_STR, .off = DB(tls_cert) },
+	{ .name = "key", .kind = K_STR, .off = DB(tls_key) },
+	{ .name = NULL },
 };
-static const struct key database_keys[] = { { "host", K_STR, DB(host), 0, 0, 0,
-	                                        0, 0, NULL, NULL, 0 },
-	{ "port", K_UINT, DB(port), 0, 1, 65535, 0, 0, NULL, NULL, 0 },
-	{ "socket", K_STR, DB(socket), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "user", K_STR, DB(user), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "password", K_SECRET, DB(password), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "password_file", K_SECRETFILE, DB(password_file), DB(password), 0, 0,
-	    0, 0, NULL, NULL, 0 },
-	{ "option_file", K_STR, DB(option_file), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "option_group", K_STR, DB(option_group), 0, 0, 0, 0, 0, NULL, NULL,
-	    0 },
-	{ "name", K_STR, DB(name), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "connect_timeout", K_DUR, DB(connect_timeout_ms), 0, 1000,
-	    DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
-	{ "read_timeout", K_DUR, DB(read_timeout_ms), 0, 1000, DURATION_MAX_MS,
-	    0, 0, NULL, NULL, 0 },
-	{ "write_timeout", K_DUR, DB(write_timeout_ms), 0, 1000,
-	    DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
-	{ "tls", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, database_tls_keys, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
+static const struct key database_keys[] = {
+	/* No default here: 127.0.0.1 unless socket or option_file decide
+	 * (conf_load). */
+	{ .name = "host", .kind = K_STR, .off = DB(host) },
+	{ .name = "port",
+	    .kind = K_UINT,
+	    .off = DB(port),
+	    .min = 1,
+	    .max = 65535,
+	    .def = 3306,
+	    .shown = conf_db_uses_tcp },
+	{ .name = "socket", .kind = K_STR, .off = DB(socket) },
+	{ .name = "user", .kind = K_STR, .off = DB(user) },
+	{ .name = "password",
+	    .kind = K_SECRET,
+	    .off = DB(password),
+	    .off2 = DB(password_file) },
+	{ .name = "password_file",
+	    .kind = K_SECRETFILE,
+	    .off = DB(password_file),
+	    .off2 = DB(password) },
+	{ .name = "option_file", .kind = K_STR, .off = DB(option_file) },
+	{ .name = "option_group", .kind = K_STR, .off = DB(option_group) },
+	{ .name = "name", .kind = K_STR, .off = DB(name) },
+	{ .name = "connect_timeout",
+	    .kind = K_DUR,
+	    .off = DB(connect_timeout_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_S(5) },
+	{ .name = "read_timeout",
+	    .kind = K_DUR,
+	    .off = DB(read_timeout_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_S(30) },
+	{ .name = "write_timeout",
+	    .kind = K_DUR,
+	    .off = DB(write_timeout_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_S(30) },
+	{ .name = "tls", .kind = K_GROUP, .sub = database_tls_keys },
+	{ .name = NULL },
+};
 #undef DB
 
 #define OB(f) offsetof(struct conf_outbox, f)
 static const struct key outbox_backoff_keys[] = {
-	{ "initial", K_DUR, OB(backoff_initial_ms), 0, 1, DURATION_MAX_MS, 0, 0,
-	    NULL, NULL, 0 },
-	{ "multiplier", K_DBL, OB(backoff_multiplier), 0, 0, 0, 1, 100, NULL,
-	    NULL, 0 },
-	{ "max", K_DUR, OB(backoff_max_ms), 0, 1, DURATION_MAX_MS, 0, 0, NULL,
-	    NULL, 0 },
-	{ "jitter", K_DBL, OB(backoff_jitter), 0, 0, 0, 0, 1, NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+	{ .name = "initial",
+	    .kind = K_DUR,
+	    .off = OB(backoff_initial_ms),
+	    .min = 1,
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_S(30) },
+	{ .name = "multiplier",
+	    .kind = K_DBL,
+	    .off = OB(backoff_multiplier),
+	    .dmin = 1,
+	    .dmax = 100,
+	    .ddef = 2.0 },
+	{ .name = "max",
+	    .kind = K_DUR,
+	    .off = OB(backoff_max_ms),
+	    .min = 1,
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_H(1) },
+	{ .name = "jitter",
+	    .kind = K_DBL,
+	    .off = OB(backoff_jitter),
+	    .dmin = 0,
+	    .dmax = 1,
+	    .ddef = 0.2 },
+	{ .name = NULL },
 };
 static const struct key outbox_threshold_keys[] = {
-	{ "pending_warn", K_LL, OB(pending_warn), 0, 0, LLONG_MAX, 0, 0, NULL,
-	    NULL, 0 },
-	{ "pending_crit", K_LL, OB(pending_crit), 0, 0, LLONG_MAX, 0, 0, NULL,
-	    NULL, 0 },
-	{ "oldest_due_warn", K_DUR, OB(oldest_due_warn_ms), 0, 0,
-	    DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
-	{ "oldest_due_crit", K_DUR, OB(oldest_due_crit_ms), 0, 0,
-	    DURATION_MAX_MS, 0, 0, NULL, NULL, 0 },
-	{ "failed_warn", K_LL, OB(failed_warn), 0, 0, LLONG_MAX, 0, 0, NULL,
-	    NULL, 0 },
-	{ "failed_crit", K_LL, OB(failed_crit), 0, 0, LLONG_MAX, 0, 0, NULL,
-	    NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+	{ .name = "pending_warn",
+	    .kind = K_LL,
+	    .off = OB(pending_warn),
+	    .max = LLONG_MAX,
+	    .def = 1000 },
+	{ .name = "pending_crit",
+	    .kind = K_LL,
+	    .off = OB(pending_crit),
+	    .max = LLONG_MAX,
+	    .def = 10000 },
+	{ .name = "oldest_due_warn",
+	    .kind = K_DUR,
+	    .off = OB(oldest_due_warn_ms),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_M(5) },
+	{ .name = "oldest_due_crit",
+	    .kind = K_DUR,
+	    .off = OB(oldest_due_crit_ms),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_M(30) },
+	{ .name = "failed_warn",
+	    .kind = K_LL,
+	    .off = OB(failed_warn),
+	    .max = LLONG_MAX,
+	    .def = 1 },
+	{ .name = "failed_crit",
+	    .kind = K_LL,
+	    .off = OB(failed_crit),
+	    .max = LLONG_MAX,
+	    .def = 100 },
+	{ .name = NULL },
 };
-static const struct key outbox_keys[] = { { "batch_size", K_UINT,
-	                                      OB(batch_size), 0, 1, 1000, 0, 0,
-	                                      NULL, NULL, 0 },
-	{ "poll_interval", K_DUR, OB(poll_interval_ms), 0, 1, DURATION_MAX_MS,
-	    0, 0, NULL, NULL, 0 },
-	{ "lease", K_DUR, OB(lease_ms), 0, 1000, DURATION_MAX_MS, 0, 0, NULL,
-	    NULL, 0 },
-	{ "watchdog", K_DUR, OB(watchdog_ms), 0, 1000, DURATION_MAX_MS, 0, 0,
-	    NULL, NULL, 0 },
-	{ "max_attempts", K_UINT, OB(max_attempts), 0, 1, 1000000, 0, 0, NULL,
-	    NULL, 0 },
-	{ "backoff", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, outbox_backoff_keys, 0 },
-	{ "ordering", K_ENUM, OB(ordering), 0, 0, 0, 0, 0, orderings, NULL, 0 },
-	{ "keep_sent", K_BOOL, OB(keep_sent), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "thresholds", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, outbox_threshold_keys,
-	    0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
+static const struct key outbox_keys[] = {
+	{ .name = "batch_size",
+	    .kind = K_UINT,
+	    .off = OB(batch_size),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 50 },
+	{ .name = "poll_interval",
+	    .kind = K_DUR,
+	    .off = OB(poll_interval_ms),
+	    .min = 1,
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_S(1) },
+	{ .name = "lease",
+	    .kind = K_DUR,
+	    .off = OB(lease_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_M(5) },
+	{ .name = "watchdog",
+	    .kind = K_DUR,
+	    .off = OB(watchdog_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_M(15) },
+	{ .name = "max_attempts",
+	    .kind = K_UINT,
+	    .off = OB(max_attempts),
+	    .min = 1,
+	    .max = 1000000,
+	    .def = 8 },
+	{ .name = "backoff", .kind = K_GROUP, .sub = outbox_backoff_keys },
+	{ .name = "ordering",
+	    .kind = K_ENUM,
+	    .off = OB(ordering),
+	    .values = orderings,
+	    .def = ORDERING_PER_KEY },
+	{ .name = "keep_sent",
+	    .kind = K_BOOL,
+	    .off = OB(keep_sent),
+	    .def = true },
+	{ .name = "thresholds", .kind = K_GROUP, .sub = outbox_threshold_keys },
+	{ .name = NULL },
+};
 #undef OB
 
 #define CH(f) offsetof(struct conf_channel, f)
 static const struct key channel_circuit_keys[] = {
-	{ "failures", K_UINT, CH(circuit_failures), 0, 0, 1000000, 0, 0, NULL,
-	    NULL, 0 },
-	{ "cooldown", K_DUR, CH(circuit_cooldown_ms), 0, 1000, DURATION_MAX_MS,
-	    0, 0, NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+	{ .name = "failures",
+	    .kind = K_UINT,
+	    .off = CH(circuit_failures),
+	    .max = 1000000 },
+	{ .name = "cooldown",
+	    .kind = K_DUR,
+	    .off = CH(circuit_cooldown_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_M(1) },
+	{ .name = NULL },
 };
 static const struct key channel_keys[] = {
-	{ "type", K_ENUM, CH(type), 0, 0, 0, 0, 0, channel_types, NULL, 0 },
-	{ "url", K_STR, CH(url), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "timeout", K_DUR, CH(timeout_ms), 0, 1, DURATION_MAX_MS, 0, 0, NULL,
-	    NULL, 0 },
-	{ "rate", K_DBL, CH(rate), 0, 0, 0, 0, 1e6, NULL, NULL, 0 },
-	{ "daily_quota", K_LL, CH(daily_quota), 0, 0, LLONG_MAX, 0, 0, NULL,
-	    NULL, 0 },
-	{ "circuit", K_GROUP, 0, 0, 0, 0, 0, 0, NULL, channel_circuit_keys, 0 },
-	{ "tls_ca", K_STR, CH(tls_ca), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "username", K_STR, CH(username), 0, 0, 0, 0, 0, NULL, NULL,
-	    CH_SMTP | CH_AMQP },
-	{ "password", K_SECRET, CH(password), 0, 0, 0, 0, 0, NULL, NULL,
-	    CH_SMTP | CH_AMQP },
-	{ "password_file", K_SECRETFILE, CH(password_file), CH(password), 0, 0,
-	    0, 0, NULL, NULL, CH_SMTP | CH_AMQP },
-	{ "from", K_STR, CH(from), 0, 0, 0, 0, 0, NULL, NULL, CH_SMTP },
-	{ "tls", K_SENUM, CH(tls), 0, 0, 0, 0, 0, smtp_tls, NULL, CH_SMTP },
-	{ "connections", K_UINT, CH(connections), 0, 1, 1000, 0, 0, NULL, NULL,
-	    CH_SMTP },
-	{ "max_size", K_LL, CH(max_size), 0, 1, LLONG_MAX, 0, 0, NULL, NULL,
-	    CH_SMTP },
-	{ "method", K_SENUM, CH(method), 0, 0, 0, 0, 0, http_methods, NULL,
-	    CH_HTTP },
-	{ "headers", K_STRV, CH(headers), CH(nheaders), 0, 0, 0, 0, NULL, NULL,
-	    CH_HTTP },
-	{ "signing_secret", K_SECRET, CH(signing_secret), 0, 0, 0, 0, 0, NULL,
-	    NULL, CH_HTTP },
-	{ "signing_secret_file", K_SECRETFILE, CH(signing_secret_file),
-	    CH(signing_secret), 0, 0, 0, 0, NULL, NULL, CH_HTTP },
-	{ "concurrency", K_UINT, CH(concurrency), 0, 1, 1000, 0, 0, NULL, NULL,
-	    CH_HTTP },
-	{ "exchange", K_STR, CH(exchange), 0, 0, 0, 0, 0, NULL, NULL, CH_AMQP },
-	{ "routing_key", K_STR, CH(routing_key), 0, 0, 0, 0, 0, NULL, NULL,
-	    CH_AMQP },
-	{ "mandatory", K_BOOL, CH(mandatory), 0, 0, 0, 0, 0, NULL, NULL,
-	    CH_AMQP },
-	{ "unroutable_retry", K_BOOL, CH(unroutable_retry), 0, 0, 0, 0, 0, NULL,
-	    NULL, CH_AMQP },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+	{ .name = "type",
+	    .kind = K_ENUM,
+	    .off = CH(type),
+	    .values = channel_types },
+	{ .name = "url", .kind = K_STR, .off = CH(url), .flags = KF_URL },
+	{ .name = "timeout",
+	    .kind = K_DUR,
+	    .off = CH(timeout_ms),
+	    .min = 1,
+	    .max = DURATION_MAX_MS,
+	    .types = CH_SMTP,
+	    .def = DUR_S(30) },
+	{ .name = "timeout",
+	    .kind = K_DUR,
+	    .off = CH(timeout_ms),
+	    .min = 1,
+	    .max = DURATION_MAX_MS,
+	    .types = CH_HTTP | CH_AMQP,
+	    .def = DUR_S(10) },
+	{ .name = "rate", .kind = K_DBL, .off = CH(rate), .dmax = 1e6 },
+	{ .name = "daily_quota",
+	    .kind = K_LL,
+	    .off = CH(daily_quota),
+	    .max = LLONG_MAX },
+	{ .name = "circuit", .kind = K_GROUP, .sub = channel_circuit_keys },
+	{ .name = "tls_ca", .kind = K_STR, .off = CH(tls_ca) },
+	{ .name = "username",
+	    .kind = K_STR,
+	    .off = CH(username),
+	    .types = CH_SMTP | CH_AMQP },
+	{ .name = "password",
+	    .kind = K_SECRET,
+	    .off = CH(password),
+	    .off2 = CH(password_file),
+	    .types = CH_SMTP | CH_AMQP },
+	{ .name = "password_file",
+	    .kind = K_SECRETFILE,
+	    .off = CH(password_file),
+	    .off2 = CH(password),
+	    .types = CH_SMTP | CH_AMQP },
+	{ .name = "from", .kind = K_STR, .off = CH(from), .types = CH_SMTP },
+	{ .name = "tls",
+	    .kind = K_SENUM,
+	    .off = CH(tls),
+	    .values = smtp_tls,
+	    .types = CH_SMTP,
+	    .sdef = "none" },
+	{ .name = "connections",
+	    .kind = K_UINT,
+	    .off = CH(connections),
+	    .min = 1,
+	    .max = 1000,
+	    .types = CH_SMTP,
+	    .def = 4 },
+	{ .name = "max_size",
+	    .kind = K_LL,
+	    .off = CH(max_size),
+	    .min = 1,
+	    .max = LLONG_MAX,
+	    .types = CH_SMTP,
+	    .def = 10 * 1024 * 1024 },
+	{ .name = "method",
+	    .kind = K_SENUM,
+	    .off = CH(method),
+	    .values = http_methods,
+	    .types = CH_HTTP,
+	    .sdef = "POST" },
+	{ .name = "headers",
+	    .kind = K_STRV,
+	    .off = CH(headers),
+	    .off2 = CH(nheaders),
+	    .types = CH_HTTP,
+	    .flags = KF_HEADERS },
+	{ .name = "signing_secret",
+	    .kind = K_SECRET,
+	    .off = CH(signing_secret),
+	    .off2 = CH(signing_secret_file),
+	    .types = CH_HTTP },
+	{ .name = "signing_secret_file",
+	    .kind = K_SECRETFILE,
+	    .off = CH(signing_secret_file),
+	    .off2 = CH(signing_secret),
+	    .types = CH_HTTP },
+	{ .name = "concurrency",
+	    .kind = K_UINT,
+	    .off = CH(concurrency),
+	    .min = 1,
+	    .max = 1000,
+	    .types = CH_HTTP,
+	    .def = 16 },
+	/* "" is the AMQP default exchange. */
+	{ .name = "exchange",
+	    .kind = K_STR,
+	    .off = CH(exchange),
+	    .types = CH_AMQP,
+	    .flags = KF_EMPTY,
+	    .sdef = "" },
+	{ .name = "routing_key",
+	    .kind = K_STR,
+	    .off = CH(routing_key),
+	    .types = CH_AMQP },
+	{ .name = "mandatory",
+	    .kind = K_BOOL,
+	    .off = CH(mandatory),
+	    .types = CH_AMQP,
+	    .def = true },
+	{ .name = "unroutable_retry",
+	    .kind = K_BOOL,
+	    .off = CH(unroutable_retry),
+	    .types = CH_AMQP },
+	{ .name = NULL },
 };
 #undef CH
 
 #define JB(f) offsetof(struct conf_job, f)
-static const struct key job_keys[] = { { "command", K_STRV, JB(command),
-	                                   JB(ncommand), 0, 0, 0, 0, NULL, NULL,
-	                                   0 },
-	{ "sql", K_TEXT, JB(sql), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "max_runtime", K_DUR, JB(max_runtime_ms), 0, 1000, DURATION_MAX_MS, 0,
-	    0, NULL, NULL, 0 },
-	{ "timeout", K_DUR, JB(timeout_ms), 0, 0, DURATION_MAX_MS, 0, 0, NULL,
-	    NULL, 0 },
-	{ "expect_every", K_DUR, JB(expect_every_ms), 0, 0, DURATION_MAX_MS, 0,
-	    0, NULL, NULL, 0 },
-	{ "grace", K_DUR, JB(grace_ms), 0, 0, DURATION_MAX_MS, 0, 0, NULL, NULL,
-	    0 },
-	{ "heartbeat", K_DUR, JB(heartbeat_ms), 0, 100, DURATION_MAX_MS, 0, 0,
-	    NULL, NULL, 0 },
-	{ "guard", K_ENUM, JB(guard), 0, 0, 0, 0, 0, guards, NULL, 0 },
-	{ "lock", K_STR, JB(lock), 0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ "on_lock_lost", K_ENUM, JB(on_lock_lost), 0, 0, 0, 0, 0, lock_lost,
-	    NULL, 0 },
-	{ "busy_exit", K_INT, JB(busy_exit), 0, 0, 255, 0, 0, NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
+static const struct key job_keys[] = {
+	{ .name = "command",
+	    .kind = K_STRV,
+	    .off = JB(command),
+	    .off2 = JB(ncommand) },
+	{ .name = "sql", .kind = K_TEXT, .off = JB(sql) },
+	{ .name = "max_runtime",
+	    .kind = K_DUR,
+	    .off = JB(max_runtime_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_H(1) },
+	{ .name = "timeout",
+	    .kind = K_DUR,
+	    .off = JB(timeout_ms),
+	    .max = DURATION_MAX_MS },
+	{ .name = "expect_every",
+	    .kind = K_DUR,
+	    .off = JB(expect_every_ms),
+	    .max = DURATION_MAX_MS },
+	{ .name = "grace",
+	    .kind = K_DUR,
+	    .off = JB(grace_ms),
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_M(10) },
+	{ .name = "heartbeat",
+	    .kind = K_DUR,
+	    .off = JB(heartbeat_ms),
+	    .min = 100,
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_S(30) },
+	{ .name = "guard",
+	    .kind = K_ENUM,
+	    .off = JB(guard),
+	    .values = guards,
+	    .def = GUARD_NAMED_LOCK },
+	/* No default here: it needs the database name (conf_check_jobs). */
+	{ .name = "lock", .kind = K_STR, .off = JB(lock) },
+	{ .name = "on_lock_lost",
+	    .kind = K_ENUM,
+	    .off = JB(on_lock_lost),
+	    .values = lock_lost,
+	    .def = LOCK_LOST_TERMINATE },
+	{ .name = "busy_exit",
+	    .kind = K_INT,
+	    .off = JB(busy_exit),
+	    .max = 255 },
+	{ .name = NULL },
+};
 #undef JB
 
-#define CF(f) offsetof(struct conf, f)
-static const struct key alert_keys[] = { { "url", K_STR, CF(alert_url), 0, 0, 0,
-	                                     0, 0, NULL, NULL, 0 },
-	{ "timeout", K_DUR, CF(alert_timeout_ms), 0, 1, DURATION_MAX_MS, 0, 0,
-	    NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
-static const struct key top_keys[] = { { "runtime_dir", K_STR, CF(runtime_dir),
-	                                   0, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ NULL, K_STR, 0, 0, 0, 0, 0, 0, NULL, NULL, 0 } };
-#undef CF
+/* Named elements are freed and printed through their name, the first
+ * member. */
+_Static_assert(offsetof(struct conf_channel, name) == 0, "name first");
+_Static_assert(offsetof(struct conf_job, name) == 0, "name first");
 
-const char *const conf_keys[] = { "runtime_dir", "database.host",
-	"database.port", "database.socket", "database.user",
-	"database.password", "database.password_file", "database.option_file",
-	"database.option_group", "database.name", "database.connect_timeout",
-	"database.read_timeout", "database.write_timeout", "database.tls.mode",
-	"database.tls.ca", "database.tls.cert", "database.tls.key",
-	"outbox.batch_size", "outbox.poll_interval", "outbox.lease",
-	"outbox.watchdog", "outbox.max_attempts", "outbox.backoff.initial",
-	"outbox.backoff.multiplier", "outbox.backoff.max",
-	"outbox.backoff.jitter", "outbox.ordering", "outbox.keep_sent",
-	"outbox.thresholds.pending_warn", "outbox.thresholds.pending_crit",
-	"outbox.thresholds.oldest_due_warn",
-	"outbox.thresholds.oldest_due_crit", "outbox.thresholds.failed_warn",
-	"outbox.thresholds.failed_crit", "channels.*.type", "channels.*.url",
-	"channels.*.timeout", "channels.*.rate", "channels.*.daily_quota",
-	"channels.*.circuit.failures", "channels.*.circuit.cooldown",
-	"channels.*.tls_ca", "channels.*.username", "channels.*.password",
-	"channels.*.password_file", "channels.*.from", "channels.*.tls",
-	"channels.*.connections", "channels.*.max_size", "channels.*.method",
-	"channels.*.headers", "channels.*.signing_secret",
-	"channels.*.signing_secret_file", "channels.*.concurrency",
-	"channels.*.exchange", "channels.*.routing_key", "channels.*.mandatory",
-	"channels.*.unroutable_retry", "jobs.*.command", "jobs.*.sql",
-	"jobs.*.max_runtime", "jobs.*.timeout", "jobs.*.expect_every",
-	"jobs.*.grace", "jobs.*.heartbeat", "jobs.*.guard", "jobs.*.lock",
-	"jobs.*.on_lock_lost", "jobs.*.busy_exit", "alert.url", "alert.timeout",
-	NULL };
+#define CF(f) offsetof(struct conf, f)
+static const struct key alert_keys[] = {
+	{ .name = "url", .kind = K_STR, .off = CF(alert_url), .flags = KF_URL },
+	{ .name = "timeout",
+	    .kind = K_DUR,
+	    .off = CF(alert_timeout_ms),
+	    .min = 1,
+	    .max = DURATION_MAX_MS,
+	    .def = DUR_S(10) },
+	{ .name = NULL },
+};
+/* In the order config check prints them. */
+static const struct key top_keys[] = {
+	/* No default here: it depends on the environment (conf_load). */
+	{ .name = "runtime_dir", .kind = K_STR, .off = CF(runtime_dir) },
+	{ .name = "database",
+	    .kind = K_GROUP,
+	    .off = CF(db),
+	    .off2 = CF(have_database),
+	    .sub = database_keys,
+	    .flags = KF_PRESENT },
+	{ .name = "outbox",
+	    .kind = K_GROUP,
+	    .off = CF(outbox),
+	    .sub = outbox_keys },
+	{ .name = "channels",
+	    .kind = K_NAMED,
+	    .off = CF(channels),
+	    .off2 = CF(nchannels),
+	    .sub = channel_keys,
+	    .size = sizeof(struct conf_channel),
+	    .parse = conf_parse_channel,
+	    .types_of = conf_channel_types },
+	{ .name = "jobs",
+	    .kind = K_NAMED,
+	    .off = CF(jobs),
+	    .off2 = CF(njobs),
+	    .sub = job_keys,
+	    .size = sizeof(struct conf_job),
+	    .parse = conf_parse_job },
+	{ .name = "alert", .kind = K_GROUP, .sub = alert_keys },
+	{ .name = NULL },
+};
+#undef CF
 
 /* Parser state: the first error wins. */
 struct parse {
@@ -274,8 +522,34 @@ struct parse {
 	char        *err;
 };
 
+/* A key applies to a channel of these types (0: not in a channel). */
+static int
+conf_key_applies(const struct key *k, unsigned types)
+{
+	return types == 0 || k->types == 0 || (k->types & types) != 0;
+}
+
+/* The same name appeared earlier in its table (a per-type twin). */
+static int
+conf_key_repeated(const struct key *keys, const struct key *k)
+{
+	const struct key *e;
+
+	for (e = keys; e < k; e++) {
+		if (strcmp(e->name, k->name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The field of key k in the struct at base, and its second field. */
+#define KEY_FIELD(base, k) ((void *)((char *)(base) + (k)->off))
+#define KEY_FIELD2(base, k) ((void *)((char *)(base) + (k)->off2))
+
 static int conf_parse_group(struct parse *, const config_setting_t *,
     const struct key *, void *, unsigned);
+static int conf_parse_named(
+    struct parse *, const config_setting_t *, const struct key *, void *);
 
 /* "database.tls.mode", "jobs.x.command[1]": the setting's key path. */
 static void
@@ -580,23 +854,39 @@ conf_check_private(
 	return rv;
 }
 
+/*
+ * The authority of a URL ("user:pw@host:25" in "smtp://user:pw@host:25/"),
+ * or NULL when it has no "://".  *at is set to the '@' that ends the
+ * userinfo (the last one in the authority), or NULL when there is none;
+ * *end to the end of the authority.
+ */
+static const char *
+conf_url_authority(const char *url, const char **at, const char **end)
+{
+	const char *auth, *q;
+
+	*at = NULL;
+	if ((auth = strstr(url, "://")) == NULL)
+		return NULL;
+	auth += 3;
+	*end = auth + strcspn(auth, "/?#");
+	for (q = auth; q < *end; q++) {
+		if (*q == '@')
+			*at = q;
+	}
+	return auth;
+}
+
 /* A URL whose userinfo holds a password ("smtp://user:pw@host") is an
  * inline secret like any other. */
 static int
 conf_url_has_password(const char *url)
 {
-	const char *auth, *end, *at, *colon;
+	const char *auth, *at, *end;
 
-	if ((auth = strstr(url, "://")) == NULL)
+	if ((auth = conf_url_authority(url, &at, &end)) == NULL || at == NULL)
 		return 0;
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	for (at = end; at > auth && at[-1] != '@'; at--)
-		;
-	if (at == auth)
-		return 0;
-	colon = memchr(auth, ':', (size_t)(at - auth));
-	return colon != NULL;
+	return memchr(auth, ':', (size_t)(at - auth)) != NULL;
 }
 
 static int
@@ -646,7 +936,11 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 	switch (k->kind) {
 	case K_STR:
 	case K_TEXT:
-		if ((v = conf_get_string(p, s, k->kind == K_TEXT)) == NULL)
+		if ((k->flags & KF_EMPTY) &&
+		    config_setting_type(s) == CONFIG_TYPE_STRING &&
+		    strcmp(config_setting_get_string(s), "") == 0)
+			v = "";
+		else if ((v = conf_get_string(p, s, k->kind == K_TEXT)) == NULL)
 			return -1;
 		free(*sp);
 		*sp = xstrdup(v);
@@ -711,17 +1005,28 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 		*sp = xstrdup(v);
 		return conf_read_secret(p, s, v, secret);
 	case K_GROUP:
-		return conf_parse_group(p, s, k->sub, base, types);
+		if (k->flags & KF_PRESENT)
+			*(bool *)KEY_FIELD2(base, k) = true;
+		return conf_parse_group(p, s, k->sub, field, types);
+	case K_NAMED:
+		return conf_parse_named(p, s, k, base);
 	}
 	return conf_key_error(p, s, "internal error: unknown key kind");
 }
 
+/* The key called name that applies to types; *elsewhere is set when
+ * there is one, but for other channel types only. */
 static const struct key *
-conf_find_key(const struct key *keys, const char *name)
+conf_find_key(
+    const struct key *keys, const char *name, unsigned types, int *elsewhere)
 {
+	*elsewhere = 0;
 	for (; keys->name != NULL; keys++) {
-		if (strcmp(keys->name, name) == 0)
+		if (strcmp(keys->name, name) != 0)
+			continue;
+		if (conf_key_applies(keys, types))
 			return keys;
+		*elsewhere = 1;
 	}
 	return NULL;
 }
@@ -733,28 +1038,120 @@ conf_channel_type_name(unsigned types)
 }
 
 static int
+conf_unknown_key(
+    struct parse *p, const config_setting_t *s, const struct key *keys)
+{
+	struct buf b;
+	int        rv;
+
+	/* At the top, a misspelt section is the likely mistake: name them. */
+	if (keys != top_keys)
+		return conf_key_error(p, s, "unknown key");
+	buf_init(&b);
+	for (; keys->name != NULL; keys++)
+		buf_printf(&b, "%s%s", b.len > 0 ? ", " : "", keys->name);
+	rv = conf_key_error(p, s, "unknown key (expected %s)", b.data);
+	buf_free(&b);
+	return rv;
+}
+
+static int
 conf_parse_group(struct parse *p, const config_setting_t *g,
     const struct key *keys, void *base, unsigned types)
 {
 	const config_setting_t *s;
 	const struct key       *k;
-	int                     i, n;
+	int                     i, n, elsewhere;
 
 	if (!config_setting_is_group(g))
 		return conf_wrong_type(p, g, "a group { ... }");
 	n = config_setting_length(g);
 	for (i = 0; i < n; i++) {
 		s = config_setting_get_elem(g, (unsigned)i);
-		if ((k = conf_find_key(keys, config_setting_name(s))) == NULL)
-			return conf_key_error(p, s, "unknown key");
-		if (types != 0 && k->types != 0 && (k->types & types) == 0)
+		k = conf_find_key(
+		    keys, config_setting_name(s), types, &elsewhere);
+		if (k == NULL && elsewhere)
 			return conf_key_error(p, s,
 			    "not valid for a channel of type %s",
 			    conf_channel_type_name(types));
+		if (k == NULL)
+			return conf_unknown_key(p, s, keys);
 		if (conf_parse_key(p, s, k, base, types) == -1)
 			return -1;
 	}
 	return 0;
+}
+
+/* A section of named groups: channels = { mail = {...}; ... }. */
+static int
+conf_parse_named(
+    struct parse *p, const config_setting_t *g, const struct key *k, void *base)
+{
+	const config_setting_t *s;
+	char                  **arr = KEY_FIELD(base, k);
+	size_t                 *n = KEY_FIELD2(base, k), i, len;
+
+	if (!config_setting_is_group(g))
+		return conf_wrong_type(p, g, "a group { name = {...}; }");
+	len = (size_t)config_setting_length(g);
+	*arr = xcalloc(len, k->size);
+	for (i = 0; i < len; i++) {
+		s = config_setting_get_elem(g, (unsigned)i);
+		*n = i + 1;
+		if (k->parse(p, s, *arr + i * k->size) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Fill the defaults of keys (for a channel: those of its types) into the
+ * struct at base; only string defaults allocate. */
+static void
+conf_key_defaults(const struct key *keys, void *base, unsigned types)
+{
+	const struct key *k;
+	void             *f;
+
+	for (k = keys; k->name != NULL; k++) {
+		if (!conf_key_applies(k, types))
+			continue;
+		f = KEY_FIELD(base, k);
+		switch (k->kind) {
+		case K_STR:
+		case K_TEXT:
+		case K_SENUM:
+			if (k->sdef != NULL)
+				*(char **)f = xstrdup(k->sdef);
+			break;
+		case K_ENUM:
+		case K_INT:
+			*(int *)f = (int)k->def;
+			break;
+		case K_UINT:
+			*(unsigned *)f = (unsigned)k->def;
+			break;
+		case K_DUR:
+			*(int64_t *)f = k->def;
+			break;
+		case K_LL:
+			*(long long *)f = k->def;
+			break;
+		case K_DBL:
+			*(double *)f = k->ddef;
+			break;
+		case K_BOOL:
+			*(bool *)f = k->def != 0;
+			break;
+		case K_GROUP:
+			conf_key_defaults(k->sub, f, types);
+			break;
+		case K_STRV:
+		case K_SECRET:
+		case K_SECRETFILE:
+		case K_NAMED:
+			break;
+		}
+	}
 }
 
 /* Channel and job names end up in SQL columns, file names, log fields
@@ -853,28 +1250,20 @@ conf_check_tls_ca(
 	return 0;
 }
 
-static void
-conf_channel_defaults(struct conf_channel *ch)
+static unsigned
+conf_channel_types(const void *elem)
 {
-	ch->timeout_ms = ch->type == CHANNEL_SMTP ? 30000 : 10000;
-	ch->circuit_cooldown_ms = 60 * 1000;
-	if (ch->type == CHANNEL_SMTP) {
-		ch->tls = xstrdup("none");
-		ch->connections = 4;
-		ch->max_size = 10 * 1024 * 1024;
-	} else if (ch->type == CHANNEL_AMQP) {
-		ch->exchange = xstrdup("");
-		ch->mandatory = true;
-	} else {
-		ch->method = xstrdup("POST");
-		ch->concurrency = 16;
-	}
+	const struct conf_channel *ch = elem;
+
+	return ch->type == CHANNEL_SMTP ? CH_SMTP
+	    : ch->type == CHANNEL_AMQP  ? CH_AMQP
+	                                : CH_HTTP;
 }
 
 static int
-conf_parse_channel(
-    struct parse *p, const config_setting_t *s, struct conf_channel *ch)
+conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 {
+	struct conf_channel    *ch = elem;
 	const config_setting_t *t, *m;
 	unsigned                types;
 	size_t                  i;
@@ -898,10 +1287,8 @@ conf_parse_channel(
 		    "this cronguard was built without amqp support "
 		    "(install librabbitmq-dev and run configure again)");
 #endif
-	types = ch->type == CHANNEL_SMTP ? CH_SMTP
-	    : ch->type == CHANNEL_AMQP   ? CH_AMQP
-	                                 : CH_HTTP;
-	conf_channel_defaults(ch);
+	types = conf_channel_types(ch);
+	conf_key_defaults(channel_keys, ch, types);
 	if (conf_parse_group(p, s, channel_keys, ch, types) == -1)
 		return -1;
 
@@ -934,16 +1321,21 @@ conf_parse_channel(
 	return 0;
 }
 
-static int
-conf_parse_job(struct parse *p, const config_setting_t *s, struct conf_job *j)
+void
+conf_job_defaults(struct conf_job *j)
 {
+	memset(j, 0, sizeof *j);
+	conf_key_defaults(job_keys, j, 0);
+}
+
+static int
+conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
+{
+	struct conf_job *j = elem;
+
+	conf_job_defaults(j);
 	j->name = xstrdup(config_setting_name(s));
 	j->line = config_setting_source_line(s);
-	j->max_runtime_ms = 3600 * 1000;
-	j->grace_ms = 10 * 60 * 1000;
-	j->heartbeat_ms = 30 * 1000;
-	j->guard = GUARD_NAMED_LOCK;
-	j->on_lock_lost = LOCK_LOST_TERMINATE;
 	if (conf_check_name(p, s) == -1)
 		return -1;
 	if (!config_setting_is_group(s))
@@ -957,75 +1349,6 @@ conf_parse_job(struct parse *p, const config_setting_t *s, struct conf_job *j)
 		return conf_key_error(p,
 		    config_setting_get_member(s, "command"),
 		    "must not be empty");
-	return 0;
-}
-
-/* A section holding named groups: channels = { mail = {...}; ... }. */
-static int
-conf_parse_named(struct parse *p, const config_setting_t *g, int channels)
-{
-	struct conf            *c = p->c;
-	const config_setting_t *s;
-	size_t                  i, n;
-
-	if (!config_setting_is_group(g))
-		return conf_wrong_type(p, g, "a group { name = {...}; }");
-	n = (size_t)config_setting_length(g);
-	if (channels) {
-		c->channels = xcalloc(n, sizeof *c->channels);
-		for (i = 0; i < n; i++) {
-			s = config_setting_get_elem(g, (unsigned)i);
-			c->nchannels = i + 1;
-			if (conf_parse_channel(p, s, &c->channels[i]) == -1)
-				return -1;
-		}
-	} else {
-		c->jobs = xcalloc(n, sizeof *c->jobs);
-		for (i = 0; i < n; i++) {
-			s = config_setting_get_elem(g, (unsigned)i);
-			c->njobs = i + 1;
-			if (conf_parse_job(p, s, &c->jobs[i]) == -1)
-				return -1;
-		}
-	}
-	return 0;
-}
-
-static int
-conf_parse_root(struct parse *p, const config_setting_t *root)
-{
-	const config_setting_t *s;
-	const char             *name;
-	int                     i, n, rv;
-
-	n = config_setting_length(root);
-	for (i = 0; i < n; i++) {
-		s = config_setting_get_elem(root, (unsigned)i);
-		name = config_setting_name(s);
-		if (strcmp(name, "database") == 0) {
-			p->c->have_database = true;
-			rv =
-			    conf_parse_group(p, s, database_keys, &p->c->db, 0);
-		} else if (strcmp(name, "outbox") == 0)
-			rv = conf_parse_group(
-			    p, s, outbox_keys, &p->c->outbox, 0);
-		else if (strcmp(name, "channels") == 0)
-			rv = conf_parse_named(p, s, 1);
-		else if (strcmp(name, "jobs") == 0)
-			rv = conf_parse_named(p, s, 0);
-		else if (strcmp(name, "alert") == 0)
-			rv = conf_parse_group(p, s, alert_keys, p->c, 0);
-		else if (conf_find_key(top_keys, name) != NULL)
-			rv = conf_parse_key(
-			    p, s, conf_find_key(top_keys, name), p->c, 0);
-		else
-			rv = conf_key_error(p, s,
-			    "unknown key (expected "
-			    "database, outbox, channels, jobs, alert or "
-			    "runtime_dir)");
-		if (rv == -1)
-			return -1;
-	}
 	return 0;
 }
 
@@ -1201,35 +1524,12 @@ conf_default_runtime_dir(void)
 void
 conf_defaults(struct conf *c)
 {
-	/* Nothing is allocated here, so a caller may fill defaults and
-	 * then conf_load() over them without leaking: the defaults that
-	 * need memory (db.host, runtime_dir) are filled by conf_load(). */
+	/* Nothing is allocated here (the top-level tables have no string
+	 * defaults), so a caller may fill defaults and then conf_load()
+	 * over them without leaking: the defaults that need memory or the
+	 * environment (db.host, runtime_dir) are filled by conf_load(). */
 	memset(c, 0, sizeof *c);
-	c->db.port = 3306;
-	c->db.connect_timeout_ms = 5 * 1000;
-	c->db.read_timeout_ms = 30 * 1000;
-	c->db.write_timeout_ms = 30 * 1000;
-	c->db.tls_mode = TLS_PREFERRED;
-
-	c->outbox.batch_size = 50;
-	c->outbox.poll_interval_ms = 1000;
-	c->outbox.lease_ms = 5 * 60 * 1000;
-	c->outbox.watchdog_ms = 15 * 60 * 1000;
-	c->outbox.max_attempts = 8;
-	c->outbox.backoff_initial_ms = 30 * 1000;
-	c->outbox.backoff_multiplier = 2.0;
-	c->outbox.backoff_max_ms = 3600 * 1000;
-	c->outbox.backoff_jitter = 0.2;
-	c->outbox.ordering = ORDERING_PER_KEY;
-	c->outbox.keep_sent = true;
-	c->outbox.pending_warn = 1000;
-	c->outbox.pending_crit = 10000;
-	c->outbox.oldest_due_warn_ms = 5 * 60 * 1000;
-	c->outbox.oldest_due_crit_ms = 30 * 60 * 1000;
-	c->outbox.failed_warn = 1;
-	c->outbox.failed_crit = 100;
-
-	c->alert_timeout_ms = 10 * 1000;
+	conf_key_defaults(top_keys, c, 0);
 }
 
 static char *
@@ -1351,7 +1651,8 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		}
 		goto out;
 	}
-	if (conf_parse_root(&p, config_root_setting(&p.cfg)) == -1)
+	if (conf_parse_group(&p, config_root_setting(&p.cfg), top_keys, c, 0) ==
+	    -1)
 		goto out;
 	if (conf_check(&p) == -1)
 		goto out;
@@ -1390,63 +1691,112 @@ conf_strv_free(char **v, size_t n)
 static void
 conf_secret_free(char *s)
 {
-	volatile char *v = s;
-
 	if (s == NULL)
 		return;
-	while (*v != '\0')
-		*v++ = '\0';
+	explicit_bzero(s, strlen(s));
 	free(s);
+}
+
+static void
+conf_free_keys(const struct key *keys, void *base)
+{
+	const struct key *k;
+	void             *f;
+	char             *elem;
+	size_t            i, n;
+
+	for (k = keys; k->name != NULL; k++) {
+		if (conf_key_repeated(keys, k))
+			continue;
+		f = KEY_FIELD(base, k);
+		switch (k->kind) {
+		case K_STR:
+		case K_TEXT:
+		case K_SENUM:
+		case K_SECRETFILE: /* the secret is freed by its K_SECRET */
+			free(*(char **)f);
+			break;
+		case K_SECRET:
+			conf_secret_free(*(char **)f);
+			break;
+		case K_STRV:
+			conf_strv_free(
+			    *(char ***)f, *(size_t *)KEY_FIELD2(base, k));
+			break;
+		case K_GROUP:
+			conf_free_keys(k->sub, f);
+			break;
+		case K_NAMED:
+			elem = *(char **)f;
+			n = *(size_t *)KEY_FIELD2(base, k);
+			for (i = 0; i < n; i++, elem += k->size) {
+				free(*(char **)(void *)elem); /* name */
+				conf_free_keys(k->sub, elem);
+			}
+			free(*(char **)f);
+			break;
+		case K_ENUM:
+		case K_DUR:
+		case K_UINT:
+		case K_INT:
+		case K_LL:
+		case K_DBL:
+		case K_BOOL:
+			break;
+		}
+	}
 }
 
 void
 conf_free(struct conf *c)
 {
-	struct conf_channel *ch;
-	struct conf_job     *j;
-	size_t               i;
-
 	free(c->path);
-	free(c->runtime_dir);
-	free(c->db.host);
-	free(c->db.socket);
-	free(c->db.user);
-	conf_secret_free(c->db.password);
-	free(c->db.password_file);
-	free(c->db.option_file);
-	free(c->db.option_group);
-	free(c->db.name);
-	free(c->db.tls_ca);
-	free(c->db.tls_cert);
-	free(c->db.tls_key);
-	for (i = 0; i < c->nchannels; i++) {
-		ch = &c->channels[i];
-		free(ch->name);
-		free(ch->url);
-		free(ch->tls_ca);
-		free(ch->username);
-		conf_secret_free(ch->password);
-		free(ch->password_file);
-		free(ch->from);
-		free(ch->tls);
-		free(ch->method);
-		conf_strv_free(ch->headers, ch->nheaders);
-		conf_secret_free(ch->signing_secret);
-		free(ch->signing_secret_file);
-		free(ch->exchange);
-		free(ch->routing_key);
-	}
-	free(c->channels);
-	for (i = 0; i < c->njobs; i++) {
-		j = &c->jobs[i];
-		free(j->name);
-		conf_strv_free(j->command, j->ncommand);
-		free(j->sql);
-		free(j->lock);
-	}
-	free(c->jobs);
-	free(c->alert_url);
+	conf_free_keys(top_keys, c);
 	memset(c, 0, sizeof *c);
+}
+
+static void
+conf_keys_add(const struct key *keys, const char *prefix, char ***v, size_t *n)
+{
+	const struct key *k;
+	char             *path;
+
+	for (k = keys; k->name != NULL; k++) {
+		if (conf_key_repeated(keys, k))
+			continue;
+		if (k->kind == K_GROUP || k->kind == K_NAMED) {
+			path = xasprintf("%s%s.%s", prefix, k->name,
+			    k->kind == K_NAMED ? "*." : "");
+			conf_keys_add(k->sub, path, v, n);
+			free(path);
+			continue;
+		}
+		*v = xreallocarray(*v, *n + 2, sizeof **v);
+		(*v)[(*n)++] = xasprintf("%s%s", prefix, k->name);
+		(*v)[*n] = NULL;
+	}
+}
+
+char **
+conf_keys(void)
+{
+	char **v = xcalloc(1, sizeof *v);
+	size_t n = 0;
+
+	conf_keys_add(top_keys, "", &v, &n);
+	return v;
+}
+
+void
+conf_keys_free(char **v)
+{
+	size_t n = 0;
+
+	if (v == NULL)
+		return;
+	while (v[n] != NULL)
+		n++;
+	conf_strv_free(v, n);
 }
 
 const char *
@@ -1563,41 +1913,26 @@ conf_print_secret(int indent, const char *key, const char *v)
 		printf("%*s%s = \"" MASKED "\";\n", indent, "", key);
 }
 
-/* A password comes from password_file (printed) or inline (masked). */
-static void
-conf_print_password(int indent, const char *file, const char *password)
-{
-	if (file != NULL)
-		conf_print_str(indent, "password_file", file);
-	else
-		conf_print_secret(indent, "password", password);
-}
-
 /* A URL without what it might carry as credentials: the userinfo and the
  * query are masked. */
 static char *
 conf_url_masked(const char *url)
 {
 	struct buf  b;
-	const char *auth, *end, *at, *q, *frag;
+	const char *auth, *at, *end, *q, *frag;
 
 	buf_init(&b);
-	if ((auth = strstr(url, "://")) == NULL) {
+	if ((auth = conf_url_authority(url, &at, &end)) == NULL) {
 		buf_adds(&b, url);
 		return buf_steal(&b);
 	}
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
 	buf_add(&b, url, (size_t)(auth - url));
-	at = auth;
-	for (q = auth; q < end; q++) {
-		if (*q == '@')
-			at = q + 1;
-	}
-	if (at != auth)
+	if (at != NULL) {
 		buf_adds(&b, MASKED "@");
-	q = at + strcspn(at, "?#");
-	buf_add(&b, at, (size_t)(q - at));
+		auth = at + 1;
+	}
+	q = auth + strcspn(auth, "?#");
+	buf_add(&b, auth, (size_t)(q - auth));
 	if (*q == '?') {
 		buf_adds(&b, "?" MASKED);
 		if ((frag = strchr(q, '#')) != NULL)
@@ -1619,26 +1954,13 @@ conf_print_url(int indent, const char *key, const char *url)
 	free(m);
 }
 
-/* Print as a libconfig duration string that duration_parse reads back:
- * the largest unit that divides the value exactly. */
 static void
 conf_print_dur(int indent, const char *key, int64_t ms)
 {
-	static const struct {
-		int64_t     ms;
-		const char *unit;
-	} units[] = { { 24 * 3600 * 1000, "d" }, { 3600 * 1000, "h" },
-		{ 60 * 1000, "m" }, { 1000, "s" }, { 1, "ms" } };
-	size_t i;
+	char buf[64];
 
-	for (i = 0; i < nitems(units); i++) {
-		if (ms != 0 && ms % units[i].ms == 0)
-			break;
-	}
-	if (i == nitems(units))
-		i = 3; /* 0: "0s" */
-	printf("%*s%s = \"%lld%s\";\n", indent, "", key,
-	    (long long)(ms / units[i].ms), units[i].unit);
+	duration_format(ms, buf, sizeof buf);
+	printf("%*s%s = \"%s\";\n", indent, "", key, buf);
 }
 
 static void
@@ -1696,163 +2018,141 @@ conf_header_is_harmless(const char *h)
 }
 
 static void
-conf_print_headers(int indent, const struct conf_channel *ch)
+conf_print_headers(int indent, const char *key, char **v, size_t nv)
 {
 	size_t i, n;
 
-	if (ch->headers == NULL)
+	if (v == NULL)
 		return;
-	printf("%*sheaders = [ ", indent, "");
-	for (i = 0; i < ch->nheaders; i++) {
+	printf("%*s%s = [ ", indent, "", key);
+	for (i = 0; i < nv; i++) {
 		if (i > 0)
 			fputs(", ", stdout);
-		if (conf_header_is_harmless(ch->headers[i]))
-			conf_print_quoted(ch->headers[i]);
+		if (conf_header_is_harmless(v[i]))
+			conf_print_quoted(v[i]);
 		else {
-			n = strcspn(ch->headers[i], ":");
-			printf("\"%.*s: " MASKED "\"", (int)n, ch->headers[i]);
+			n = strcspn(v[i], ":");
+			printf("\"%.*s: " MASKED "\"", (int)n, v[i]);
 		}
 	}
 	fputs(" ];\n", stdout);
 }
 
-static void
-conf_print_database(const struct conf_database *db)
+static int
+conf_db_uses_tcp(const void *base)
 {
-	puts("database = {");
-	conf_print_str(2, "host", db->host);
-	if (db->socket == NULL)
-		printf("  port = %u;\n", db->port);
-	conf_print_str(2, "socket", db->socket);
-	conf_print_str(2, "user", db->user);
-	conf_print_password(2, db->password_file, db->password);
-	conf_print_str(2, "option_file", db->option_file);
-	conf_print_str(2, "option_group", db->option_group);
-	conf_print_str(2, "name", db->name);
-	conf_print_dur(2, "connect_timeout", db->connect_timeout_ms);
-	conf_print_dur(2, "read_timeout", db->read_timeout_ms);
-	conf_print_dur(2, "write_timeout", db->write_timeout_ms);
-	puts("  tls = {");
-	conf_print_str(4, "mode", tls_modes[db->tls_mode]);
-	conf_print_str(4, "ca", db->tls_ca);
-	conf_print_str(4, "cert", db->tls_cert);
-	conf_print_str(4, "key", db->tls_key);
-	puts("  };");
-	puts("};");
+	const struct conf_database *db = base;
+
+	return db->socket == NULL;
 }
 
-static void
-conf_print_outbox(const struct conf_outbox *o)
-{
-	puts("outbox = {");
-	printf("  batch_size = %u;\n", o->batch_size);
-	conf_print_dur(2, "poll_interval", o->poll_interval_ms);
-	conf_print_dur(2, "lease", o->lease_ms);
-	conf_print_dur(2, "watchdog", o->watchdog_ms);
-	printf("  max_attempts = %u;\n", o->max_attempts);
-	puts("  backoff = {");
-	conf_print_dur(4, "initial", o->backoff_initial_ms);
-	conf_print_dbl(4, "multiplier", o->backoff_multiplier);
-	conf_print_dur(4, "max", o->backoff_max_ms);
-	conf_print_dbl(4, "jitter", o->backoff_jitter);
-	puts("  };");
-	conf_print_str(2, "ordering", orderings[o->ordering]);
-	printf("  keep_sent = %s;\n", o->keep_sent ? "true" : "false");
-	puts("  thresholds = {");
-	conf_print_ll(4, "pending_warn", o->pending_warn);
-	conf_print_ll(4, "pending_crit", o->pending_crit);
-	conf_print_dur(4, "oldest_due_warn", o->oldest_due_warn_ms);
-	conf_print_dur(4, "oldest_due_crit", o->oldest_due_crit_ms);
-	conf_print_ll(4, "failed_warn", o->failed_warn);
-	conf_print_ll(4, "failed_crit", o->failed_crit);
-	puts("  };");
-	puts("};");
-}
+static void conf_print_keys(const struct key *, const void *, unsigned, int);
 
 static void
-conf_print_channel(const struct conf_channel *ch)
+conf_print_named(const struct key *k, const void *base, int indent)
 {
-	printf("  %s = {\n", ch->name);
-	conf_print_str(4, "type", channel_types[ch->type]);
-	conf_print_url(4, "url", ch->url);
-	conf_print_dur(4, "timeout", ch->timeout_ms);
-	conf_print_dbl(4, "rate", ch->rate);
-	conf_print_ll(4, "daily_quota", ch->daily_quota);
-	puts("    circuit = {");
-	printf("      failures = %u;\n", ch->circuit_failures);
-	conf_print_dur(6, "cooldown", ch->circuit_cooldown_ms);
-	puts("    };");
-	conf_print_str(4, "tls_ca", ch->tls_ca);
-	if (ch->type == CHANNEL_SMTP) {
-		conf_print_str(4, "username", ch->username);
-		conf_print_password(4, ch->password_file, ch->password);
-		conf_print_str(4, "from", ch->from);
-		conf_print_str(4, "tls", ch->tls);
-		printf("    connections = %u;\n", ch->connections);
-		conf_print_ll(4, "max_size", ch->max_size);
-	} else if (ch->type == CHANNEL_AMQP) {
-		conf_print_str(4, "username", ch->username);
-		conf_print_password(4, ch->password_file, ch->password);
-		conf_print_str(4, "exchange", ch->exchange);
-		conf_print_str(4, "routing_key", ch->routing_key);
-		printf(
-		    "    mandatory = %s;\n", ch->mandatory ? "true" : "false");
-		printf("    unroutable_retry = %s;\n",
-		    ch->unroutable_retry ? "true" : "false");
-	} else {
-		conf_print_str(4, "method", ch->method);
-		conf_print_headers(4, ch);
-		if (ch->signing_secret_file != NULL)
-			conf_print_str(
-			    4, "signing_secret_file", ch->signing_secret_file);
-		else
-			conf_print_secret(
-			    4, "signing_secret", ch->signing_secret);
-		printf("    concurrency = %u;\n", ch->concurrency);
+	const char *elem = *(char *const *)KEY_FIELD(base, k);
+	size_t      i, n = *(const size_t *)KEY_FIELD2(base, k);
+
+	for (i = 0; i < n; i++, elem += k->size) {
+		printf("%*s%s = {\n", indent, "", *(char *const *)elem);
+		conf_print_keys(k->sub, elem,
+		    k->types_of != NULL ? k->types_of(elem) : 0, indent + 2);
+		printf("%*s};\n", indent, "");
 	}
-	puts("  };");
 }
 
 static void
-conf_print_job(const struct conf_job *j)
+conf_print_key(
+    const struct key *k, const void *base, unsigned types, int indent)
 {
-	printf("  %s = {\n", j->name);
-	conf_print_strv(4, "command", j->command, j->ncommand);
-	conf_print_str(4, "sql", j->sql);
-	conf_print_dur(4, "max_runtime", j->max_runtime_ms);
-	conf_print_dur(4, "timeout", j->timeout_ms);
-	conf_print_dur(4, "expect_every", j->expect_every_ms);
-	conf_print_dur(4, "grace", j->grace_ms);
-	conf_print_dur(4, "heartbeat", j->heartbeat_ms);
-	conf_print_str(4, "guard", guards[j->guard]);
-	conf_print_str(4, "lock", j->lock);
-	conf_print_str(4, "on_lock_lost", lock_lost[j->on_lock_lost]);
-	printf("    busy_exit = %d;\n", j->busy_exit);
-	puts("  };");
+	const void *f = KEY_FIELD(base, k);
+	const char *str = NULL;
+
+	if (k->kind == K_STR || k->kind == K_TEXT || k->kind == K_SENUM ||
+	    k->kind == K_SECRET || k->kind == K_SECRETFILE)
+		str = *(char *const *)f;
+	switch (k->kind) {
+	case K_STR:
+	case K_TEXT:
+	case K_SENUM:
+		if (k->flags & KF_URL)
+			conf_print_url(indent, k->name, str);
+		else
+			conf_print_str(indent, k->name, str);
+		break;
+	case K_SECRET:
+		/* Read from its file: the file's path is printed instead. */
+		if (*(char *const *)KEY_FIELD2(base, k) == NULL)
+			conf_print_secret(indent, k->name, str);
+		break;
+	case K_SECRETFILE:
+		conf_print_str(indent, k->name, str);
+		break;
+	case K_ENUM:
+		conf_print_str(indent, k->name, k->values[*(const int *)f]);
+		break;
+	case K_DUR:
+		conf_print_dur(indent, k->name, *(const int64_t *)f);
+		break;
+	case K_UINT:
+		printf(
+		    "%*s%s = %u;\n", indent, "", k->name, *(const unsigned *)f);
+		break;
+	case K_INT:
+		printf("%*s%s = %d;\n", indent, "", k->name, *(const int *)f);
+		break;
+	case K_LL:
+		conf_print_ll(indent, k->name, *(const long long *)f);
+		break;
+	case K_DBL:
+		conf_print_dbl(indent, k->name, *(const double *)f);
+		break;
+	case K_BOOL:
+		printf("%*s%s = %s;\n", indent, "", k->name,
+		    *(const bool *)f ? "true" : "false");
+		break;
+	case K_STRV:
+		if (k->flags & KF_HEADERS)
+			conf_print_headers(indent, k->name, *(char **const *)f,
+			    *(const size_t *)KEY_FIELD2(base, k));
+		else
+			conf_print_strv(indent, k->name, *(char **const *)f,
+			    *(const size_t *)KEY_FIELD2(base, k));
+		break;
+	case K_GROUP:
+	case K_NAMED:
+		if ((k->flags & KF_PRESENT) &&
+		    !*(const bool *)KEY_FIELD2(base, k))
+			break;
+		printf("%*s%s = {\n", indent, "", k->name);
+		if (k->kind == K_NAMED)
+			conf_print_named(k, base, indent + 2);
+		else
+			conf_print_keys(k->sub, f, types, indent + 2);
+		printf("%*s};\n", indent, "");
+		break;
+	}
+}
+
+static void
+conf_print_keys(
+    const struct key *keys, const void *base, unsigned types, int indent)
+{
+	const struct key *k;
+
+	for (k = keys; k->name != NULL; k++) {
+		if (conf_key_applies(k, types) &&
+		    (k->shown == NULL || k->shown(base)))
+			conf_print_key(k, base, types, indent);
+	}
 }
 
 void
 conf_print(const struct conf *c)
 {
-	size_t i;
-
 	printf("# %s: effective configuration, secrets masked\n",
 	    c->path != NULL ? c->path : "(defaults)");
-	conf_print_str(0, "runtime_dir", c->runtime_dir);
-	if (c->have_database)
-		conf_print_database(&c->db);
-	conf_print_outbox(&c->outbox);
-	puts("channels = {");
-	for (i = 0; i < c->nchannels; i++)
-		conf_print_channel(&c->channels[i]);
-	puts("};");
-	puts("jobs = {");
-	for (i = 0; i < c->njobs; i++)
-		conf_print_job(&c->jobs[i]);
-	puts("};");
-	puts("alert = {");
-	conf_print_url(2, "url", c->alert_url);
-	conf_print_dur(2, "timeout", c->alert_timeout_ms);
-	puts("};");
+	conf_print_keys(top_keys, c, 0, 0);
 	fflush(stdout);
 }

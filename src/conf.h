@@ -120,8 +120,13 @@ struct conf {
 	int64_t              alert_timeout_ms; /* 10s */
 };
 
-/* Fill every field with its documented default (no database name). */
+/* Fill every field with its documented default (no database name).
+ * Allocates nothing: conf_load() may be called over the result. */
 void conf_defaults(struct conf *);
+
+/* Fill a job with the defaults of a configured job that sets no keys
+ * (exec uses them for its ad-hoc job).  Allocates nothing. */
+void conf_job_defaults(struct conf_job *);
 
 /*
  * Read and validate path.  On success returns 0 with *c filled.  On failure
@@ -147,9 +152,12 @@ const struct conf_job *conf_job_find(const struct conf *, const char *name);
 void conf_print(const struct conf *);
 
 /* Every configuration key the parser accepts, as "section.key" paths with
- * "*" for a user-chosen name ("channels.*.url"); NULL-terminated.  The
- * man-page test checks each appears in cronguard.conf(5). */
-extern const char *const conf_keys[];
+ * "*" for a user-chosen name ("channels.*.url"), in the order config check
+ * prints them: an allocated NULL-terminated array, freed with
+ * conf_keys_free.  The man-page test checks each appears in
+ * cronguard.conf(5). */
+char **conf_keys(void);
+void   conf_keys_free(char **);
 
 /* Shared validators, also used by the command line: 1 if valid, else 0
  * with *why set to a static reason. */

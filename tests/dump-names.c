@@ -11,6 +11,7 @@
 int
 main(int argc, char **argv)
 {
+	char **keys;
 	size_t i;
 
 	if (argc == 2 && strcmp(argv[1], "commands") == 0) {
@@ -25,8 +26,10 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "keys") == 0) {
-		for (i = 0; conf_keys[i] != NULL; i++)
-			puts(conf_keys[i]);
+		keys = conf_keys();
+		for (i = 0; keys[i] != NULL; i++)
+			puts(keys[i]);
+		conf_keys_free(keys);
 		return 0;
 	}
 	fputs("usage: dump-names commands|usages|keys\n", stderr);

@@ -970,13 +970,26 @@ END_TEST
 
 /* ------------------------------------------------------------ keys */
 
+/* conf_keys(), for the loop tests (the suite is built before they run). */
+static char **keys;
+
+static size_t
+nkeys(void)
+{
+	size_t n = 0;
+
+	while (keys[n] != NULL)
+		n++;
+	return n;
+}
+
 /* Every key in conf_keys is one the parser knows: setting it to a group
  * gives a type error for that key, never "unknown key". */
 START_TEST(test_keys_are_accepted)
 {
 	struct buf  b;
 	struct conf c;
-	const char *key = conf_keys[_i], *types[] = { "smtp", "http", "amqp" };
+	const char *key = keys[_i], *types[] = { "smtp", "http", "amqp" };
 	char       *path, *err = NULL, *want, *part, *dup, *save, *p;
 	size_t      t, depth;
 	int         ok = 0;
@@ -1021,6 +1034,233 @@ START_TEST(test_keys_are_accepted)
 }
 END_TEST
 
+/* Configurations that, between them, set every key (inline secrets and
+ * secret files are alternatives, channel keys depend on the type). */
+static const char inline_fmt[] =
+    "database = { host = \"db\"; port = 3307; user = \"u\";\n"
+    "  password = \"hunter2\"; name = \"app\"; };\n"
+    "channels = {\n"
+    "  mail = { type = \"smtp\"; url = \"smtp://127.0.0.1:2525\";\n"
+    "    from = \"a@b\"; username = \"u\"; password = \"smtp-pw\"; };\n"
+    "  hook = { type = \"http\"; url = \"https://127.0.0.1/\";\n"
+    "    signing_secret = \"whsec_x\"; tls_ca = \"%s\"; };\n"
+#ifdef HAVE_AMQP
+    "  bus = { type = \"amqp\"; url = \"amqp://127.0.0.1/\";\n"
+    "    username = \"u\"; password_file = \"%s\";\n"
+    "    exchange = \"events\"; routing_key = \"app.{event_type}\";\n"
+    "    mandatory = false; unroutable_retry = true; };\n"
+#endif
+    "};\n"
+    "jobs = { j = { command = [ \"/bin/true\" ]; }; };\n";
+
+/* Load text (a 0600 file), print it, and return the output. */
+static char *
+print_text(const char *text)
+{
+	struct conf c;
+	char       *err = NULL, *out;
+
+	ck_assert_msg(
+	    load_text(text, 0600, &c, &err, NULL) == 0, "%s\n%s", err, text);
+	out = testutil_capture(STDOUT_FILENO, print_conf, &c);
+	conf_free(&c);
+	return out;
+}
+
+/* Is key ("channels.*.circuit.failures") printed in out as a line
+ * "      failures = ..." inside a "    circuit = {" group? */
+static int
+printed(const char *out, const char *key)
+{
+	char       *dup = xstrdup(key), *part, *next, *line;
+	const char *at = out;
+	int         depth = 0, found = 0;
+
+	for (part = dup; part != NULL; part = next, depth++) {
+		if ((next = strchr(part, '.')) != NULL)
+			*next++ = '\0';
+		if (strcmp(part, "*") == 0)
+			continue; /* any element: the search goes on in it */
+		line = xasprintf("\n%*s%s = %s", depth * 2, "", part,
+		    next != NULL ? "{" : "");
+		at = strstr(at, line);
+		free(line);
+		if (at == NULL)
+			break;
+		at++;
+		found = next == NULL;
+	}
+	free(dup);
+	return found;
+}
+
+/* Every key of the table is printed by config check (the printer walks
+ * the same table as the parser), at its place in the nesting. */
+START_TEST(test_every_key_printed)
+{
+	struct secrets s;
+	char          *text, *full, *inl, *amqp_pw;
+	size_t         i;
+
+	text = full_config(&s);
+	full = print_text(text);
+	free(text);
+	amqp_pw = tmp_file("amqp-pw\n", 0600);
+#ifdef HAVE_AMQP
+	text = xasprintf(inline_fmt, amqp_pw, amqp_pw);
+#else
+	text = xasprintf(inline_fmt, amqp_pw);
+#endif
+	inl = print_text(text);
+	free(text);
+	for (i = 0; keys[i] != NULL; i++) {
+#ifndef HAVE_AMQP
+		if (strstr("channels.*.exchange channels.*.routing_key "
+		           "channels.*.mandatory channels.*.unroutable_retry",
+		        keys[i]) != NULL)
+			continue;
+#endif
+		ck_assert_msg(printed(full, keys[i]) || printed(inl, keys[i]),
+		    "%s is not printed", keys[i]);
+	}
+	/* The check itself can fail. */
+	ck_assert(!printed(full, "outbox.no_such_key"));
+	ck_assert(!printed(full, "channels.*.circuit.no_such_key"));
+	ck_assert(printed(full, "channels.*.circuit.failures"));
+	free(full);
+	free(inl);
+	tmp_remove(amqp_pw);
+	secrets_remove(&s);
+}
+END_TEST
+
+/* What config check prints reads back as the same configuration: loading
+ * and printing it again gives the same text (past the header line).  With
+ * the empty file, this is every default. */
+START_TEST(test_print_round_trips)
+{
+	struct secrets s;
+	char          *text, *out1, *out2, *amqp_pw;
+	const char    *texts[3];
+	size_t         i;
+
+	amqp_pw = tmp_file("amqp-pw\n", 0600);
+	texts[0] = "";
+	texts[1] = full_config(&s);
+#ifdef HAVE_AMQP
+	texts[2] = xasprintf(inline_fmt, amqp_pw, amqp_pw);
+#else
+	texts[2] = xasprintf(inline_fmt, amqp_pw);
+#endif
+	for (i = 0; i < 3; i++) {
+		out1 = print_text(texts[i]);
+		out2 = print_text(out1);
+		ck_assert_str_eq(strchr(out1, '\n'), strchr(out2, '\n'));
+		free(out1);
+		free(out2);
+	}
+	text = (char *)texts[1];
+	free(text);
+	text = (char *)texts[2];
+	free(text);
+	tmp_remove(amqp_pw);
+	secrets_remove(&s);
+}
+END_TEST
+
+/* The defaults printed for an empty configuration are the table's: the
+ * same values conf_defaults fills, spelt as cronguard.conf(5) lists them. */
+START_TEST(test_defaults_printed)
+{
+	static const char *const want[] = { "outbox = {\n  batch_size = 50;\n",
+		"  poll_interval = \"1s\";\n", "  lease = \"5m\";\n",
+		"  watchdog = \"15m\";\n", "  max_attempts = 8;\n",
+		"    initial = \"30s\";\n    multiplier = 2.0;\n"
+		"    max = \"1h\";\n    jitter = 0.2;\n",
+		"  ordering = \"per_key\";\n  keep_sent = true;\n",
+		"    pending_warn = 1000;\n    pending_crit = 10000;\n"
+		"    oldest_due_warn = \"5m\";\n    oldest_due_crit = "
+		"\"30m\";\n"
+		"    failed_warn = 1;\n    failed_crit = 100;\n",
+		"alert = {\n  timeout = \"10s\";\n};\n" };
+	char                    *out;
+	size_t                   i;
+
+	out = print_text("");
+	for (i = 0; i < sizeof want / sizeof want[0]; i++)
+		ck_assert_msg(strstr(out, want[i]) != NULL, "no \"%s\" in\n%s",
+		    want[i], out);
+	ck_assert(strstr(out, "database") == NULL); /* not given */
+	free(out);
+
+	out = print_text("channels = {\n"
+	                 "  m = { type = \"smtp\"; url = \"smtp://x\";\n"
+	                 "    from = \"a@b\"; };\n"
+	                 "  h = { type = \"http\"; url = \"http://x/\"; };\n"
+	                 "};\n");
+	ck_assert_ptr_nonnull(strstr(out,
+	    "    timeout = \"30s\";\n    rate = 0.0;\n    daily_quota = 0;\n"
+	    "    circuit = {\n      failures = 0;\n      cooldown = "
+	    "\"1m\";\n"));
+	ck_assert_ptr_nonnull(strstr(out,
+	    "    tls = \"none\";\n    connections = 4;\n"
+	    "    max_size = 10485760;\n"));
+	ck_assert_ptr_nonnull(strstr(out, "    timeout = \"10s\";\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(out, "    method = \"POST\";\n    concurrency = 16;\n"));
+	free(out);
+}
+END_TEST
+
+/* exec's ad-hoc job has exactly the defaults of a configured job. */
+START_TEST(test_job_defaults)
+{
+	struct conf     c;
+	struct conf_job d;
+	char           *err = NULL;
+
+	conf_job_defaults(&d);
+	ck_assert_int_eq(d.max_runtime_ms, 3600000);
+	ck_assert_int_eq(d.grace_ms, 600000);
+	ck_assert_int_eq(d.heartbeat_ms, 30000);
+	ck_assert_int_eq(d.guard, GUARD_NAMED_LOCK);
+	ck_assert_int_eq(d.on_lock_lost, LOCK_LOST_TERMINATE);
+	ck_assert_ptr_null(d.lock);
+	ck_assert_ptr_null(d.command);
+	ck_assert_int_eq(load_text("database = { name = \"a\"; };\n"
+	                           "jobs = { j = { sql = \"DO 1\"; }; };\n",
+	                     0600, &c, &err, NULL),
+	    0);
+	ck_assert_int_eq(c.jobs[0].max_runtime_ms, d.max_runtime_ms);
+	ck_assert_int_eq(c.jobs[0].timeout_ms, d.timeout_ms);
+	ck_assert_int_eq(c.jobs[0].expect_every_ms, d.expect_every_ms);
+	ck_assert_int_eq(c.jobs[0].grace_ms, d.grace_ms);
+	ck_assert_int_eq(c.jobs[0].heartbeat_ms, d.heartbeat_ms);
+	ck_assert_int_eq(c.jobs[0].guard, d.guard);
+	ck_assert_int_eq(c.jobs[0].on_lock_lost, d.on_lock_lost);
+	ck_assert_int_eq(c.jobs[0].busy_exit, d.busy_exit);
+	conf_free(&c);
+}
+END_TEST
+
+/* The key list is the table: no key twice, each a dotted path. */
+START_TEST(test_keys_listed_once)
+{
+	size_t i, j;
+
+	ck_assert_uint_gt(nkeys(), 60);
+	for (i = 0; keys[i] != NULL; i++) {
+		ck_assert_msg(
+		    keys[i][0] != '.' && strstr(keys[i], "..") == NULL, "%s",
+		    keys[i]);
+		for (j = 0; j < i; j++)
+			ck_assert_str_ne(keys[i], keys[j]);
+	}
+	ck_assert_str_eq(keys[0], "runtime_dir");
+	ck_assert_str_eq(keys[1], "database.host");
+}
+END_TEST
+
 START_TEST(test_lock_name_valid)
 {
 	const char *why = NULL;
@@ -1054,16 +1294,6 @@ START_TEST(test_default_path)
 }
 END_TEST
 
-static size_t
-nkeys(void)
-{
-	size_t n = 0;
-
-	while (conf_keys[n] != NULL)
-		n++;
-	return n;
-}
-
 static Suite *
 conf_suite(void)
 {
@@ -1084,6 +1314,11 @@ conf_suite(void)
 	tcase_add_test(tc, test_tls_ca);
 	tcase_add_test(tc, test_print_masks_secrets);
 	tcase_add_loop_test(tc, test_keys_are_accepted, 0, (int)nkeys());
+	tcase_add_test(tc, test_every_key_printed);
+	tcase_add_test(tc, test_print_round_trips);
+	tcase_add_test(tc, test_defaults_printed);
+	tcase_add_test(tc, test_job_defaults);
+	tcase_add_test(tc, test_keys_listed_once);
 	tcase_add_test(tc, test_lock_name_valid);
 	tcase_add_test(tc, test_default_path);
 	suite_add_tcase(s, tc);
@@ -1093,11 +1328,14 @@ conf_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(conf_suite());
+	SRunner *sr;
 	int      failed;
 
+	keys = conf_keys();
+	sr = srunner_create(conf_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	conf_keys_free(keys);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

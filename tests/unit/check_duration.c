@@ -25,6 +25,12 @@ static const struct {
 	{ "007s", 7000 },
 	{ "3650d", 3650 * 86400000LL },
 	{ "315360000", 315360000000LL },
+	{ "1h30m", 5400000 },
+	{ "1d1h1m1s1ms", 90061001 },
+	{ "2m30s", 150000 },
+	{ "1s500ms", 1500 },
+	{ "0h5m", 300000 },
+	{ "3660d", 3660 * 86400000LL },
 };
 
 START_TEST(test_good)
@@ -55,7 +61,16 @@ static const struct {
 	{ "5sec", "unit" },
 	{ "5S", "unit" },
 	{ "5ms5", "unit" },
-	{ "1h30m", "unit" },
+	{ "1h1h", "largest to smallest" },
+	{ "1m1h", "largest to smallest" },
+	{ "30s1m", "largest to smallest" },
+	{ "1h30", "unit" },
+	{ "1h 30m", "unit" },
+	{ "1h30m-", "unit" },
+	{ "1h1.5m", "fraction" },
+	{ "3660d1ms", "too large" },
+	{ "3000d99999999999h", "too large" },
+	{ "1d99999999999999999999ms", "too large" },
 	{ "99999999999999999999s", "too large" },
 	{ "99999999999999999999", "too large" },
 	{ "3661d", "too large" },
@@ -139,10 +154,11 @@ START_TEST(test_format_truncates)
 }
 END_TEST
 
-/* What duration_format writes for whole units reads back the same. */
+/* What duration_format writes reads back the same, compound forms too. */
 START_TEST(test_roundtrip)
 {
-	static const int64_t v[] = { 250, 1000, 60000, 3600000, 86400000 };
+	static const int64_t v[] = { 250, 1000, 60000, 3600000, 86400000, 1500,
+		5400000, 90061001, DURATION_MAX_MS };
 	const char          *why;
 	char                 buf[64];
 	int64_t              ms;
