@@ -1,7 +1,7 @@
 /*
  * outbox.c: the outbox rows' state machine: claim, finalise, recover.
  *
- * The dispatcher's session runs READ COMMITTED (see the dispatch command):
+ * The dispatcher's session runs READ COMMITTED (dispatch_run sets it):
  * a locking range read then takes no gap locks that would block the
  * applications' INSERTs, and rows it skips are unlocked at once.
  *
