@@ -15,7 +15,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "log.h"
-#include "outbox.h"
+#include "outbox-admin.h"
 #include "report.h"
 #include "util.h"
 

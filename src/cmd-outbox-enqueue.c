@@ -10,7 +10,7 @@
 
 #include "cmd.h"
 #include "db.h"
-#include "outbox.h"
+#include "outbox-admin.h"
 #include "util.h"
 
 /* Largest payload file read: far above any sane message. */

@@ -12,7 +12,7 @@
 
 #include "cmd.h"
 #include "db.h"
-#include "outbox.h"
+#include "outbox-admin.h"
 #include "util.h"
 
 static const char *const list_statuses[] = { "PENDING", "PROCESSING", "SENT",

@@ -9,7 +9,7 @@
 #include "db.h"
 #include "duration.h"
 #include "log.h"
-#include "outbox.h"
+#include "outbox-admin.h"
 #include "util.h"
 
 static int

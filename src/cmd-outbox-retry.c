@@ -7,7 +7,7 @@
 
 #include "cmd.h"
 #include "db.h"
-#include "outbox.h"
+#include "outbox-admin.h"
 #include "util.h"
 
 static int

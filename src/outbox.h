@@ -1,7 +1,7 @@
 /*
- * outbox.h: the outbox table's state machine (CONTRACT section 6): recover
- * stale claims, claim a batch, finalise it, count for the watchdog, and
- * the statements behind list/show/retry/purge/enqueue.
+ * outbox.h: the outbox rows' state machine (CONTRACT section 6): recover
+ * stale claims, claim a batch, finalise it.  The operator's statements
+ * (counts, list, show, retry, purge, enqueue) are outbox-admin.h.
  *
  * Every call is one statement or one short transaction; none is held
  * while a message is sent.  Times come from the database clock.
@@ -15,8 +15,6 @@
 #include "channel.h"
 #include "conf.h"
 #include "db.h"
-#include "ratelimit.h"
-#include "report.h"
 #include "util.h"
 
 /* A claimed batch.  msgs[i] point into the claim; the strings of each
@@ -108,75 +106,5 @@ size_t outbox_lost_ids(const struct claim *c, const unsigned char *deleted,
  * failed), except that the nlost rows in lost[] count as lost only. */
 void outbox_tally_claim(const struct conf_outbox *, const struct claim *c,
     const unsigned long long *lost, size_t nlost, struct outbox_tally *t);
-
-/* The watchdog's counts (CONTRACT section 7). */
-struct outbox_counts {
-	long long pending;
-	long long due;
-	long long processing;
-	long long stale;
-	long long stuck;
-	long long failed;
-	long long oldest_due_age_s; /* 0 when nothing is due */
-	long long unknown_channel;
-
-	/* Added: the limiter state (cronguard_channels) of the configured
-	 * channels that have a row there, by name; filled by
-	 * outbox_count_channels, freed by outbox_counts_free. */
-	struct ratelimit_state *channels;
-	size_t                  nchannels;
-	long long               circuit_open; /* of those: open or half-open */
-};
-enum db_status outbox_count(
-    struct db *, const struct conf *, struct outbox_counts *, char **errstr);
-/* Fill k->channels and k->circuit_open (one query); k's counts stay. */
-enum db_status outbox_count_channels(
-    struct db *, const struct conf *, struct outbox_counts *k, char **errstr);
-void outbox_counts_free(struct outbox_counts *);
-
-/* The verdict: stuck > 0 is CRITICAL; pending, oldest due age and failed
- * against outbox.thresholds (value >= threshold; 0 disables one); any
- * unknown_channel row is a WARNING; so is a configured channel whose
- * circuit is open or half-open (its rows wait, no attempt is spent: the
- * breaker works, but nothing is delivered there until it closes). */
-enum check_status outbox_verdict(
-    const struct outbox_counts *, const struct conf_outbox *);
-
-/* Append the report in a format (CONTRACT 7).  k NULL means the counts
- * could not be read: status UNKNOWN and error says why. */
-void outbox_report(struct buf *, enum report_format,
-    const struct outbox_counts *k, const struct conf_outbox *,
-    enum check_status, const char *error);
-
-/* Rows newest first; status and channel may be NULL (no filter). */
-enum db_status outbox_list(struct db *, const char *status, const char *channel,
-    unsigned limit, struct db_result **res, char **errstr);
-/* One row, every column, or an empty result. */
-enum db_status outbox_show(
-    struct db *, unsigned long long id, struct db_result **res, char **errstr);
-
-/* FAILED rows back to PENDING, due now, attempts 0.  By id: *n rows were
- * changed (ids that are not FAILED are left alone).  All FAILED rows (of
- * a channel, or of all when channel is NULL): in batches of at most
- * OUTBOX_BATCH_MAX rows by primary key. */
-#define OUTBOX_BATCH_MAX 1000
-enum db_status outbox_retry_ids(struct db *, const unsigned long long *ids,
-    size_t nids, unsigned long long *n, char **errstr);
-enum db_status outbox_retry_failed(
-    struct db *, const char *channel, unsigned long long *n, char **errstr);
-
-/* Delete SENT rows sent, or FAILED rows last claimed (else created),
- * more than age_ms ago by the database clock: in batches of at most
- * OUTBOX_BATCH_MAX rows by primary key, each its own short statement.
- * With dry_run only count. */
-enum outbox_purge_what { PURGE_SENT, PURGE_FAILED };
-enum db_status outbox_purge(struct db *, enum outbox_purge_what, int64_t age_ms,
-    int dry_run, unsigned long long *n, char **errstr);
-
-/* Insert one PENDING message; payload must be valid JSON (the caller
- * checks).  *id is the new row's id; message_id (37 bytes) its UUID. */
-enum db_status outbox_enqueue(struct db *, const char *channel,
-    const char *event_type, const char *key, const char *payload,
-    unsigned long long *id, char *message_id, char **errstr);
 
 #endif

@@ -10,6 +10,7 @@
 #include <check.h>
 
 #include "conf.h"
+#include "outbox-admin.h"
 #include "outbox.h"
 #include "report.h"
 #include "util.h"

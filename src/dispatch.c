@@ -1,0 +1,515 @@
+/*
+ * dispatch.c: the outbox dispatch engine: recover stale claims, then
+ * claim, send and finalise due messages until none is due (CONTRACT
+ * 6.2); with a deadline (--for), keep polling until it.
+ *
+ * The deadline holds within a pass too: no claim and no send starts in
+ * its last DISPATCH_MARGIN_MS, a rate-limited channel claims only as many
+ * rows as its reserved send slots before then, and rows claimed but not
+ * started by then go back to PENDING without an attempt counted
+ * (SEND_NONE, as on SIGTERM or SIGHUP).  Only sends already in flight run
+ * past it, each within the channel's timeout.  The same holds for each
+ * claim's lease: a message not started within lease - timeout of its
+ * claim (queued behind a slow server) is released for a fresh claim
+ * rather than sent after another worker may have recovered it (the
+ * claims of several channels send one channel after the other).  Without
+ * a deadline (drain mode) the pass ends when nothing is due or nothing
+ * claimed could be sent (circuit open, quota used up), so a rate-limited
+ * backlog of N rows takes N / rate seconds; cron should use --for.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "channel.h"
+#include "db.h"
+#include "dispatch.h"
+#include "log.h"
+#include "outbox.h"
+#include "ratelimit.h"
+#include "util.h"
+
+/* Claims and sends stop this long before the --for deadline (or a tenth
+ * of --for, if shorter), leaving it to in-flight replies and finalise. */
+#define DISPATCH_MARGIN_MS 100
+
+/* One configured channel this dispatcher serves. */
+struct dchan {
+	const struct conf_channel *conf;
+	const struct channel_ops  *ops;
+	struct channel            *ch;
+	struct ratelimit          *lim;
+	bool                 limited; /* rate, quota or circuit configured */
+	unsigned             granted;
+	struct outbox_cursor cursor;
+	bool                 quota_warned; /* quota_exhausted logged */
+};
+
+struct dispatch {
+	struct conf  *conf;
+	struct db    *db;
+	struct dchan *chans;
+	size_t        nchans;
+	unsigned      batch;
+	bool          no_send;         /* benchmark: claim and finalise only */
+	int64_t       for_ms;          /* poll until this long; 0 = drain */
+	int64_t       until;           /* monotonic ms: no claim or send
+	                                * starts after it; 0 = no deadline */
+	struct outbox_cursor   cursor; /* of the unlimited channels' claims */
+	struct outbox_tally    tally;
+	unsigned long long     recovered;
+	volatile sig_atomic_t *stop; /* opts->stop, or never */
+	volatile sig_atomic_t  never;
+};
+
+/*
+ * --bench-no-send (hidden, for scripts/bench-outbox): every claimed
+ * message counts as delivered without being sent, to measure the
+ * database floor of the same claim and finalise statements.
+ */
+static void
+dispatch_null_send(struct outbox_msg **msgs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		msgs[i]->result = SEND_OK;
+}
+
+static int
+dispatch_pass_after(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	(void)ctl;
+	(void)msg;
+	return 0;
+}
+
+static void
+dispatch_noop_after(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	(void)ctl;
+	(void)msg;
+}
+
+/* Milliseconds left before dp->until; INT64_MAX without a deadline. */
+static int64_t
+dispatch_left(const struct dispatch *dp)
+{
+	if (dp->until == 0)
+		return INT64_MAX;
+	return dp->until - now_mono_ms();
+}
+
+/*
+ * The deadline as a send_ctl around the channel's own (the limiter's or
+ * the defaults): a message not started by until (the --for deadline, or
+ * the last moment its send can end within the claim's lease) stays
+ * SEND_NONE.  ctl must stay the first member: the channel hands it back.
+ */
+struct dispatch_ctl {
+	struct send_ctl ctl;
+	struct send_ctl inner;
+	int64_t         until;
+};
+
+static int
+dispatch_deadline_before(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	struct dispatch_ctl *dc = (struct dispatch_ctl *)ctl;
+
+	if (now_mono_ms() >= dc->until)
+		return 1;
+	return dc->inner.before_send(&dc->inner, msg);
+}
+
+static void
+dispatch_deadline_after(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	struct dispatch_ctl *dc = (struct dispatch_ctl *)ctl;
+
+	dc->inner.after_send(&dc->inner, msg);
+}
+
+/* Send the claimed messages of channel d, then settle its limits.
+ * claimed_ms is the monotonic time just before the claim. */
+static enum db_status
+dispatch_send(struct dispatch *dp, struct dchan *d, struct claim *c,
+    int64_t claimed_ms, char **errstr)
+{
+	struct outbox_msg **msgs;
+	struct dispatch_ctl dc;
+	struct send_ctl     ctl, *use;
+	size_t              i, n = 0;
+	enum db_status      st = DB_OK;
+	int64_t             until;
+
+	msgs = xcalloc(c->n + 1, sizeof *msgs);
+	for (i = 0; i < c->n; i++) {
+		if (strcmp(c->msgs[i]->channel, d->conf->name) == 0)
+			msgs[n++] = c->msgs[i];
+	}
+	if (n == 0)
+		goto out;
+	if (dp->no_send) {
+		dispatch_null_send(msgs, n);
+		goto out;
+	}
+	memset(&ctl, 0, sizeof ctl);
+	ctl.before_send = dispatch_pass_after;
+	ctl.after_send = dispatch_noop_after;
+	ctl.stop = dp->stop;
+	if (d->lim != NULL) {
+		ratelimit_ctl(d->lim, &ctl, dp->stop);
+		ratelimit_pace(d->lim, msgs, n);
+	}
+	/* A send started later could still run when the row is stale
+	 * (claimed_at + lease, by the database clock, which the claim set
+	 * after claimed_ms): another worker may be sending it again. */
+	until = claimed_ms + dp->conf->outbox.lease_ms - d->conf->timeout_ms;
+	if (dp->until != 0 && dp->until < until)
+		until = dp->until;
+	memset(&dc, 0, sizeof dc);
+	dc.inner = ctl;
+	dc.until = until;
+	dc.ctl.before_send = dispatch_deadline_before;
+	dc.ctl.after_send = dispatch_deadline_after;
+	dc.ctl.arg = &dc;
+	dc.ctl.stop = ctl.stop;
+	use = &dc.ctl;
+	d->ops->send(d->ch, msgs, n, use);
+	if (d->lim != NULL)
+		st = ratelimit_settle(d->lim, dp->db, msgs, n, errstr);
+out:
+	free(msgs);
+	return st;
+}
+
+/* Where a batch's time went, for -vv and the benchmark. */
+static void
+dispatch_log_batch(
+    const struct claim *c, int64_t claim_ms, int64_t send_ms, int64_t fin_ms)
+{
+	char n[32], a[32], b[32], f[32];
+
+	snprintf(n, sizeof n, "%zu", c->n);
+	snprintf(a, sizeof a, "%lld", (long long)claim_ms);
+	snprintf(b, sizeof b, "%lld", (long long)send_ms);
+	snprintf(f, sizeof f, "%lld", (long long)fin_ms);
+	log_kv(LOG_DEBUG, "outbox_batch", "count", n, "claim_ms", a, "send_ms",
+	    b, "finalise_ms", f, "token", c->token, NULL);
+}
+
+/* Claim for names[0..n-1] at most limit rows after cur, send, finalise.
+ * *attempted says whether any message was really attempted (not
+ * SEND_NONE); *rescan that a claim after the cursor came back short, so
+ * the next claim starts over from the oldest due row. */
+static enum db_status
+dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
+    unsigned limit, struct dchan *limited, struct outbox_cursor *cur,
+    size_t *claimed, bool *attempted, bool *rescan, char **errstr)
+{
+	int            had_cursor = cur->set;
+	struct claim   c;
+	enum db_status st, st2;
+	size_t         i;
+	char          *err2 = NULL;
+	int64_t        t0, t1, t2;
+
+	t0 = now_mono_ms();
+	st = outbox_claim(
+	    dp->db, &dp->conf->outbox, names, n, limit, cur, &c, errstr);
+	if (st != DB_OK) {
+		/* Nothing was sent with the reservation: it goes back even
+		 * though the pass ends here (errstr keeps the claim's). */
+		if (limited != NULL && limited->lim != NULL &&
+		    ratelimit_settle(limited->lim, dp->db, NULL, 0, &err2) !=
+		        DB_OK)
+			log_kv(LOG_WARN, "quota_return_failed", "channel",
+			    limited->conf->name, "error", err2, NULL);
+		free(err2);
+		return st;
+	}
+	if (had_cursor && !cur->set)
+		*rescan = true;
+	*claimed += c.n;
+	if (c.n == 0) {
+		/* Give the reservation back at once, not at the next
+		 * reserve: this process may exit before that. */
+		if (limited != NULL && limited->lim != NULL)
+			st = ratelimit_settle(
+			    limited->lim, dp->db, NULL, 0, errstr);
+		goto out;
+	}
+	t1 = now_mono_ms();
+	for (i = 0; i < dp->nchans; i++) {
+		st = dispatch_send(dp, &dp->chans[i], &c, t0, errstr);
+		if (st != DB_OK)
+			break;
+	}
+	t2 = now_mono_ms();
+	for (i = 0; i < c.n; i++) {
+		if (c.msgs[i]->result != SEND_NONE)
+			*attempted = true;
+	}
+	/* Finalise even when settling the limits failed: the results are
+	 * known and the rows must not wait for the lease. */
+	st2 = outbox_finalise(dp->db, &dp->conf->outbox, &c, &dp->tally,
+	    st == DB_OK ? errstr : &err2);
+	if (st == DB_OK)
+		st = st2;
+	free(err2);
+	if (log_enabled(LOG_DEBUG))
+		dispatch_log_batch(&c, t1 - t0, t2 - t1, now_mono_ms() - t2);
+out:
+	outbox_claim_free(&c);
+	return st;
+}
+
+/*
+ * How many rows to ask channel d's limits for: a batch, but with a rate
+ * and a deadline no more than the send slots left before it (slot 0 is
+ * now at best; ratelimit_trim cuts to the slots really reserved).
+ */
+static unsigned
+dispatch_want(const struct dispatch *dp, const struct dchan *d)
+{
+	int64_t left = dispatch_left(dp);
+	double  fit;
+
+	if (left <= 0)
+		return 0;
+	if (dp->until == 0 || d->conf->rate <= 0)
+		return dp->batch;
+	fit = floor((double)left * d->conf->rate / 1000.0) + 1;
+	return fit < dp->batch ? (unsigned)fit : dp->batch;
+}
+
+/*
+ * One batch: reserve from each channel's limits, claim the unlimited
+ * channels together and each limited channel on its own (so a quota is
+ * never exceeded by a shared LIMIT), send, finalise.
+ */
+static enum db_status
+dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
+    bool *rescan, char **errstr)
+{
+	const char   **names;
+	size_t         i, n = 0;
+	unsigned       want;
+	enum db_status st = DB_OK;
+
+	*claimed = 0;
+	*attempted = false;
+	*rescan = false;
+	if (dispatch_left(dp) <= 0)
+		return DB_OK;
+	names = xcalloc(dp->nchans + 1, sizeof *names);
+	for (i = 0; i < dp->nchans; i++) {
+		if (!dp->chans[i].limited)
+			names[n++] = dp->chans[i].conf->name;
+	}
+	if (n > 0) {
+		st = dispatch_claim_send(dp, names, n, dp->batch, NULL,
+		    &dp->cursor, claimed, attempted, rescan, errstr);
+		if (st != DB_OK)
+			goto out;
+	}
+	for (i = 0; i < dp->nchans && !*dp->stop; i++) {
+		struct dchan *d = &dp->chans[i];
+
+		if (!d->limited)
+			continue;
+		if ((want = dispatch_want(dp, d)) == 0)
+			continue;
+		d->granted = 0;
+		st = ratelimit_reserve(
+		    d->lim, dp->db, want, &d->granted, errstr);
+		if (st != DB_OK)
+			goto out;
+		if (ratelimit_quota_exhausted(d->lim) && !d->quota_warned) {
+			d->quota_warned = true;
+			log_kv(LOG_WARN, "quota_exhausted", "channel",
+			    d->conf->name, "reset", "00:00 UTC", NULL);
+		}
+		if (dp->until != 0 && d->granted > 0) {
+			d->granted =
+			    ratelimit_trim(d->lim, d->granted, dp->until);
+			if (d->granted == 0) {
+				/* Quota reserved for nothing goes back. */
+				st = ratelimit_settle(
+				    d->lim, dp->db, NULL, 0, errstr);
+				if (st != DB_OK)
+					goto out;
+			}
+		}
+		if (d->granted == 0)
+			continue;
+		names[0] = d->conf->name;
+		st = dispatch_claim_send(dp, names, 1, d->granted, d,
+		    &d->cursor, claimed, attempted, rescan, errstr);
+		if (st != DB_OK)
+			goto out;
+	}
+out:
+	free(names);
+	return st;
+}
+
+/* Recover, then batches until nothing is due or nothing could be sent. */
+static enum db_status
+dispatch_pass(struct dispatch *dp, char **errstr)
+{
+	unsigned long long n = 0;
+	enum db_status     st;
+	size_t             claimed, i;
+	bool               attempted, rescan;
+
+	dp->cursor.set = 0;
+	for (i = 0; i < dp->nchans; i++) {
+		dp->chans[i].cursor.set = 0;
+		dp->chans[i].quota_warned = false;
+	}
+	st = outbox_recover(dp->db, &dp->conf->outbox, &n, errstr);
+	if (st != DB_OK)
+		return st;
+	if (n > 0) {
+		char num[32];
+
+		snprintf(num, sizeof num, "%llu", n);
+		log_kv(LOG_WARN, "outbox_recovered", "count", num, "reason",
+		    "lease expired", NULL);
+		dp->recovered += n;
+	}
+	while (!*dp->stop) {
+		st = dispatch_batch(dp, &claimed, &attempted, &rescan, errstr);
+		if (st != DB_OK)
+			return st;
+		if (claimed == 0 && rescan)
+			continue;
+		/* Nothing due; or everything claimed went back unsent
+		 * (circuit open, quota, stop): claiming again at once would
+		 * spin on the same rows. */
+		if (claimed == 0 || !attempted)
+			break;
+		if (dispatch_left(dp) <= 0)
+			break;
+	}
+	return DB_OK;
+}
+
+enum dispatch_status
+dispatch_open(struct conf *c, const struct dispatch_opts *opts,
+    struct dispatch **dpp, char **errstr)
+{
+	const struct conf_channel *cc;
+	struct dispatch           *dp;
+	struct dchan              *d;
+	size_t                     i, j;
+	char                      *err = NULL;
+	bool                       want;
+
+	dp = xcalloc(1, sizeof *dp);
+	*dpp = dp;
+	dp->conf = c;
+	dp->batch = opts->batch != 0 ? opts->batch : c->outbox.batch_size;
+	dp->no_send = opts->no_send;
+	dp->stop = opts->stop != NULL ? opts->stop : &dp->never;
+	dp->for_ms = opts->for_ms;
+	dp->chans = xcalloc(c->nchannels + 1, sizeof *dp->chans);
+	for (i = 0; i < c->nchannels; i++) {
+		cc = &c->channels[i];
+		want = opts->nchannels == 0;
+		for (j = 0; j < opts->nchannels; j++)
+			want = want || strcmp(opts->channels[j], cc->name) == 0;
+		if (!want)
+			continue;
+		d = &dp->chans[dp->nchans++];
+		d->conf = cc;
+		d->ops = channel_ops_for(cc->type);
+		if (dp->no_send)
+			continue;
+		d->limited = cc->rate > 0 || cc->daily_quota > 0 ||
+		    cc->circuit_failures > 0;
+		d->lim = ratelimit_new(cc);
+		if (d->ops == NULL || d->ops->open(cc, &d->ch, &err) != 0) {
+			*errstr = xasprintf("channel %s: %s", cc->name,
+			    err != NULL ? err : "unsupported type");
+			free(err);
+			return DISPATCH_ERR_CHANNEL;
+		}
+	}
+	return DISPATCH_OK;
+}
+
+size_t
+dispatch_nchannels(const struct dispatch *dp)
+{
+	return dp->nchans;
+}
+
+enum dispatch_status
+dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
+    char **errstr)
+{
+	enum dispatch_status rc = DISPATCH_OK;
+	int64_t              started, left, for_ms = dp->for_ms;
+
+	memset(st, 0, sizeof *st);
+	dp->db = db;
+	started = now_mono_ms();
+	/* See outbox.c: no gap locks on the claim's range read. */
+	st->db = db_query(db, NULL, errstr,
+	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+	if (st->db != DB_OK) {
+		rc = DISPATCH_ERR_SESSION;
+		goto out;
+	}
+	started = now_mono_ms();
+	if (for_ms > 0)
+		dp->until = started + for_ms -
+		    (for_ms / 10 < DISPATCH_MARGIN_MS ? for_ms / 10
+		                                      : DISPATCH_MARGIN_MS);
+	for (;;) {
+		if (dp->nchans > 0 &&
+		    (st->db = dispatch_pass(dp, errstr)) != DB_OK) {
+			rc = DISPATCH_ERR_PASS;
+			break;
+		}
+		left = dispatch_left(dp);
+		if (*dp->stop || for_ms == 0 || left <= 0)
+			break;
+		sleep_ms(left < dp->conf->outbox.poll_interval_ms
+		        ? left
+		        : dp->conf->outbox.poll_interval_ms);
+		if (*dp->stop)
+			break;
+	}
+out:
+	st->tally = dp->tally;
+	st->recovered = dp->recovered;
+	st->stopped = *dp->stop != 0;
+	st->ms = now_mono_ms() - started;
+	dp->db = NULL;
+	return rc;
+}
+
+void
+dispatch_close(struct dispatch *dp)
+{
+	size_t i;
+
+	if (dp == NULL)
+		return;
+	for (i = 0; i < dp->nchans; i++) {
+		if (dp->chans[i].ch != NULL)
+			dp->chans[i].ops->close(dp->chans[i].ch);
+		ratelimit_free(dp->chans[i].lim);
+	}
+	free(dp->chans);
+	free(dp);
+}

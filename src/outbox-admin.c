@@ -1,0 +1,593 @@
+/*
+ * outbox-admin.c: the operator's statements on the outbox table: the
+ * watchdog's counts and report (outbox check), list, show, retry, purge
+ * and enqueue.  The dispatcher's row state machine is outbox.c.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "outbox-admin.h"
+#include "util.h"
+
+/* ------------------------------------------------------------- counts */
+
+enum db_status
+outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
+    char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf        in;
+	enum db_status    st;
+	long long  *dst[] = { &k->pending, &k->due, &k->processing, &k->stale,
+		 &k->stuck, &k->failed, &k->oldest_due_age_s,
+		 &k->unknown_channel };
+	const char *cell, *e;
+	size_t      i;
+
+	memset(k, 0, sizeof *k);
+	buf_init(&in);
+	if (conf->nchannels == 0)
+		buf_adds(&in, "TRUE"); /* every PENDING row is unknown */
+	else {
+		buf_adds(&in, "channel NOT IN (");
+		for (i = 0; i < conf->nchannels; i++) {
+			if (i > 0)
+				buf_addc(&in, ',');
+			if (db_fragment(db, &in, errstr, "%s",
+			        conf->channels[i].name) != 0) {
+				st = DB_ERR_QUERY;
+				goto out;
+			}
+		}
+		buf_addc(&in, ')');
+	}
+	st = db_query(db, &res, errstr,
+	    "SELECT"
+	    " COALESCE(SUM(status = 'PENDING'), 0),"
+	    " COALESCE(SUM(status = 'PENDING' AND next_attempt_at <= NOW(6)), "
+	    "0),"
+	    " COALESCE(SUM(status = 'PROCESSING'), 0),"
+	    " COALESCE(SUM(status = 'PROCESSING' AND claimed_at <"
+	    "  NOW(6) - INTERVAL %lld MICROSECOND), 0),"
+	    " COALESCE(SUM(status = 'PROCESSING' AND claimed_at <"
+	    "  NOW(6) - INTERVAL %lld MICROSECOND), 0),"
+	    " COALESCE(SUM(status = 'FAILED'), 0),"
+	    " COALESCE(FLOOR(TIMESTAMPDIFF(MICROSECOND, MIN(IF(status ="
+	    "  'PENDING' AND next_attempt_at <= NOW(6), next_attempt_at,"
+	    "  NULL)), NOW(6)) / 1000000), 0),"
+	    " COALESCE(SUM(status = 'PENDING' AND %F), 0)"
+	    " FROM outbox_messages"
+	    " WHERE status IN ('PENDING', 'PROCESSING', 'FAILED')",
+	    (long long)conf->outbox.lease_ms * 1000,
+	    (long long)conf->outbox.watchdog_ms * 1000, &in);
+	if (st != DB_OK)
+		goto out;
+	if (res->nrows != 1 || res->ncols != nitems(dst)) {
+		*errstr = xstrdup("count failed: unexpected result");
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	for (i = 0; i < nitems(dst); i++) {
+		cell = db_cell(res, 0, i);
+		if (cell == NULL ||
+		    parse_ll(cell, 0, LLONG_MAX, dst[i], &e) != 0) {
+			*errstr = xasprintf("count failed: bad value %s",
+			    cell != NULL ? cell : "NULL");
+			st = DB_ERR_QUERY;
+			goto out;
+		}
+	}
+out:
+	db_result_free(res);
+	buf_free(&in);
+	return st;
+}
+
+enum db_status
+outbox_count_channels(struct db *db, const struct conf *conf,
+    struct outbox_counts *k, char **errstr)
+{
+	struct ratelimit_state *all = NULL;
+	enum db_status          st;
+	size_t                  i, n = 0;
+
+	outbox_counts_free(k);
+	st = ratelimit_states(db, &all, &n, errstr);
+	if (st != DB_OK)
+		return st;
+	k->channels = xcalloc(n + 1, sizeof *k->channels);
+	for (i = 0; i < n; i++) {
+		/* Another configuration's channel: not this check's alarm. */
+		if (conf_channel_find(conf, all[i].channel) == NULL) {
+			free(all[i].channel);
+			free(all[i].error);
+			continue;
+		}
+		k->channels[k->nchannels++] = all[i];
+		if (all[i].circuit != CIRCUIT_CLOSED)
+			k->circuit_open++;
+	}
+	free(all); /* the strings moved to k->channels */
+	return DB_OK;
+}
+
+void
+outbox_counts_free(struct outbox_counts *k)
+{
+	ratelimit_states_free(k->channels, k->nchannels);
+	k->channels = NULL;
+	k->nchannels = 0;
+	k->circuit_open = 0;
+}
+
+static const char *
+outbox_circuit_name(enum ratelimit_circuit c)
+{
+	switch (c) {
+	case CIRCUIT_OPEN:
+		return "open";
+	case CIRCUIT_HALF_OPEN:
+		return "half-open";
+	case CIRCUIT_CLOSED:
+		break;
+	}
+	return "closed";
+}
+
+enum check_status
+outbox_verdict(const struct outbox_counts *k, const struct conf_outbox *c)
+{
+	enum check_status s = CHECK_OK;
+
+	if (k->stuck > 0)
+		s = CHECK_CRITICAL;
+	if (c->pending_crit > 0 && k->pending >= c->pending_crit)
+		s = check_status_worst(s, CHECK_CRITICAL);
+	else if (c->pending_warn > 0 && k->pending >= c->pending_warn)
+		s = check_status_worst(s, CHECK_WARNING);
+	if (c->oldest_due_crit_ms > 0 &&
+	    k->oldest_due_age_s * 1000 >= c->oldest_due_crit_ms)
+		s = check_status_worst(s, CHECK_CRITICAL);
+	else if (c->oldest_due_warn_ms > 0 &&
+	    k->oldest_due_age_s * 1000 >= c->oldest_due_warn_ms)
+		s = check_status_worst(s, CHECK_WARNING);
+	if (c->failed_crit > 0 && k->failed >= c->failed_crit)
+		s = check_status_worst(s, CHECK_CRITICAL);
+	else if (c->failed_warn > 0 && k->failed >= c->failed_warn)
+		s = check_status_worst(s, CHECK_WARNING);
+	if (k->unknown_channel > 0)
+		s = check_status_worst(s, CHECK_WARNING);
+	if (k->circuit_open > 0)
+		s = check_status_worst(s, CHECK_WARNING);
+	return s;
+}
+
+static void
+report_nagios(struct buf *b, const struct outbox_counts *k,
+    const struct conf_outbox *c, enum check_status s)
+{
+	size_t i, n = 0;
+
+	buf_printf(b,
+	    "OUTBOX %s - stuck=%lld stale=%lld pending=%lld "
+	    "due=%lld failed=%lld oldest_due=%llds",
+	    check_status_name(s), k->stuck, k->stale, k->pending, k->due,
+	    k->failed, k->oldest_due_age_s);
+	if (k->unknown_channel > 0)
+		buf_printf(b, " unknown_channel=%lld", k->unknown_channel);
+	for (i = 0; i < k->nchannels; i++) {
+		if (k->channels[i].circuit == CIRCUIT_CLOSED)
+			continue;
+		buf_printf(b, "%s%s", n++ == 0 ? " circuit_open=" : ",",
+		    k->channels[i].channel);
+	}
+	buf_printf(b,
+	    " | pending=%lld;%lld;%lld due=%lld processing=%lld "
+	    "stale=%lld stuck=%lld;;0 failed=%lld;%lld;%lld "
+	    "oldest_due=%llds;%lld;%lld unknown_channel=%lld "
+	    "circuit_open=%lld;0",
+	    k->pending, c->pending_warn, c->pending_crit, k->due, k->processing,
+	    k->stale, k->stuck, k->failed, c->failed_warn, c->failed_crit,
+	    k->oldest_due_age_s, (long long)(c->oldest_due_warn_ms / 1000),
+	    (long long)(c->oldest_due_crit_ms / 1000), k->unknown_channel,
+	    k->circuit_open);
+	/* Channel names are libconfig setting names: no space, quote or =. */
+	for (i = 0; i < k->nchannels; i++)
+		buf_printf(b, " quota_used_%s=%lld", k->channels[i].channel,
+		    k->channels[i].quota_used);
+	buf_addc(b, '\n');
+}
+
+static void
+report_prom_gauge(
+    struct buf *b, const char *name, const char *help, long long v)
+{
+	buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help,
+	    name, name, v);
+}
+
+/* A Prometheus label value: backslash, quote and newline escaped. */
+static void
+report_prom_label(struct buf *b, const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (*v == '\\' || *v == '"')
+			buf_addc(b, '\\');
+		if (*v == '\n')
+			buf_adds(b, "\\n");
+		else
+			buf_addc(b, *v);
+	}
+}
+
+static void
+report_prom_channels(struct buf *b, const struct outbox_counts *k)
+{
+	size_t i;
+
+	if (k->nchannels == 0)
+		return;
+	buf_adds(b,
+	    "# HELP cronguard_outbox_circuit_open Whether the "
+	    "channel's circuit breaker is open or half-open (1): nothing is "
+	    "sent to it until a probe succeeds.\n"
+	    "# TYPE cronguard_outbox_circuit_open gauge\n");
+	for (i = 0; i < k->nchannels; i++) {
+		buf_adds(b, "cronguard_outbox_circuit_open{channel=\"");
+		report_prom_label(b, k->channels[i].channel);
+		buf_printf(
+		    b, "\"} %d\n", k->channels[i].circuit != CIRCUIT_CLOSED);
+	}
+	buf_adds(b,
+	    "# HELP cronguard_outbox_circuit_failures Consecutive "
+	    "transient failures of the channel, across instances.\n"
+	    "# TYPE cronguard_outbox_circuit_failures gauge\n");
+	for (i = 0; i < k->nchannels; i++) {
+		buf_adds(b, "cronguard_outbox_circuit_failures{channel=\"");
+		report_prom_label(b, k->channels[i].channel);
+		buf_printf(b, "\"} %u\n", k->channels[i].failures);
+	}
+	buf_adds(b,
+	    "# HELP cronguard_outbox_quota_used Messages counted "
+	    "against the channel's daily quota today (UTC).\n"
+	    "# TYPE cronguard_outbox_quota_used gauge\n");
+	for (i = 0; i < k->nchannels; i++) {
+		buf_adds(b, "cronguard_outbox_quota_used{channel=\"");
+		report_prom_label(b, k->channels[i].channel);
+		buf_printf(b, "\"} %lld\n", k->channels[i].quota_used);
+	}
+}
+
+static void
+report_prometheus(
+    struct buf *b, const struct outbox_counts *k, enum check_status s)
+{
+	report_prom_gauge(b, "cronguard_outbox_up",
+	    "Whether the outbox "
+	    "counts could be read (1) or not (0).",
+	    k != NULL);
+	report_prom_gauge(b, "cronguard_outbox_check_status",
+	    "Verdict of "
+	    "outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+	    s);
+	if (k == NULL)
+		return;
+	buf_adds(b,
+	    "# HELP cronguard_outbox_messages Outbox rows by "
+	    "status (SENT rows are not counted).\n"
+	    "# TYPE cronguard_outbox_messages gauge\n");
+	buf_printf(b,
+	    "cronguard_outbox_messages{status=\"pending\"} %lld\n"
+	    "cronguard_outbox_messages{status=\"processing\"} %lld\n"
+	    "cronguard_outbox_messages{status=\"failed\"} %lld\n",
+	    k->pending, k->processing, k->failed);
+	report_prom_gauge(b, "cronguard_outbox_due",
+	    "PENDING rows that are "
+	    "due now.",
+	    k->due);
+	report_prom_gauge(b, "cronguard_outbox_stale",
+	    "PROCESSING rows "
+	    "claimed longer than the lease ago.",
+	    k->stale);
+	report_prom_gauge(b, "cronguard_outbox_stuck",
+	    "PROCESSING rows "
+	    "claimed longer than the watchdog ago: no dispatcher recovers "
+	    "them.",
+	    k->stuck);
+	report_prom_gauge(b, "cronguard_outbox_oldest_due_age_seconds",
+	    "Seconds the oldest due PENDING row has waited.",
+	    k->oldest_due_age_s);
+	report_prom_gauge(b, "cronguard_outbox_unknown_channel",
+	    "PENDING "
+	    "rows whose channel no configuration names.",
+	    k->unknown_channel);
+	report_prom_channels(b, k);
+}
+
+/* {"mail": {"circuit": "open", "failures": 5, ...}, ...} */
+static json_t *
+report_json_channels(const struct outbox_counts *k)
+{
+	const struct ratelimit_state *r;
+	json_t                       *o, *ch;
+	size_t                        i;
+
+	o = json_object();
+	for (i = 0; o != NULL && i < k->nchannels; i++) {
+		r = &k->channels[i];
+		ch = json_pack("{s:s, s:I, s:I, s:I}", "circuit",
+		    outbox_circuit_name(r->circuit), "failures",
+		    (json_int_t)r->failures, "open_for_seconds",
+		    (json_int_t)((r->open_for_ms + 999) / 1000), "quota_used",
+		    (json_int_t)r->quota_used);
+		if (ch != NULL && r->circuit != CIRCUIT_CLOSED &&
+		    r->error != NULL)
+			json_object_set_new(ch, "error", json_string(r->error));
+		json_object_set_new(o, r->channel, ch);
+	}
+	return o;
+}
+
+void
+outbox_report(struct buf *b, enum report_format fmt,
+    const struct outbox_counts *k, const struct conf_outbox *c,
+    enum check_status s, const char *error)
+{
+	json_t *j;
+	char   *text;
+
+	switch (fmt) {
+	case REPORT_NAGIOS:
+		if (k == NULL)
+			buf_printf(b, "OUTBOX UNKNOWN - %s\n",
+			    error != NULL ? error : "no counts");
+		else
+			report_nagios(b, k, c, s);
+		break;
+	case REPORT_JSON:
+		if (k == NULL)
+			j = json_pack("{s:s, s:s}", "status",
+			    check_status_name(s), "error",
+			    error != NULL ? error : "no counts");
+		else
+			j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
+			              "s:I, s:I}",
+			    "status", check_status_name(s), "pending",
+			    (json_int_t)k->pending, "due", (json_int_t)k->due,
+			    "processing", (json_int_t)k->processing, "stale",
+			    (json_int_t)k->stale, "stuck", (json_int_t)k->stuck,
+			    "failed", (json_int_t)k->failed,
+			    "oldest_due_age_seconds",
+			    (json_int_t)k->oldest_due_age_s, "unknown_channel",
+			    (json_int_t)k->unknown_channel);
+		if (k != NULL && j != NULL) {
+			json_object_set_new(j, "circuit_open",
+			    json_integer((json_int_t)k->circuit_open));
+			json_object_set_new(
+			    j, "channels", report_json_channels(k));
+		}
+		text = j != NULL
+		    ? json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT)
+		    : NULL;
+		buf_printf(b, "%s\n", text != NULL ? text : "{}");
+		free(text);
+		json_decref(j);
+		break;
+	case REPORT_PROMETHEUS:
+		report_prometheus(b, k, s);
+		break;
+	}
+}
+
+/* ------------------------------------------------- operator commands */
+
+enum db_status
+outbox_list(struct db *db, const char *status, const char *channel,
+    unsigned limit, struct db_result **res, char **errstr)
+{
+	return db_query(db, res, errstr,
+	    "SELECT id, message_id, status, channel, event_type,"
+	    " ordering_key, attempts, next_attempt_at, created_at, sent_at,"
+	    " last_error FROM outbox_messages"
+	    " WHERE (%s IS NULL OR status = %s)"
+	    " AND (%s IS NULL OR channel = %s)"
+	    " ORDER BY id DESC LIMIT %u",
+	    status, status, channel, channel, limit);
+}
+
+enum db_status
+outbox_show(
+    struct db *db, unsigned long long id, struct db_result **res, char **errstr)
+{
+	return db_query(db, res, errstr,
+	    "SELECT id, message_id, channel, event_type, ordering_key,"
+	    " status, attempts, next_attempt_at, claim_token, claimed_by,"
+	    " claimed_at, last_error, created_at, sent_at, payload"
+	    " FROM outbox_messages WHERE id = %llu",
+	    id);
+}
+
+static enum db_status
+outbox_retry_in(struct db *db, const unsigned long long *ids, size_t nids,
+    unsigned long long *n, char **errstr)
+{
+	struct db_result *res = NULL;
+	enum db_status    st;
+
+	st = db_query_retry(db, &res, errstr,
+	    "UPDATE outbox_messages SET status = 'PENDING', attempts = 0,"
+	    " next_attempt_at = NOW(6), claim_token = NULL"
+	    " WHERE id IN (%L) AND status = 'FAILED'",
+	    nids, ids);
+	if (st == DB_OK)
+		*n += res->affected;
+	db_result_free(res);
+	return st;
+}
+
+enum db_status
+outbox_retry_ids(struct db *db, const unsigned long long *ids, size_t nids,
+    unsigned long long *n, char **errstr)
+{
+	enum db_status st = DB_OK;
+	size_t         i, k;
+
+	*n = 0;
+	for (i = 0; i < nids && st == DB_OK; i += k) {
+		k = nids - i < OUTBOX_BATCH_MAX ? nids - i : OUTBOX_BATCH_MAX;
+		st = outbox_retry_in(db, ids + i, k, n, errstr);
+	}
+	return st;
+}
+
+/* The next batch (at most OUTBOX_BATCH_MAX) of ids matching where, by
+ * primary key after *after. */
+static enum db_status
+outbox_next_ids(struct db *db, const struct buf *where,
+    unsigned long long *after, unsigned long long *ids, size_t *k,
+    char **errstr)
+{
+	struct db_result  *res = NULL;
+	enum db_status     st;
+	unsigned long long id;
+	const char        *e;
+	size_t             i;
+
+	*k = 0;
+	st = db_query(db, &res, errstr,
+	    "SELECT id FROM outbox_messages WHERE id > %llu AND %F"
+	    " ORDER BY id LIMIT %u",
+	    *after, where, OUTBOX_BATCH_MAX);
+	if (st != DB_OK)
+		goto out;
+	for (i = 0; i < res->nrows && *k < OUTBOX_BATCH_MAX; i++) {
+		if (parse_ull(db_cell(res, i, 0), UINT64_MAX, &id, &e) != 0)
+			continue;
+		ids[(*k)++] = id;
+		*after = id;
+	}
+out:
+	db_result_free(res);
+	return st;
+}
+
+enum db_status
+outbox_retry_failed(
+    struct db *db, const char *channel, unsigned long long *n, char **errstr)
+{
+	struct buf         where;
+	enum db_status     st;
+	unsigned long long after = 0, *ids;
+	size_t             k;
+
+	*n = 0;
+	buf_init(&where);
+	ids = xcalloc(OUTBOX_BATCH_MAX, sizeof *ids);
+	if (db_fragment(db, &where, errstr,
+	        "status = 'FAILED' AND (%s IS NULL OR channel = %s)", channel,
+	        channel) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	for (;;) {
+		st = outbox_next_ids(db, &where, &after, ids, &k, errstr);
+		if (st != DB_OK || k == 0)
+			break;
+		if ((st = outbox_retry_in(db, ids, k, n, errstr)) != DB_OK)
+			break;
+	}
+out:
+	buf_free(&where);
+	free(ids);
+	return st;
+}
+
+enum db_status
+outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
+    int dry_run, unsigned long long *n, char **errstr)
+{
+	struct db_result  *res = NULL;
+	struct buf         where;
+	enum db_status     st;
+	char              *cutoff = NULL, *count = NULL;
+	const char        *e;
+	unsigned long long after = 0, *ids;
+	size_t             k;
+
+	*n = 0;
+	buf_init(&where);
+	ids = xcalloc(OUTBOX_BATCH_MAX, sizeof *ids);
+	/* One cutoff for the whole purge, from the database clock. */
+	st = db_query_value(db, &cutoff, errstr,
+	    "SELECT NOW(6) - INTERVAL %lld MICROSECOND",
+	    (long long)age_ms * 1000);
+	if (st != DB_OK)
+		goto out;
+	if (db_fragment(db, &where, errstr,
+	        what == PURGE_SENT ? "status = 'SENT' AND sent_at < %s"
+	                           : "status = 'FAILED' AND "
+	                             "COALESCE(claimed_at, created_at) < %s",
+	        cutoff) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+
+	if (dry_run) {
+		st = db_query_value(db, &count, errstr,
+		    "SELECT COUNT(*) FROM outbox_messages WHERE %F", &where);
+		if (st == DB_OK &&
+		    (count == NULL ||
+		        parse_ull(count, UINT64_MAX, n, &e) != 0)) {
+			*errstr = xstrdup("purge failed: bad count");
+			st = DB_ERR_QUERY;
+		}
+		goto out;
+	}
+	for (;;) {
+		st = outbox_next_ids(db, &where, &after, ids, &k, errstr);
+		if (st != DB_OK || k == 0)
+			break;
+		/* The condition is repeated: a row may have changed. */
+		st = db_query_retry(db, &res, errstr,
+		    "DELETE FROM outbox_messages WHERE id IN (%L) AND %F", k,
+		    ids, &where);
+		if (st != DB_OK)
+			break;
+		*n += res->affected;
+		db_result_free(res);
+		res = NULL;
+	}
+out:
+	db_result_free(res);
+	free(cutoff);
+	free(count);
+	buf_free(&where);
+	free(ids);
+	return st;
+}
+
+enum db_status
+outbox_enqueue(struct db *db, const char *channel, const char *event_type,
+    const char *key, const char *payload, unsigned long long *id,
+    char *message_id, char **errstr)
+{
+	struct db_result *res = NULL;
+	enum db_status    st;
+
+	uuid_v4(message_id);
+	st = db_query(db, &res, errstr,
+	    "INSERT INTO outbox_messages"
+	    " (message_id, channel, event_type, ordering_key, payload)"
+	    " VALUES (%s, %s, %s, %s, %s)",
+	    message_id, channel, event_type, key, payload);
+	if (st == DB_OK)
+		*id = res->insert_id;
+	db_result_free(res);
+	return st;
+}
