@@ -98,7 +98,7 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 		j = &c->jobs[i];
 		if (j->guard != GUARD_NAMED_LOCK || first_user(c, j->lock) != j)
 			continue;
-		if (lock_db_real.holder(db, j->lock, &h, &errstr) != DB_OK) {
+		if (lock_holder_get(db, j->lock, &h, &errstr) != DB_OK) {
 			log_kv(LOG_ERROR, "db_unavailable", "lock", j->lock,
 			    "error", errstr, NULL);
 			free(errstr);
