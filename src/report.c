@@ -397,6 +397,12 @@ report_jobs_json(struct buf *b, enum check_status st,
 		json_object_set_new(o, "last_outcome",
 		    js->last_outcome ? json_string(js->last_outcome)
 		                     : json_null());
+		json_object_set_new(o, "last_finished_run_id",
+		    js->done_id != 0 ? json_integer((json_int_t)js->done_id)
+		                     : json_null());
+		json_object_set_new(o, "last_finished_outcome",
+		    js->done_outcome ? json_string(js->done_outcome)
+		                     : json_null());
 		json_object_set_new(o, "running", json_boolean(jcs[i].running));
 		json_object_set_new(o, "lock_holder_connection",
 		    jcs[i].holder.connection_id != 0
@@ -414,6 +420,7 @@ report_jobs_json(struct buf *b, enum check_status st,
 enum report_job_metric {
 	REPORT_JOB_LAST_SUCCESS,
 	REPORT_JOB_RUNNING,
+	REPORT_JOB_LAST_RUN_FAILED,
 	REPORT_JOB_STATUS,
 };
 
@@ -436,6 +443,11 @@ report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
 		case REPORT_JOB_RUNNING:
 			buf_printf(b, "%d\n", jcs[i].running);
 			break;
+		case REPORT_JOB_LAST_RUN_FAILED:
+			buf_printf(b, "%d\n",
+			    jcs[i].js.done_outcome != NULL &&
+			        strcmp(jcs[i].js.done_outcome, "success") != 0);
+			break;
 		case REPORT_JOB_STATUS:
 			buf_printf(b, "%d\n", (int)jcs[i].status);
 			break;
@@ -456,6 +468,12 @@ report_jobs_prometheus(struct buf *b, enum check_status st,
 		report_jobs_prom_metric(b, jcs, n, "cronguard_job_running",
 		    "1 while a run of the job is recorded as running.",
 		    REPORT_JOB_RUNNING);
+		report_jobs_prom_metric(b, jcs, n,
+		    "cronguard_job_last_run_failed",
+		    "1 when the job's newest finished run did not succeed "
+		    "(failure, timeout, incident, ...), until a later run "
+		    "succeeds.",
+		    REPORT_JOB_LAST_RUN_FAILED);
 		report_jobs_prom_metric(b, jcs, n, "cronguard_job_status",
 		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, "
 		    "3 UNKNOWN.",

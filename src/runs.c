@@ -3,15 +3,63 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
 #include "duration.h"
 #include "lock.h"
+#include "log.h"
 #include "report.h"
 #include "runs.h"
 #include "util.h"
+
+enum db_status
+runs_abandon(
+    struct db *db, const char *job, unsigned long long *n, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	char              count[32];
+
+	*n = 0;
+	st = db_query(db, &r, errstr,
+	    "UPDATE cronguard_runs SET outcome = 'abandoned',"
+	    " finished_at = NOW(6), error = CONCAT('abandoned: session ',"
+	    " connection_id, ' is gone and does not hold lock ', lock_name,"
+	    " '; found by ', %s)"
+	    " WHERE job = %s AND outcome = 'running'"
+	    " AND connection_id IS NOT NULL AND lock_name IS NOT NULL"
+	    " AND NOT (IS_USED_LOCK(lock_name) <=> connection_id)"
+	    " AND connection_id NOT IN"
+	    "  (SELECT p.ID FROM information_schema.PROCESSLIST p)",
+	    self_identity(), job);
+	if (st == DB_OK && (*n = r->affected) > 0) {
+		snprintf(count, sizeof count, "%llu", *n);
+		log_kv(LOG_WARN, "run_abandoned", "job", job, "runs", count,
+		    "msg",
+		    "run record left running by a cronguard that died: "
+		    "closed as abandoned",
+		    NULL);
+	}
+	db_result_free(r);
+	return (st);
+}
+
+/* Closing abandoned runs is housekeeping: a failure (a monitoring user
+ * without UPDATE, say) is logged and leaves them for the next one. */
+static void
+runs_abandon_quietly(struct db *db, const char *job)
+{
+	unsigned long long n;
+	char              *errstr = NULL;
+
+	if (runs_abandon(db, job, &n, &errstr) != DB_OK)
+		log_kv(LOG_WARN, "run_abandon_failed", "job", job, "error",
+		    errstr, NULL);
+	free(errstr);
+}
 
 enum db_status
 runs_insert(struct db *db, const struct run_start_info *ri,
@@ -20,6 +68,7 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 	struct db_result *r = NULL;
 	enum db_status    st;
 
+	runs_abandon_quietly(db, ri->job);
 	st = db_query(db, &r, errstr,
 	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
 	    " connection_id) VALUES (%s, %s, %s, %lld, %R)",
@@ -133,6 +182,7 @@ runs_job_summary(
 	js->last_success_ts = -1;
 	js->last_success_age_s = js->last_age_s = js->last_exit_status = -1;
 	js->last_session_alive = -1;
+	runs_abandon_quietly(db, job);
 	st = db_query(db, &r, errstr,
 	    "SELECT s.fin, UNIX_TIMESTAMP(s.fin),"
 	    " TIMESTAMPDIFF(SECOND, s.fin, NOW(6)),"
@@ -140,15 +190,19 @@ runs_job_summary(
 	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)), r.finished_at,"
 	    " r.exit_status, r.connection_id,"
 	    " (SELECT COUNT(*) FROM information_schema.PROCESSLIST p"
-	    "  WHERE p.ID = r.connection_id)"
+	    "  WHERE p.ID = r.connection_id),"
+	    " d.id, d.outcome, d.finished_at"
 	    " FROM (SELECT MAX(finished_at) AS fin FROM cronguard_runs"
 	    "  WHERE job = %s AND outcome = 'success') s"
 	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
-	    "  FROM cronguard_runs x WHERE x.job = %s)",
-	    job, job);
+	    "  FROM cronguard_runs x WHERE x.job = %s)"
+	    " LEFT JOIN cronguard_runs d ON d.id = (SELECT MAX(y.id)"
+	    "  FROM cronguard_runs y WHERE y.job = %s"
+	    "  AND y.outcome <> 'running')",
+	    job, job, job);
 	if (st != DB_OK)
 		goto out;
-	if ((st = db_one_row(r, 11, errstr)) != DB_OK)
+	if ((st = db_one_row(r, 14, errstr)) != DB_OK)
 		goto out;
 	js->last_success = db_cell_dup(r, 0, 0);
 	if ((cell = db_cell(r, 0, 1)) != NULL &&
@@ -164,6 +218,9 @@ runs_job_summary(
 	js->last_connection_id = (unsigned long long)db_cell_ll(r, 0, 9, 0);
 	if (js->last_connection_id != 0)
 		js->last_session_alive = db_cell_ll(r, 0, 10, 0) > 0;
+	js->done_id = (unsigned long long)db_cell_ll(r, 0, 11, 0);
+	js->done_outcome = db_cell_dup(r, 0, 12);
+	js->done_finished = db_cell_dup(r, 0, 13);
 out:
 	db_result_free(r);
 	return (st);
@@ -176,6 +233,8 @@ runs_job_summary_free(struct job_summary *js)
 	free(js->last_outcome);
 	free(js->last_started);
 	free(js->last_finished);
+	free(js->done_outcome);
+	free(js->done_finished);
 	memset(js, 0, sizeof *js);
 }
 
@@ -195,6 +254,17 @@ runs_check_add(struct job_check *jc, enum check_status st, const char *fmt, ...)
 	va_start(ap, fmt);
 	buf_vprintf(&jc->msg, fmt, ap);
 	va_end(ap);
+}
+
+/* A finished run that did not succeed: a lock incident (duplicate work
+ * may have happened) pages someone; the rest is a failed job. */
+static enum check_status
+runs_outcome_status(const char *outcome)
+{
+	if (strcmp(outcome, "incident") == 0 ||
+	    strcmp(outcome, "lock_lost") == 0)
+		return (CHECK_CRITICAL);
+	return (CHECK_WARNING);
 }
 
 enum db_status
@@ -236,6 +306,13 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 			    age, d1, d2);
 		}
 	}
+
+	/* Until a later run succeeds; a run still going clears nothing. */
+	if (js->done_outcome != NULL &&
+	    strcmp(js->done_outcome, "success") != 0)
+		runs_check_add(jc, runs_outcome_status(js->done_outcome),
+		    "last run %llu: %s at %.19s", js->done_id, js->done_outcome,
+		    js->done_finished != NULL ? js->done_finished : "?");
 
 	jc->running = js->last_outcome != NULL &&
 	    strcmp(js->last_outcome, "running") == 0;

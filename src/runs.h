@@ -1,7 +1,8 @@
 /*
  * runs.h: the run records (cronguard_runs, CONTRACT section 5.3).  A run
  * is written "running" when the job starts and ends as success, failure,
- * timeout, incident or lock_lost when it finishes.
+ * timeout, killed, error, incident or lock_lost when it finishes, or as
+ * abandoned when a later cronguard finds its own process died.
  */
 #ifndef CRONGUARD_RUNS_H
 #define CRONGUARD_RUNS_H
@@ -17,7 +18,9 @@
  * returns a db_status and on failure sets *errstr (allocated).
  */
 /* INSERT a run record, outcome "running"; *id its id.  The connection id
- * is the session's own (CONNECTION_ID()) when ri->connection_id is not 0. */
+ * is the session's own (CONNECTION_ID()) when ri->connection_id is not 0.
+ * Closes the job's abandoned runs first (runs_abandon; a failure there is
+ * logged only). */
 enum db_status runs_insert(struct db *, const struct run_start_info *ri,
     unsigned long long *id, char **errstr);
 /* heartbeat_at = NOW(6) */
@@ -61,7 +64,25 @@ struct job_summary {
 	unsigned long long last_connection_id; /* 0 none */
 	int                last_session_alive; /* its session is in the
 	                                        * process list: 1, 0, -1 */
+	/* The newest run that is not running any more. */
+	unsigned long long done_id; /* 0 none */
+	char              *done_outcome;
+	char              *done_finished;
 };
+/*
+ * Close the runs of job left "running" by a cronguard that died: the run's
+ * session is not in the process list and does not hold its lock (a live
+ * run holds it on that session from before its record is written until
+ * after).  They become "abandoned", finished_at the time they were found,
+ * error naming the session, the lock and who found them (a warning
+ * run_abandoned is logged).  *n is how many.  Runs without a named lock
+ * cannot be judged this way and are left alone.
+ */
+enum db_status runs_abandon(
+    struct db *, const char *job, unsigned long long *n, char **errstr);
+
+/* runs_abandon first (a failure is logged, not returned), then the
+ * summary. */
 enum db_status runs_job_summary(
     struct db *, const char *job, struct job_summary *, char **errstr);
 void runs_job_summary_free(struct job_summary *);
@@ -79,7 +100,9 @@ struct job_check {
 /*
  * Judge job j (CONTRACT section 7): its last success older than
  * expect_every + grace, a run past max_runtime (+ grace: CRITICAL), a
- * run whose session died, a lock that no run of ours accounts for.
+ * run whose session died, a lock that no run of ours accounts for, and
+ * the newest finished run when it did not succeed (incident, lock_lost:
+ * CRITICAL; failure, timeout, killed, error, abandoned: WARNING).
  * Fills *jc (runs_check_free); DB_OK, or the status with *errstr.
  */
 enum db_status runs_check(
