@@ -238,6 +238,15 @@ runs_job_summary_free(struct job_summary *js)
 	memset(js, 0, sizeof *js);
 }
 
+enum db_status
+runs_locks(struct db *db, struct db_result **res, char **errstr)
+{
+	return (db_query(db, res, errstr,
+	    "SELECT DISTINCT lock_name FROM cronguard_runs"
+	    " WHERE outcome = 'running' AND lock_name IS NOT NULL"
+	    " ORDER BY lock_name"));
+}
+
 /* ------------------------------------------------------- jobs check */
 
 static void runs_check_add(struct job_check *jc, enum check_status st,

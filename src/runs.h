@@ -87,6 +87,10 @@ enum db_status runs_job_summary(
     struct db *, const char *job, struct job_summary *, char **errstr);
 void runs_job_summary_free(struct job_summary *);
 
+/* The lock names of the runs recorded as running, one per row, sorted:
+ * every named lock a cronguard holds, configured or not (exec --lock). */
+enum db_status runs_locks(struct db *, struct db_result **res, char **errstr);
+
 /* One job judged for jobs check from its run records and its lock. */
 struct job_check {
 	const struct conf_job *job;
