@@ -264,8 +264,8 @@ http_open(const struct conf_channel *conf, struct channel **out, char **errstr)
 	ch->xfers = xcalloc(ch->nxfers, sizeof *ch->xfers);
 	for (i = 0; i < ch->nxfers; i++) {
 		x = &ch->xfers[i];
-		if ((x->easy = channel_multi_easy(
-		         conf, "http,https", x->errbuf, x, errstr)) == NULL)
+		if ((x->easy = channel_multi_easy(conf, CHANNEL_HTTP_PROTOCOLS,
+		         x->errbuf, x, errstr)) == NULL)
 			goto fail;
 		curl_easy_setopt(x->easy, CURLOPT_USERAGENT,
 		    PACKAGE_NAME "/" PACKAGE_VERSION);

@@ -6,6 +6,10 @@
 
 #include "channel.h"
 
+/* What an http channel and the incident alert may speak: never file://,
+ * ftp:// or the rest libcurl supports. */
+#define CHANNEL_HTTP_PROTOCOLS "http,https"
+
 /*
  * The signing key of a Standard Webhooks secret: "whsec_" followed by
  * base64 is decoded; any other string is used as raw bytes.  Returns 0

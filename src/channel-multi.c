@@ -38,23 +38,34 @@ channel_multi_new(const struct conf_channel *conf, long conns, char **errstr)
 }
 
 CURL *
+channel_curl_easy(
+    const char *url, const char *protocols, long timeout_ms, char *errbuf)
+{
+	CURL *easy;
+
+	if ((easy = curl_easy_init()) == NULL)
+		return NULL;
+	curl_easy_setopt(easy, CURLOPT_URL, url);
+	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, protocols);
+	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf);
+	return easy;
+}
+
+CURL *
 channel_multi_easy(const struct conf_channel *conf, const char *protocols,
     char *errbuf, void *slot, char **errstr)
 {
 	CURL *easy;
 
-	if ((easy = curl_easy_init()) == NULL) {
+	if ((easy = channel_curl_easy(conf->url, protocols,
+	         (long)conf->timeout_ms, errbuf)) == NULL) {
 		*errstr =
 		    xasprintf("channel %s: curl_easy_init failed", conf->name);
 		return NULL;
 	}
-	curl_easy_setopt(easy, CURLOPT_URL, conf->url);
-	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, protocols);
-	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)conf->timeout_ms);
-	curl_easy_setopt(
-	    easy, CURLOPT_CONNECTTIMEOUT_MS, (long)conf->timeout_ms);
-	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(easy, CURLOPT_PRIVATE, slot);
 	/* Only this bundle, not the system store besides (libcurl keeps its
 	 * built-in CAPATH next to a CAINFO otherwise). */

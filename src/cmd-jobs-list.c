@@ -9,6 +9,7 @@
 #include "db.h"
 #include "lock.h"
 #include "log.h"
+#include "runs.h"
 #include "util.h"
 
 static const char *
@@ -70,7 +71,7 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		j = &c->jobs[i];
 		memset(&js, 0, sizeof js);
 		if (db != NULL &&
-		    lock_job_summary(db, j->name, &js, &errstr) != DB_OK) {
+		    runs_job_summary(db, j->name, &js, &errstr) != DB_OK) {
 			log_kv(LOG_ERROR, "db_unavailable", "job", j->name,
 			    "error", errstr, NULL);
 			free(errstr);
@@ -84,7 +85,7 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		    short_time(js.last_started, run, sizeof run),
 		    js.last_outcome != NULL ? js.last_outcome : "-",
 		    short_time(js.last_success, ok, sizeof ok));
-		lock_job_summary_free(&js);
+		runs_job_summary_free(&js);
 	}
 	db_close(db);
 	return (rc);

@@ -1,4 +1,5 @@
-/* cmd-locks.c: "locks", each configured lock and who holds it. */
+/* cmd-locks.c: "locks", each configured lock and every lock a running
+ * cronguard holds, and who holds it. */
 #include "config.h"
 
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "db.h"
 #include "lock.h"
 #include "log.h"
+#include "runs.h"
 #include "util.h"
 
 /* The first job (of several sharing it) that uses lock name. */
@@ -24,24 +26,41 @@ first_user(const struct conf *c, const char *name)
 	return (NULL);
 }
 
-static void
-print_lock(
-    const struct conf_job *j, const struct lock_holder *h, int wlock, int wjob)
-{
-	struct buf  who;
-	char       *why = NULL;
-	const char *state;
-	char        since[40];
+/* One line of the table: a configured lock (j set) or one that only the
+ * run records know (exec --lock). */
+struct locks_row {
+	const char            *lock;
+	const struct conf_job *j;
+	struct lock_holder     h;
+};
 
-	buf_init(&who);
+static const char *
+locks_row_job(const struct locks_row *r)
+{
+	if (r->j != NULL)
+		return (r->j->name);
+	return (r->h.run_job != NULL ? r->h.run_job : "-");
+}
+
+static void
+print_lock(const struct locks_row *r, int wlock, int wjob)
+{
+	const struct lock_holder *h = &r->h;
+	struct buf                who;
+	char                     *why = NULL;
+	const char               *state = "held";
+	char                      since[40];
+
 	if (h->connection_id == 0) {
-		printf("%-*s  %-*s  %-5s  -\n", wlock, j->lock, wjob, j->name,
-		    "free");
+		printf("%-*s  %-*s  %-5s  -\n", wlock, r->lock, wjob,
+		    locks_row_job(r), "free");
 		return;
 	}
-	state = lock_holder_stuck(h, j->max_runtime_ms, j->grace_ms, &why)
-	    ? "STUCK"
-	    : "held";
+	/* Without a configuration there is no max_runtime to judge by. */
+	if (r->j != NULL &&
+	    lock_holder_stuck(h, r->j->max_runtime_ms, r->j->grace_ms, &why))
+		state = "STUCK";
+	buf_init(&who);
 	buf_printf(&who, "connection %llu", h->connection_id);
 	if (h->run_id != 0)
 		buf_printf(&who, ", run %llu on %s pid %lld", h->run_id,
@@ -58,65 +77,98 @@ print_lock(
 		    since, sizeof since, ", in its state for %llds", h->idle_s);
 	else
 		since[0] = '\0';
-	printf("%-*s  %-*s  %-5s  %s%s\n", wlock, j->lock, wjob, j->name, state,
-	    who.data, since);
+	printf("%-*s  %-*s  %-5s  %s%s\n", wlock, r->lock, wjob,
+	    locks_row_job(r), state, who.data, since);
 	buf_free(&who);
 	free(why);
+}
+
+/* The configured locks (once each), then the other locks that running
+ * runs hold.  Returns the number of rows in *rows. */
+static size_t
+locks_rows(const struct conf *c, const struct db_result *running,
+    struct locks_row **rows)
+{
+	const struct conf_job *j;
+	const char            *name;
+	size_t                 i, n = 0;
+
+	*rows = xcalloc(c->njobs + running->nrows + 1, sizeof **rows);
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		if (j->guard != GUARD_NAMED_LOCK || first_user(c, j->lock) != j)
+			continue;
+		(*rows)[n].lock = j->lock;
+		(*rows)[n++].j = j;
+	}
+	for (i = 0; i < running->nrows; i++) {
+		if ((name = db_cell(running, i, 0)) == NULL ||
+		    first_user(c, name) != NULL)
+			continue;
+		(*rows)[n++].lock = name;
+	}
+	return (n);
 }
 
 static int
 cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db             *db = NULL;
-	struct lock_holder     h;
-	const struct conf_job *j;
-	char                  *errstr = NULL;
-	int                    wlock = 4, wjob = 3, n, rc = EXIT_OK;
-	size_t                 i;
+	struct db        *db = NULL;
+	struct db_result *running = NULL;
+	struct locks_row *rows = NULL;
+	char             *errstr = NULL;
+	int               wlock = 4, wjob = 3, w, rc = EXIT_OK;
+	size_t            i, n = 0;
 
 	if (ctx->argc != 1)
 		return cmd_usage_error(ctx->entry, "locks takes no arguments");
 	if ((rc = cmd_need_db(ctx, c)) != 0)
 		return (rc);
-	if (db_connect(&c->db, &db, &errstr) != DB_OK) {
+	if (db_connect(&c->db, &db, &errstr) != DB_OK ||
+	    runs_locks(db, &running, &errstr) != DB_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "error", errstr, NULL);
-		free(errstr);
-		return (EXIT_UNAVAILABLE);
+		rc = EXIT_UNAVAILABLE;
+		goto out;
 	}
-	for (i = 0; i < c->njobs; i++) {
-		j = &c->jobs[i];
-		if (j->guard != GUARD_NAMED_LOCK)
-			continue;
-		if ((n = (int)strlen(j->lock)) > wlock)
-			wlock = n;
-		if ((n = (int)strlen(j->name)) > wjob)
-			wjob = n;
+	n = locks_rows(c, running, &rows);
+	for (i = 0; i < n; i++) {
+		if (lock_holder_get(db, rows[i].lock, &rows[i].h, &errstr) !=
+		    DB_OK) {
+			log_kv(LOG_ERROR, "db_unavailable", "lock",
+			    rows[i].lock, "error", errstr, NULL);
+			rc = EXIT_UNAVAILABLE;
+			goto out;
+		}
+		if ((w = (int)strlen(rows[i].lock)) > wlock)
+			wlock = w;
+		if ((w = (int)strlen(locks_row_job(&rows[i]))) > wjob)
+			wjob = w;
 	}
 	printf("%-*s  %-*s  %-5s  %s\n", wlock, "LOCK", wjob, "JOB", "STATE",
 	    "HOLDER");
-	for (i = 0; i < c->njobs; i++) {
-		j = &c->jobs[i];
-		if (j->guard != GUARD_NAMED_LOCK || first_user(c, j->lock) != j)
+	for (i = 0; i < n; i++) {
+		/* A run record whose lock is free is a dead run's, not a
+		 * lock anyone holds. */
+		if (rows[i].j == NULL && rows[i].h.connection_id == 0)
 			continue;
-		if (lock_db_real.holder(db, j->lock, &h, &errstr) != DB_OK) {
-			log_kv(LOG_ERROR, "db_unavailable", "lock", j->lock,
-			    "error", errstr, NULL);
-			free(errstr);
-			rc = EXIT_UNAVAILABLE;
-			break;
-		}
-		print_lock(j, &h, wlock, wjob);
-		lock_holder_free(&h);
+		print_lock(&rows[i], wlock, wjob);
 	}
+out:
+	for (i = 0; i < n; i++)
+		lock_holder_free(&rows[i].h);
+	free(rows);
+	db_result_free(running);
 	db_close(db);
+	free(errstr);
 	return (rc);
 }
 
 const struct cmd_entry cmd_locks_entry = {
 	.name = "locks",
 	.usage = "",
-	.summary = "Show each configured lock name, whether it is held, by "
-	           "which connection and run, and since when.",
+	.summary = "Show each configured lock name and every other lock a "
+	           "running cronguard holds (exec --lock), whether it is held, "
+	           "by which connection and run, and since when.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_locks_exec,
 };

@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "incident.h"
 #include "log.h"
 #include "outbox-admin.h"
 #include "report.h"
@@ -25,19 +26,17 @@ static int
 check_write_metrics(const char *path, const struct outbox_counts *k,
     const struct conf_outbox *c, enum check_status s)
 {
-	struct buf b;
-	char      *errstr = NULL;
-	int        rc = 0;
+	char *text, *errstr = NULL;
+	int   rc = 0;
 
-	buf_init(&b);
-	outbox_report(&b, REPORT_PROMETHEUS, k, c, s, NULL);
-	if (write_file_atomic(path, b.data, b.len, &errstr) != 0) {
+	text = report_outbox(REPORT_PROMETHEUS, k, c, s, NULL);
+	if (write_file_atomic(path, text, strlen(text), &errstr) != 0) {
 		fprintf(
 		    stderr, "cronguard: metrics file %s: %s\n", path, errstr);
 		rc = -1;
 	}
 	free(errstr);
-	buf_free(&b);
+	free(text);
 	return rc;
 }
 
@@ -67,14 +66,12 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct outbox_counts       k;
 	enum check_status          s;
 	struct db                 *db = NULL;
-	struct buf                 out;
 	const char                *metrics = NULL;
-	char                      *errstr = NULL;
+	char                      *errstr = NULL, *out = NULL;
 	enum db_status             st;
 	int                        ch, rc;
 
 	memset(&k, 0, sizeof k);
-	buf_init(&out);
 	opterr = 0;
 	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
 	    -1) {
@@ -110,24 +107,24 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		st = outbox_count_channels(db, c, &k, &errstr);
 	if (st != DB_OK) {
 		s = CHECK_UNKNOWN;
-		outbox_report(&out, fmt, NULL, &c->outbox, s, errstr);
+		out = report_outbox(fmt, NULL, &c->outbox, s, errstr);
 		if (metrics != NULL)
 			check_write_metrics(metrics, NULL, &c->outbox, s);
 	} else {
 		s = outbox_verdict(&k, &c->outbox);
 		if (k.stuck > 0)
 			check_report_stuck(&k);
-		outbox_report(&out, fmt, &k, &c->outbox, s, NULL);
+		out = report_outbox(fmt, &k, &c->outbox, s, NULL);
 		if (metrics != NULL &&
 		    check_write_metrics(metrics, &k, &c->outbox, s) != 0)
 			s = check_status_worst(s, CHECK_UNKNOWN);
 	}
-	fputs(out.data != NULL ? out.data : "", stdout);
+	fputs(out, stdout);
 	rc = (int)s;
 out:
 	outbox_counts_free(&k);
 	db_close(db);
-	buf_free(&out);
+	free(out);
 	free(errstr);
 	return rc;
 }

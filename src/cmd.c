@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "incident.h"
 #include "log.h"
 
 extern const struct cmd_entry cmd_run_entry;

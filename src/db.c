@@ -380,6 +380,40 @@ db_cell(const struct db_result *r, size_t row, size_t col)
 	return (r->rows[row][col]);
 }
 
+char *
+db_cell_dup(const struct db_result *r, size_t row, size_t col)
+{
+	const char *cell;
+
+	if ((cell = db_cell(r, row, col)) == NULL)
+		return (NULL);
+	return (xstrndup(cell, r->lengths[row][col]));
+}
+
+long long
+db_cell_ll(const struct db_result *r, size_t row, size_t col, long long dflt)
+{
+	const char *cell, *e;
+	long long   v;
+
+	if ((cell = db_cell(r, row, col)) == NULL ||
+	    parse_ll(cell, INT64_MIN, INT64_MAX, &v, &e) != 0)
+		return (dflt);
+	return (v);
+}
+
+enum db_status
+db_one_row(const struct db_result *r, size_t ncols, char **errstr)
+{
+	if (r->nrows != 1 || r->ncols != ncols) {
+		*errstr = xasprintf("query failed: expected one row of %zu "
+		                    "columns, got %zu rows of %zu",
+		    ncols, r->nrows, r->ncols);
+		return (DB_ERR_QUERY);
+	}
+	return (DB_OK);
+}
+
 /* --------------------------------------------------------- formatting */
 
 int
@@ -710,7 +744,6 @@ db_query_value(struct db *db, char **value, char **errstr, const char *fmt, ...)
 	struct db_result *r = NULL;
 	va_list           ap;
 	enum db_status    st;
-	const char       *cell;
 
 	*value = NULL;
 	va_start(ap, fmt);
@@ -725,8 +758,7 @@ db_query_value(struct db *db, char **value, char **errstr, const char *fmt, ...)
 		st = DB_ERR_QUERY;
 		goto out;
 	}
-	if ((cell = db_cell(r, 0, 0)) != NULL)
-		*value = xstrndup(cell, r->lengths[0][0]);
+	*value = db_cell_dup(r, 0, 0);
 out:
 	db_result_free(r);
 	return (st);

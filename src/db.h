@@ -53,6 +53,15 @@ struct db_result {
 void db_result_free(struct db_result *);
 /* Cell accessor; NULL for SQL NULL or out of range. */
 const char *db_cell(const struct db_result *, size_t row, size_t col);
+/* The cell as an allocated string (it may hold NUL bytes), or NULL. */
+char *db_cell_dup(const struct db_result *, size_t row, size_t col);
+/* The cell as an integer; dflt for SQL NULL or anything else. */
+long long db_cell_ll(
+    const struct db_result *, size_t row, size_t col, long long dflt);
+/* DB_OK when r is one row of ncols columns, else DB_ERR_QUERY with
+ * *errstr. */
+enum db_status db_one_row(
+    const struct db_result *r, size_t ncols, char **errstr);
 
 /*
  * Run one statement built from fmt, with every value escaped by the

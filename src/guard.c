@@ -24,6 +24,7 @@
 #include "guard.h"
 #include "lock.h"
 #include "log.h"
+#include "runs.h"
 #include "util.h"
 
 /* Signals that cronguard forwards to the job's process group. */
@@ -819,7 +820,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 		}
 	}
 	if (l != NULL &&
-	    lock_run_start(l, self_hostname(), (long)getpid(), &errstr) !=
+	    runs_start(l, self_hostname(), (long)getpid(), &errstr) !=
 	        LOCK_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
 		    errstr, NULL);

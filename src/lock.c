@@ -1,4 +1,4 @@
-/* lock.c: the named-lock guard and the run records (CONTRACT section 5). */
+/* lock.c: the named-lock guard (CONTRACT section 5). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -11,8 +11,10 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "incident.h"
 #include "lock.h"
 #include "log.h"
+#include "runs.h"
 #include "util.h"
 
 /* ------------------------------------------------ the real operations */
@@ -37,28 +39,6 @@ real_destroy(void *conn, char **errstr)
 	(void)errstr;
 	db_close(conn);
 	return (0);
-}
-
-static char *
-dup_cell(const struct db_result *r, size_t col)
-{
-	const char *cell;
-
-	if ((cell = db_cell(r, 0, col)) == NULL)
-		return (NULL);
-	return (xstrndup(cell, r->lengths[0][col]));
-}
-
-static enum db_status
-one_row(struct db_result *r, size_t ncols, char **errstr)
-{
-	if (r->nrows != 1 || r->ncols != ncols) {
-		*errstr = xasprintf("query failed: expected one row of %zu "
-		                    "columns, got %zu rows of %zu",
-		    ncols, r->nrows, r->ncols);
-		return (DB_ERR_QUERY);
-	}
-	return (DB_OK);
 }
 
 /*
@@ -87,12 +67,12 @@ real_get_lock(
 	}
 	if (st != DB_OK)
 		goto out;
-	if ((st = one_row(r, wsrep ? 3 : 2, errstr)) != DB_OK)
+	if ((st = db_one_row(r, wsrep ? 3 : 2, errstr)) != DB_OK)
 		goto out;
-	row->got = dup_cell(r, 0);
-	row->connection_id = dup_cell(r, 1);
+	row->got = db_cell_dup(r, 0, 0);
+	row->connection_id = db_cell_dup(r, 0, 1);
 	if (wsrep)
-		row->wsrep_on = dup_cell(r, 2);
+		row->wsrep_on = db_cell_dup(r, 0, 2);
 out:
 	db_result_free(r);
 	return (st);
@@ -112,13 +92,15 @@ real_is_used_lock(void *conn, const char *name, char **value, char **errstr)
 	    conn, value, errstr, "SELECT IS_USED_LOCK(%s)", name));
 }
 
+/* KILL CONNECTION or KILL QUERY.  Gone between the check and the KILL:
+ * what we wanted, not an error. */
 static enum db_status
-real_kill(void *conn, unsigned long long id, char **errstr)
+real_kill_what(
+    void *conn, const char *what, unsigned long long id, char **errstr)
 {
 	enum db_status st;
 
-	st = db_query(conn, NULL, errstr, "KILL CONNECTION %llu", id);
-	/* Gone between the check and the KILL: what we wanted. */
+	st = db_query(conn, NULL, errstr, "KILL %R %llu", what, id);
 	if (st == DB_ERR_QUERY && db_errno(conn) == ER_NO_SUCH_THREAD) {
 		free(*errstr);
 		*errstr = NULL;
@@ -127,16 +109,10 @@ real_kill(void *conn, unsigned long long id, char **errstr)
 	return (st);
 }
 
-static long long
-cell_ll(const struct db_result *r, size_t col, long long dflt)
+static enum db_status
+real_kill(void *conn, unsigned long long id, char **errstr)
 {
-	const char *cell, *e;
-	long long   v;
-
-	if ((cell = db_cell(r, 0, col)) == NULL ||
-	    parse_ll(cell, INT64_MIN, INT64_MAX, &v, &e) != 0)
-		return (dflt);
-	return (v);
+	return (real_kill_what(conn, "CONNECTION", id, errstr));
 }
 
 /*
@@ -144,15 +120,16 @@ cell_ll(const struct db_result *r, size_t col, long long dflt)
  * only with the PROCESS privilege; without it the columns are NULL and the
  * verdict says so.
  */
-static enum db_status
-real_holder(void *conn, const char *name, struct lock_holder *h, char **errstr)
+enum db_status
+lock_holder_get(
+    struct db *db, const char *name, struct lock_holder *h, char **errstr)
 {
 	struct db_result *r = NULL;
 	enum db_status    st;
 
 	memset(h, 0, sizeof *h);
 	h->run_age_s = h->idle_s = -1;
-	st = db_query(conn, &r, errstr,
+	st = db_query(db, &r, errstr,
 	    "SELECT u.cid, r.id, r.job, r.host, r.pid, r.started_at,"
 	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)),"
 	    " p.HOST, p.USER, p.TIME"
@@ -164,65 +141,48 @@ real_holder(void *conn, const char *name, struct lock_holder *h, char **errstr)
 	    name, name);
 	if (st != DB_OK)
 		goto out;
-	if ((st = one_row(r, 10, errstr)) != DB_OK)
+	if ((st = db_one_row(r, 10, errstr)) != DB_OK)
 		goto out;
-	h->connection_id = (unsigned long long)cell_ll(r, 0, 0);
-	h->run_id = (unsigned long long)cell_ll(r, 1, 0);
-	h->run_job = dup_cell(r, 2);
-	h->run_host = dup_cell(r, 3);
-	h->run_pid = cell_ll(r, 4, -1);
-	h->started_at = dup_cell(r, 5);
-	h->run_age_s = cell_ll(r, 6, -1);
-	h->client_host = dup_cell(r, 7);
-	h->client_user = dup_cell(r, 8);
-	h->idle_s = cell_ll(r, 9, -1);
+	h->connection_id = (unsigned long long)db_cell_ll(r, 0, 0, 0);
+	h->run_id = (unsigned long long)db_cell_ll(r, 0, 1, 0);
+	h->run_job = db_cell_dup(r, 0, 2);
+	h->run_host = db_cell_dup(r, 0, 3);
+	h->run_pid = db_cell_ll(r, 0, 4, -1);
+	h->started_at = db_cell_dup(r, 0, 5);
+	h->run_age_s = db_cell_ll(r, 0, 6, -1);
+	h->client_host = db_cell_dup(r, 0, 7);
+	h->client_user = db_cell_dup(r, 0, 8);
+	h->idle_s = db_cell_ll(r, 0, 9, -1);
 out:
 	db_result_free(r);
 	return (st);
 }
 
 static enum db_status
+real_holder(void *conn, const char *name, struct lock_holder *h, char **errstr)
+{
+	return (lock_holder_get(conn, name, h, errstr));
+}
+
+/* The run records' statements (runs.c) over the lock's session. */
+static enum db_status
 real_run_start(void *conn, const struct run_start_info *ri,
     unsigned long long *id, char **errstr)
 {
-	struct db_result *r = NULL;
-	enum db_status    st;
-
-	st = db_query(conn, &r, errstr,
-	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
-	    " connection_id) VALUES (%s, %s, %s, %lld, %R)",
-	    ri->job, ri->lock, ri->host, (long long)ri->pid,
-	    ri->connection_id == 0 ? "NULL" : "CONNECTION_ID()");
-	if (st == DB_OK)
-		*id = r->insert_id;
-	db_result_free(r);
-	return (st);
+	return (runs_insert(conn, ri, id, errstr));
 }
 
 static enum db_status
 real_run_heartbeat(void *conn, unsigned long long id, char **errstr)
 {
-	return (db_query(conn, NULL, errstr,
-	    "UPDATE cronguard_runs"
-	    " SET heartbeat_at = NOW(6) WHERE id = %llu",
-	    id));
+	return (runs_heartbeat(conn, id, errstr));
 }
 
 static enum db_status
 real_run_finish(void *conn, unsigned long long id, const char *outcome,
     int exit_status, const char *error, char **errstr)
 {
-	char status[32];
-
-	if (exit_status < 0)
-		snprintf(status, sizeof status, "NULL");
-	else
-		snprintf(status, sizeof status, "%d", exit_status);
-	return (db_query(conn, NULL, errstr,
-	    "UPDATE cronguard_runs"
-	    " SET finished_at = NOW(6), outcome = %s, exit_status = %R,"
-	    " error = %s WHERE id = %llu",
-	    outcome, status, error, id));
+	return (runs_finish(conn, id, outcome, exit_status, error, errstr));
 }
 
 static unsigned long long
@@ -234,15 +194,7 @@ real_connection_id(void *conn)
 static enum db_status
 real_kill_query(void *conn, unsigned long long id, char **errstr)
 {
-	enum db_status st;
-
-	st = db_query(conn, NULL, errstr, "KILL QUERY %llu", id);
-	if (st == DB_ERR_QUERY && db_errno(conn) == ER_NO_SUCH_THREAD) {
-		free(*errstr);
-		*errstr = NULL;
-		st = DB_OK;
-	}
-	return (st);
+	return (real_kill_what(conn, "QUERY", id, errstr));
 }
 
 static enum db_status
@@ -280,7 +232,7 @@ lock_init(struct lock *l, const struct lock_db_ops *ops, void *ctx,
 	l->name = name;
 }
 
-static void
+void
 lock_incident(struct lock *l, const char *event, const char *detail)
 {
 	struct incident in;
@@ -451,24 +403,6 @@ lock_holder_free(struct lock_holder *h)
 	free(h->client_host);
 	free(h->client_user);
 	memset(h, 0, sizeof *h);
-}
-
-enum lock_result
-lock_run_start(struct lock *l, const char *host, long pid, char **errstr)
-{
-	struct run_start_info ri;
-
-	memset(&ri, 0, sizeof ri);
-	ri.job = l->job;
-	ri.lock = l->name;
-	ri.host = host;
-	ri.pid = pid;
-	ri.connection_id = l->held ? l->connection_id : 0;
-	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
-		l->run_id = 0;
-		return (LOCK_ERR_DB);
-	}
-	return (LOCK_OK);
 }
 
 static void
@@ -676,59 +610,6 @@ out:
 	free(errstr);
 }
 
-/* The run record is written on the lock session when it is usable, else
- * on a fresh one: a dead lock session must not lose the job's result. */
-static void
-lock_record_end(struct lock *l, const struct run_end *end, int incident,
-    const char *jobtext)
-{
-	char          *errstr = NULL, *detail = NULL, *error = NULL;
-	const char    *outcome = end->outcome;
-	enum db_status st = DB_ERR_CONNECT;
-	int            attempt;
-
-	if (incident)
-		outcome = l->lost ? "lock_lost" : "incident";
-	if (incident && end->error != NULL)
-		error = xasprintf("%s; lock incident, see the log", end->error);
-	else if (incident)
-		error = xstrdup("lock incident, see the log");
-	else if (end->error != NULL)
-		error = xstrdup(end->error);
-
-	for (attempt = 0; attempt < 2; attempt++) {
-		if (l->conn == NULL || l->dead) {
-			if (l->conn != NULL)
-				l->ops->destroy(l->conn, NULL);
-			l->conn = NULL;
-			l->dead = 0;
-			free(errstr);
-			errstr = NULL;
-			if ((st = l->ops->connect(l->ctx, &l->conn, &errstr)) !=
-			    DB_OK) {
-				l->conn = NULL;
-				break;
-			}
-		}
-		free(errstr);
-		errstr = NULL;
-		st = l->ops->run_finish(l->conn, l->run_id, outcome,
-		    end->exit_status, error, &errstr);
-		if (st != DB_ERR_LOST)
-			break;
-		l->dead = 1;
-	}
-	if (st != DB_OK) {
-		detail = xasprintf("finishing run record %llu failed: %s (%s)",
-		    l->run_id, errstr != NULL ? errstr : "unknown error",
-		    jobtext);
-		lock_incident(l, "run_record_failed", detail);
-	}
-	free(detail);
-	free(error);
-	free(errstr);
-}
-
 enum lock_result
 lock_finish(struct lock *l, const struct run_end *end)
 {
@@ -741,7 +622,7 @@ lock_finish(struct lock *l, const struct run_end *end)
 		lock_release(l, jobtext);
 	lock_incidents = l->lost || l->incidents > incidents_before_release;
 	if (l->run_id != 0)
-		lock_record_end(l, end, lock_incidents, jobtext);
+		runs_end(l, end, lock_incidents, jobtext);
 	lock_close(l);
 	free(jobtext);
 	return (lock_incidents ? LOCK_INCIDENT : LOCK_OK);
@@ -754,64 +635,6 @@ lock_close(struct lock *l)
 		l->ops->destroy(l->conn, NULL);
 	l->conn = NULL;
 	l->held = 0;
-}
-
-enum db_status
-lock_job_summary(
-    struct db *db, const char *job, struct job_summary *js, char **errstr)
-{
-	struct db_result *r = NULL;
-	enum db_status    st;
-	const char       *cell, *e;
-
-	memset(js, 0, sizeof *js);
-	js->last_success_ts = -1;
-	js->last_success_age_s = js->last_age_s = js->last_exit_status = -1;
-	js->last_session_alive = -1;
-	st = db_query(db, &r, errstr,
-	    "SELECT s.fin, UNIX_TIMESTAMP(s.fin),"
-	    " TIMESTAMPDIFF(SECOND, s.fin, NOW(6)),"
-	    " r.id, r.outcome, r.started_at,"
-	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)), r.finished_at,"
-	    " r.exit_status, r.connection_id,"
-	    " (SELECT COUNT(*) FROM information_schema.PROCESSLIST p"
-	    "  WHERE p.ID = r.connection_id)"
-	    " FROM (SELECT MAX(finished_at) AS fin FROM cronguard_runs"
-	    "  WHERE job = %s AND outcome = 'success') s"
-	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
-	    "  FROM cronguard_runs x WHERE x.job = %s)",
-	    job, job);
-	if (st != DB_OK)
-		goto out;
-	if ((st = one_row(r, 11, errstr)) != DB_OK)
-		goto out;
-	js->last_success = dup_cell(r, 0);
-	if ((cell = db_cell(r, 0, 1)) != NULL &&
-	    parse_double(cell, 0, 1e12, &js->last_success_ts, &e) != 0)
-		js->last_success_ts = -1;
-	js->last_success_age_s = cell_ll(r, 2, -1);
-	js->last_id = (unsigned long long)cell_ll(r, 3, 0);
-	js->last_outcome = dup_cell(r, 4);
-	js->last_started = dup_cell(r, 5);
-	js->last_age_s = cell_ll(r, 6, -1);
-	js->last_finished = dup_cell(r, 7);
-	js->last_exit_status = cell_ll(r, 8, -1);
-	js->last_connection_id = (unsigned long long)cell_ll(r, 9, 0);
-	if (js->last_connection_id != 0)
-		js->last_session_alive = cell_ll(r, 10, 0) > 0;
-out:
-	db_result_free(r);
-	return (st);
-}
-
-void
-lock_job_summary_free(struct job_summary *js)
-{
-	free(js->last_success);
-	free(js->last_outcome);
-	free(js->last_started);
-	free(js->last_finished);
-	memset(js, 0, sizeof *js);
 }
 
 int

@@ -1,4 +1,5 @@
-/* lock.h: the named-lock guard and the run records (CONTRACT section 5). */
+/* lock.h: the named-lock guard (CONTRACT section 5); the run records are
+ * runs.h. */
 #ifndef CRONGUARD_LOCK_H
 #define CRONGUARD_LOCK_H
 
@@ -140,10 +141,14 @@ enum lock_result lock_acquire(
 int  lock_holder_stuck(const struct lock_holder *, int64_t max_runtime_ms,
      int64_t grace_ms, char **why);
 void lock_holder_free(struct lock_holder *);
+/* Who holds the lock name now: IS_USED_LOCK, its running run record, the
+ * process list (the real ops' holder).  Fills *h (lock_holder_free). */
+enum db_status lock_holder_get(
+    struct db *, const char *name, struct lock_holder *h, char **errstr);
 
-/* Insert the run record.  LOCK_OK or LOCK_ERR_DB. */
-enum lock_result lock_run_start(
-    struct lock *l, const char *host, long pid, char **errstr);
+/* Report an incident of l's run (incident_report with the job, lock, run
+ * and connection) and count it in l->incidents. */
+void lock_incident(struct lock *l, const char *event, const char *detail);
 
 /*
  * Heartbeat: IS_USED_LOCK(name) must still be our connection id (a query
@@ -181,29 +186,6 @@ enum lock_result lock_finish(struct lock *l, const struct run_end *end);
 /* Close whatever is open, without releasing (closing gives the lock
  * back). */
 void lock_close(struct lock *l);
-
-/*
- * What the run records say about one job, for jobs list, jobs check and
- * locks (database clock throughout).  Strings are allocated or NULL;
- * numbers -1 when unknown or absent.
- */
-struct job_summary {
-	char              *last_success; /* finished_at of the last success */
-	double             last_success_ts; /* as Unix time; -1 never */
-	long long          last_success_age_s;
-	unsigned long long last_id; /* the newest run; 0 none */
-	char              *last_outcome;
-	char              *last_started;
-	long long          last_age_s; /* since it started */
-	char              *last_finished;
-	long long          last_exit_status;
-	unsigned long long last_connection_id; /* 0 none */
-	int                last_session_alive; /* its session is in the
-	                                        * process list: 1, 0, -1 */
-};
-enum db_status lock_job_summary(
-    struct db *, const char *job, struct job_summary *, char **errstr);
-void lock_job_summary_free(struct job_summary *);
 
 /* The exit code for a lock result (CONTRACT section 3). */
 int lock_exitcode(enum lock_result);

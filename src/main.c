@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "conf.h"
+#include "incident.h"
 #include "log.h"
 
 static void

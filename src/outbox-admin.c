@@ -1,7 +1,8 @@
 /*
  * outbox-admin.c: the operator's statements on the outbox table: the
- * watchdog's counts and report (outbox check), list, show, retry, purge
- * and enqueue.  The dispatcher's row state machine is outbox.c.
+ * watchdog's counts and verdict (outbox check; report.c writes them),
+ * list, show, retry, purge and enqueue.  The dispatcher's row state
+ * machine is outbox.c.
  */
 #include "config.h"
 
@@ -9,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "outbox-admin.h"
 #include "util.h"
@@ -126,20 +125,6 @@ outbox_counts_free(struct outbox_counts *k)
 	k->circuit_open = 0;
 }
 
-static const char *
-outbox_circuit_name(enum ratelimit_circuit c)
-{
-	switch (c) {
-	case CIRCUIT_OPEN:
-		return "open";
-	case CIRCUIT_HALF_OPEN:
-		return "half-open";
-	case CIRCUIT_CLOSED:
-		break;
-	}
-	return "closed";
-}
-
 enum check_status
 outbox_verdict(const struct outbox_counts *k, const struct conf_outbox *c)
 {
@@ -166,223 +151,6 @@ outbox_verdict(const struct outbox_counts *k, const struct conf_outbox *c)
 	if (k->circuit_open > 0)
 		s = check_status_worst(s, CHECK_WARNING);
 	return s;
-}
-
-static void
-report_nagios(struct buf *b, const struct outbox_counts *k,
-    const struct conf_outbox *c, enum check_status s)
-{
-	size_t i, n = 0;
-
-	buf_printf(b,
-	    "OUTBOX %s - stuck=%lld stale=%lld pending=%lld "
-	    "due=%lld failed=%lld oldest_due=%llds",
-	    check_status_name(s), k->stuck, k->stale, k->pending, k->due,
-	    k->failed, k->oldest_due_age_s);
-	if (k->unknown_channel > 0)
-		buf_printf(b, " unknown_channel=%lld", k->unknown_channel);
-	for (i = 0; i < k->nchannels; i++) {
-		if (k->channels[i].circuit == CIRCUIT_CLOSED)
-			continue;
-		buf_printf(b, "%s%s", n++ == 0 ? " circuit_open=" : ",",
-		    k->channels[i].channel);
-	}
-	buf_printf(b,
-	    " | pending=%lld;%lld;%lld due=%lld processing=%lld "
-	    "stale=%lld stuck=%lld;;0 failed=%lld;%lld;%lld "
-	    "oldest_due=%llds;%lld;%lld unknown_channel=%lld "
-	    "circuit_open=%lld;0",
-	    k->pending, c->pending_warn, c->pending_crit, k->due, k->processing,
-	    k->stale, k->stuck, k->failed, c->failed_warn, c->failed_crit,
-	    k->oldest_due_age_s, (long long)(c->oldest_due_warn_ms / 1000),
-	    (long long)(c->oldest_due_crit_ms / 1000), k->unknown_channel,
-	    k->circuit_open);
-	/* Channel names are libconfig setting names: no space, quote or =. */
-	for (i = 0; i < k->nchannels; i++)
-		buf_printf(b, " quota_used_%s=%lld", k->channels[i].channel,
-		    k->channels[i].quota_used);
-	buf_addc(b, '\n');
-}
-
-static void
-report_prom_gauge(
-    struct buf *b, const char *name, const char *help, long long v)
-{
-	buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help,
-	    name, name, v);
-}
-
-/* A Prometheus label value: backslash, quote and newline escaped. */
-static void
-report_prom_label(struct buf *b, const char *v)
-{
-	for (; *v != '\0'; v++) {
-		if (*v == '\\' || *v == '"')
-			buf_addc(b, '\\');
-		if (*v == '\n')
-			buf_adds(b, "\\n");
-		else
-			buf_addc(b, *v);
-	}
-}
-
-static void
-report_prom_channels(struct buf *b, const struct outbox_counts *k)
-{
-	size_t i;
-
-	if (k->nchannels == 0)
-		return;
-	buf_adds(b,
-	    "# HELP cronguard_outbox_circuit_open Whether the "
-	    "channel's circuit breaker is open or half-open (1): nothing is "
-	    "sent to it until a probe succeeds.\n"
-	    "# TYPE cronguard_outbox_circuit_open gauge\n");
-	for (i = 0; i < k->nchannels; i++) {
-		buf_adds(b, "cronguard_outbox_circuit_open{channel=\"");
-		report_prom_label(b, k->channels[i].channel);
-		buf_printf(
-		    b, "\"} %d\n", k->channels[i].circuit != CIRCUIT_CLOSED);
-	}
-	buf_adds(b,
-	    "# HELP cronguard_outbox_circuit_failures Consecutive "
-	    "transient failures of the channel, across instances.\n"
-	    "# TYPE cronguard_outbox_circuit_failures gauge\n");
-	for (i = 0; i < k->nchannels; i++) {
-		buf_adds(b, "cronguard_outbox_circuit_failures{channel=\"");
-		report_prom_label(b, k->channels[i].channel);
-		buf_printf(b, "\"} %u\n", k->channels[i].failures);
-	}
-	buf_adds(b,
-	    "# HELP cronguard_outbox_quota_used Messages counted "
-	    "against the channel's daily quota today (UTC).\n"
-	    "# TYPE cronguard_outbox_quota_used gauge\n");
-	for (i = 0; i < k->nchannels; i++) {
-		buf_adds(b, "cronguard_outbox_quota_used{channel=\"");
-		report_prom_label(b, k->channels[i].channel);
-		buf_printf(b, "\"} %lld\n", k->channels[i].quota_used);
-	}
-}
-
-static void
-report_prometheus(
-    struct buf *b, const struct outbox_counts *k, enum check_status s)
-{
-	report_prom_gauge(b, "cronguard_outbox_up",
-	    "Whether the outbox "
-	    "counts could be read (1) or not (0).",
-	    k != NULL);
-	report_prom_gauge(b, "cronguard_outbox_check_status",
-	    "Verdict of "
-	    "outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
-	    s);
-	if (k == NULL)
-		return;
-	buf_adds(b,
-	    "# HELP cronguard_outbox_messages Outbox rows by "
-	    "status (SENT rows are not counted).\n"
-	    "# TYPE cronguard_outbox_messages gauge\n");
-	buf_printf(b,
-	    "cronguard_outbox_messages{status=\"pending\"} %lld\n"
-	    "cronguard_outbox_messages{status=\"processing\"} %lld\n"
-	    "cronguard_outbox_messages{status=\"failed\"} %lld\n",
-	    k->pending, k->processing, k->failed);
-	report_prom_gauge(b, "cronguard_outbox_due",
-	    "PENDING rows that are "
-	    "due now.",
-	    k->due);
-	report_prom_gauge(b, "cronguard_outbox_stale",
-	    "PROCESSING rows "
-	    "claimed longer than the lease ago.",
-	    k->stale);
-	report_prom_gauge(b, "cronguard_outbox_stuck",
-	    "PROCESSING rows "
-	    "claimed longer than the watchdog ago: no dispatcher recovers "
-	    "them.",
-	    k->stuck);
-	report_prom_gauge(b, "cronguard_outbox_oldest_due_age_seconds",
-	    "Seconds the oldest due PENDING row has waited.",
-	    k->oldest_due_age_s);
-	report_prom_gauge(b, "cronguard_outbox_unknown_channel",
-	    "PENDING "
-	    "rows whose channel no configuration names.",
-	    k->unknown_channel);
-	report_prom_channels(b, k);
-}
-
-/* {"mail": {"circuit": "open", "failures": 5, ...}, ...} */
-static json_t *
-report_json_channels(const struct outbox_counts *k)
-{
-	const struct ratelimit_state *r;
-	json_t                       *o, *ch;
-	size_t                        i;
-
-	o = json_object();
-	for (i = 0; o != NULL && i < k->nchannels; i++) {
-		r = &k->channels[i];
-		ch = json_pack("{s:s, s:I, s:I, s:I}", "circuit",
-		    outbox_circuit_name(r->circuit), "failures",
-		    (json_int_t)r->failures, "open_for_seconds",
-		    (json_int_t)((r->open_for_ms + 999) / 1000), "quota_used",
-		    (json_int_t)r->quota_used);
-		if (ch != NULL && r->circuit != CIRCUIT_CLOSED &&
-		    r->error != NULL)
-			json_object_set_new(ch, "error", json_string(r->error));
-		json_object_set_new(o, r->channel, ch);
-	}
-	return o;
-}
-
-void
-outbox_report(struct buf *b, enum report_format fmt,
-    const struct outbox_counts *k, const struct conf_outbox *c,
-    enum check_status s, const char *error)
-{
-	json_t *j;
-	char   *text;
-
-	switch (fmt) {
-	case REPORT_NAGIOS:
-		if (k == NULL)
-			buf_printf(b, "OUTBOX UNKNOWN - %s\n",
-			    error != NULL ? error : "no counts");
-		else
-			report_nagios(b, k, c, s);
-		break;
-	case REPORT_JSON:
-		if (k == NULL)
-			j = json_pack("{s:s, s:s}", "status",
-			    check_status_name(s), "error",
-			    error != NULL ? error : "no counts");
-		else
-			j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			              "s:I, s:I}",
-			    "status", check_status_name(s), "pending",
-			    (json_int_t)k->pending, "due", (json_int_t)k->due,
-			    "processing", (json_int_t)k->processing, "stale",
-			    (json_int_t)k->stale, "stuck", (json_int_t)k->stuck,
-			    "failed", (json_int_t)k->failed,
-			    "oldest_due_age_seconds",
-			    (json_int_t)k->oldest_due_age_s, "unknown_channel",
-			    (json_int_t)k->unknown_channel);
-		if (k != NULL && j != NULL) {
-			json_object_set_new(j, "circuit_open",
-			    json_integer((json_int_t)k->circuit_open));
-			json_object_set_new(
-			    j, "channels", report_json_channels(k));
-		}
-		text = j != NULL
-		    ? json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT)
-		    : NULL;
-		buf_printf(b, "%s\n", text != NULL ? text : "{}");
-		free(text);
-		json_decref(j);
-		break;
-	case REPORT_PROMETHEUS:
-		report_prometheus(b, k, s);
-		break;
-	}
 }
 
 /* ------------------------------------------------- operator commands */

@@ -1,8 +1,8 @@
 /*
  * outbox-admin.h: the operator's statements on the outbox table (CONTRACT
- * sections 6 and 7): the watchdog's counts, verdict and report, and the
- * statements behind outbox list/show/retry/purge/enqueue.  The
- * dispatcher's claim/finalise/recover state machine is outbox.h.
+ * sections 6 and 7): the watchdog's counts and verdict (report.c writes
+ * them), and the statements behind outbox list/show/retry/purge/enqueue.
+ * The dispatcher's claim/finalise/recover state machine is outbox.h.
  *
  * Times come from the database clock.
  */
@@ -50,12 +50,6 @@ void outbox_counts_free(struct outbox_counts *);
  * breaker works, but nothing is delivered there until it closes). */
 enum check_status outbox_verdict(
     const struct outbox_counts *, const struct conf_outbox *);
-
-/* Append the report in a format (CONTRACT 7).  k NULL means the counts
- * could not be read: status UNKNOWN and error says why. */
-void outbox_report(struct buf *, enum report_format,
-    const struct outbox_counts *k, const struct conf_outbox *,
-    enum check_status, const char *error);
 
 /* Rows newest first; status and channel may be NULL (no filter). */
 enum db_status outbox_list(struct db *, const char *status, const char *channel,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backoff.h"
+#include "incident.h"
 #include "log.h"
 #include "outbox.h"
 #include "util.h"

@@ -1,9 +1,19 @@
-/* report.c: the three monitoring output formats (CONTRACT section 7). */
+/* report.c: the monitoring output of jobs check and outbox check in the
+ * three formats (CONTRACT section 7).  Writers only: they return the
+ * text, the commands print it. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "conf.h"
+#include "outbox-admin.h"
+#include "ratelimit.h"
 #include "report.h"
+#include "runs.h"
+#include "util.h"
 
 int
 report_format_parse(const char *s, enum report_format *out)
@@ -55,4 +65,443 @@ enum check_status
 check_status_worst(enum check_status a, enum check_status b)
 {
 	return rank(a) >= rank(b) ? a : b;
+}
+
+/* A Prometheus label value: backslash, quote and newline escaped. */
+static void
+report_label(struct buf *b, const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (*v == '\\' || *v == '"')
+			buf_addc(b, '\\');
+		if (*v == '\n')
+			buf_adds(b, "\\n");
+		else
+			buf_addc(b, *v);
+	}
+}
+
+/* ------------------------------------------------------- outbox check */
+
+static const char *
+report_circuit_name(enum ratelimit_circuit c)
+{
+	switch (c) {
+	case CIRCUIT_OPEN:
+		return "open";
+	case CIRCUIT_HALF_OPEN:
+		return "half-open";
+	case CIRCUIT_CLOSED:
+		break;
+	}
+	return "closed";
+}
+
+static void
+report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
+    const struct conf_outbox *c, enum check_status s)
+{
+	size_t i, n = 0;
+
+	buf_printf(b,
+	    "OUTBOX %s - stuck=%lld stale=%lld pending=%lld "
+	    "due=%lld failed=%lld oldest_due=%llds",
+	    check_status_name(s), k->stuck, k->stale, k->pending, k->due,
+	    k->failed, k->oldest_due_age_s);
+	if (k->unknown_channel > 0)
+		buf_printf(b, " unknown_channel=%lld", k->unknown_channel);
+	for (i = 0; i < k->nchannels; i++) {
+		if (k->channels[i].circuit == CIRCUIT_CLOSED)
+			continue;
+		buf_printf(b, "%s%s", n++ == 0 ? " circuit_open=" : ",",
+		    k->channels[i].channel);
+	}
+	buf_printf(b,
+	    " | pending=%lld;%lld;%lld due=%lld processing=%lld "
+	    "stale=%lld stuck=%lld;;0 failed=%lld;%lld;%lld "
+	    "oldest_due=%llds;%lld;%lld unknown_channel=%lld "
+	    "circuit_open=%lld;0",
+	    k->pending, c->pending_warn, c->pending_crit, k->due, k->processing,
+	    k->stale, k->stuck, k->failed, c->failed_warn, c->failed_crit,
+	    k->oldest_due_age_s, (long long)(c->oldest_due_warn_ms / 1000),
+	    (long long)(c->oldest_due_crit_ms / 1000), k->unknown_channel,
+	    k->circuit_open);
+	/* Channel names are libconfig setting names: no space, quote or =. */
+	for (i = 0; i < k->nchannels; i++)
+		buf_printf(b, " quota_used_%s=%lld", k->channels[i].channel,
+		    k->channels[i].quota_used);
+	buf_addc(b, '\n');
+}
+
+/* A gauge's HELP and TYPE lines. */
+static void
+report_prom_head(struct buf *b, const char *name, const char *help)
+{
+	buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+static void
+report_prom_gauge(
+    struct buf *b, const char *name, const char *help, long long v)
+{
+	report_prom_head(b, name, help);
+	buf_printf(b, "%s %lld\n", name, v);
+}
+
+/* A sample's name and one label, up to its value: name{key="value"} */
+static void
+report_prom_labelled(
+    struct buf *b, const char *name, const char *key, const char *value)
+{
+	buf_printf(b, "%s{%s=\"", name, key);
+	report_label(b, value);
+	buf_adds(b, "\"} ");
+}
+
+static void
+report_outbox_prom_channels(struct buf *b, const struct outbox_counts *k)
+{
+	static const char *const        open = "cronguard_outbox_circuit_open",
+	                         *const failures =
+	                             "cronguard_outbox_circuit_failures",
+	                         *const quota = "cronguard_outbox_quota_used";
+	size_t                          i;
+
+	if (k->nchannels == 0)
+		return;
+	report_prom_head(b, open,
+	    "Whether the channel's circuit breaker is open or half-open "
+	    "(1): nothing is sent to it until a probe succeeds.");
+	for (i = 0; i < k->nchannels; i++) {
+		report_prom_labelled(
+		    b, open, "channel", k->channels[i].channel);
+		buf_printf(b, "%d\n", k->channels[i].circuit != CIRCUIT_CLOSED);
+	}
+	report_prom_head(b, failures,
+	    "Consecutive transient failures of the channel, across "
+	    "instances.");
+	for (i = 0; i < k->nchannels; i++) {
+		report_prom_labelled(
+		    b, failures, "channel", k->channels[i].channel);
+		buf_printf(b, "%u\n", k->channels[i].failures);
+	}
+	report_prom_head(b, quota,
+	    "Messages counted against the channel's daily quota today "
+	    "(UTC).");
+	for (i = 0; i < k->nchannels; i++) {
+		report_prom_labelled(
+		    b, quota, "channel", k->channels[i].channel);
+		buf_printf(b, "%lld\n", k->channels[i].quota_used);
+	}
+}
+
+static void
+report_outbox_prometheus(
+    struct buf *b, const struct outbox_counts *k, enum check_status s)
+{
+	report_prom_gauge(b, "cronguard_outbox_up",
+	    "Whether the outbox "
+	    "counts could be read (1) or not (0).",
+	    k != NULL);
+	report_prom_gauge(b, "cronguard_outbox_check_status",
+	    "Verdict of "
+	    "outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+	    s);
+	if (k == NULL)
+		return;
+	report_prom_head(b, "cronguard_outbox_messages",
+	    "Outbox rows by status (SENT rows are not counted).");
+	buf_printf(b,
+	    "cronguard_outbox_messages{status=\"pending\"} %lld\n"
+	    "cronguard_outbox_messages{status=\"processing\"} %lld\n"
+	    "cronguard_outbox_messages{status=\"failed\"} %lld\n",
+	    k->pending, k->processing, k->failed);
+	report_prom_gauge(b, "cronguard_outbox_due",
+	    "PENDING rows that are "
+	    "due now.",
+	    k->due);
+	report_prom_gauge(b, "cronguard_outbox_stale",
+	    "PROCESSING rows "
+	    "claimed longer than the lease ago.",
+	    k->stale);
+	report_prom_gauge(b, "cronguard_outbox_stuck",
+	    "PROCESSING rows "
+	    "claimed longer than the watchdog ago: no dispatcher recovers "
+	    "them.",
+	    k->stuck);
+	report_prom_gauge(b, "cronguard_outbox_oldest_due_age_seconds",
+	    "Seconds the oldest due PENDING row has waited.",
+	    k->oldest_due_age_s);
+	report_prom_gauge(b, "cronguard_outbox_unknown_channel",
+	    "PENDING "
+	    "rows whose channel no configuration names.",
+	    k->unknown_channel);
+	report_outbox_prom_channels(b, k);
+}
+
+/* {"mail": {"circuit": "open", "failures": 5, ...}, ...} */
+static json_t *
+report_outbox_json_channels(const struct outbox_counts *k)
+{
+	const struct ratelimit_state *r;
+	json_t                       *o, *ch;
+	size_t                        i;
+
+	o = json_object();
+	for (i = 0; o != NULL && i < k->nchannels; i++) {
+		r = &k->channels[i];
+		ch = json_pack("{s:s, s:I, s:I, s:I}", "circuit",
+		    report_circuit_name(r->circuit), "failures",
+		    (json_int_t)r->failures, "open_for_seconds",
+		    (json_int_t)((r->open_for_ms + 999) / 1000), "quota_used",
+		    (json_int_t)r->quota_used);
+		if (ch != NULL && r->circuit != CIRCUIT_CLOSED &&
+		    r->error != NULL)
+			json_object_set_new(ch, "error", json_string(r->error));
+		json_object_set_new(o, r->channel, ch);
+	}
+	return o;
+}
+
+char *
+report_outbox(enum report_format fmt, const struct outbox_counts *k,
+    const struct conf_outbox *c, enum check_status s, const char *error)
+{
+	struct buf b;
+	json_t    *j;
+	char      *text;
+
+	buf_init(&b);
+
+	switch (fmt) {
+	case REPORT_NAGIOS:
+		if (k == NULL)
+			buf_printf(&b, "OUTBOX UNKNOWN - %s\n",
+			    error != NULL ? error : "no counts");
+		else
+			report_outbox_nagios(&b, k, c, s);
+		break;
+	case REPORT_JSON:
+		if (k == NULL)
+			j = json_pack("{s:s, s:s}", "status",
+			    check_status_name(s), "error",
+			    error != NULL ? error : "no counts");
+		else
+			j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
+			              "s:I, s:I}",
+			    "status", check_status_name(s), "pending",
+			    (json_int_t)k->pending, "due", (json_int_t)k->due,
+			    "processing", (json_int_t)k->processing, "stale",
+			    (json_int_t)k->stale, "stuck", (json_int_t)k->stuck,
+			    "failed", (json_int_t)k->failed,
+			    "oldest_due_age_seconds",
+			    (json_int_t)k->oldest_due_age_s, "unknown_channel",
+			    (json_int_t)k->unknown_channel);
+		if (k != NULL && j != NULL) {
+			json_object_set_new(j, "circuit_open",
+			    json_integer((json_int_t)k->circuit_open));
+			json_object_set_new(
+			    j, "channels", report_outbox_json_channels(k));
+		}
+		text = j != NULL
+		    ? json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT)
+		    : NULL;
+		buf_printf(&b, "%s\n", text != NULL ? text : "{}");
+		free(text);
+		json_decref(j);
+		break;
+	case REPORT_PROMETHEUS:
+		report_outbox_prometheus(&b, k, s);
+		break;
+	}
+	return (buf_steal(&b));
+}
+
+/* --------------------------------------------------------- jobs check */
+
+static void
+report_jobs_nagios(struct buf *b, enum check_status st,
+    const struct job_check *jcs, size_t n, const char *error)
+{
+	const struct conf_job *j;
+	size_t                 i, bad = 0;
+
+	buf_printf(b, "JOBS %s - ", check_status_name(st));
+	if (error != NULL)
+		buf_adds(b, error);
+	for (i = 0; error == NULL && i < n; i++) {
+		if (jcs[i].status == CHECK_OK)
+			continue;
+		buf_printf(b, "%s%s %s: %s", bad++ ? "; " : "",
+		    jcs[i].job->name, check_status_name(jcs[i].status),
+		    jcs[i].msg.data);
+	}
+	if (error == NULL && bad == 0)
+		buf_printf(b, "%zu job%s ok", n, n == 1 ? "" : "s");
+	if (error == NULL && n > 0) {
+		buf_adds(b, " |");
+		for (i = 0; i < n; i++) {
+			j = jcs[i].job;
+			if (j->expect_every_ms > 0 &&
+			    jcs[i].js.last_success_age_s >= 0)
+				buf_printf(b,
+				    " %s_last_success_age=%llds;;%lld", j->name,
+				    jcs[i].js.last_success_age_s,
+				    (long long)((j->expect_every_ms +
+				                    j->grace_ms) /
+				        1000));
+			else if (j->expect_every_ms > 0)
+				buf_printf(
+				    b, " %s_last_success_age=U", j->name);
+			buf_printf(
+			    b, " %s_running=%d", j->name, jcs[i].running);
+		}
+	}
+	buf_addc(b, '\n');
+}
+
+static void
+report_jobs_json(struct buf *b, enum check_status st,
+    const struct job_check *jcs, size_t n, const char *error)
+{
+	const struct job_summary *js;
+	json_t                   *root, *jobs, *o;
+	char                     *text;
+	size_t                    i;
+
+	root = json_object();
+	json_object_set_new(root, "status", json_string(check_status_name(st)));
+	if (error != NULL)
+		json_object_set_new(root, "error", json_string(error));
+	jobs = json_array();
+	for (i = 0; error == NULL && i < n; i++) {
+		js = &jcs[i].js;
+		o = json_object();
+		json_object_set_new(o, "job", json_string(jcs[i].job->name));
+		json_object_set_new(
+		    o, "status", json_string(check_status_name(jcs[i].status)));
+		json_object_set_new(o, "message", json_string(jcs[i].msg.data));
+		json_object_set_new(o, "last_success",
+		    js->last_success ? json_string(js->last_success)
+		                     : json_null());
+		json_object_set_new(o, "last_success_timestamp_seconds",
+		    js->last_success_ts >= 0 ? json_real(js->last_success_ts)
+		                             : json_null());
+		json_object_set_new(o, "last_success_age_seconds",
+		    js->last_success_age_s >= 0
+		        ? json_integer(js->last_success_age_s)
+		        : json_null());
+		json_object_set_new(o, "last_run_id",
+		    js->last_id != 0 ? json_integer((json_int_t)js->last_id)
+		                     : json_null());
+		json_object_set_new(o, "last_outcome",
+		    js->last_outcome ? json_string(js->last_outcome)
+		                     : json_null());
+		json_object_set_new(o, "last_finished_run_id",
+		    js->done_id != 0 ? json_integer((json_int_t)js->done_id)
+		                     : json_null());
+		json_object_set_new(o, "last_finished_outcome",
+		    js->done_outcome ? json_string(js->done_outcome)
+		                     : json_null());
+		json_object_set_new(o, "running", json_boolean(jcs[i].running));
+		json_object_set_new(o, "lock_holder_connection",
+		    jcs[i].holder.connection_id != 0
+		        ? json_integer((json_int_t)jcs[i].holder.connection_id)
+		        : json_null());
+		json_array_append_new(jobs, o);
+	}
+	json_object_set_new(root, "jobs", jobs);
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	buf_printf(b, "%s\n", text != NULL ? text : "{}");
+	free(text);
+	json_decref(root);
+}
+
+enum report_job_metric {
+	REPORT_JOB_LAST_SUCCESS,
+	REPORT_JOB_RUNNING,
+	REPORT_JOB_LAST_RUN_FAILED,
+	REPORT_JOB_STATUS,
+};
+
+static void
+report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
+    const char *name, const char *help, enum report_job_metric which)
+{
+	size_t i;
+
+	report_prom_head(b, name, help);
+	for (i = 0; i < n; i++) {
+		report_prom_labelled(b, name, "job", jcs[i].job->name);
+		switch (which) {
+		case REPORT_JOB_LAST_SUCCESS:
+			buf_printf(b, "%.6f\n",
+			    jcs[i].js.last_success_ts >= 0
+			        ? jcs[i].js.last_success_ts
+			        : 0.0);
+			break;
+		case REPORT_JOB_RUNNING:
+			buf_printf(b, "%d\n", jcs[i].running);
+			break;
+		case REPORT_JOB_LAST_RUN_FAILED:
+			buf_printf(b, "%d\n",
+			    jcs[i].js.done_outcome != NULL &&
+			        strcmp(jcs[i].js.done_outcome, "success") != 0);
+			break;
+		case REPORT_JOB_STATUS:
+			buf_printf(b, "%d\n", (int)jcs[i].status);
+			break;
+		}
+	}
+}
+
+static void
+report_jobs_prometheus(struct buf *b, enum check_status st,
+    const struct job_check *jcs, size_t n, const char *error)
+{
+	if (error == NULL && n > 0) {
+		report_jobs_prom_metric(b, jcs, n,
+		    "cronguard_job_last_success_timestamp_seconds",
+		    "Unix time of the job's last successful run (database "
+		    "clock); 0 if none.",
+		    REPORT_JOB_LAST_SUCCESS);
+		report_jobs_prom_metric(b, jcs, n, "cronguard_job_running",
+		    "1 while a run of the job is recorded as running.",
+		    REPORT_JOB_RUNNING);
+		report_jobs_prom_metric(b, jcs, n,
+		    "cronguard_job_last_run_failed",
+		    "1 when the job's newest finished run did not succeed "
+		    "(failure, timeout, incident, ...), until a later run "
+		    "succeeds.",
+		    REPORT_JOB_LAST_RUN_FAILED);
+		report_jobs_prom_metric(b, jcs, n, "cronguard_job_status",
+		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, "
+		    "3 UNKNOWN.",
+		    REPORT_JOB_STATUS);
+	}
+	report_prom_gauge(b, "cronguard_jobs_check_status",
+	    "Overall jobs check status: 0 OK, 1 WARNING, 2 CRITICAL, 3 "
+	    "UNKNOWN.",
+	    (long long)st);
+}
+
+char *
+report_jobs(enum report_format fmt, enum check_status st,
+    const struct job_check *jcs, size_t n, const char *error)
+{
+	struct buf b;
+
+	buf_init(&b);
+	switch (fmt) {
+	case REPORT_NAGIOS:
+		report_jobs_nagios(&b, st, jcs, n, error);
+		break;
+	case REPORT_JSON:
+		report_jobs_json(&b, st, jcs, n, error);
+		break;
+	case REPORT_PROMETHEUS:
+		report_jobs_prometheus(&b, st, jcs, n, error);
+		break;
+	}
+	return (buf_steal(&b));
 }

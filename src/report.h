@@ -1,6 +1,13 @@
-/* report.h: the three monitoring output formats (CONTRACT section 7). */
+/*
+ * report.h: the monitoring output of jobs check and outbox check in the
+ * three formats (CONTRACT section 7): Nagios line with perfdata, JSON,
+ * Prometheus text.  The writers return an allocated string (the caller
+ * frees it) and never print.
+ */
 #ifndef CRONGUARD_REPORT_H
 #define CRONGUARD_REPORT_H
+
+#include <stddef.h>
 
 enum check_status {
 	CHECK_OK = 0, /* exit codes, Nagios plugin convention */
@@ -17,5 +24,24 @@ int report_format_parse(const char *, enum report_format *);
 const char *check_status_name(enum check_status);
 /* The worse of two statuses (UNKNOWN ranks below CRITICAL, above WARNING). */
 enum check_status check_status_worst(enum check_status, enum check_status);
+
+struct conf_outbox;
+struct job_check;
+struct outbox_counts;
+
+/*
+ * outbox check: the counts k in format fmt with verdict s.  k NULL means
+ * the counts could not be read: status UNKNOWN and error says why.
+ */
+char *report_outbox(enum report_format fmt, const struct outbox_counts *k,
+    const struct conf_outbox *, enum check_status s, const char *error);
+
+/*
+ * jobs check: the n judged jobs (runs_check) in format fmt with the
+ * overall status st.  error not NULL: the jobs could not be judged (status
+ * UNKNOWN), error says why and jcs is not read.
+ */
+char *report_jobs(enum report_format fmt, enum check_status st,
+    const struct job_check *jcs, size_t n, const char *error);
 
 #endif

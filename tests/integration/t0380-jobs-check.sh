@@ -22,7 +22,7 @@ mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
 assert_exit 2 cg jobs check accrual
 assert_grep '^JOBS CRITICAL - accrual CRITICAL: last success 1h59m5[0-9]s ago \(expected every 1h \+ 1m\) \| accrual_last_success_age=71[0-9][0-9]s;;3660 accrual_running=0$' "$OUT"
 assert_exit 2 cg jobs check --format json accrual
-python3 -c 'import json,sys
+/usr/bin/python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "CRITICAL", d
 j = d["jobs"][0]
@@ -40,7 +40,7 @@ assert_exit 0 cg run accrual
 assert_exit 0 cg jobs check accrual
 assert_grep '^JOBS OK - 1 job ok \| accrual_last_success_age=[0-9]s;;3660 accrual_running=0$' "$OUT"
 assert_exit 0 cg jobs check --format json accrual
-python3 -c 'import json,sys
+/usr/bin/python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "OK" and d["jobs"][0]["status"] == "OK", d
 assert d["jobs"][0]["last_success_age_seconds"] < 60, d' "$OUT" || fail "json: $(cat "$OUT")"

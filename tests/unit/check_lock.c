@@ -11,8 +11,10 @@
 
 #include "cmd.h"
 #include "guard.h"
+#include "incident.h"
 #include "lock.h"
 #include "log.h"
+#include "runs.h"
 #include "util.h"
 
 /* A value the fake returns: a string, or SQL NULL. */
@@ -330,7 +332,7 @@ take(struct lock *l)
 	ck_assert_int_eq(lock_open(l, &errstr), LOCK_OK);
 	ck_assert_int_eq(lock_acquire(l, &h, &errstr), LOCK_OK);
 	ck_assert_int_eq(l->held, 1);
-	ck_assert_int_eq(lock_run_start(l, "host1", 1234, &errstr), LOCK_OK);
+	ck_assert_int_eq(runs_start(l, "host1", 1234, &errstr), LOCK_OK);
 	ck_assert_ptr_null(errstr);
 }
 

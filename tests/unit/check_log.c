@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "incident.h"
 #include "log.h"
 #include "testutil.h"
 #include "util.h"
@@ -306,6 +307,34 @@ START_TEST(test_incident_alert_failure_is_logged)
 }
 END_TEST
 
+/* The alert speaks http and https only, as the http channel: a file://
+ * (or ftp://, smtp://...) alert URL is refused by libcurl, not fetched. */
+START_TEST(test_incident_alert_http_only)
+{
+	char  path[] = "/tmp/check_log.XXXXXX", url[64], *s;
+	FILE *f;
+	int   fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("not an alert endpoint\n", f);
+	fclose(f);
+	snprintf(url, sizeof url, "file://%s", path);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	log_init(LOG_WARN, LOG_TEXT);
+	incident_set_alert(url, 5000);
+	s = testutil_capture(STDERR_FILENO, silent, NULL);
+	unlink(path);
+	ck_assert_ptr_nonnull(strstr(s, "event=alert_failed"));
+	ck_assert_msg(
+	    strstr(s, "Protocol \\\"file\\\" not supported") != NULL, "%s", s);
+	incident_set_alert(NULL, 0);
+	free(s);
+}
+END_TEST
+
 static Suite *
 log_suite(void)
 {
@@ -319,6 +348,7 @@ log_suite(void)
 	tcase_add_test(tc, test_incident_logged_even_when_quiet);
 	tcase_add_test(tc, test_incident_alert_posted);
 	tcase_add_test(tc, test_incident_alert_failure_is_logged);
+	tcase_add_test(tc, test_incident_alert_http_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,6 +15,18 @@
 #include "report.h"
 #include "util.h"
 
+/* The report appended to b, as the tests compare it. */
+static void
+report_into(struct buf *b, enum report_format fmt,
+    const struct outbox_counts *k, const struct conf_outbox *c,
+    enum check_status s, const char *error)
+{
+	char *text = report_outbox(fmt, k, c, s, error);
+
+	buf_adds(b, text);
+	free(text);
+}
+
 static struct conf_outbox
 conf_thresholds(void)
 {
@@ -50,7 +62,7 @@ START_TEST(test_nagios_contract_example)
 
 	ck_assert_int_eq(outbox_verdict(&k, &c), CHECK_CRITICAL);
 	buf_init(&b);
-	outbox_report(&b, REPORT_NAGIOS, &k, &c, CHECK_CRITICAL, NULL);
+	report_into(&b, REPORT_NAGIOS, &k, &c, CHECK_CRITICAL, NULL);
 	/* CONTRACT 7, then the unknown_channel count as extra perfdata. */
 	ck_assert_str_eq(b.data,
 	    "OUTBOX CRITICAL - stuck=2 stale=0 "
@@ -106,14 +118,14 @@ START_TEST(test_json)
 	struct buf           b;
 
 	buf_init(&b);
-	outbox_report(&b, REPORT_JSON, &k, &c, CHECK_CRITICAL, NULL);
+	report_into(&b, REPORT_JSON, &k, &c, CHECK_CRITICAL, NULL);
 	ck_assert_str_eq(b.data,
 	    "{\"status\":\"CRITICAL\",\"pending\":14,"
 	    "\"due\":3,\"processing\":2,\"stale\":0,\"stuck\":2,\"failed\":1,"
 	    "\"oldest_due_age_seconds\":12,\"unknown_channel\":4,"
 	    "\"circuit_open\":0,\"channels\":{}}\n");
 	buf_reset(&b);
-	outbox_report(&b, REPORT_JSON, NULL, &c, CHECK_UNKNOWN, "db down");
+	report_into(&b, REPORT_JSON, NULL, &c, CHECK_UNKNOWN, "db down");
 	ck_assert_str_eq(
 	    b.data, "{\"status\":\"UNKNOWN\",\"error\":\"db down\"}\n");
 	buf_free(&b);
@@ -127,7 +139,7 @@ START_TEST(test_prometheus)
 	struct buf           b;
 
 	buf_init(&b);
-	outbox_report(&b, REPORT_PROMETHEUS, &k, &c, CHECK_CRITICAL, NULL);
+	report_into(&b, REPORT_PROMETHEUS, &k, &c, CHECK_CRITICAL, NULL);
 	ck_assert_ptr_nonnull(strstr(
 	    b.data, "\ncronguard_outbox_messages{status=\"pending\"} 14\n"));
 	ck_assert_ptr_nonnull(strstr(
@@ -143,7 +155,7 @@ START_TEST(test_prometheus)
 	ck_assert_ptr_nonnull(
 	    strstr(b.data, "# TYPE cronguard_outbox_stuck gauge\n"));
 	buf_reset(&b);
-	outbox_report(&b, REPORT_PROMETHEUS, NULL, &c, CHECK_UNKNOWN, "x");
+	report_into(&b, REPORT_PROMETHEUS, NULL, &c, CHECK_UNKNOWN, "x");
 	ck_assert_ptr_nonnull(strstr(b.data, "\ncronguard_outbox_up 0\n"));
 	ck_assert_ptr_null(strstr(b.data, "cronguard_outbox_messages"));
 	buf_free(&b);
@@ -156,7 +168,7 @@ START_TEST(test_nagios_unknown)
 	struct buf         b;
 
 	buf_init(&b);
-	outbox_report(&b, REPORT_NAGIOS, NULL, &c, CHECK_UNKNOWN,
+	report_into(&b, REPORT_NAGIOS, NULL, &c, CHECK_UNKNOWN,
 	    "cannot connect to 127.0.0.1:1: refused");
 	ck_assert_str_eq(b.data,
 	    "OUTBOX UNKNOWN - cannot connect to "
@@ -191,7 +203,7 @@ START_TEST(test_circuit_report)
 	/* an open circuit alone is a WARNING, and so is a half-open one */
 	ck_assert_int_eq(outbox_verdict(&k, &c), CHECK_WARNING);
 	buf_init(&b);
-	outbox_report(&b, REPORT_NAGIOS, &k, &c, CHECK_WARNING, NULL);
+	report_into(&b, REPORT_NAGIOS, &k, &c, CHECK_WARNING, NULL);
 	ck_assert_str_eq(b.data,
 	    "OUTBOX WARNING - stuck=0 stale=0 "
 	    "pending=5 due=5 failed=0 oldest_due=3s circuit_open=mail | "
@@ -199,7 +211,7 @@ START_TEST(test_circuit_report)
 	    "failed=0;1;100 oldest_due=3s;300;1800 unknown_channel=0 "
 	    "circuit_open=1;0 quota_used_hook=17 quota_used_mail=0\n");
 	buf_reset(&b);
-	outbox_report(&b, REPORT_JSON, &k, &c, CHECK_WARNING, NULL);
+	report_into(&b, REPORT_JSON, &k, &c, CHECK_WARNING, NULL);
 	ck_assert_ptr_nonnull(strstr(b.data,
 	    "\"circuit_open\":1,"
 	    "\"channels\":{\"hook\":{\"circuit\":\"closed\","
@@ -208,7 +220,7 @@ START_TEST(test_circuit_report)
 	    "\"open_for_seconds\":42,\"quota_used\":0,"
 	    "\"error\":\"connect failed: refused\"}}}\n"));
 	buf_reset(&b);
-	outbox_report(&b, REPORT_PROMETHEUS, &k, &c, CHECK_WARNING, NULL);
+	report_into(&b, REPORT_PROMETHEUS, &k, &c, CHECK_WARNING, NULL);
 	ck_assert_ptr_nonnull(strstr(
 	    b.data, "\ncronguard_outbox_circuit_open{channel=\"mail\"} 1\n"));
 	ck_assert_ptr_nonnull(strstr(
@@ -222,7 +234,7 @@ START_TEST(test_circuit_report)
 
 	st[1].circuit = CIRCUIT_HALF_OPEN;
 	buf_reset(&b);
-	outbox_report(&b, REPORT_JSON, &k, &c, CHECK_WARNING, NULL);
+	report_into(&b, REPORT_JSON, &k, &c, CHECK_WARNING, NULL);
 	ck_assert_ptr_nonnull(strstr(b.data, "\"circuit\":\"half-open\""));
 	k.circuit_open = 0;
 	ck_assert_int_eq(outbox_verdict(&k, &c), CHECK_OK);

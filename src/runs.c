@@ -1,0 +1,366 @@
+/* runs.c: the run records (cronguard_runs, CONTRACT section 5.3). */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "duration.h"
+#include "lock.h"
+#include "log.h"
+#include "report.h"
+#include "runs.h"
+#include "util.h"
+
+enum db_status
+runs_abandon(
+    struct db *db, const char *job, unsigned long long *n, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	char              count[32];
+
+	*n = 0;
+	st = db_query(db, &r, errstr,
+	    "UPDATE cronguard_runs SET outcome = 'abandoned',"
+	    " finished_at = NOW(6), error = CONCAT('abandoned: session ',"
+	    " connection_id, ' is gone and does not hold lock ', lock_name,"
+	    " '; found by ', %s)"
+	    " WHERE job = %s AND outcome = 'running'"
+	    " AND connection_id IS NOT NULL AND lock_name IS NOT NULL"
+	    " AND NOT (IS_USED_LOCK(lock_name) <=> connection_id)"
+	    " AND connection_id NOT IN"
+	    "  (SELECT p.ID FROM information_schema.PROCESSLIST p)",
+	    self_identity(), job);
+	if (st == DB_OK && (*n = r->affected) > 0) {
+		snprintf(count, sizeof count, "%llu", *n);
+		log_kv(LOG_WARN, "run_abandoned", "job", job, "runs", count,
+		    "msg",
+		    "run record left running by a cronguard that died: "
+		    "closed as abandoned",
+		    NULL);
+	}
+	db_result_free(r);
+	return (st);
+}
+
+/* Closing abandoned runs is housekeeping: a failure (a monitoring user
+ * without UPDATE, say) is logged and leaves them for the next one. */
+static void
+runs_abandon_quietly(struct db *db, const char *job)
+{
+	unsigned long long n;
+	char              *errstr = NULL;
+
+	if (runs_abandon(db, job, &n, &errstr) != DB_OK)
+		log_kv(LOG_WARN, "run_abandon_failed", "job", job, "error",
+		    errstr, NULL);
+	free(errstr);
+}
+
+enum db_status
+runs_insert(struct db *db, const struct run_start_info *ri,
+    unsigned long long *id, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	runs_abandon_quietly(db, ri->job);
+	st = db_query(db, &r, errstr,
+	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
+	    " connection_id) VALUES (%s, %s, %s, %lld, %R)",
+	    ri->job, ri->lock, ri->host, (long long)ri->pid,
+	    ri->connection_id == 0 ? "NULL" : "CONNECTION_ID()");
+	if (st == DB_OK)
+		*id = r->insert_id;
+	db_result_free(r);
+	return (st);
+}
+
+enum db_status
+runs_heartbeat(struct db *db, unsigned long long id, char **errstr)
+{
+	return (db_query(db, NULL, errstr,
+	    "UPDATE cronguard_runs"
+	    " SET heartbeat_at = NOW(6) WHERE id = %llu",
+	    id));
+}
+
+enum db_status
+runs_finish(struct db *db, unsigned long long id, const char *outcome,
+    int exit_status, const char *error, char **errstr)
+{
+	/* A job's status is 0..255: -1 (none) becomes NULL. */
+	return (db_query(db, NULL, errstr,
+	    "UPDATE cronguard_runs"
+	    " SET finished_at = NOW(6), outcome = %s,"
+	    " exit_status = NULLIF(%d, -1), error = %s WHERE id = %llu",
+	    outcome, exit_status < 0 ? -1 : exit_status, error, id));
+}
+
+enum lock_result
+runs_start(struct lock *l, const char *host, long pid, char **errstr)
+{
+	struct run_start_info ri;
+
+	memset(&ri, 0, sizeof ri);
+	ri.job = l->job;
+	ri.lock = l->name;
+	ri.host = host;
+	ri.pid = pid;
+	ri.connection_id = l->held ? l->connection_id : 0;
+	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
+		l->run_id = 0;
+		return (LOCK_ERR_DB);
+	}
+	return (LOCK_OK);
+}
+
+void
+runs_end(struct lock *l, const struct run_end *end, int incident,
+    const char *jobtext)
+{
+	char          *errstr = NULL, *detail = NULL, *error = NULL;
+	const char    *outcome = end->outcome;
+	enum db_status st = DB_ERR_CONNECT;
+	int            attempt;
+
+	if (incident)
+		outcome = l->lost ? "lock_lost" : "incident";
+	if (incident && end->error != NULL)
+		error = xasprintf("%s; lock incident, see the log", end->error);
+	else if (incident)
+		error = xstrdup("lock incident, see the log");
+	else if (end->error != NULL)
+		error = xstrdup(end->error);
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		if (l->conn == NULL || l->dead) {
+			if (l->conn != NULL)
+				l->ops->destroy(l->conn, NULL);
+			l->conn = NULL;
+			l->dead = 0;
+			free(errstr);
+			errstr = NULL;
+			if ((st = l->ops->connect(l->ctx, &l->conn, &errstr)) !=
+			    DB_OK) {
+				l->conn = NULL;
+				break;
+			}
+		}
+		free(errstr);
+		errstr = NULL;
+		st = l->ops->run_finish(l->conn, l->run_id, outcome,
+		    end->exit_status, error, &errstr);
+		if (st != DB_ERR_LOST)
+			break;
+		l->dead = 1;
+	}
+	if (st != DB_OK) {
+		detail = xasprintf("finishing run record %llu failed: %s (%s)",
+		    l->run_id, errstr != NULL ? errstr : "unknown error",
+		    jobtext);
+		lock_incident(l, "run_record_failed", detail);
+	}
+	free(detail);
+	free(error);
+	free(errstr);
+}
+
+enum db_status
+runs_job_summary(
+    struct db *db, const char *job, struct job_summary *js, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	const char       *cell, *e;
+
+	memset(js, 0, sizeof *js);
+	js->last_success_ts = -1;
+	js->last_success_age_s = js->last_age_s = js->last_exit_status = -1;
+	js->last_session_alive = -1;
+	runs_abandon_quietly(db, job);
+	st = db_query(db, &r, errstr,
+	    "SELECT s.fin, UNIX_TIMESTAMP(s.fin),"
+	    " TIMESTAMPDIFF(SECOND, s.fin, NOW(6)),"
+	    " r.id, r.outcome, r.started_at,"
+	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)), r.finished_at,"
+	    " r.exit_status, r.connection_id,"
+	    " (SELECT COUNT(*) FROM information_schema.PROCESSLIST p"
+	    "  WHERE p.ID = r.connection_id),"
+	    " d.id, d.outcome, d.finished_at"
+	    " FROM (SELECT MAX(finished_at) AS fin FROM cronguard_runs"
+	    "  WHERE job = %s AND outcome = 'success') s"
+	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
+	    "  FROM cronguard_runs x WHERE x.job = %s)"
+	    " LEFT JOIN cronguard_runs d ON d.id = (SELECT MAX(y.id)"
+	    "  FROM cronguard_runs y WHERE y.job = %s"
+	    "  AND y.outcome <> 'running')",
+	    job, job, job);
+	if (st != DB_OK)
+		goto out;
+	if ((st = db_one_row(r, 14, errstr)) != DB_OK)
+		goto out;
+	js->last_success = db_cell_dup(r, 0, 0);
+	if ((cell = db_cell(r, 0, 1)) != NULL &&
+	    parse_double(cell, 0, 1e12, &js->last_success_ts, &e) != 0)
+		js->last_success_ts = -1;
+	js->last_success_age_s = db_cell_ll(r, 0, 2, -1);
+	js->last_id = (unsigned long long)db_cell_ll(r, 0, 3, 0);
+	js->last_outcome = db_cell_dup(r, 0, 4);
+	js->last_started = db_cell_dup(r, 0, 5);
+	js->last_age_s = db_cell_ll(r, 0, 6, -1);
+	js->last_finished = db_cell_dup(r, 0, 7);
+	js->last_exit_status = db_cell_ll(r, 0, 8, -1);
+	js->last_connection_id = (unsigned long long)db_cell_ll(r, 0, 9, 0);
+	if (js->last_connection_id != 0)
+		js->last_session_alive = db_cell_ll(r, 0, 10, 0) > 0;
+	js->done_id = (unsigned long long)db_cell_ll(r, 0, 11, 0);
+	js->done_outcome = db_cell_dup(r, 0, 12);
+	js->done_finished = db_cell_dup(r, 0, 13);
+out:
+	db_result_free(r);
+	return (st);
+}
+
+void
+runs_job_summary_free(struct job_summary *js)
+{
+	free(js->last_success);
+	free(js->last_outcome);
+	free(js->last_started);
+	free(js->last_finished);
+	free(js->done_outcome);
+	free(js->done_finished);
+	memset(js, 0, sizeof *js);
+}
+
+enum db_status
+runs_locks(struct db *db, struct db_result **res, char **errstr)
+{
+	return (db_query(db, res, errstr,
+	    "SELECT DISTINCT lock_name FROM cronguard_runs"
+	    " WHERE outcome = 'running' AND lock_name IS NOT NULL"
+	    " ORDER BY lock_name"));
+}
+
+/* ------------------------------------------------------- jobs check */
+
+static void runs_check_add(struct job_check *jc, enum check_status st,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+runs_check_add(struct job_check *jc, enum check_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	jc->status = check_status_worst(jc->status, st);
+	if (jc->msg.len > 0)
+		buf_adds(&jc->msg, ", ");
+	va_start(ap, fmt);
+	buf_vprintf(&jc->msg, fmt, ap);
+	va_end(ap);
+}
+
+/* A finished run that did not succeed: a lock incident (duplicate work
+ * may have happened) pages someone; the rest is a failed job. */
+static enum check_status
+runs_outcome_status(const char *outcome)
+{
+	if (strcmp(outcome, "incident") == 0 ||
+	    strcmp(outcome, "lock_lost") == 0)
+		return (CHECK_CRITICAL);
+	return (CHECK_WARNING);
+}
+
+enum db_status
+runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
+    char **errstr)
+{
+	const struct job_summary *js = &jc->js;
+	char                      d1[32], d2[32], age[32];
+	char                     *why = NULL;
+	int64_t                   limit;
+	enum db_status            st;
+
+	memset(jc, 0, sizeof *jc);
+	jc->job = j;
+	jc->status = CHECK_OK;
+	buf_init(&jc->msg);
+	buf_adds(&jc->msg, ""); /* never NULL data */
+	if ((st = runs_job_summary(db, j->name, &jc->js, errstr)) != DB_OK)
+		return (st);
+	if (j->guard == GUARD_NAMED_LOCK &&
+	    (st = lock_holder_get(db, j->lock, &jc->holder, errstr)) != DB_OK)
+		return (st);
+
+	if (j->expect_every_ms > 0) {
+		duration_format(j->expect_every_ms, d1, sizeof d1);
+		duration_format(j->grace_ms, d2, sizeof d2);
+		limit = j->expect_every_ms + j->grace_ms;
+		if (js->last_success_ts < 0)
+			runs_check_add(jc, CHECK_WARNING,
+			    "no successful run "
+			    "recorded (expected every %s + %s)",
+			    d1, d2);
+		else if (js->last_success_age_s * 1000 > limit) {
+			duration_format(
+			    js->last_success_age_s * 1000, age, sizeof age);
+			runs_check_add(jc, CHECK_CRITICAL,
+			    "last success %s ago "
+			    "(expected every %s + %s)",
+			    age, d1, d2);
+		}
+	}
+
+	/* Until a later run succeeds; a run still going clears nothing. */
+	if (js->done_outcome != NULL &&
+	    strcmp(js->done_outcome, "success") != 0)
+		runs_check_add(jc, runs_outcome_status(js->done_outcome),
+		    "last run %llu: %s at %.19s", js->done_id, js->done_outcome,
+		    js->done_finished != NULL ? js->done_finished : "?");
+
+	jc->running = js->last_outcome != NULL &&
+	    strcmp(js->last_outcome, "running") == 0;
+	if (jc->running && js->last_session_alive == 0) {
+		/* The session of a live run is there until it finishes. */
+		runs_check_add(jc, CHECK_WARNING,
+		    "run %llu died without finishing "
+		    "(its session %llu is gone)",
+		    js->last_id, js->last_connection_id);
+		jc->running = 0;
+	} else if (jc->running && js->last_age_s >= 0) {
+		duration_format(js->last_age_s * 1000, age, sizeof age);
+		duration_format(j->max_runtime_ms, d1, sizeof d1);
+		if (js->last_age_s * 1000 > j->max_runtime_ms + j->grace_ms)
+			runs_check_add(jc, CHECK_CRITICAL,
+			    "run %llu running for %s, "
+			    "past max_runtime %s + grace",
+			    js->last_id, age, d1);
+		else if (js->last_age_s * 1000 > j->max_runtime_ms)
+			runs_check_add(jc, CHECK_WARNING,
+			    "run %llu running for %s, "
+			    "past max_runtime %s",
+			    js->last_id, age, d1);
+	}
+
+	/* A lock that no run of ours accounts for. */
+	if (jc->holder.connection_id != 0 && jc->holder.run_id == 0 &&
+	    lock_holder_stuck(
+	        &jc->holder, j->max_runtime_ms, j->grace_ms, &why))
+		runs_check_add(
+		    jc, CHECK_CRITICAL, "lock %s held by %s", j->lock, why);
+	free(why);
+	return (DB_OK);
+}
+
+void
+runs_check_free(struct job_check *jc)
+{
+	buf_free(&jc->msg);
+	runs_job_summary_free(&jc->js);
+	lock_holder_free(&jc->holder);
+}

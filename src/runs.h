@@ -1,0 +1,116 @@
+/*
+ * runs.h: the run records (cronguard_runs, CONTRACT section 5.3).  A run
+ * is written "running" when the job starts and ends as success, failure,
+ * timeout, killed, error, incident or lock_lost when it finishes, or as
+ * abandoned when a later cronguard finds its own process died.
+ */
+#ifndef CRONGUARD_RUNS_H
+#define CRONGUARD_RUNS_H
+
+#include "conf.h"
+#include "db.h"
+#include "lock.h"
+#include "report.h"
+#include "util.h"
+
+/*
+ * The statements over one session; the real lock_db_ops use them.  Each
+ * returns a db_status and on failure sets *errstr (allocated).
+ */
+/* INSERT a run record, outcome "running"; *id its id.  The connection id
+ * is the session's own (CONNECTION_ID()) when ri->connection_id is not 0.
+ * Closes the job's abandoned runs first (runs_abandon; a failure there is
+ * logged only). */
+enum db_status runs_insert(struct db *, const struct run_start_info *ri,
+    unsigned long long *id, char **errstr);
+/* heartbeat_at = NOW(6) */
+enum db_status runs_heartbeat(
+    struct db *, unsigned long long id, char **errstr);
+/* finished_at = NOW(6), outcome, exit_status (-1: NULL), error (NULL). */
+enum db_status runs_finish(struct db *, unsigned long long id,
+    const char *outcome, int exit_status, const char *error, char **errstr);
+
+/* Insert the run record of l's run (l->run_id).  LOCK_OK or LOCK_ERR_DB
+ * with *errstr. */
+enum lock_result runs_start(
+    struct lock *l, const char *host, long pid, char **errstr);
+
+/*
+ * Finish the run record of l's run with the job's end; with incident set
+ * the outcome is lock_lost (l->lost) or incident, and the error says to
+ * look at the log.  Written on the lock session when it is usable, else
+ * on a fresh one: a dead lock session must not lose the job's result.  A
+ * failure is the incident run_record_failed, its detail ending with
+ * jobtext.
+ */
+void runs_end(struct lock *l, const struct run_end *end, int incident,
+    const char *jobtext);
+
+/*
+ * What the run records say about one job, for jobs list, jobs check and
+ * locks (database clock throughout).  Strings are allocated or NULL;
+ * numbers -1 when unknown or absent.
+ */
+struct job_summary {
+	char              *last_success; /* finished_at of the last success */
+	double             last_success_ts; /* as Unix time; -1 never */
+	long long          last_success_age_s;
+	unsigned long long last_id; /* the newest run; 0 none */
+	char              *last_outcome;
+	char              *last_started;
+	long long          last_age_s; /* since it started */
+	char              *last_finished;
+	long long          last_exit_status;
+	unsigned long long last_connection_id; /* 0 none */
+	int                last_session_alive; /* its session is in the
+	                                        * process list: 1, 0, -1 */
+	/* The newest run that is not running any more. */
+	unsigned long long done_id; /* 0 none */
+	char              *done_outcome;
+	char              *done_finished;
+};
+/*
+ * Close the runs of job left "running" by a cronguard that died: the run's
+ * session is not in the process list and does not hold its lock (a live
+ * run holds it on that session from before its record is written until
+ * after).  They become "abandoned", finished_at the time they were found,
+ * error naming the session, the lock and who found them (a warning
+ * run_abandoned is logged).  *n is how many.  Runs without a named lock
+ * cannot be judged this way and are left alone.
+ */
+enum db_status runs_abandon(
+    struct db *, const char *job, unsigned long long *n, char **errstr);
+
+/* runs_abandon first (a failure is logged, not returned), then the
+ * summary. */
+enum db_status runs_job_summary(
+    struct db *, const char *job, struct job_summary *, char **errstr);
+void runs_job_summary_free(struct job_summary *);
+
+/* The lock names of the runs recorded as running, one per row, sorted:
+ * every named lock a cronguard holds, configured or not (exec --lock). */
+enum db_status runs_locks(struct db *, struct db_result **res, char **errstr);
+
+/* One job judged for jobs check from its run records and its lock. */
+struct job_check {
+	const struct conf_job *job;
+	enum check_status      status;
+	struct buf             msg; /* why, when not OK; "" when OK */
+	struct job_summary     js;
+	struct lock_holder     holder;
+	int                    running; /* a live run is recorded */
+};
+
+/*
+ * Judge job j (CONTRACT section 7): its last success older than
+ * expect_every + grace, a run past max_runtime (+ grace: CRITICAL), a
+ * run whose session died, a lock that no run of ours accounts for, and
+ * the newest finished run when it did not succeed (incident, lock_lost:
+ * CRITICAL; failure, timeout, killed, error, abandoned: WARNING).
+ * Fills *jc (runs_check_free); DB_OK, or the status with *errstr.
+ */
+enum db_status runs_check(
+    struct db *, const struct conf_job *j, struct job_check *jc, char **errstr);
+void runs_check_free(struct job_check *);
+
+#endif
