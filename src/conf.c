@@ -516,7 +516,9 @@ static const struct key top_keys[] = {
 /* Parser state: the first error wins. */
 struct parse {
 	const char  *path;
-	char        *dir; /* of path: the include directory */
+	char        *dir;      /* of path: the include directory */
+	char       **includes; /* every @include'd file, resolved */
+	size_t       nincludes;
 	struct conf *c;
 	config_t     cfg;
 	char        *err;
@@ -1532,16 +1534,74 @@ conf_defaults(struct conf *c)
 	conf_key_defaults(top_keys, c, 0);
 }
 
+/* The directory of path, absolute, so that messages name included files
+ * unambiguously. */
 static char *
 conf_dirname(const char *path)
 {
 	const char *slash = strrchr(path, '/');
+	char       *cwd, *dir;
 
-	if (slash == NULL)
-		return xstrdup(".");
 	if (slash == path)
 		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
+	if (*path == '/')
+		return xstrndup(path, (size_t)(slash - path));
+	if ((cwd = getcwd(NULL, 0)) == NULL)
+		return slash == NULL ? xstrdup(".")
+		                     : xstrndup(path, (size_t)(slash - path));
+	if (slash == NULL)
+		dir = xstrdup(cwd);
+	else
+		dir = xasprintf("%s/%.*s", cwd, (int)(slash - path), path);
+	free(cwd);
+	return dir;
+}
+
+/*
+ * libconfig keeps a string only up to a NUL byte and drops a "\x00" escape,
+ * so "a\0pp" would silently become "a" or "app": refuse both, with the
+ * line.  Walks the text as the scanner does: strings, escapes, comments.
+ * Returns 0 or -1 with p->err set.
+ */
+static int
+conf_check_text(struct parse *p, const char *file, const char *text, size_t len)
+{
+	const char *c, *end = text + len, *why = NULL;
+	int         line = 1, in_string = 0;
+
+	for (c = text; c < end && why == NULL; c++) {
+		if (*c == '\0')
+			why = "a NUL byte";
+		else if (*c == '\n')
+			line++;
+		else if (in_string && *c == '\\' && c + 1 < end) {
+			if (end - c >= 4 && c[1] == 'x' && c[2] == '0' &&
+			    c[3] == '0')
+				why = "a \\x00 escape (NUL) in a string";
+			else if (c[1] != '\n')
+				c++;
+		} else if (*c == '"')
+			in_string = !in_string;
+		else if (!in_string &&
+		    (*c == '#' || (*c == '/' && c + 1 < end && c[1] == '/')))
+			c += strcspn(c, "\n") - 1;
+		else if (!in_string && *c == '/' && c + 1 < end &&
+		    c[1] == '*') {
+			for (c += 2;
+			     c + 1 < end && !(c[0] == '*' && c[1] == '/');
+			     c++) {
+				if (*c == '\n')
+					line++;
+			}
+			c++;
+		}
+	}
+	if (why == NULL)
+		return 0;
+	p->err = xasprintf("%s:%d: %s is not allowed: strings would be cut "
+	                   "short",
+	    file, line, why);
+	return -1;
 }
 
 /*
@@ -1550,7 +1610,9 @@ conf_dirname(const char *path)
  * configuration error into a silent exit 2.  So check every @include line
  * ourselves first, the same way the scanner reads it: a line that starts
  * with optional blanks, "@include", blanks and a quoted path, resolved
- * against the include directory.  Returns 0 or -1 with p->err set.
+ * against the include directory.  Each file's text is checked too, and
+ * the included files are listed in p->includes.  Returns 0 or -1 with
+ * p->err set.
  */
 static int
 conf_check_includes(struct parse *p, const char *file, int depth)
@@ -1558,16 +1620,19 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 	struct stat st;
 	const char *why;
 	char       *text, *errstr = NULL, *line, *next, *q, *name, *full;
+	size_t      len;
 	int         lineno = 0, rv = -1;
 
 	if (depth > 10) {
 		p->err = xasprintf("%s: @include nested too deeply", file);
 		return -1;
 	}
-	if ((text = read_file(file, 1024 * 1024, NULL, &errstr)) == NULL) {
+	if ((text = read_file(file, 1024 * 1024, &len, &errstr)) == NULL) {
 		p->err = errstr;
 		return -1;
 	}
+	if (conf_check_text(p, file, text, len) == -1)
+		goto out;
 	for (line = text; line != NULL; line = next) {
 		lineno++;
 		if ((next = strchr(line, '\n')) != NULL)
@@ -1587,18 +1652,18 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 		else if (!S_ISREG(st.st_mode))
 			why = "not a regular file";
 		if (why != NULL) {
-			p->err = xasprintf("%s:%d: @include \"%s\": %s", file,
-			    lineno, name, why);
+			p->err = xasprintf("%s:%d: @include \"%s\" (%s): %s",
+			    file, lineno, name, full, why);
 			free(name);
 			free(full);
 			goto out;
 		}
 		free(name);
-		rv = conf_check_includes(p, full, depth + 1);
-		free(full);
-		if (rv == -1)
+		p->includes = xreallocarray(
+		    p->includes, p->nincludes + 1, sizeof *p->includes);
+		p->includes[p->nincludes++] = full;
+		if (conf_check_includes(p, full, depth + 1) == -1)
 			goto out;
-		rv = -1;
 	}
 	rv = 0;
 out:
@@ -1606,12 +1671,51 @@ out:
 	return rv;
 }
 
+/* libconfig's syntax error, "file:line: text", with the file resolved. */
+static char *
+conf_syntax_error(struct parse *p, config_t *cfg)
+{
+	char *file, *err;
+
+	file = conf_resolve(p, config_error_file(cfg));
+	err = xasprintf(
+	    "%s:%d: %s", file, config_error_line(cfg), config_error_text(cfg));
+	free(file);
+	return err;
+}
+
+/*
+ * An included file is read as if pasted in, so an unterminated string or
+ * group in it is reported at the including file's line.  Parse each
+ * included file on its own: the first that is not valid by itself is
+ * where the error is.  Returns NULL when each is.
+ */
+static char *
+conf_blame_include(struct parse *p)
+{
+	config_t cfg;
+	char    *err = NULL;
+	size_t   i;
+
+	/* The deepest and last first: a file that includes a broken one is
+	 * broken too when read by itself. */
+	for (i = p->nincludes; i-- > 0 && err == NULL;) {
+		config_init(&cfg);
+		config_set_include_dir(&cfg, p->dir);
+		if (!config_read_file(&cfg, p->includes[i]) &&
+		    config_error_type(&cfg) == CONFIG_ERR_PARSE)
+			err = conf_syntax_error(p, &cfg);
+		config_destroy(&cfg);
+	}
+	return err;
+}
+
 int
 conf_load(const char *path, struct conf *c, char **errstr)
 {
 	struct parse p;
 	struct stat  st;
-	char        *file;
+	size_t       i;
 	int          rv = -1, saved;
 
 	*errstr = NULL;
@@ -1626,8 +1730,9 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		p.err = xasprintf("%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		p.err = xasprintf("%s: is a directory", path);
+	/* A FIFO or a device would block or never end. */
+	if (!S_ISREG(st.st_mode)) {
+		p.err = xasprintf("%s: not a regular file", path);
 		goto out;
 	}
 	/* @include "x.conf" is relative to the configuration's directory
@@ -1642,13 +1747,8 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		if (config_error_type(&p.cfg) == CONFIG_ERR_FILE_IO)
 			p.err = xasprintf("%s: cannot read: %s", path,
 			    strerror(saved != 0 ? saved : EIO));
-		else {
-			file = conf_resolve(&p, config_error_file(&p.cfg));
-			p.err = xasprintf("%s:%d: %s", file,
-			    config_error_line(&p.cfg),
-			    config_error_text(&p.cfg));
-			free(file);
-		}
+		else if ((p.err = conf_blame_include(&p)) == NULL)
+			p.err = conf_syntax_error(&p, &p.cfg);
 		goto out;
 	}
 	if (conf_parse_group(&p, config_root_setting(&p.cfg), top_keys, c, 0) ==
@@ -1668,6 +1768,9 @@ conf_load(const char *path, struct conf *c, char **errstr)
 out:
 	config_destroy(&p.cfg);
 	free(p.dir);
+	for (i = 0; i < p.nincludes; i++)
+		free(p.includes[i]);
+	free(p.includes);
 	if (rv == -1) {
 		conf_free(c);
 		*errstr = p.err;
