@@ -265,6 +265,13 @@ START_TEST(test_full)
 	ck_assert_int_eq(c.outbox.failed_crit, 3);
 
 	ck_assert_uint_eq(c.nchannels, 2);
+	/* Channel secrets are not read until a command asks. */
+	ck_assert_ptr_null(c.channels[0].password);
+	ck_assert_ptr_null(c.channels[1].signing_secret);
+	ck_assert_int_eq(conf_read_secrets(&c, "billing", &err), 0);
+	ck_assert_ptr_null(c.channels[0].password);
+	ck_assert_ptr_nonnull(c.channels[1].signing_secret);
+	ck_assert_int_eq(conf_read_secrets(&c, NULL, &err), 0);
 	mail = conf_channel_find(&c, "mail");
 	ck_assert_ptr_nonnull(mail);
 	ck_assert_int_eq(mail->type, CHANNEL_SMTP);
@@ -853,7 +860,16 @@ check_secret_file_error(const char *key, const char *secret_path,
 		                 " url = \"http://x/\";\n"
 		                 "\n signing_secret_file = \"%s\"; }; };\n",
 		    secret_path);
-	ck_assert_int_eq(load_text(text, conf_mode, &c, &err, &path), -1);
+	/* A channel's secret is read only when a command asks for it. */
+	if (strcmp(key, "database") == 0)
+		ck_assert_int_eq(
+		    load_text(text, conf_mode, &c, &err, &path), -1);
+	else {
+		ck_assert_msg(load_text(text, conf_mode, &c, &err, &path) == 0,
+		    "%s", err);
+		ck_assert_int_eq(conf_read_secrets(&c, NULL, &err), -1);
+		conf_free(&c);
+	}
 	line =
 	    xasprintf("%s:%d: %s", path, strcmp(key, "database") == 0 ? 2 : 4,
 	        strcmp(key, "database") == 0 ? "database.password_file: "
