@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
 #include "conf.h"
@@ -10,15 +11,32 @@
  * The configuration is loaded and validated by the command layer
  * (CMD_NEEDS_CONF), which prints "file:line: message" and exits 78 on any
  * error; reaching exec means it is valid.  Printing the effective values
- * shows the defaults an operator did not write down.
+ * shows the defaults an operator did not write down; what is likely wrong
+ * but not fatal everywhere goes to stderr as warnings (exit 0).
  */
 static int
 cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
+	char  *errstr;
+	size_t i;
+
 	if (ctx->argc > 1)
 		return cmd_usage_error(
 		    ctx->entry, "unexpected argument '%s'", ctx->argv[1]);
 	conf_print(c);
+	for (i = 0; i < c->nwarnings; i++)
+		fprintf(stderr, "cronguard: warning: %s\n", c->warnings[i]);
+	/* A channel's secret is needed only where outbox dispatch runs: a
+	 * host that only runs jobs may lack it, so this is no error. */
+	for (i = 0; i < c->nchannels; i++) {
+		if (conf_read_secrets(c, c->channels[i].name, &errstr) == 0)
+			continue;
+		fprintf(stderr,
+		    "cronguard: warning: %s (needed where outbox dispatch "
+		    "sends on channel %s)\n",
+		    errstr, c->channels[i].name);
+		free(errstr);
+	}
 	if (ferror(stdout)) {
 		fputs("cronguard: config check: cannot write to stdout\n",
 		    stderr);

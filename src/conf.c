@@ -1,6 +1,7 @@
 /* conf.c: the configuration (CONTRACT section 4), parsed with libconfig. */
 #include "config.h"
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -96,6 +97,8 @@ struct key {
 	unsigned (*types_of)(const void *);
 	/* Printed only when this says so (NULL: always, when set). */
 	int (*shown)(const void *);
+	/* A comment printed after the value, or NULL. */
+	const char *(*note)(const void *);
 };
 
 static const char *const tls_modes[] = { "disabled", "preferred", "required",
@@ -111,7 +114,8 @@ static const char *const lock_lost[] = { "terminate", "continue", NULL };
 #define DUR_M(m) (DUR_S(m) * 60)
 #define DUR_H(h) (DUR_M(h) * 60)
 
-static int conf_db_uses_tcp(const void *);
+static int         conf_db_uses_tcp(const void *);
+static const char *conf_db_tls_note(const void *);
 static int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 static int conf_parse_job(struct parse *, const config_setting_t *, void *);
 static unsigned conf_channel_types(const void *);
@@ -122,7 +126,8 @@ static const struct key database_tls_keys[] = {
 	    .kind = K_ENUM,
 	    .off = DB(tls_mode),
 	    .values = tls_modes,
-	    .def = TLS_PREFERRED },
+	    .def = TLS_PREFERRED,
+	    .note = conf_db_tls_note },
 	{ .name = "ca", .kind = K_STR, .off = DB(tls_ca) },
 	{ .name = "cert", .kind = K_STR, .off = DB(tls_cert) },
 	{ .name = "key", .kind = K_STR, .off = DB(tls_key) },
@@ -516,7 +521,10 @@ static const struct key top_keys[] = {
 /* Parser state: the first error wins. */
 struct parse {
 	const char  *path;
-	char        *dir; /* of path: the include directory */
+	char        *dir;      /* of path: the include directory */
+	char       **includes; /* every @include'd file, resolved */
+	size_t       nincludes;
+	const char  *channel; /* the channel being parsed, or NULL */
 	struct conf *c;
 	config_t     cfg;
 	char        *err;
@@ -611,24 +619,60 @@ conf_error(struct parse *p, const config_setting_t *s, const char *fmt, ...)
 	return -1;
 }
 
+/* "file:line: outbox.lease" for setting s (allocated). */
+static char *
+conf_where(struct parse *p, const config_setting_t *s)
+{
+	struct buf b;
+	char      *file, *where;
+
+	buf_init(&b);
+	conf_key_path(s, &b);
+	file = conf_source_file(p, s);
+	where = xasprintf("%s:%d: %s", file,
+	    s != NULL ? config_setting_source_line(s) : 0,
+	    b.data != NULL ? b.data : "");
+	free(file);
+	buf_free(&b);
+	return where;
+}
+
 /* Same, naming the key first: "file:line: outbox.lease: msg". */
 static int __attribute__((format(printf, 3, 4)))
 conf_key_error(struct parse *p, const config_setting_t *s, const char *fmt, ...)
 {
-	va_list    ap;
-	struct buf b;
-	char      *msg;
-	int        rv;
+	va_list ap;
+	char   *msg, *where;
 
-	buf_init(&b);
-	conf_key_path(s, &b);
+	if (p->err != NULL)
+		return -1;
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	rv = conf_error(p, s, "%s: %s", b.data != NULL ? b.data : "", msg);
+	where = conf_where(p, s);
+	p->err = xasprintf("%s: %s", where, msg);
+	free(where);
 	free(msg);
-	buf_free(&b);
-	return rv;
+	return -1;
+}
+
+/* A warning for config check, "file:line: key: msg"; loading goes on. */
+static void __attribute__((format(printf, 3, 4)))
+conf_key_warn(struct parse *p, const config_setting_t *s, const char *fmt, ...)
+{
+	struct conf *c = p->c;
+	va_list      ap;
+	char        *msg, *where;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	where = conf_where(p, s);
+	c->warnings =
+	    xreallocarray(c->warnings, c->nwarnings + 1, sizeof *c->warnings);
+	c->warnings[c->nwarnings++] = xasprintf("%s: %s", where, msg);
+	free(where);
+	free(msg);
 }
 
 static const char *
@@ -899,27 +943,52 @@ conf_check_url_secret(
 	    "take the password out of the URL (username and password_file)");
 }
 
-static int
-conf_read_secret(
-    struct parse *p, const config_setting_t *s, const char *path, char **out)
+/* Read the secret in path into *out; NULL, or an allocated reason. */
+static char *
+conf_secret_read(const char *path, char **out)
 {
 	struct stat st;
 	char       *err = NULL;
 
 	if (stat(path, &st) == -1)
-		return conf_key_error(
-		    p, s, "cannot read %s: %s", path, strerror(errno));
+		return xasprintf("cannot read %s: %s", path, strerror(errno));
 	if (st.st_mode & S_IROTH)
-		return conf_key_error(p, s,
+		return xasprintf(
 		    "%s is readable by others (chmod o-r %s)", path, path);
-	if ((*out = read_secret_file(path, &err)) == NULL) {
-		conf_key_error(p, s, "%s", err);
-		free(err);
-		return -1;
-	}
+	if ((*out = read_secret_file(path, &err)) == NULL)
+		return err;
 	if (**out == '\0')
-		return conf_key_error(p, s, "%s is empty", path);
-	return 0;
+		return xasprintf("%s is empty", path);
+	return NULL;
+}
+
+/*
+ * A secret file: noted in c->secrets for config check and
+ * conf_read_secrets; the database's is read at once (every command that
+ * uses the database needs it), a channel's only when a command asks.
+ */
+static int
+conf_secret_file(
+    struct parse *p, const config_setting_t *s, const char *path, char **out)
+{
+	struct conf        *c = p->c;
+	struct conf_secret *sec;
+	char               *err;
+
+	c->secrets =
+	    xreallocarray(c->secrets, c->nsecrets + 1, sizeof *c->secrets);
+	sec = &c->secrets[c->nsecrets++];
+	sec->where = conf_where(p, s);
+	sec->path = path;
+	sec->channel = p->channel;
+	sec->dest = out;
+	if (p->channel != NULL)
+		return 0;
+	if ((err = conf_secret_read(path, out)) == NULL)
+		return 0;
+	conf_key_error(p, s, "%s", err);
+	free(err);
+	return -1;
 }
 
 static int
@@ -983,7 +1052,7 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 	case K_SECRET:
 		if ((v = conf_get_string(p, s, 0)) == NULL)
 			return -1;
-		if (*sp != NULL)
+		if (*sp != NULL || *(char **)KEY_FIELD2(base, k) != NULL)
 			return conf_key_error(p, s,
 			    "give the secret inline or in %s_file, not both",
 			    k->name);
@@ -1003,7 +1072,7 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 			    "give the secret inline or in a file, not both");
 		free(*sp);
 		*sp = xstrdup(v);
-		return conf_read_secret(p, s, v, secret);
+		return conf_secret_file(p, s, *sp, secret);
 	case K_GROUP:
 		if (k->flags & KF_PRESENT)
 			*(bool *)KEY_FIELD2(base, k) = true;
@@ -1267,7 +1336,7 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 	const config_setting_t *t, *m;
 	unsigned                types;
 	size_t                  i;
-	int                     type;
+	int                     type, rv;
 
 	ch->name = xstrdup(config_setting_name(s));
 	ch->line = config_setting_source_line(s);
@@ -1289,7 +1358,10 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 #endif
 	types = conf_channel_types(ch);
 	conf_key_defaults(channel_keys, ch, types);
-	if (conf_parse_group(p, s, channel_keys, ch, types) == -1)
+	p->channel = ch->name;
+	rv = conf_parse_group(p, s, channel_keys, ch, types);
+	p->channel = NULL;
+	if (rv == -1)
 		return -1;
 
 	if (ch->url == NULL)
@@ -1309,7 +1381,8 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 		return -1;
 	if (ch->type == CHANNEL_SMTP && ch->from == NULL)
 		return conf_key_error(p, s, "from missing (required for smtp)");
-	if (ch->password != NULL && ch->username == NULL)
+	if ((ch->password != NULL || ch->password_file != NULL) &&
+	    ch->username == NULL)
 		return conf_key_error(p, s, "a password needs a username");
 	m = config_setting_get_member(s, "headers");
 	for (i = 0; i < ch->nheaders; i++) {
@@ -1349,6 +1422,15 @@ conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 		return conf_key_error(p,
 		    config_setting_get_member(s, "command"),
 		    "must not be empty");
+	/* There is no shell: "/path --flag" names a file with a space. */
+	if (j->command != NULL && strchr(j->command[0], ' ') != NULL &&
+	    access(j->command[0], F_OK) == -1)
+		conf_key_warn(p,
+		    config_setting_get_elem(
+		        config_setting_get_member(s, "command"), 0),
+		    "\"%s\" does not exist (%s); there is no shell: give "
+		    "the program and each argument as separate strings",
+		    j->command[0], strerror(errno));
 	return 0;
 }
 
@@ -1532,16 +1614,74 @@ conf_defaults(struct conf *c)
 	conf_key_defaults(top_keys, c, 0);
 }
 
+/* The directory of path, absolute, so that messages name included files
+ * unambiguously. */
 static char *
 conf_dirname(const char *path)
 {
 	const char *slash = strrchr(path, '/');
+	char       *cwd, *dir;
 
-	if (slash == NULL)
-		return xstrdup(".");
 	if (slash == path)
 		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
+	if (*path == '/')
+		return xstrndup(path, (size_t)(slash - path));
+	if ((cwd = getcwd(NULL, 0)) == NULL)
+		return slash == NULL ? xstrdup(".")
+		                     : xstrndup(path, (size_t)(slash - path));
+	if (slash == NULL)
+		dir = xstrdup(cwd);
+	else
+		dir = xasprintf("%s/%.*s", cwd, (int)(slash - path), path);
+	free(cwd);
+	return dir;
+}
+
+/*
+ * libconfig keeps a string only up to a NUL byte and drops a "\x00" escape,
+ * so "a\0pp" would silently become "a" or "app": refuse both, with the
+ * line.  Walks the text as the scanner does: strings, escapes, comments.
+ * Returns 0 or -1 with p->err set.
+ */
+static int
+conf_check_text(struct parse *p, const char *file, const char *text, size_t len)
+{
+	const char *c, *end = text + len, *why = NULL;
+	int         line = 1, in_string = 0;
+
+	for (c = text; c < end && why == NULL; c++) {
+		if (*c == '\0')
+			why = "a NUL byte";
+		else if (*c == '\n')
+			line++;
+		else if (in_string && *c == '\\' && c + 1 < end) {
+			if (end - c >= 4 && c[1] == 'x' && c[2] == '0' &&
+			    c[3] == '0')
+				why = "a \\x00 escape (NUL) in a string";
+			else if (c[1] != '\n')
+				c++;
+		} else if (*c == '"')
+			in_string = !in_string;
+		else if (!in_string &&
+		    (*c == '#' || (*c == '/' && c + 1 < end && c[1] == '/')))
+			c += strcspn(c, "\n") - 1;
+		else if (!in_string && *c == '/' && c + 1 < end &&
+		    c[1] == '*') {
+			for (c += 2;
+			     c + 1 < end && !(c[0] == '*' && c[1] == '/');
+			     c++) {
+				if (*c == '\n')
+					line++;
+			}
+			c++;
+		}
+	}
+	if (why == NULL)
+		return 0;
+	p->err = xasprintf("%s:%d: %s is not allowed: strings would be cut "
+	                   "short",
+	    file, line, why);
+	return -1;
 }
 
 /*
@@ -1550,7 +1690,9 @@ conf_dirname(const char *path)
  * configuration error into a silent exit 2.  So check every @include line
  * ourselves first, the same way the scanner reads it: a line that starts
  * with optional blanks, "@include", blanks and a quoted path, resolved
- * against the include directory.  Returns 0 or -1 with p->err set.
+ * against the include directory.  Each file's text is checked too, and
+ * the included files are listed in p->includes.  Returns 0 or -1 with
+ * p->err set.
  */
 static int
 conf_check_includes(struct parse *p, const char *file, int depth)
@@ -1558,16 +1700,19 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 	struct stat st;
 	const char *why;
 	char       *text, *errstr = NULL, *line, *next, *q, *name, *full;
+	size_t      len;
 	int         lineno = 0, rv = -1;
 
 	if (depth > 10) {
 		p->err = xasprintf("%s: @include nested too deeply", file);
 		return -1;
 	}
-	if ((text = read_file(file, 1024 * 1024, NULL, &errstr)) == NULL) {
+	if ((text = read_file(file, 1024 * 1024, &len, &errstr)) == NULL) {
 		p->err = errstr;
 		return -1;
 	}
+	if (conf_check_text(p, file, text, len) == -1)
+		goto out;
 	for (line = text; line != NULL; line = next) {
 		lineno++;
 		if ((next = strchr(line, '\n')) != NULL)
@@ -1587,18 +1732,18 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 		else if (!S_ISREG(st.st_mode))
 			why = "not a regular file";
 		if (why != NULL) {
-			p->err = xasprintf("%s:%d: @include \"%s\": %s", file,
-			    lineno, name, why);
+			p->err = xasprintf("%s:%d: @include \"%s\" (%s): %s",
+			    file, lineno, name, full, why);
 			free(name);
 			free(full);
 			goto out;
 		}
 		free(name);
-		rv = conf_check_includes(p, full, depth + 1);
-		free(full);
-		if (rv == -1)
+		p->includes = xreallocarray(
+		    p->includes, p->nincludes + 1, sizeof *p->includes);
+		p->includes[p->nincludes++] = full;
+		if (conf_check_includes(p, full, depth + 1) == -1)
 			goto out;
-		rv = -1;
 	}
 	rv = 0;
 out:
@@ -1606,12 +1751,51 @@ out:
 	return rv;
 }
 
+/* libconfig's syntax error, "file:line: text", with the file resolved. */
+static char *
+conf_syntax_error(struct parse *p, config_t *cfg)
+{
+	char *file, *err;
+
+	file = conf_resolve(p, config_error_file(cfg));
+	err = xasprintf(
+	    "%s:%d: %s", file, config_error_line(cfg), config_error_text(cfg));
+	free(file);
+	return err;
+}
+
+/*
+ * An included file is read as if pasted in, so an unterminated string or
+ * group in it is reported at the including file's line.  Parse each
+ * included file on its own: the first that is not valid by itself is
+ * where the error is.  Returns NULL when each is.
+ */
+static char *
+conf_blame_include(struct parse *p)
+{
+	config_t cfg;
+	char    *err = NULL;
+	size_t   i;
+
+	/* The deepest and last first: a file that includes a broken one is
+	 * broken too when read by itself. */
+	for (i = p->nincludes; i-- > 0 && err == NULL;) {
+		config_init(&cfg);
+		config_set_include_dir(&cfg, p->dir);
+		if (!config_read_file(&cfg, p->includes[i]) &&
+		    config_error_type(&cfg) == CONFIG_ERR_PARSE)
+			err = conf_syntax_error(p, &cfg);
+		config_destroy(&cfg);
+	}
+	return err;
+}
+
 int
 conf_load(const char *path, struct conf *c, char **errstr)
 {
 	struct parse p;
 	struct stat  st;
-	char        *file;
+	size_t       i;
 	int          rv = -1, saved;
 
 	*errstr = NULL;
@@ -1626,8 +1810,9 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		p.err = xasprintf("%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		p.err = xasprintf("%s: is a directory", path);
+	/* A FIFO or a device would block or never end. */
+	if (!S_ISREG(st.st_mode)) {
+		p.err = xasprintf("%s: not a regular file", path);
 		goto out;
 	}
 	/* @include "x.conf" is relative to the configuration's directory
@@ -1642,13 +1827,8 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		if (config_error_type(&p.cfg) == CONFIG_ERR_FILE_IO)
 			p.err = xasprintf("%s: cannot read: %s", path,
 			    strerror(saved != 0 ? saved : EIO));
-		else {
-			file = conf_resolve(&p, config_error_file(&p.cfg));
-			p.err = xasprintf("%s:%d: %s", file,
-			    config_error_line(&p.cfg),
-			    config_error_text(&p.cfg));
-			free(file);
-		}
+		else if ((p.err = conf_blame_include(&p)) == NULL)
+			p.err = conf_syntax_error(&p, &p.cfg);
 		goto out;
 	}
 	if (conf_parse_group(&p, config_root_setting(&p.cfg), top_keys, c, 0) ==
@@ -1668,6 +1848,9 @@ conf_load(const char *path, struct conf *c, char **errstr)
 out:
 	config_destroy(&p.cfg);
 	free(p.dir);
+	for (i = 0; i < p.nincludes; i++)
+		free(p.includes[i]);
+	free(p.includes);
 	if (rv == -1) {
 		conf_free(c);
 		*errstr = p.err;
@@ -1750,8 +1933,14 @@ conf_free_keys(const struct key *keys, void *base)
 void
 conf_free(struct conf *c)
 {
+	size_t i;
+
 	free(c->path);
 	conf_free_keys(top_keys, c);
+	for (i = 0; i < c->nsecrets; i++)
+		free(c->secrets[i].where);
+	free(c->secrets);
+	conf_strv_free(c->warnings, c->nwarnings);
 	memset(c, 0, sizeof *c);
 }
 
@@ -1797,6 +1986,41 @@ conf_keys_free(char **v)
 	while (v[n] != NULL)
 		n++;
 	conf_strv_free(v, n);
+}
+
+int
+conf_read_secrets(struct conf *c, const char *channel, char **errstr)
+{
+	struct conf_secret *sec;
+	char               *err;
+	size_t              i;
+
+	*errstr = NULL;
+	for (i = 0; i < c->nsecrets; i++) {
+		sec = &c->secrets[i];
+		if (sec->channel == NULL || *sec->dest != NULL ||
+		    (channel != NULL && strcmp(channel, sec->channel) != 0))
+			continue;
+		if ((err = conf_secret_read(sec->path, sec->dest)) != NULL) {
+			conf_secret_free(*sec->dest);
+			*sec->dest = NULL;
+			*errstr = xasprintf("%s: %s", sec->where, err);
+			free(err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+conf_protect_secrets(void)
+{
+	const char *e = getenv("CRONGUARD_DUMPABLE");
+
+	if (e != NULL && strcmp(e, "1") == 0)
+		return;
+	/* Cannot fail for 0; a job's execve makes the job dumpable again. */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
 const char *
@@ -2046,6 +2270,25 @@ conf_db_uses_tcp(const void *base)
 	return db->socket == NULL;
 }
 
+/* Only verify_identity checks whom the password is sent to. */
+static const char *
+conf_db_tls_note(const void *base)
+{
+	const struct conf_database *db = base;
+
+	switch (db->tls_mode) {
+	case TLS_PREFERRED:
+	case TLS_REQUIRED:
+		return "does not verify the server's certificate or name: use "
+		       "verify_identity (with ca) against a man in the middle";
+	case TLS_DISABLED:
+		return "the password and all data cross the network in clear";
+	case TLS_VERIFY_IDENTITY:
+		break;
+	}
+	return NULL;
+}
+
 static void conf_print_keys(const struct key *, const void *, unsigned, int);
 
 static void
@@ -2140,19 +2383,32 @@ conf_print_keys(
     const struct key *keys, const void *base, unsigned types, int indent)
 {
 	const struct key *k;
+	const char       *note;
 
 	for (k = keys; k->name != NULL; k++) {
-		if (conf_key_applies(k, types) &&
-		    (k->shown == NULL || k->shown(base)))
-			conf_print_key(k, base, types, indent);
+		if (!conf_key_applies(k, types) ||
+		    (k->shown != NULL && !k->shown(base)))
+			continue;
+		conf_print_key(k, base, types, indent);
+		if (k->note != NULL && (note = k->note(base)) != NULL)
+			printf("%*s# %s\n", indent, "", note);
 	}
 }
 
 void
 conf_print(const struct conf *c)
 {
+	size_t i;
+
 	printf("# %s: effective configuration, secrets masked\n",
 	    c->path != NULL ? c->path : "(defaults)");
 	conf_print_keys(top_keys, c, 0, 0);
+	if (c->nsecrets > 0)
+		puts("# secret files, and the commands that read them:");
+	for (i = 0; i < c->nsecrets; i++)
+		printf("#   %s: %s\n", c->secrets[i].path,
+		    c->secrets[i].channel != NULL
+		        ? "outbox dispatch (sending on this channel)"
+		        : "every command that uses the database");
 	fflush(stdout);
 }

@@ -104,6 +104,15 @@ struct conf_job {
 	int               busy_exit; /* 0 */
 };
 
+/* A secret file (password_file, signing_secret_file) and where its
+ * content goes. */
+struct conf_secret {
+	char       *where;   /* "file:line: channels.mail.password_file" */
+	const char *path;    /* the key's value, owned by its struct */
+	const char *channel; /* the channel's name; NULL: the database's */
+	char      **dest;    /* the secret, once read */
+};
+
 struct conf {
 	char *path;        /* the file that was read */
 	char *runtime_dir; /* flock files; default $RUNTIME_DIRECTORY,
@@ -118,6 +127,11 @@ struct conf {
 	size_t               njobs;
 	char                *alert_url;        /* NULL = no alert channel */
 	int64_t              alert_timeout_ms; /* 10s */
+	struct conf_secret  *secrets;          /* every secret file */
+	size_t               nsecrets;
+	char               **warnings; /* "file:line: key: message", for
+	                                * config check */
+	size_t nwarnings;
 };
 
 /* Fill every field with its documented default (no database name).
@@ -138,6 +152,22 @@ void conf_job_defaults(struct conf_job *);
  */
 int  conf_load(const char *path, struct conf *c, char **errstr);
 void conf_free(struct conf *);
+
+/*
+ * conf_load reads the database's secret file, which every command that
+ * uses the database needs, but not the channels' (password_file,
+ * signing_secret_file): a host that only runs jobs need not have them.
+ * A command that sends reads them here first, for the channel named
+ * channel (every channel when NULL).  Returns 0, or -1 with *errstr an
+ * allocated "file:line: key: message" (exit 78).  conf_free wipes them.
+ */
+int conf_read_secrets(struct conf *, const char *channel, char **errstr);
+
+/* Make the process non-dumpable (prctl PR_SET_DUMPABLE 0): the secrets
+ * it reads reach no core file, and other processes of the same user
+ * cannot ptrace it or read its memory.  CRONGUARD_DUMPABLE=1 in the
+ * environment leaves it dumpable, for debugging (cronguard(1)). */
+void conf_protect_secrets(void);
 
 /* The default path: $CRONGUARD_CONFIG, else
  * SYSCONFDIR/cronguard/cronguard.conf. */

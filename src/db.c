@@ -218,6 +218,7 @@ enum db_status
 db_connect(const struct conf_database *c, struct db **out, char **errstr)
 {
 	struct db        *db;
+	char             *from = NULL;
 	const char       *host = NULL;
 	unsigned          port = 0;
 	my_bool           off = 0;
@@ -249,8 +250,15 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 
 	if (mysql_real_connect(db->mysql, host, c->user, c->password, c->name,
 	        port, c->socket, 0) == NULL) {
-		*errstr = xasprintf("cannot connect to %s: %s", db->where,
-		    mysql_error(db->mysql));
+		/* Which file held the wrong password is the operator's
+		 * first question. */
+		if (mysql_errno(db->mysql) == ER_ACCESS_DENIED_ERROR &&
+		    c->password_file != NULL)
+			from =
+			    xasprintf(" (password from %s)", c->password_file);
+		*errstr = xasprintf("cannot connect to %s: %s%s", db->where,
+		    mysql_error(db->mysql), from != NULL ? from : "");
+		free(from);
 		goto fail;
 	}
 	/* An option file read inside mysql_real_connect may have turned

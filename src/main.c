@@ -98,6 +98,7 @@ main(int argc, char **argv)
 	enum log_format            fmt = LOG_TEXT;
 	int                        ch, verbose = 0, quiet = 0, words, rc;
 
+	conf_protect_secrets();
 	memset(&ctx, 0, sizeof ctx);
 	ctx.conf_path = conf_default_path();
 	/* "+": stop at the command word, its options are its own. */

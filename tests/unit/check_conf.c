@@ -265,6 +265,13 @@ START_TEST(test_full)
 	ck_assert_int_eq(c.outbox.failed_crit, 3);
 
 	ck_assert_uint_eq(c.nchannels, 2);
+	/* Channel secrets are not read until a command asks. */
+	ck_assert_ptr_null(c.channels[0].password);
+	ck_assert_ptr_null(c.channels[1].signing_secret);
+	ck_assert_int_eq(conf_read_secrets(&c, "billing", &err), 0);
+	ck_assert_ptr_null(c.channels[0].password);
+	ck_assert_ptr_nonnull(c.channels[1].signing_secret);
+	ck_assert_int_eq(conf_read_secrets(&c, NULL, &err), 0);
 	mail = conf_channel_find(&c, "mail");
 	ck_assert_ptr_nonnull(mail);
 	ck_assert_int_eq(mail->type, CHANNEL_SMTP);
@@ -566,7 +573,7 @@ write_at(const char *path, const char *text, mode_t mode)
 START_TEST(test_include)
 {
 	char        dir[] = "/tmp/cg-check-conf-dir-XXXXXX";
-	char       *main_path, *part, *err = NULL, *want;
+	char       *main_path, *part, *deep, *err = NULL, *want;
 	struct conf c;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -606,25 +613,129 @@ START_TEST(test_include)
 	 * missing file: conf_load must refuse those first, with file:line. */
 	write_at(main_path, "# main\n  @include \".\"\n", 0644);
 	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
-	want = xasprintf("%s:2: @include \".\": not a regular file", main_path);
+	want = xasprintf(
+	    "%s:2: @include \".\" (%s/.): not a regular file", main_path, dir);
 	ck_assert_str_eq(err, want);
 	free(want);
 	free(err);
 	write_at(main_path, "@include \"part.conf\"\n@include \"gone.conf\"\n",
 	    0644);
 	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
-	want = xasprintf("%s:2: @include \"gone.conf\": No such file or "
-	                 "directory",
-	    main_path);
+	want = xasprintf("%s:2: @include \"gone.conf\" (%s/gone.conf): No "
+	                 "such file or directory",
+	    main_path, dir);
 	ck_assert_str_eq(err, want);
 	free(want);
 	free(err);
 
+	/* A string or group left open in an included file is that file's
+	 * error, not the including line's; so is one in a nested include. */
+	write_at(main_path,
+	    "outbox = { lease = \"5m\"; };\n"
+	    "@include \"part.conf\"\nalert = {};\n",
+	    0644);
+	write_at(part, "\nrun = \"open\n", 0644);
+	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
+	want = xasprintf("%s:3: syntax error", part);
+	ck_assert_str_eq(err, want);
+	free(want);
+	free(err);
+	write_at(part, "outbox = { batch_size = 7;\n\n", 0644);
+	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
+	ck_assert_msg(strncmp(err, part, strlen(part)) == 0, "%s", err);
+	free(err);
+	write_at(part, "@include \"deep.conf\"\n", 0644);
+	deep = xasprintf("%s/deep.conf", dir);
+	write_at(deep, "jobs = {\n", 0644);
+	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
+	ck_assert_msg(strncmp(err, deep, strlen(deep)) == 0, "%s", err);
+	free(err);
+	/* A relative path is resolved against the current directory. */
+	write_at(part, "@include \"nowhere.conf\"\n", 0644);
+	ck_assert_int_eq(chdir(dir), 0);
+	ck_assert_int_eq(conf_load("main.conf", &c, &err), -1);
+	want = xasprintf("part.conf:1: @include \"nowhere.conf\" "
+	                 "(%s/nowhere.conf): No such file or directory",
+	    dir);
+	ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+	ck_assert_int_eq(chdir("/"), 0);
+	free(want);
+	free(err);
+
+	unlink(deep);
 	unlink(part);
 	unlink(main_path);
 	rmdir(dir);
+	free(deep);
 	free(part);
 	free(main_path);
+}
+END_TEST
+
+/* libconfig cuts a string at a NUL byte and drops a \x00 escape: both are
+ * refused with the line, so "a\0pp" never silently becomes "a". */
+START_TEST(test_nul_refused)
+{
+	static const char raw[] = "database = { name = \"a\0pp\"; };\n";
+	struct conf       c;
+	char             *err = NULL, *path, *want;
+	FILE             *f;
+
+	path = tmp_file("", 0600);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fwrite("\n", 1, 1, f), 1);
+	ck_assert_int_eq(fwrite(raw, 1, sizeof raw - 1, f), sizeof raw - 1);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(conf_load(path, &c, &err), -1);
+	want = xasprintf("%s:2: a NUL byte is not allowed", path);
+	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+	free(want);
+	free(err);
+	tmp_remove(path);
+
+	ck_assert_int_eq(load_text("# \\x00 in a comment is fine\n"
+	                           "database = { user = \"u\";\n"
+	                           "  name = \"a\\x00pp\"; };\n",
+	                     0600, &c, &err, &path),
+	    -1);
+	want = xasprintf("%s:3: a \\x00 escape (NUL) in a string", path);
+	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+	free(want);
+	free(err);
+	tmp_remove(path);
+
+	/* An escaped backslash before "x00" is just text. */
+	ck_assert_int_eq(load_text("database = { name = \"a\\\\x00\"; };\n",
+	                     0600, &c, &err, NULL),
+	    0);
+	ck_assert_str_eq(c.db.name, "a\\x00");
+	conf_free(&c);
+}
+END_TEST
+
+/* -c naming a FIFO (or a device) is refused at once instead of blocking
+ * in the read. */
+START_TEST(test_not_regular_refused)
+{
+	char        dir[] = "/tmp/cg-check-conf-fifo-XXXXXX", *fifo, *want;
+	struct conf c;
+	char       *err = NULL;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fifo = xasprintf("%s/fifo.conf", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(conf_load(fifo, &c, &err), -1);
+	want = xasprintf("%s: not a regular file", fifo);
+	ck_assert_str_eq(err, want);
+	free(want);
+	free(err);
+	ck_assert_int_eq(conf_load("/dev/zero", &c, &err), -1);
+	ck_assert_str_eq(err, "/dev/zero: not a regular file");
+	free(err);
+	unlink(fifo);
+	rmdir(dir);
+	free(fifo);
 }
 END_TEST
 
@@ -749,7 +860,16 @@ check_secret_file_error(const char *key, const char *secret_path,
 		                 " url = \"http://x/\";\n"
 		                 "\n signing_secret_file = \"%s\"; }; };\n",
 		    secret_path);
-	ck_assert_int_eq(load_text(text, conf_mode, &c, &err, &path), -1);
+	/* A channel's secret is read only when a command asks for it. */
+	if (strcmp(key, "database") == 0)
+		ck_assert_int_eq(
+		    load_text(text, conf_mode, &c, &err, &path), -1);
+	else {
+		ck_assert_msg(load_text(text, conf_mode, &c, &err, &path) == 0,
+		    "%s", err);
+		ck_assert_int_eq(conf_read_secrets(&c, NULL, &err), -1);
+		conf_free(&c);
+	}
 	line =
 	    xasprintf("%s:%d: %s", path, strcmp(key, "database") == 0 ? 2 : 4,
 	        strcmp(key, "database") == 0 ? "database.password_file: "
@@ -1307,6 +1427,8 @@ conf_suite(void)
 	tcase_add_loop_test(tc, test_bad, 0, sizeof bad / sizeof bad[0]);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_include);
+	tcase_add_test(tc, test_nul_refused);
+	tcase_add_test(tc, test_not_regular_refused);
 	tcase_add_test(tc, test_inline_password_modes);
 	tcase_add_test(tc, test_inline_channel_secrets);
 	tcase_add_test(tc, test_url_password);
