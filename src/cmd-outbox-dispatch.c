@@ -132,6 +132,15 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	opts.nchannels = nonly;
 	if ((rc = cmd_need_db(ctx, c)) != 0)
 		goto out;
+	/* Secrets are read only for the channels this run sends on. */
+	for (i = 0; !opts.no_send && i < (nonly > 0 ? nonly : 1); i++) {
+		if (conf_read_secrets(c, nonly > 0 ? only[i] : NULL, &errstr) !=
+		    0) {
+			fprintf(stderr, "cronguard: %s\n", errstr);
+			rc = EXIT_CONFIG;
+			goto out;
+		}
+	}
 	if (dispatch_open(c, &opts, &dp, &errstr) != DISPATCH_OK) {
 		fprintf(stderr, "cronguard: %s\n", errstr);
 		rc = EXIT_CONFIG;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # config check: a valid configuration prints its effective values with
 # every secret masked (exit 0); each kind of error exits 78 with
-# "file:line: key: message" on stderr.  Needs no server.
+# "file:line: key: message" on stderr.  Needs no server, but for the last
+# part (a wrong database password), run when the test servers are up.
 . "${CRONGUARD_SRCDIR:-$(dirname "$0")/../..}/tests/integration/lib.sh"
 
 secret=$TEST_TMP/db.password
@@ -35,6 +36,12 @@ for s in pw-from-file-42 whsec_abc b3arer pw-in-url t0k; do
 	fi
 done
 assert_eq 0 "$(wc -c < "$ERR" | tr -d ' ')" "bytes on stderr"
+# The default database TLS mode is said not to verify the server.
+assert_grep '^    mode = "preferred";' "$OUT"
+assert_grep '^    # does not verify the server' "$OUT"
+# The secret files are listed with the commands that read them.
+assert_grep "^#   $secret: every command that uses the database" "$OUT"
+assert_grep "^#   $hook_secret: outbox dispatch" "$OUT"
 
 # The output is itself a valid configuration.
 cp "$OUT" "$TEST_TMP/printed.conf"
@@ -89,10 +96,72 @@ expect_error 2 'database\.password_file: cannot read /nonexistent/pw' 'database 
 chmod 644 "$secret"
 expect_error 1 "database\\.password_file: $secret is readable by others" "database = { name = \"a\"; password_file = \"$secret\"; };"
 
+# A host that only runs jobs need not have a channel's secret file:
+# config check warns and says who needs it (exit 0), and jobs run.
+mkdir -p "$TEST_TMP/run"
+cat > "$CONF" <<CONF
+runtime_dir = "$TEST_TMP/run";
+channels = { hook = { type = "http"; url = "https://hooks.example.com/x";
+    signing_secret_file = "$TEST_TMP/missing.secret"; }; };
+jobs = { local = { command = [ "/bin/true" ]; guard = "none"; }; };
+CONF
+assert_exit 0 cg config check
+assert_grep "^cronguard: warning: $CONF:3: channels\.hook\.signing_secret_file: cannot read $TEST_TMP/missing\.secret: No such file or directory \(needed where outbox dispatch sends on channel hook\)" "$ERR"
+assert_exit 0 cg run local
+# outbox dispatch does need it: exit 78 with file:line, before any
+# connection attempt (the database here is unreachable: that would be 69).
+cat > "$CONF" <<CONF
+database = { host = "127.0.0.1"; port = 9; name = "x"; connect_timeout = "1s"; };
+channels = { hook = { type = "http"; url = "https://hooks.example.com/x";
+    signing_secret_file = "$TEST_TMP/missing.secret"; }; };
+CONF
+assert_exit 78 cg outbox dispatch
+assert_grep "^cronguard: $CONF:3: channels\.hook\.signing_secret_file: cannot read" "$ERR"
+assert_exit 78 cg outbox dispatch --channel hook
+
+# One command string with a space that names no file: "program --flag"
+# written as one string (there is no shell).  A warning, exit 0.
+printf '%s\n' 'jobs = { j = { guard = "none";' \
+    '  command = [ "/nonexistent/tool --flag" ]; }; };' > "$CONF"
+assert_exit 0 cg config check
+assert_grep "^cronguard: warning: $CONF:2: jobs\.j\.command\[0\]: \"/nonexistent/tool --flag\" does not exist" "$ERR"
+
+# A FIFO as the configuration is refused at once, not read (it would
+# block); a NUL byte is refused with its line, not cut short.
+mkfifo "$TEST_TMP/fifo.conf"
+assert_exit 78 timeout 20 "$CRONGUARD_BIN" -c "$TEST_TMP/fifo.conf" config check
+assert_grep "fifo\.conf: not a regular file" "$ERR"
+printf 'outbox = { ordering = "none"; };\ndatabase = { name = "a\000pp"; };\n' > "$CONF"
+assert_exit 78 cg config check
+assert_grep "^cronguard: $CONF:2: a NUL byte is not allowed" "$ERR"
+
+# @include errors name the path the include resolved to.
+printf '\n@include "sub/none.conf"\n' > "$CONF"
+assert_exit 78 cg config check
+assert_grep "$CONF:2: @include \"sub/none\.conf\" \($TEST_TMP/sub/none\.conf\): No such file or directory" "$ERR"
+
 # A missing file, and an argument config check does not take.
 assert_exit 78 "$CRONGUARD_BIN" -c "$TEST_TMP/none.conf" config check
 assert_grep "$TEST_TMP/none.conf: No such file or directory" "$ERR"
 write_config "$CONF"
 assert_exit 64 cg config check extra
 assert_grep '^usage: cronguard .*config check' "$ERR"
+
+# With the test servers: a wrong database password names the file it came
+# from.
+if [ "${CRONGUARD_TEST_SERVERS:-}" = 1 ]; then
+	need_servers
+	user=cg_pw_$$
+	at_exit "mysql_admin \"DROP USER IF EXISTS '$user'@'%'\""
+	mysql_admin "CREATE USER '$user'@'%' IDENTIFIED BY 'right-pw'" ||
+	    fail "cannot create user $user"
+	(umask 077; echo 'wrong-pw' > "$TEST_TMP/wrong.password")
+	cat > "$CONF" <<CONF
+database = { host = "$CRONGUARD_TEST_DB_HOST"; port = $CRONGUARD_TEST_DB_PORT;
+  user = "$user"; password_file = "$TEST_TMP/wrong.password";
+  name = "$TEST_DB"; };
+CONF
+	assert_exit 69 cg db status
+	assert_grep "Access denied .*\(password from $TEST_TMP/wrong\.password\)" "$ERR"
+fi
 echo "ok: $TEST_NAME"

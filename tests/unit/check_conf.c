@@ -2,6 +2,7 @@
  * defaults, the secret rules and secret masking in conf_print. */
 #include "config.h"
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <stdio.h>
@@ -1381,6 +1382,131 @@ START_TEST(test_keys_listed_once)
 }
 END_TEST
 
+/* A command is an argv with no shell: one string holding a space, naming
+ * no file, is almost surely "program --flag" written as one string. */
+START_TEST(test_command_space_warning)
+{
+	struct conf c;
+	char       *err = NULL, *path, *want;
+
+	ck_assert_int_eq(load_text("jobs = { j = { guard = \"none\";\n"
+	                           "  command = [ \"/nonexistent/x --flag\" ]; "
+	                           "}; };\n",
+	                     0600, &c, &err, &path),
+	    0);
+	ck_assert_uint_eq(c.nwarnings, 1);
+	want = xasprintf("%s:2: jobs.j.command[0]: \"/nonexistent/x --flag\" "
+	                 "does not exist",
+	    path);
+	ck_assert_msg(strncmp(c.warnings[0], want, strlen(want)) == 0, "%s",
+	    c.warnings[0]);
+	ck_assert_ptr_nonnull(strstr(c.warnings[0], "separate strings"));
+	free(want);
+	conf_free(&c);
+	tmp_remove(path);
+	/* Spaces in arguments, or in a program that exists, are fine. */
+	ck_assert_int_eq(load_text("jobs = { j = { guard = \"none\";\n"
+	                           "  command = [ \"/bin/echo\", \"a b\" ]; }; "
+	                           "};\n",
+	                     0600, &c, &err, NULL),
+	    0);
+	ck_assert_uint_eq(c.nwarnings, 0);
+	conf_free(&c);
+}
+END_TEST
+
+/* The database TLS modes that do not verify the server say so in the
+ * printed configuration; the secret files are listed with their readers. */
+START_TEST(test_print_notes)
+{
+	char *out, *text, *pw;
+
+	out = print_text("database = { name = \"a\"; };\n");
+	ck_assert_ptr_nonnull(strstr(out,
+	    "    mode = \"preferred\";\n    # does not verify the server"));
+	free(out);
+	out = print_text("database = { name = \"a\"; tls = { mode = "
+	                 "\"required\"; }; };\n");
+	ck_assert_ptr_nonnull(strstr(out, "# does not verify the server"));
+	free(out);
+	out = print_text("database = { name = \"a\"; tls = { mode = "
+	                 "\"verify_identity\"; }; };\n");
+	ck_assert(strstr(out, "does not verify") == NULL);
+	free(out);
+
+	pw = tmp_file("pw\n", 0600);
+	text =
+	    xasprintf("database = { name = \"a\"; password_file = \"%s\"; };\n"
+	              "channels = { h = { type = \"http\"; url = "
+	              "\"http://x/\";\n signing_secret_file = \"%s\"; }; };\n",
+	        pw, pw);
+	out = print_text(text);
+	ck_assert_ptr_nonnull(
+	    strstr(out, "# secret files, and the commands that read them:\n"));
+	ck_assert_ptr_nonnull(strstr(out,
+	    ": every command that uses the "
+	    "database\n"));
+	ck_assert_ptr_nonnull(strstr(out,
+	    ": outbox dispatch (sending on this "
+	    "channel)\n"));
+	free(out);
+	free(text);
+	tmp_remove(pw);
+}
+END_TEST
+
+/* Inline and file secrets are exclusive in either order, also now that a
+ * channel's file is not read at load time. */
+START_TEST(test_secret_both_ways)
+{
+	struct conf c;
+	char       *err = NULL, *text, *pw;
+
+	pw = tmp_file("pw\n", 0600);
+	text = xasprintf("channels = { h = { type = \"http\"; url = "
+	                 "\"http://x/\";\n signing_secret_file = \"%s\";\n"
+	                 " signing_secret = \"x\"; }; };\n",
+	    pw);
+	ck_assert_int_eq(load_text(text, 0600, &c, &err, NULL), -1);
+	ck_assert_msg(strstr(err,
+	                  ":3: channels.h.signing_secret: give the "
+	                  "secret inline or in signing_secret_file, "
+	                  "not both") != NULL,
+	    "%s", err);
+	free(err);
+	free(text);
+	/* A password file needs a username as an inline password does. */
+	text = xasprintf("channels = { m = { type = \"smtp\"; url = "
+	                 "\"smtp://x\";\n from = \"a@b\"; password_file = "
+	                 "\"%s\"; }; };\n",
+	    pw);
+	ck_assert_int_eq(load_text(text, 0600, &c, &err, NULL), -1);
+	ck_assert_msg(
+	    strstr(err, "a password needs a username") != NULL, "%s", err);
+	free(err);
+	free(text);
+	tmp_remove(pw);
+}
+END_TEST
+
+/* The process is made non-dumpable, unless CRONGUARD_DUMPABLE=1. */
+START_TEST(test_protect_secrets)
+{
+	ck_assert_int_eq(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+	setenv("CRONGUARD_DUMPABLE", "1", 1);
+	conf_protect_secrets();
+	ck_assert_int_eq(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+	setenv("CRONGUARD_DUMPABLE", "yes", 1); /* only "1" keeps it */
+	conf_protect_secrets();
+	ck_assert_int_eq(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+	unsetenv("CRONGUARD_DUMPABLE");
+	conf_protect_secrets();
+	ck_assert_int_eq(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), 0);
+}
+END_TEST
+
 START_TEST(test_lock_name_valid)
 {
 	const char *why = NULL;
@@ -1441,6 +1567,10 @@ conf_suite(void)
 	tcase_add_test(tc, test_defaults_printed);
 	tcase_add_test(tc, test_job_defaults);
 	tcase_add_test(tc, test_keys_listed_once);
+	tcase_add_test(tc, test_command_space_warning);
+	tcase_add_test(tc, test_print_notes);
+	tcase_add_test(tc, test_secret_both_ways);
+	tcase_add_test(tc, test_protect_secrets);
 	tcase_add_test(tc, test_lock_name_valid);
 	tcase_add_test(tc, test_default_path);
 	suite_add_tcase(s, tc);
