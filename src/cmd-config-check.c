@@ -15,9 +15,7 @@
 static int
 cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	if (ctx->argc > 1)
-		return cmd_usage_error(
-		    ctx->entry, "unexpected argument '%s'", ctx->argv[1]);
+	(void)ctx;
 	conf_print(c);
 	if (ferror(stdout)) {
 		fputs("cronguard: config check: cannot write to stdout\n",
@@ -30,8 +28,8 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 const struct cmd_entry cmd_config_check_entry = {
 	.name = "config check",
 	.usage = "",
-	.summary = "Parse and validate the configuration and print the "
-	           "effective values, secrets masked.",
+	.summary =
+	    "Parse and validate the configuration and print the effective values, secrets masked.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_config_check_exec,
 };

@@ -119,6 +119,6 @@ const struct cmd_entry cmd_jobs_check_entry = {
 	    "expect_every + grace,\na job still running past max_runtime, or a "
 	    "lock held by a dead or stuck run.\nExit 0 OK, 1 WARNING, 2 "
 	    "CRITICAL, 3 UNKNOWN.",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_OWN_OPTIONS,
 	.exec = cmd_jobs_check_exec,
 };

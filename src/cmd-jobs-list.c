@@ -44,19 +44,13 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct job_summary     js;
 	const struct conf_job *j;
 	char                  *errstr = NULL, run[32], ok[32];
+	enum db_status         st;
 	const char            *lock;
 	int                    wjob = 3, wlock = 4, n, rc = EXIT_OK;
 	size_t                 i;
 
-	if (ctx->argc != 1)
-		return cmd_usage_error(ctx->entry,
-		    "jobs list takes no "
-		    "arguments");
-	if (c->have_database && db_connect(&c->db, &db, &errstr) != DB_OK) {
-		log_kv(LOG_ERROR, "db_unavailable", "error", errstr, NULL);
-		free(errstr);
-		return (EXIT_UNAVAILABLE);
-	}
+	if (c->have_database && (rc = cmd_db_connect(ctx, c, &db)) != 0)
+		return rc;
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
 		if ((n = (int)strlen(j->name)) > wjob)
@@ -71,12 +65,10 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		j = &c->jobs[i];
 		memset(&js, 0, sizeof js);
 		if (db != NULL &&
-		    runs_job_summary(db, j->name, &js, &errstr) != DB_OK) {
-			log_kv(LOG_ERROR, "db_unavailable", "job", j->name,
-			    "error", errstr, NULL);
+		    (st = runs_job_summary(db, j->name, &js, &errstr)) !=
+		        DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
 			free(errstr);
-			errstr = NULL;
-			rc = EXIT_UNAVAILABLE;
 			break;
 		}
 		lock = j->guard == GUARD_NAMED_LOCK ? j->lock : "-";
@@ -94,8 +86,8 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 const struct cmd_entry cmd_jobs_list_entry = {
 	.name = "jobs list",
 	.usage = "",
-	.summary = "List the configured jobs with their guard, lock name, "
-	           "last run and last success (database clock, UTC).",
+	.summary =
+	    "List the configured jobs with their guard, lock name, last run and last success (database clock, UTC).",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_jobs_list_exec,
 };

@@ -117,26 +117,21 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct db_result *running = NULL;
 	struct locks_row *rows = NULL;
 	char             *errstr = NULL;
+	enum db_status    st;
 	int               wlock = 4, wjob = 3, w, rc = EXIT_OK;
 	size_t            i, n = 0;
 
-	if (ctx->argc != 1)
-		return cmd_usage_error(ctx->entry, "locks takes no arguments");
-	if ((rc = cmd_need_db(ctx, c)) != 0)
-		return (rc);
-	if (db_connect(&c->db, &db, &errstr) != DB_OK ||
-	    runs_locks(db, &running, &errstr) != DB_OK) {
-		log_kv(LOG_ERROR, "db_unavailable", "error", errstr, NULL);
-		rc = EXIT_UNAVAILABLE;
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
+	if ((st = runs_locks(db, &running, &errstr)) != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	n = locks_rows(c, running, &rows);
 	for (i = 0; i < n; i++) {
-		if (lock_holder_get(db, rows[i].lock, &rows[i].h, &errstr) !=
-		    DB_OK) {
-			log_kv(LOG_ERROR, "db_unavailable", "lock",
-			    rows[i].lock, "error", errstr, NULL);
-			rc = EXIT_UNAVAILABLE;
+		if ((st = lock_holder_get(
+		         db, rows[i].lock, &rows[i].h, &errstr)) != DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
 			goto out;
 		}
 		if ((w = (int)strlen(rows[i].lock)) > wlock)
@@ -166,9 +161,8 @@ out:
 const struct cmd_entry cmd_locks_entry = {
 	.name = "locks",
 	.usage = "",
-	.summary = "Show each configured lock name and every other lock a "
-	           "running cronguard holds (exec --lock), whether it is held, "
-	           "by which connection and run, and since when.",
-	.flags = CMD_NEEDS_CONF,
+	.summary =
+	    "Show each configured lock name and every other lock a running cronguard holds (exec --lock), whether it is held, by which connection and run, and since when.",
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_locks_exec,
 };

@@ -137,6 +137,6 @@ const struct cmd_entry cmd_outbox_check_entry = {
 	    "unknown-channel rows, show open circuits and quota use, and give "
 	    "a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, "
 	    "3 UNKNOWN).",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_OWN_OPTIONS,
 	.exec = cmd_outbox_check_exec,
 };

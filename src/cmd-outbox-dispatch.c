@@ -164,7 +164,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 		if (st != DISPATCH_OK) {
 			log_kv(LOG_ERROR, "outbox_dispatch_failed", "error",
 			    errstr, NULL);
-			rc = db_exitcode(stats.db);
+			rc = exitcode_db(stats.db);
 		}
 		if (stats.stopped)
 			log_kv(LOG_INFO, "outbox_dispatch_stopped", "msg",
@@ -191,6 +191,6 @@ const struct cmd_entry cmd_outbox_dispatch_entry = {
 	.usage = "[--for duration] [--channel name]... [--batch n]",
 	.summary = "Recover stale claims, then claim, send and finalise due "
 	           "messages until none is due; with --for, keep polling.",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_OWN_OPTIONS,
 	.exec = cmd_outbox_dispatch_exec,
 };

@@ -131,6 +131,6 @@ const struct cmd_entry cmd_outbox_enqueue_entry = {
 	         "(--payload json | --payload-file file)",
 	.summary = "Insert one PENDING message and print its id and "
 	           "message_id.  Exit 65 if the payload is not valid JSON.",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_OWN_OPTIONS,
 	.exec = cmd_outbox_enqueue_exec,
 };

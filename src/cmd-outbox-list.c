@@ -154,6 +154,6 @@ const struct cmd_entry cmd_outbox_list_entry = {
 	.usage = "[--status status] [--channel name] [--limit n] "
 	         "[--format text|json]",
 	.summary = "List outbox rows, newest first (default limit 50).",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_OWN_OPTIONS,
 	.exec = cmd_outbox_list_exec,
 };

@@ -85,6 +85,6 @@ const struct cmd_entry cmd_outbox_purge_entry = {
 	         "[--dry-run]",
 	.summary = "Delete SENT rows sent, and FAILED rows last tried, longer "
 	           "ago than the durations, at most 1000 rows per statement.",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_OWN_OPTIONS,
 	.exec = cmd_outbox_purge_exec,
 };

@@ -97,6 +97,6 @@ const struct cmd_entry cmd_outbox_retry_entry = {
 	.usage = "id... | --failed [--channel name]",
 	.summary = "Put FAILED rows back to PENDING, due now, attempts reset.  "
 	           "Exit 65 if a given id is not a FAILED row.",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_OWN_OPTIONS,
 	.exec = cmd_outbox_retry_exec,
 };

@@ -78,6 +78,6 @@ const struct cmd_entry cmd_outbox_show_entry = {
 	.usage = "id",
 	.summary = "Show one outbox row, every column, the payload "
 	           "pretty-printed.  Exit 65 if there is no such row.",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_OWN_OPTIONS,
 	.exec = cmd_outbox_show_exec,
 };

@@ -13,7 +13,6 @@
 #include <mysql.h>
 #include <mysqld_error.h>
 
-#include "cmd.h"
 #include "db.h"
 #include "util.h"
 
@@ -300,18 +299,6 @@ unsigned
 db_errno(struct db *db)
 {
 	return (mysql_errno(db->mysql));
-}
-
-const char *
-db_error(struct db *db)
-{
-	return (mysql_error(db->mysql));
-}
-
-const char *
-db_where(struct db *db)
-{
-	return (db->where);
 }
 
 /* ------------------------------------------------------------ results */
@@ -881,19 +868,4 @@ db_parse_bool(const char *cell)
 	if (strcmp(cell, "0") == 0)
 		return (0);
 	return (-2);
-}
-
-int
-db_exitcode(enum db_status st)
-{
-	switch (st) {
-	case DB_OK:
-		return (EXIT_OK);
-	case DB_ERR_CONNECT:
-	case DB_ERR_LOST:
-	case DB_ERR_RETRYABLE:
-	case DB_ERR_QUERY:
-		return (EXIT_UNAVAILABLE);
-	}
-	return (EXIT_SOFTWARE);
 }

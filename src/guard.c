@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "duration.h"
+#include "exitcode.h"
 #include "guard.h"
 #include "lock.h"
 #include "log.h"
@@ -792,7 +792,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 		if ((lr = lock_open(l, &errstr)) != LOCK_OK) {
 			log_kv(LOG_ERROR, "db_unavailable", "job", gj->job,
 			    "error", errstr, NULL);
-			code = lock_exitcode(lr);
+			code = exitcode_lock(lr);
 			l = NULL;
 			goto out;
 		}
@@ -815,7 +815,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 			                          : "lock_failed",
 			    "job", gj->job, "lock", gj->lock, "error", errstr,
 			    NULL);
-			code = lock_exitcode(lr);
+			code = exitcode_lock(lr);
 			goto out;
 		}
 	}

@@ -9,7 +9,6 @@
 
 #include <mysqld_error.h>
 
-#include "cmd.h"
 #include "db.h"
 #include "incident.h"
 #include "lock.h"
@@ -635,24 +634,4 @@ lock_close(struct lock *l)
 		l->ops->destroy(l->conn, NULL);
 	l->conn = NULL;
 	l->held = 0;
-}
-
-int
-lock_exitcode(enum lock_result lr)
-{
-	switch (lr) {
-	case LOCK_OK:
-	case LOCK_BUSY:
-		return (EXIT_OK);
-	case LOCK_ERR_DB:
-	case LOCK_ERR_NULL:
-		return (EXIT_UNAVAILABLE);
-	case LOCK_ERR_GALERA:
-		return (EXIT_CONFIG);
-	case LOCK_ERR_VALUE:
-		return (EXIT_SOFTWARE);
-	case LOCK_INCIDENT:
-		return (EXIT_PROTOCOL);
-	}
-	return (EXIT_SOFTWARE);
 }
