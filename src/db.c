@@ -669,6 +669,15 @@ out:
 }
 
 enum db_status
+db_query_statement(
+    struct db *db, struct db_result **res, char **errstr, const char *sql)
+{
+	if (res != NULL)
+		*res = NULL;
+	return db_run(db, sql, strlen(sql), res, errstr);
+}
+
+enum db_status
 db_query(
     struct db *db, struct db_result **res, char **errstr, const char *fmt, ...)
 {

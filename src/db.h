@@ -86,6 +86,11 @@ enum db_status db_query(
     struct db *, struct db_result **res, char **errstr, const char *fmt, ...);
 enum db_status db_vquery(struct db *, struct db_result **res, char **errstr,
     const char *fmt, va_list);
+/* Run one statement given whole, with no conversions: a job's configured
+ * SQL, which is the operator's code, not a value.  Never for text built
+ * from input. */
+enum db_status db_query_statement(
+    struct db *, struct db_result **res, char **errstr, const char *sql);
 /* Like db_query for statements that are safe to repeat: retried (with a
  * short randomised pause) on deadlock and lock wait timeout, at most
  * DB_RETRIES times.  Only in autocommit mode: a deadlock rolls back the

@@ -199,7 +199,7 @@ real_kill_query(void *conn, unsigned long long id, char **errstr)
 static enum db_status
 real_exec_sql(void *conn, const char *sql, char **errstr)
 {
-	return (db_query(conn, NULL, errstr, "%R", sql));
+	return (db_query_statement(conn, NULL, errstr, sql));
 }
 
 const struct lock_db_ops lock_db_real = {
