@@ -167,9 +167,7 @@ db_check_tls(struct db *db, enum tls_mode mode, char **errstr)
 	case TLS_VERIFY_IDENTITY:
 		if (cipher == NULL) {
 			*errstr = xasprintf(
-			    "cannot connect to %s: tls is "
-			    "required but the connection is not encrypted "
-			    "(server without TLS support?)",
+			    "cannot connect to %s: tls is required but the connection is not encrypted (server without TLS support?)",
 			    db->where);
 			return (-1);
 		}
@@ -177,9 +175,7 @@ db_check_tls(struct db *db, enum tls_mode mode, char **errstr)
 	case TLS_DISABLED:
 		if (cipher != NULL) {
 			*errstr = xasprintf(
-			    "cannot connect to %s: tls is "
-			    "disabled but the connection is encrypted "
-			    "(TLS enabled in the option file?)",
+			    "cannot connect to %s: tls is disabled but the connection is encrypted (TLS enabled in the option file?)",
 			    db->where);
 			return (-1);
 		}
@@ -411,8 +407,7 @@ db_ident_valid(const char *s)
 	if (s == NULL)
 		return (0);
 	n = strspn(s,
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_$");
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$");
 	return (n > 0 && n <= DB_IDENT_MAX && s[n] == '\0');
 }
 

@@ -55,8 +55,8 @@ migrate_parse_name(const char *file, unsigned *version, char **name)
 	rest = len - digits - 1 - 4;
 	if (rest == 0 ||
 	    strspn(file + digits + 1,
-	        "abcdefghijklmnopqrstuvwxyz"
-	        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != rest)
+	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+	        rest)
 		return (-1);
 	tmp = xstrndup(file, digits);
 	if (parse_ull(tmp, MIGRATE_VERSION_MAX, &v, &errstr) != 0 || v == 0) {
@@ -278,10 +278,9 @@ migrate_apply(struct db *db, struct migration *m, char **errstr)
 		goto out;
 	}
 	if ((st = db_exec_script(db, sql, &err)) != DB_OK) {
-		*errstr =
-		    xasprintf("%s: %s (statements before the failing "
-		              "one stay applied: MySQL commits DDL implicitly)",
-		        m->file, err);
+		*errstr = xasprintf(
+		    "%s: %s (statements before the failing one stay applied: MySQL commits DDL implicitly)",
+		    m->file, err);
 		goto out;
 	}
 	st = db_query(db, NULL, &err,
