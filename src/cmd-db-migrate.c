@@ -91,7 +91,7 @@ out:
 	migrate_set_free(&set);
 	free(errstr);
 	fflush(stdout);
-	return (rc);
+	return rc;
 }
 
 static const struct cmd_option cmd_db_migrate_options[] = {

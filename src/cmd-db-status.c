@@ -13,15 +13,15 @@ cmd_db_status_word(enum migration_state state)
 {
 	switch (state) {
 	case MIGRATION_PENDING:
-		return ("pending");
+		return "pending";
 	case MIGRATION_APPLIED:
-		return ("applied");
+		return "applied";
 	case MIGRATION_CHANGED:
-		return ("changed");
+		return "changed";
 	case MIGRATION_MISSING:
-		return ("missing");
+		return "missing";
 	}
-	return ("?");
+	return "?";
 }
 
 static int
@@ -74,7 +74,7 @@ out:
 	migrate_set_free(&set);
 	free(errstr);
 	fflush(stdout);
-	return (rc);
+	return rc;
 }
 
 const struct cmd_entry cmd_db_status_entry = {

@@ -17,13 +17,13 @@ guard_name(enum guard_kind g)
 {
 	switch (g) {
 	case GUARD_NAMED_LOCK:
-		return ("named_lock");
+		return "named_lock";
 	case GUARD_LOCAL:
-		return ("local");
+		return "local";
 	case GUARD_NONE:
-		return ("none");
+		return "none";
 	}
-	return ("?");
+	return "?";
 }
 
 /* "2026-11-29 10:00:00" from a DATETIME(6) value: seconds are enough in
@@ -32,9 +32,9 @@ static const char *
 short_time(const char *dt, char *buf, size_t len)
 {
 	if (dt == NULL)
-		return ("-");
+		return "-";
 	snprintf(buf, len, "%.19s", dt);
-	return (buf);
+	return buf;
 }
 
 static int
@@ -80,7 +80,7 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		runs_job_summary_free(&js);
 	}
 	db_close(db);
-	return (rc);
+	return rc;
 }
 
 const struct cmd_entry cmd_jobs_list_entry = {

@@ -22,8 +22,8 @@ first_user(const struct conf *c, const char *name)
 	for (i = 0; i < c->njobs; i++)
 		if (c->jobs[i].guard == GUARD_NAMED_LOCK &&
 		    strcmp(c->jobs[i].lock, name) == 0)
-			return (&c->jobs[i]);
-	return (NULL);
+			return &c->jobs[i];
+	return NULL;
 }
 
 /* One line of the table: a configured lock (j set) or one that only the
@@ -38,8 +38,8 @@ static const char *
 locks_row_job(const struct locks_row *r)
 {
 	if (r->j != NULL)
-		return (r->j->name);
-	return (r->h.run_job != NULL ? r->h.run_job : "-");
+		return r->j->name;
+	return r->h.run_job != NULL ? r->h.run_job : "-";
 }
 
 static void
@@ -107,7 +107,7 @@ locks_rows(const struct conf *c, const struct db_result *running,
 			continue;
 		(*rows)[n++].lock = name;
 	}
-	return (n);
+	return n;
 }
 
 static int
@@ -155,7 +155,7 @@ out:
 	db_result_free(running);
 	db_close(db);
 	free(errstr);
-	return (rc);
+	return rc;
 }
 
 const struct cmd_entry cmd_locks_entry = {
