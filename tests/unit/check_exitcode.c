@@ -28,48 +28,51 @@ START_TEST(test_numbers)
 }
 END_TEST
 
-/* Every database failure is 69, however it failed. */
-START_TEST(test_db)
-{
-	ck_assert_int_eq(exitcode_db(DB_OK), 0);
-	ck_assert_int_eq(exitcode_db(DB_ERR_CONNECT), 69);
-	ck_assert_int_eq(exitcode_db(DB_ERR_LOST), 69);
-	ck_assert_int_eq(exitcode_db(DB_ERR_RETRYABLE), 69);
-	ck_assert_int_eq(exitcode_db(DB_ERR_QUERY), 69);
-	ck_assert_int_eq(exitcode_db((enum db_status)42), 70);
-}
-END_TEST
+/* Every status of every module, and one no module returns (42). */
+static const struct {
+	char kind; /* 'd' db_status, 'l' lock_result, 'c' check_status */
+	int  status;
+	int  code;
+} map[] = {
+	/* Every database failure is 69, however it failed. */
+	{ 'd', DB_OK, 0 },
+	{ 'd', DB_ERR_CONNECT, 69 },
+	{ 'd', DB_ERR_LOST, 69 },
+	{ 'd', DB_ERR_RETRYABLE, 69 },
+	{ 'd', DB_ERR_QUERY, 69 },
+	{ 'd', 42, 70 },
+	{ 'l', LOCK_OK, 0 },
+	{ 'l', LOCK_BUSY, 0 },
+	{ 'l', LOCK_ERR_DB, 69 },
+	{ 'l', LOCK_ERR_NULL, 69 },
+	{ 'l', LOCK_ERR_GALERA, 78 },
+	{ 'l', LOCK_ERR_VALUE, 70 },
+	{ 'l', LOCK_INCIDENT, 76 },
+	{ 'l', 42, 70 },
+	{ 'c', CHECK_OK, 0 },
+	{ 'c', CHECK_WARNING, 1 },
+	{ 'c', CHECK_CRITICAL, 2 },
+	{ 'c', CHECK_UNKNOWN, 3 },
+	{ 'c', 42, 70 },
+};
 
-START_TEST(test_lock)
+START_TEST(test_map)
 {
-	ck_assert_int_eq(exitcode_lock(LOCK_OK), 0);
-	ck_assert_int_eq(exitcode_lock(LOCK_BUSY), 0);
-	ck_assert_int_eq(exitcode_lock(LOCK_ERR_DB), 69);
-	ck_assert_int_eq(exitcode_lock(LOCK_ERR_NULL), 69);
-	ck_assert_int_eq(exitcode_lock(LOCK_ERR_GALERA), 78);
-	ck_assert_int_eq(exitcode_lock(LOCK_ERR_VALUE), 70);
-	ck_assert_int_eq(exitcode_lock(LOCK_INCIDENT), 76);
-	ck_assert_int_eq(exitcode_lock((enum lock_result)42), 70);
-}
-END_TEST
+	int code = -1;
 
-START_TEST(test_check)
-{
-	ck_assert_int_eq(exitcode_check(CHECK_OK), 0);
-	ck_assert_int_eq(exitcode_check(CHECK_WARNING), 1);
-	ck_assert_int_eq(exitcode_check(CHECK_CRITICAL), 2);
-	ck_assert_int_eq(exitcode_check(CHECK_UNKNOWN), 3);
-	ck_assert_int_eq(exitcode_check((enum check_status)42), 70);
-}
-END_TEST
-
-/* The kinds do not bleed into each other: a status number looked up in
- * the wrong kind would give another kind's code. */
-START_TEST(test_kinds_apart)
-{
-	ck_assert_int_eq(exitcode_db((enum db_status)CHECK_CRITICAL), 69);
-	ck_assert_int_eq(exitcode_check((enum check_status)DB_ERR_LOST), 2);
-	ck_assert_int_eq(exitcode_lock((enum lock_result)LOCK_INCIDENT), 76);
+	switch (map[_i].kind) {
+	case 'd':
+		code = exitcode_db((enum db_status)map[_i].status);
+		break;
+	case 'l':
+		code = exitcode_lock((enum lock_result)map[_i].status);
+		break;
+	case 'c':
+		code = exitcode_check((enum check_status)map[_i].status);
+		break;
+	}
+	ck_assert_msg(code == map[_i].code, "%c status %d: exit %d, want %d",
+	    map[_i].kind, map[_i].status, code, map[_i].code);
 }
 END_TEST
 
@@ -80,10 +83,7 @@ exitcode_suite(void)
 	TCase *tc = tcase_create("exitcode");
 
 	tcase_add_test(tc, test_numbers);
-	tcase_add_test(tc, test_db);
-	tcase_add_test(tc, test_lock);
-	tcase_add_test(tc, test_check);
-	tcase_add_test(tc, test_kinds_apart);
+	tcase_add_loop_test(tc, test_map, 0, sizeof map / sizeof map[0]);
 	suite_add_tcase(s, tc);
 	return s;
 }
