@@ -127,6 +127,12 @@ cmd_parse(struct cmd_ctx *ctx)
 
 	memset(longopts, 0, sizeof longopts);
 	for (n = 0; e->options != NULL && e->options[n].name != NULL; n++) {
+		if (n == CMD_OPTIONS_MAX) {
+			/* A bug, caught by t0100 (every command's --bogus). */
+			fprintf(stderr, "cronguard: %s: more than %d options\n",
+			    e->name, CMD_OPTIONS_MAX);
+			abort();
+		}
 		longopts[n].name = e->options[n].name;
 		longopts[n].has_arg =
 		    e->options[n].has_arg ? required_argument : no_argument;
@@ -207,19 +213,13 @@ cmd_load_conf(struct cmd_ctx *ctx, struct conf *c)
 		return EXIT_CONFIG;
 	}
 	incident_set_alert(c->alert_url, (long)c->alert_timeout_ms);
-	if ((ctx->entry->flags & CMD_NEEDS_DB) == CMD_NEEDS_DB)
-		return cmd_need_db(ctx, c);
+	if ((ctx->entry->flags & CMD_NEEDS_DB) == CMD_NEEDS_DB &&
+	    !c->have_database) {
+		fprintf(stderr, "cronguard: %s: no database section\n",
+		    c->path != NULL ? c->path : ctx->conf_path);
+		return EXIT_CONFIG;
+	}
 	return 0;
-}
-
-int
-cmd_need_db(struct cmd_ctx *ctx, const struct conf *c)
-{
-	if (c->have_database)
-		return 0;
-	fprintf(stderr, "cronguard: %s: no database section\n",
-	    c->path != NULL ? c->path : ctx->conf_path);
-	return EXIT_CONFIG;
 }
 
 int
@@ -259,15 +259,11 @@ cmd_run(const struct cmd_entry *e, const char *conf_path, int argc, char **argv)
 		return EXIT_OK;
 
 	conf_defaults(&c);
-	rc = 0;
-	if (!(e->flags & CMD_OWN_OPTIONS))
-		rc = cmd_parse(&ctx);
+	rc = cmd_parse(&ctx);
 	if (rc == 0 && (e->flags & CMD_NEEDS_CONF))
 		rc = cmd_load_conf(&ctx, &c);
-	if (rc == 0) {
-		optind = 0;
+	if (rc == 0)
 		rc = e->exec(&ctx, &c);
-	}
 	for (i = 0; i < CMD_OPTIONS_MAX; i++)
 		free(ctx.opts[i].v);
 	conf_free(&c);

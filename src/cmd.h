@@ -43,9 +43,6 @@ struct cmd_ctx {
 /* Needs a database section (else exit 78 before exec); the command
  * connects with cmd_db_connect once its arguments are checked. */
 #define CMD_NEEDS_DB (0x2 | CMD_NEEDS_CONF)
-/* Parses its own options from argc/argv (being converted to the
- * template). */
-#define CMD_OWN_OPTIONS 0x4
 
 struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */
@@ -98,9 +95,5 @@ int cmd_db_error(struct cmd_ctx *, enum db_status st, const char *errstr);
 /* Connect to c's database (CMD_NEEDS_DB).  Returns 0 with *db connected
  * (the caller closes it), or the exit code after cmd_db_error. */
 int cmd_db_connect(struct cmd_ctx *, struct conf *, struct db **db);
-/* For a command that parses its own options (CMD_OWN_OPTIONS): unless c
- * has a database section, print "cronguard: FILE: no database section"
- * and return EXIT_CONFIG; else return 0. */
-int cmd_need_db(struct cmd_ctx *, const struct conf *);
 
 #endif

@@ -369,8 +369,8 @@ db_cell_dup(const struct db_result *r, size_t row, size_t col)
 	const char *cell;
 
 	if ((cell = db_cell(r, row, col)) == NULL)
-		return (NULL);
-	return (xstrndup(cell, r->lengths[row][col]));
+		return NULL;
+	return xstrndup(cell, r->lengths[row][col]);
 }
 
 long long
@@ -381,8 +381,8 @@ db_cell_ll(const struct db_result *r, size_t row, size_t col, long long dflt)
 
 	if ((cell = db_cell(r, row, col)) == NULL ||
 	    parse_ll(cell, INT64_MIN, INT64_MAX, &v, &e) != 0)
-		return (dflt);
-	return (v);
+		return dflt;
+	return v;
 }
 
 enum db_status
@@ -392,9 +392,9 @@ db_one_row(const struct db_result *r, size_t ncols, char **errstr)
 		*errstr = xasprintf("query failed: expected one row of %zu "
 		                    "columns, got %zu rows of %zu",
 		    ncols, r->nrows, r->ncols);
-		return (DB_ERR_QUERY);
+		return DB_ERR_QUERY;
 	}
-	return (DB_OK);
+	return DB_OK;
 }
 
 /* --------------------------------------------------------- formatting */

@@ -52,6 +52,19 @@ expect 64 stderr "^cronguard: unknown option '-z'$" -- exec -z -- true
 expect 64 stderr "^cronguard: option '--lock' needs a value$" -- exec --lock
 expect 64 stderr "^cronguard: unknown option '--bogus'$" -- locks --bogus
 expect 64 stderr "^cronguard: unknown option '--bogus'$" -- run --bogus job
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox list --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox check --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox dispatch --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs check --bogus
+expect 64 stderr "^cronguard: option '--format' needs a value$" -- jobs check --format
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox retry --bogus 1
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox purge --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox enqueue --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox show --bogus 1
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- db status --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs list --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- config check --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- version --bogus
 # Operand counts come from the command table.
 expect 64 stderr "^cronguard: missing argument$" -- run
 expect 64 stderr "^cronguard: unexpected argument 'b'$" -- run a b
