@@ -322,16 +322,16 @@ smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 		 * sent (a retry would duplicate it for them); the refused
 		 * recipients are recorded. */
 		if (x->nrefused > 0)
-			msg->error = xasprintf("smtp: %u recipient(s) refused: "
-			                       "%s",
-			    x->nrefused, x->refused.data);
+			msg->error =
+			    xasprintf("smtp: %u recipient(s) refused: %s",
+			        x->nrefused, x->refused.data);
 	} else if (x->nrefused > 0 && x->mail != NULL &&
 	    x->nrefused >= x->mail->nrcpt)
 		msg->error = xasprintf(
 		    "smtp: all recipients refused: %s", x->refused.data);
 	else if (cc == CURLE_USE_SSL_FAILED)
-		msg->error = xasprintf("smtp: %s (tls = \"required\": nothing "
-		                       "sent in clear)",
+		msg->error = xasprintf(
+		    "smtp: %s (tls = \"required\": nothing sent in clear)",
 		    what);
 	else if (code >= 400 && x->reply[0] != '\0')
 		msg->error = xasprintf("smtp: %s", x->reply);

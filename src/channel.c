@@ -22,11 +22,3 @@ channel_ops_for(enum channel_type type)
 	}
 	return NULL;
 }
-
-int
-channel_ctl_pass(struct send_ctl *ctl, struct outbox_msg *msg)
-{
-	(void)ctl;
-	(void)msg;
-	return 0;
-}

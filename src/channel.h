@@ -71,7 +71,4 @@ extern const struct channel_ops channel_http_ops;
 extern const struct channel_ops channel_smtp_ops;
 extern const struct channel_ops channel_amqp_ops;
 
-/* Default send_ctl callbacks: always send, nothing after. */
-int channel_ctl_pass(struct send_ctl *, struct outbox_msg *);
-
 #endif

@@ -20,9 +20,7 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	char  *errstr;
 	size_t i;
 
-	if (ctx->argc > 1)
-		return cmd_usage_error(
-		    ctx->entry, "unexpected argument '%s'", ctx->argv[1]);
+	(void)ctx;
 	conf_print(c);
 	for (i = 0; i < c->nwarnings; i++)
 		fprintf(stderr, "cronguard: warning: %s\n", c->warnings[i]);
@@ -32,8 +30,7 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		if (conf_read_secrets(c, c->channels[i].name, &errstr) == 0)
 			continue;
 		fprintf(stderr,
-		    "cronguard: warning: %s (needed where outbox dispatch "
-		    "sends on channel %s)\n",
+		    "cronguard: warning: %s (needed where outbox dispatch sends on channel %s)\n",
 		    errstr, c->channels[i].name);
 		free(errstr);
 	}
@@ -48,8 +45,8 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 const struct cmd_entry cmd_config_check_entry = {
 	.name = "config check",
 	.usage = "",
-	.summary = "Parse and validate the configuration and print the "
-	           "effective values, secrets masked.",
+	.summary =
+	    "Parse and validate the configuration and print the effective values, secrets masked.",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_config_check_exec,
 };

@@ -1,7 +1,6 @@
 /* cmd-db-migrate.c: apply the pending schema migrations. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,34 +15,16 @@
 static int
 cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "dry-run", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 }
-	};
 	struct migration_set set = { NULL, 0 };
 	struct migration    *m;
 	struct db           *db = NULL;
 	char                *errstr = NULL;
 	const char          *dir;
 	enum db_status       st;
-	int                  ch, dry_run = 0, locked = 0, rc = EXIT_OK;
+	int                  dry_run, locked = 0, rc = EXIT_OK;
 	size_t               i, applied = 0;
 
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'n':
-			dry_run = 1;
-			break;
-		default:
-			return (cmd_usage_error(ctx->entry, "bad option"));
-		}
-	}
-	if (optind != ctx->argc)
-		return (cmd_usage_error(
-		    ctx->entry, "unexpected argument '%s'", ctx->argv[optind]));
-	if ((rc = cmd_need_db(ctx, c)) != 0)
-		return (rc);
-
+	dry_run = cmd_opt_count(ctx, "dry-run") > 0;
 	dir = migrate_sqldir();
 	if (migrate_scan(dir, &set, &errstr) != 0) {
 		fprintf(stderr, "cronguard: %s\n", errstr);
@@ -67,8 +48,7 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 		if (m->state != MIGRATION_CHANGED)
 			continue;
 		fprintf(stderr,
-		    "cronguard: %s was changed after it was "
-		    "applied (sha256 %s, recorded %s); refusing to migrate\n",
+		    "cronguard: %s was changed after it was applied (sha256 %s, recorded %s); refusing to migrate\n",
 		    m->file, m->checksum, m->recorded_checksum);
 		rc = EXIT_DATAERR;
 	}
@@ -89,7 +69,7 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 			 * migration, not an unavailable database. */
 			fprintf(stderr, "cronguard: db migrate: %s\n", errstr);
 			rc = st == DB_ERR_QUERY ? EXIT_SOFTWARE
-			                        : db_exitcode(st);
+			                        : exitcode_db(st);
 			goto out;
 		}
 		log_kv(LOG_INFO, "migration_applied", "file", m->file, NULL);
@@ -111,13 +91,19 @@ out:
 	migrate_set_free(&set);
 	free(errstr);
 	fflush(stdout);
-	return (rc);
+	return rc;
 }
+
+static const struct cmd_option cmd_db_migrate_options[] = {
+	{ "dry-run", 0 },
+	{ NULL, 0 },
+};
 
 const struct cmd_entry cmd_db_migrate_entry = {
 	.name = "db migrate",
 	.usage = "[--dry-run]",
 	.summary = "Apply the schema migrations not yet applied, in order.",
-	.flags = CMD_NEEDS_CONF,
+	.options = cmd_db_migrate_options,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_db_migrate_exec,
 };

@@ -13,15 +13,15 @@ cmd_db_status_word(enum migration_state state)
 {
 	switch (state) {
 	case MIGRATION_PENDING:
-		return ("pending");
+		return "pending";
 	case MIGRATION_APPLIED:
-		return ("applied");
+		return "applied";
 	case MIGRATION_CHANGED:
-		return ("changed");
+		return "changed";
 	case MIGRATION_MISSING:
-		return ("missing");
+		return "missing";
 	}
-	return ("?");
+	return "?";
 }
 
 static int
@@ -35,11 +35,6 @@ cmd_db_status_exec(struct cmd_ctx *ctx, struct conf *c)
 	int                  rc = EXIT_OK;
 	size_t               i;
 
-	if (ctx->argc > 1)
-		return (cmd_usage_error(
-		    ctx->entry, "unexpected argument '%s'", ctx->argv[1]));
-	if ((rc = cmd_need_db(ctx, c)) != 0)
-		return (rc);
 	if (migrate_scan(migrate_sqldir(), &set, &errstr) != 0) {
 		fprintf(stderr, "cronguard: %s\n", errstr);
 		rc = EXIT_SOFTWARE;
@@ -79,13 +74,13 @@ out:
 	migrate_set_free(&set);
 	free(errstr);
 	fflush(stdout);
-	return (rc);
+	return rc;
 }
 
 const struct cmd_entry cmd_db_status_entry = {
 	.name = "db status",
 	.usage = "",
 	.summary = "List the schema migrations, applied and pending.",
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_db_status_exec,
 };

@@ -1,7 +1,6 @@
 /* cmd-exec.c: "exec --lock NAME -- CMD...", flock(1) for a whole fleet. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,17 +13,10 @@
 static int
 cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = { { "lock", required_argument,
-		                                      NULL, 'l' },
-		{ "max-runtime", required_argument, NULL, 'm' },
-		{ "busy-exit", required_argument, NULL, 'b' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 } };
-	struct guard_job           gj;
-	struct conf_job            def;
-	const char                *errstr;
-	long long                  n;
-	int                        ch, rc;
+	struct guard_job gj;
+	struct conf_job  def;
+	const char      *errstr, *v;
+	long long        n;
 
 	/* The defaults of a configured job (cronguard.conf(5)). */
 	conf_job_defaults(&def);
@@ -39,63 +31,48 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 	gj.busy_exit = def.busy_exit;
 	gj.timeout_ms = def.timeout_ms;
 
-	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'l':
-			if (!conf_lock_name_valid(optarg, &errstr))
-				return cmd_usage_error(ctx->entry,
-				    "--lock: lock "
-				    "name %s",
-				    errstr);
-			gj.lock = optarg;
-			break;
-		case 'm':
-			if (duration_parse(
-			        optarg, &gj.max_runtime_ms, &errstr) != 0 ||
-			    gj.max_runtime_ms == 0)
-				return cmd_usage_error(ctx->entry,
-				    "--max-runtime: %s: %s", optarg,
-				    gj.max_runtime_ms == 0 ? "must not be 0"
-				                           : errstr);
-			break;
-		case 'b':
-			if (parse_ll(optarg, 0, 255, &n, &errstr) != 0)
-				return cmd_usage_error(ctx->entry,
-				    "--busy-exit: %s is %s", optarg, errstr);
-			gj.busy_exit = (int)n;
-			break;
-		case 't':
-			if (duration_parse(optarg, &gj.timeout_ms, &errstr) !=
-			    0)
-				return cmd_usage_error(ctx->entry,
-				    "--timeout: %s: %s", optarg, errstr);
-			break;
-		default:
-			return cmd_usage_error(ctx->entry,
-			    "unknown or "
-			    "incomplete option %s",
-			    ctx->argv[optind - 1]);
-		}
-	}
-	if (gj.lock == NULL)
+	if ((gj.lock = cmd_opt_value(ctx, "lock")) == NULL)
 		return cmd_usage_error(ctx->entry, "--lock is required");
-	if (optind >= ctx->argc)
-		return cmd_usage_error(ctx->entry, "no command given");
-	if ((rc = cmd_need_db(ctx, c)) != 0)
-		return rc;
+	if (!conf_lock_name_valid(gj.lock, &errstr))
+		return cmd_usage_error(
+		    ctx->entry, "--lock: lock name %s", errstr);
+	if ((v = cmd_opt_value(ctx, "max-runtime")) != NULL &&
+	    (duration_parse(v, &gj.max_runtime_ms, &errstr) != 0 ||
+	        gj.max_runtime_ms == 0))
+		return cmd_usage_error(ctx->entry, "--max-runtime: %s: %s", v,
+		    gj.max_runtime_ms == 0 ? "must not be 0" : errstr);
+	if ((v = cmd_opt_value(ctx, "busy-exit")) != NULL) {
+		if (parse_ll(v, 0, 255, &n, &errstr) != 0)
+			return cmd_usage_error(
+			    ctx->entry, "--busy-exit: %s is %s", v, errstr);
+		gj.busy_exit = (int)n;
+	}
+	if ((v = cmd_opt_value(ctx, "timeout")) != NULL &&
+	    duration_parse(v, &gj.timeout_ms, &errstr) != 0)
+		return cmd_usage_error(
+		    ctx->entry, "--timeout: %s: %s", v, errstr);
 	gj.job = gj.lock;
-	gj.argv = ctx->argv + optind;
+	gj.argv = ctx->args;
 	return guard_run(&gj, &lock_db_real, &c->db);
 }
 
+static const struct cmd_option cmd_exec_options[] = {
+	{ "lock", 1 },
+	{ "max-runtime", 1 },
+	{ "busy-exit", 1 },
+	{ "timeout", 1 },
+	{ NULL, 0 },
+};
+
 const struct cmd_entry cmd_exec_entry = {
 	.name = "exec",
-	.usage = "--lock name [--max-runtime duration] [--busy-exit n] "
-	         "[--timeout duration] -- command [arg ...]",
-	.summary = "Run a command under a named lock: flock(1) for a whole "
-	           "fleet.  Needs only the database section.",
-	.flags = CMD_NEEDS_CONF,
+	.usage =
+	    "--lock name [--max-runtime duration] [--busy-exit n] [--timeout duration] -- command [arg ...]",
+	.summary =
+	    "Run a command under a named lock: flock(1) for a whole fleet.  Needs only the database section.",
+	.options = cmd_exec_options,
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_exec_exec,
 };

@@ -14,10 +14,8 @@ cmd_help_exec(struct cmd_ctx *ctx, struct conf *c)
 	int    r;
 
 	(void)c;
-	if (ctx->argc < 2 || ctx->argc > 3)
-		return cmd_usage_error(ctx->entry, "help takes one command");
-	r = snprintf(name, sizeof name, "%s%s%s", ctx->argv[1],
-	    ctx->argc == 3 ? " " : "", ctx->argc == 3 ? ctx->argv[2] : "");
+	r = snprintf(name, sizeof name, "%s%s%s", ctx->args[0],
+	    ctx->nargs == 2 ? " " : "", ctx->nargs == 2 ? ctx->args[1] : "");
 	if (r < 0 || (size_t)r >= sizeof name)
 		return cmd_usage_error(ctx->entry, "command name too long");
 	for (i = 0; cmd_table[i] != NULL; i++) {
@@ -35,6 +33,8 @@ const struct cmd_entry cmd_help_entry = {
 	.name = "help",
 	.usage = "command",
 	.summary = "Print the usage of a command.",
+	.min_args = 1,
+	.max_args = 2,
 	.flags = 0,
 	.exec = cmd_help_exec,
 };

@@ -2,7 +2,6 @@
  * (CONTRACT section 7): Nagios line, JSON or Prometheus text. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,48 +16,30 @@
 static int
 cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = { { "format", required_argument,
-		                                      NULL, 'f' },
-		{ "metrics-file", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 } };
-	enum report_format         fmt = REPORT_NAGIOS;
-	enum check_status          st = CHECK_OK;
-	const struct conf_job    **jobs = NULL;
-	struct job_check          *jcs = NULL;
-	struct db                 *db = NULL;
-	const char                *metrics = NULL;
-	char                      *errstr = NULL, *error = NULL, *out = NULL;
-	size_t                     n = 0, i;
-	int                        ch, k;
+	enum report_format      fmt = REPORT_NAGIOS;
+	enum check_status       st = CHECK_OK;
+	const struct conf_job **jobs = NULL;
+	struct job_check       *jcs = NULL;
+	struct db              *db = NULL;
+	const char             *metrics = NULL;
+	char                   *errstr = NULL, *error = NULL, *out = NULL;
+	size_t                  n = 0, i;
+	int                     k;
+	const char             *v;
 
-	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'f':
-			if (report_format_parse(optarg, &fmt) != 0)
-				return cmd_usage_error(ctx->entry,
-				    "--format "
-				    "must be nagios, json or prometheus");
-			break;
-		case 'm':
-			metrics = optarg;
-			break;
-		default:
-			return cmd_usage_error(ctx->entry,
-			    "unknown or "
-			    "incomplete option %s",
-			    ctx->argv[optind - 1]);
-		}
-	}
+	if ((v = cmd_opt_value(ctx, "format")) != NULL &&
+	    report_format_parse(v, &fmt) != 0)
+		return cmd_usage_error(
+		    ctx->entry, "--format must be nagios, json or prometheus");
+	metrics = cmd_opt_value(ctx, "metrics-file");
 
-	if (optind < ctx->argc) {
-		jobs = xcalloc((size_t)(ctx->argc - optind), sizeof *jobs);
-		for (k = optind; k < ctx->argc; k++) {
-			if ((jobs[n++] = conf_job_find(c, ctx->argv[k])) ==
+	if (ctx->nargs > 0) {
+		jobs = xcalloc((size_t)ctx->nargs, sizeof *jobs);
+		for (k = 0; k < ctx->nargs; k++) {
+			if ((jobs[n++] = conf_job_find(c, ctx->args[k])) ==
 			    NULL) {
 				error = xasprintf("no job \"%s\" in %s",
-				    ctx->argv[k], c->path);
+				    ctx->args[k], c->path);
 				break;
 			}
 		}
@@ -107,18 +88,23 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	db_close(db);
 	free(error);
 	free(errstr);
-	return ((int)st);
+	return exitcode_check(st);
 }
+
+static const struct cmd_option cmd_jobs_check_options[] = {
+	{ "format", 1 },
+	{ "metrics-file", 1 },
+	{ NULL, 0 },
+};
 
 const struct cmd_entry cmd_jobs_check_entry = {
 	.name = "jobs check",
-	.usage = "[--format nagios|json|prometheus] [--metrics-file path] "
-	         "[job ...]",
+	.usage =
+	    "[--format nagios|json|prometheus] [--metrics-file path] [job ...]",
 	.summary =
-	    "Monitoring check: a job whose last success is older than "
-	    "expect_every + grace,\na job still running past max_runtime, or a "
-	    "lock held by a dead or stuck run.\nExit 0 OK, 1 WARNING, 2 "
-	    "CRITICAL, 3 UNKNOWN.",
+	    "Monitoring check: a job whose last success is older than expect_every + grace,\na job still running past max_runtime, or a lock held by a dead or stuck run.\nExit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+	.options = cmd_jobs_check_options,
+	.max_args = -1,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_jobs_check_exec,
 };

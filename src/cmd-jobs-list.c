@@ -17,13 +17,13 @@ guard_name(enum guard_kind g)
 {
 	switch (g) {
 	case GUARD_NAMED_LOCK:
-		return ("named_lock");
+		return "named_lock";
 	case GUARD_LOCAL:
-		return ("local");
+		return "local";
 	case GUARD_NONE:
-		return ("none");
+		return "none";
 	}
-	return ("?");
+	return "?";
 }
 
 /* "2026-11-29 10:00:00" from a DATETIME(6) value: seconds are enough in
@@ -32,9 +32,9 @@ static const char *
 short_time(const char *dt, char *buf, size_t len)
 {
 	if (dt == NULL)
-		return ("-");
+		return "-";
 	snprintf(buf, len, "%.19s", dt);
-	return (buf);
+	return buf;
 }
 
 static int
@@ -44,19 +44,13 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct job_summary     js;
 	const struct conf_job *j;
 	char                  *errstr = NULL, run[32], ok[32];
+	enum db_status         st;
 	const char            *lock;
 	int                    wjob = 3, wlock = 4, n, rc = EXIT_OK;
 	size_t                 i;
 
-	if (ctx->argc != 1)
-		return cmd_usage_error(ctx->entry,
-		    "jobs list takes no "
-		    "arguments");
-	if (c->have_database && db_connect(&c->db, &db, &errstr) != DB_OK) {
-		log_kv(LOG_ERROR, "db_unavailable", "error", errstr, NULL);
-		free(errstr);
-		return (EXIT_UNAVAILABLE);
-	}
+	if (c->have_database && (rc = cmd_db_connect(ctx, c, &db)) != 0)
+		return rc;
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
 		if ((n = (int)strlen(j->name)) > wjob)
@@ -71,12 +65,10 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		j = &c->jobs[i];
 		memset(&js, 0, sizeof js);
 		if (db != NULL &&
-		    runs_job_summary(db, j->name, &js, &errstr) != DB_OK) {
-			log_kv(LOG_ERROR, "db_unavailable", "job", j->name,
-			    "error", errstr, NULL);
+		    (st = runs_job_summary(db, j->name, &js, &errstr)) !=
+		        DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
 			free(errstr);
-			errstr = NULL;
-			rc = EXIT_UNAVAILABLE;
 			break;
 		}
 		lock = j->guard == GUARD_NAMED_LOCK ? j->lock : "-";
@@ -88,14 +80,14 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		runs_job_summary_free(&js);
 	}
 	db_close(db);
-	return (rc);
+	return rc;
 }
 
 const struct cmd_entry cmd_jobs_list_entry = {
 	.name = "jobs list",
 	.usage = "",
-	.summary = "List the configured jobs with their guard, lock name, "
-	           "last run and last success (database clock, UTC).",
+	.summary =
+	    "List the configured jobs with their guard, lock name, last run and last success (database clock, UTC).",
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_jobs_list_exec,
 };

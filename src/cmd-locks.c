@@ -22,8 +22,8 @@ first_user(const struct conf *c, const char *name)
 	for (i = 0; i < c->njobs; i++)
 		if (c->jobs[i].guard == GUARD_NAMED_LOCK &&
 		    strcmp(c->jobs[i].lock, name) == 0)
-			return (&c->jobs[i]);
-	return (NULL);
+			return &c->jobs[i];
+	return NULL;
 }
 
 /* One line of the table: a configured lock (j set) or one that only the
@@ -38,8 +38,8 @@ static const char *
 locks_row_job(const struct locks_row *r)
 {
 	if (r->j != NULL)
-		return (r->j->name);
-	return (r->h.run_job != NULL ? r->h.run_job : "-");
+		return r->j->name;
+	return r->h.run_job != NULL ? r->h.run_job : "-";
 }
 
 static void
@@ -107,7 +107,7 @@ locks_rows(const struct conf *c, const struct db_result *running,
 			continue;
 		(*rows)[n++].lock = name;
 	}
-	return (n);
+	return n;
 }
 
 static int
@@ -117,26 +117,21 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct db_result *running = NULL;
 	struct locks_row *rows = NULL;
 	char             *errstr = NULL;
+	enum db_status    st;
 	int               wlock = 4, wjob = 3, w, rc = EXIT_OK;
 	size_t            i, n = 0;
 
-	if (ctx->argc != 1)
-		return cmd_usage_error(ctx->entry, "locks takes no arguments");
-	if ((rc = cmd_need_db(ctx, c)) != 0)
-		return (rc);
-	if (db_connect(&c->db, &db, &errstr) != DB_OK ||
-	    runs_locks(db, &running, &errstr) != DB_OK) {
-		log_kv(LOG_ERROR, "db_unavailable", "error", errstr, NULL);
-		rc = EXIT_UNAVAILABLE;
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
+	if ((st = runs_locks(db, &running, &errstr)) != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	n = locks_rows(c, running, &rows);
 	for (i = 0; i < n; i++) {
-		if (lock_holder_get(db, rows[i].lock, &rows[i].h, &errstr) !=
-		    DB_OK) {
-			log_kv(LOG_ERROR, "db_unavailable", "lock",
-			    rows[i].lock, "error", errstr, NULL);
-			rc = EXIT_UNAVAILABLE;
+		if ((st = lock_holder_get(
+		         db, rows[i].lock, &rows[i].h, &errstr)) != DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
 			goto out;
 		}
 		if ((w = (int)strlen(rows[i].lock)) > wlock)
@@ -160,15 +155,14 @@ out:
 	db_result_free(running);
 	db_close(db);
 	free(errstr);
-	return (rc);
+	return rc;
 }
 
 const struct cmd_entry cmd_locks_entry = {
 	.name = "locks",
 	.usage = "",
-	.summary = "Show each configured lock name and every other lock a "
-	           "running cronguard holds (exec --lock), whether it is held, "
-	           "by which connection and run, and since when.",
-	.flags = CMD_NEEDS_CONF,
+	.summary =
+	    "Show each configured lock name and every other lock a running cronguard holds (exec --lock), whether it is held, by which connection and run, and since when.",
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_locks_exec,
 };

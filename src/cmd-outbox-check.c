@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +45,8 @@ check_report_stuck(const struct outbox_counts *k)
 	struct incident inc = { 0 };
 	char           *d;
 
-	d = xasprintf("%lld outbox rows PROCESSING longer than the "
-	              "watchdog: no dispatcher is recovering them",
+	d = xasprintf(
+	    "%lld outbox rows PROCESSING longer than the watchdog: no dispatcher is recovering them",
 	    k->stuck);
 	inc.event = "outbox_stuck";
 	inc.detail = d;
@@ -58,46 +57,22 @@ check_report_stuck(const struct outbox_counts *k)
 static int
 cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = { { "format", required_argument,
-		                                      NULL, 'f' },
-		{ "metrics-file", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 } };
-	enum report_format         fmt = REPORT_NAGIOS;
-	struct outbox_counts       k;
-	enum check_status          s;
-	struct db                 *db = NULL;
-	const char                *metrics = NULL;
-	char                      *errstr = NULL, *out = NULL;
-	enum db_status             st;
-	int                        ch, rc;
+	enum report_format   fmt = REPORT_NAGIOS;
+	struct outbox_counts k;
+	enum check_status    s;
+	struct db           *db = NULL;
+	const char          *metrics = NULL;
+	char                *errstr = NULL, *out = NULL;
+	enum db_status       st;
+	int                  rc;
+	const char          *v;
 
+	if ((v = cmd_opt_value(ctx, "format")) != NULL &&
+	    report_format_parse(v, &fmt) != 0)
+		return cmd_usage_error(
+		    ctx->entry, "--format must be nagios, json or prometheus");
+	metrics = cmd_opt_value(ctx, "metrics-file");
 	memset(&k, 0, sizeof k);
-	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'f':
-			if (report_format_parse(optarg, &fmt) != 0) {
-				rc = cmd_usage_error(ctx->entry,
-				    "--format "
-				    "must be nagios, json or prometheus");
-				goto out;
-			}
-			break;
-		case 'm':
-			metrics = optarg;
-			break;
-		default:
-			rc = cmd_usage_error(ctx->entry, "bad option: %s",
-			    ctx->argv[optind - 1]);
-			goto out;
-		}
-	}
-	if (optind != ctx->argc) {
-		rc = cmd_usage_error(
-		    ctx->entry, "unexpected argument: %s", ctx->argv[optind]);
-		goto out;
-	}
 
 	if (!c->have_database) {
 		errstr = xasprintf("%s: no database section", c->path);
@@ -120,8 +95,7 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 			s = check_status_worst(s, CHECK_UNKNOWN);
 	}
 	fputs(out, stdout);
-	rc = (int)s;
-out:
+	rc = exitcode_check(s);
 	outbox_counts_free(&k);
 	db_close(db);
 	free(out);
@@ -129,14 +103,18 @@ out:
 	return rc;
 }
 
+static const struct cmd_option cmd_outbox_check_options[] = {
+	{ "format", 1 },
+	{ "metrics-file", 1 },
+	{ NULL, 0 },
+};
+
 const struct cmd_entry cmd_outbox_check_entry = {
 	.name = "outbox check",
 	.usage = "[--format nagios|json|prometheus] [--metrics-file path]",
 	.summary =
-	    "Count pending, due, processing, stale, stuck, failed and "
-	    "unknown-channel rows, show open circuits and quota use, and give "
-	    "a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, "
-	    "3 UNKNOWN).",
+	    "Count pending, due, processing, stale, stuck, failed and unknown-channel rows, show open circuits and quota use, and give a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
+	.options = cmd_outbox_check_options,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_check_exec,
 };

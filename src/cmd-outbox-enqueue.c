@@ -1,7 +1,6 @@
 /* cmd-outbox-enqueue.c: insert one message, for operators and scripts. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,60 +18,27 @@
 static int
 cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "channel", required_argument, NULL, 'c' },
-		{ "type", required_argument, NULL, 't' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "payload", required_argument, NULL, 'p' },
-		{ "payload-file", required_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct db         *db = NULL;
-	const char        *channel = NULL, *type = NULL, *key = NULL;
-	const char        *payload = NULL, *file = NULL;
+	const char        *channel, *type, *key, *payload, *file;
 	char              *data = NULL, *errstr = NULL, message_id[37];
 	unsigned long long id = 0;
 	json_t            *j;
 	json_error_t       jerr;
 	size_t             len;
 	enum db_status     st;
-	int                ch, rc = EXIT_OK;
+	int                rc = EXIT_OK;
 
-	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'c':
-			channel = optarg;
-			break;
-		case 't':
-			type = optarg;
-			break;
-		case 'k':
-			key = optarg;
-			break;
-		case 'p':
-			payload = optarg;
-			break;
-		case 'P':
-			file = optarg;
-			break;
-		default:
-			return cmd_usage_error(ctx->entry, "bad option: %s",
-			    ctx->argv[optind - 1]);
-		}
-	}
-	if (optind != ctx->argc)
-		return cmd_usage_error(
-		    ctx->entry, "unexpected argument: %s", ctx->argv[optind]);
+	channel = cmd_opt_value(ctx, "channel");
+	type = cmd_opt_value(ctx, "type");
+	key = cmd_opt_value(ctx, "key");
+	payload = cmd_opt_value(ctx, "payload");
+	file = cmd_opt_value(ctx, "payload-file");
 	if (channel == NULL || type == NULL)
-		return cmd_usage_error(ctx->entry,
-		    "--channel and --type are "
-		    "required");
+		return cmd_usage_error(
+		    ctx->entry, "--channel and --type are required");
 	if ((payload == NULL) == (file == NULL))
-		return cmd_usage_error(ctx->entry,
-		    "give one of --payload and "
-		    "--payload-file");
+		return cmd_usage_error(
+		    ctx->entry, "give one of --payload and --payload-file");
 
 	if (file != NULL) {
 		data = read_file(strcmp(file, "-") == 0 ? "/dev/stdin" : file,
@@ -85,8 +51,7 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 		if (memchr(data, '\0', len) != NULL) {
 			fprintf(stderr,
-			    "cronguard: outbox enqueue: %s: "
-			    "payload contains a NUL byte\n",
+			    "cronguard: outbox enqueue: %s: payload contains a NUL byte\n",
 			    file);
 			rc = EXIT_DATAERR;
 			goto out;
@@ -96,8 +61,7 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 	j = json_loads(payload, JSON_DECODE_ANY, &jerr);
 	if (j == NULL) {
 		fprintf(stderr,
-		    "cronguard: outbox enqueue: payload is not "
-		    "valid JSON: line %d column %d: %s\n",
+		    "cronguard: outbox enqueue: payload is not valid JSON: line %d column %d: %s\n",
 		    jerr.line, jerr.column, jerr.text);
 		rc = EXIT_DATAERR;
 		goto out;
@@ -105,9 +69,7 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 	json_decref(j);
 	if (conf_channel_find(c, channel) == NULL)
 		fprintf(stderr,
-		    "cronguard: outbox enqueue: warning: channel "
-		    "%s is not configured here; the message stays PENDING "
-		    "until a dispatcher serves it\n",
+		    "cronguard: outbox enqueue: warning: channel %s is not configured here; the message stays PENDING until a dispatcher serves it\n",
 		    channel);
 
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
@@ -125,12 +87,22 @@ out:
 	return rc;
 }
 
+static const struct cmd_option cmd_outbox_enqueue_options[] = {
+	{ "channel", 1 },
+	{ "type", 1 },
+	{ "key", 1 },
+	{ "payload", 1 },
+	{ "payload-file", 1 },
+	{ NULL, 0 },
+};
+
 const struct cmd_entry cmd_outbox_enqueue_entry = {
 	.name = "outbox enqueue",
-	.usage = "--channel name --type type [--key key] "
-	         "(--payload json | --payload-file file)",
-	.summary = "Insert one PENDING message and print its id and "
-	           "message_id.  Exit 65 if the payload is not valid JSON.",
-	.flags = CMD_NEEDS_CONF,
+	.usage =
+	    "--channel name --type type [--key key] (--payload json | --payload-file file)",
+	.summary =
+	    "Insert one PENDING message and print its id and message_id.  Exit 65 if the payload is not valid JSON.",
+	.options = cmd_outbox_enqueue_options,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_enqueue_exec,
 };

@@ -1,7 +1,6 @@
 /* cmd-outbox-list.c: outbox rows, newest first. */
 #include "config.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,62 +73,35 @@ list_json(const struct db_result *r)
 static int
 cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "status", required_argument, NULL, 's' },
-		{ "channel", required_argument, NULL, 'c' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 }
-	};
 	struct db_result *res = NULL;
 	struct db        *db = NULL;
-	const char       *status = NULL, *channel = NULL, *e;
+	const char       *status = NULL, *channel, *e, *v;
 	char             *errstr = NULL;
 	long long         limit = 50;
-	int               ch, json = 0, rc = EXIT_OK;
+	int               json = 0, rc = EXIT_OK;
 	size_t            i;
 	enum db_status    st;
 
-	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 's':
-			for (i = 0; i < nitems(list_statuses); i++) {
-				if (strcasecmp(optarg, list_statuses[i]) == 0)
-					status = list_statuses[i];
-			}
-			if (status == NULL)
-				return cmd_usage_error(ctx->entry,
-				    "--status "
-				    "must be pending, processing, sent or "
-				    "failed");
-			break;
-		case 'c':
-			channel = optarg;
-			break;
-		case 'l':
-			if (parse_ll(optarg, 1, 1000000, &limit, &e) != 0)
-				return cmd_usage_error(ctx->entry,
-				    "--limit "
-				    "%s: %s",
-				    optarg, e);
-			break;
-		case 'f':
-			if (strcmp(optarg, "json") == 0)
-				json = 1;
-			else if (strcmp(optarg, "text") != 0)
-				return cmd_usage_error(ctx->entry,
-				    "--format "
-				    "must be text or json");
-			break;
-		default:
-			return cmd_usage_error(ctx->entry, "bad option: %s",
-			    ctx->argv[optind - 1]);
+	if ((v = cmd_opt_value(ctx, "status")) != NULL) {
+		for (i = 0; i < nitems(list_statuses); i++) {
+			if (strcasecmp(v, list_statuses[i]) == 0)
+				status = list_statuses[i];
 		}
+		if (status == NULL)
+			return cmd_usage_error(ctx->entry,
+			    "--status must be pending, processing, sent or failed");
 	}
-	if (optind != ctx->argc)
-		return cmd_usage_error(
-		    ctx->entry, "unexpected argument: %s", ctx->argv[optind]);
+	channel = cmd_opt_value(ctx, "channel");
+	if ((v = cmd_opt_value(ctx, "limit")) != NULL &&
+	    parse_ll(v, 1, 1000000, &limit, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--limit %s: %s", v, e);
+	if ((v = cmd_opt_value(ctx, "format")) != NULL) {
+		if (strcmp(v, "json") == 0)
+			json = 1;
+		else if (strcmp(v, "text") != 0)
+			return cmd_usage_error(
+			    ctx->entry, "--format must be text or json");
+	}
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if ((st = outbox_list(db, status, channel, (unsigned)limit, &res,
@@ -149,11 +121,20 @@ out:
 	return rc;
 }
 
+static const struct cmd_option cmd_outbox_list_options[] = {
+	{ "status", 1 },
+	{ "channel", 1 },
+	{ "limit", 1 },
+	{ "format", 1 },
+	{ NULL, 0 },
+};
+
 const struct cmd_entry cmd_outbox_list_entry = {
 	.name = "outbox list",
-	.usage = "[--status status] [--channel name] [--limit n] "
-	         "[--format text|json]",
+	.usage =
+	    "[--status status] [--channel name] [--limit n] [--format text|json]",
 	.summary = "List outbox rows, newest first (default limit 50).",
-	.flags = CMD_NEEDS_CONF,
+	.options = cmd_outbox_list_options,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_list_exec,
 };

@@ -1,7 +1,6 @@
 /* cmd-outbox-purge.c: retention, in small batches by primary key. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,45 +14,26 @@
 static int
 cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = {
-		{ "sent-before", required_argument, NULL, 's' },
-		{ "failed-before", required_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 }
-	};
 	struct db         *db = NULL;
 	unsigned long long nsent = 0, nfailed = 0;
 	int64_t            sent_ms = -1, failed_ms = -1;
-	const char        *e;
+	const char        *e, *v;
 	char              *errstr = NULL, a[32], b[32];
 	enum db_status     st = DB_OK;
-	int                ch, dry = 0, rc = EXIT_OK;
+	int                dry, rc = EXIT_OK;
 
-	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 's':
-		case 'f':
-			if (duration_parse(optarg,
-			        ch == 's' ? &sent_ms : &failed_ms, &e) != 0)
-				return cmd_usage_error(
-				    ctx->entry, "%s: %s", optarg, e);
-			break;
-		case 'n':
-			dry = 1;
-			break;
-		default:
-			return cmd_usage_error(ctx->entry, "bad option: %s",
-			    ctx->argv[optind - 1]);
-		}
-	}
-	if (optind != ctx->argc)
+	if ((v = cmd_opt_value(ctx, "sent-before")) != NULL &&
+	    duration_parse(v, &sent_ms, &e) != 0)
 		return cmd_usage_error(
-		    ctx->entry, "unexpected argument: %s", ctx->argv[optind]);
+		    ctx->entry, "--sent-before: %s: %s", v, e);
+	if ((v = cmd_opt_value(ctx, "failed-before")) != NULL &&
+	    duration_parse(v, &failed_ms, &e) != 0)
+		return cmd_usage_error(
+		    ctx->entry, "--failed-before: %s: %s", v, e);
+	dry = cmd_opt_count(ctx, "dry-run") > 0;
 	if (sent_ms < 0 && failed_ms < 0)
-		return cmd_usage_error(ctx->entry,
-		    "give --sent-before or "
-		    "--failed-before");
+		return cmd_usage_error(
+		    ctx->entry, "give --sent-before or --failed-before");
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if (sent_ms >= 0)
@@ -79,12 +59,20 @@ out:
 	return rc;
 }
 
+static const struct cmd_option cmd_outbox_purge_options[] = {
+	{ "sent-before", 1 },
+	{ "failed-before", 1 },
+	{ "dry-run", 0 },
+	{ NULL, 0 },
+};
+
 const struct cmd_entry cmd_outbox_purge_entry = {
 	.name = "outbox purge",
-	.usage = "[--sent-before duration] [--failed-before duration] "
-	         "[--dry-run]",
-	.summary = "Delete SENT rows sent, and FAILED rows last tried, longer "
-	           "ago than the durations, at most 1000 rows per statement.",
-	.flags = CMD_NEEDS_CONF,
+	.usage =
+	    "[--sent-before duration] [--failed-before duration] [--dry-run]",
+	.summary =
+	    "Delete SENT rows sent, and FAILED rows last tried, longer ago than the durations, at most 1000 rows per statement.",
+	.options = cmd_outbox_purge_options,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_purge_exec,
 };

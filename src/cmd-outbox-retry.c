@@ -1,7 +1,6 @@
 /* cmd-outbox-retry.c: FAILED rows back to PENDING, attempts reset. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,45 +24,27 @@ id_seen(const unsigned long long *ids, size_t n, unsigned long long id)
 static int
 cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	static const struct option longopts[] = { { "failed", no_argument, NULL,
-		                                      'F' },
-		{ "channel", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 } };
-	unsigned long long        *ids = NULL, n = 0;
-	struct db                 *db = NULL;
-	const char                *channel = NULL, *e;
-	char                      *errstr = NULL;
-	enum db_status             st;
-	size_t                     nids = 0;
-	int                        ch, all = 0, rc = EXIT_OK;
+	unsigned long long *ids = NULL, n = 0;
+	struct db          *db = NULL;
+	const char         *channel, *e;
+	char               *errstr = NULL;
+	enum db_status      st;
+	size_t              nids = 0;
+	int                 i, all, rc = EXIT_OK;
 
-	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'F':
-			all = 1;
-			break;
-		case 'c':
-			channel = optarg;
-			break;
-		default:
-			return cmd_usage_error(ctx->entry, "bad option: %s",
-			    ctx->argv[optind - 1]);
-		}
-	}
-	if (all == (optind < ctx->argc))
+	all = cmd_opt_count(ctx, "failed") > 0;
+	channel = cmd_opt_value(ctx, "channel");
+	if (all == (ctx->nargs > 0))
 		return cmd_usage_error(
 		    ctx->entry, "give message ids or --failed");
 	if (channel != NULL && !all)
 		return cmd_usage_error(
 		    ctx->entry, "--channel goes with --failed");
-	ids = xcalloc((size_t)(ctx->argc - optind) + 1, sizeof *ids);
-	for (; optind < ctx->argc; optind++) {
-		if (parse_ull(ctx->argv[optind], UINT64_MAX, &ids[nids], &e) !=
-		    0) {
+	ids = xcalloc((size_t)ctx->nargs + 1, sizeof *ids);
+	for (i = 0; i < ctx->nargs; i++) {
+		if (parse_ull(ctx->args[i], UINT64_MAX, &ids[nids], &e) != 0) {
 			rc = cmd_usage_error(
-			    ctx->entry, "bad id %s: %s", ctx->argv[optind], e);
+			    ctx->entry, "bad id %s: %s", ctx->args[i], e);
 			goto out;
 		}
 		if (!id_seen(ids, nids, ids[nids])) /* "retry 5 5" is one */
@@ -80,8 +61,7 @@ cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 	printf("%llu message%s back to PENDING\n", n, n == 1 ? "" : "s");
 	if (!all && n != nids) {
 		fprintf(stderr,
-		    "cronguard: outbox retry: %llu of %zu ids "
-		    "are not FAILED messages (see outbox show)\n",
+		    "cronguard: outbox retry: %llu of %zu ids are not FAILED messages (see outbox show)\n",
 		    (unsigned long long)nids - n, nids);
 		rc = EXIT_DATAERR;
 	}
@@ -92,11 +72,19 @@ out:
 	return rc;
 }
 
+static const struct cmd_option cmd_outbox_retry_options[] = {
+	{ "failed", 0 },
+	{ "channel", 1 },
+	{ NULL, 0 },
+};
+
 const struct cmd_entry cmd_outbox_retry_entry = {
 	.name = "outbox retry",
 	.usage = "id... | --failed [--channel name]",
-	.summary = "Put FAILED rows back to PENDING, due now, attempts reset.  "
-	           "Exit 65 if a given id is not a FAILED row.",
-	.flags = CMD_NEEDS_CONF,
+	.summary =
+	    "Put FAILED rows back to PENDING, due now, attempts reset.  Exit 65 if a given id is not a FAILED row.",
+	.options = cmd_outbox_retry_options,
+	.max_args = -1,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_retry_exec,
 };

@@ -44,11 +44,9 @@ cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 	size_t             j;
 	int                rc = EXIT_OK;
 
-	if (ctx->argc != 2)
-		return cmd_usage_error(ctx->entry, "expected one message id");
-	if (parse_ull(ctx->argv[1], UINT64_MAX, &id, &e) != 0)
+	if (parse_ull(ctx->args[0], UINT64_MAX, &id, &e) != 0)
 		return cmd_usage_error(
-		    ctx->entry, "bad id %s: %s", ctx->argv[1], e);
+		    ctx->entry, "bad id %s: %s", ctx->args[0], e);
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if ((st = outbox_show(db, id, &res, &errstr)) != DB_OK) {
@@ -76,8 +74,10 @@ out:
 const struct cmd_entry cmd_outbox_show_entry = {
 	.name = "outbox show",
 	.usage = "id",
-	.summary = "Show one outbox row, every column, the payload "
-	           "pretty-printed.  Exit 65 if there is no such row.",
-	.flags = CMD_NEEDS_CONF,
+	.summary =
+	    "Show one outbox row, every column, the payload pretty-printed.  Exit 65 if there is no such row.",
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_show_exec,
 };

@@ -16,13 +16,9 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct guard_job       gj;
 	struct conf_database   db;
 
-	if (ctx->argc != 2 || ctx->argv[1][0] == '-')
-		return cmd_usage_error(ctx->entry,
-		    ctx->argc < 2 ? "run needs a job name"
-		                  : "run takes one job name");
-	if ((j = conf_job_find(c, ctx->argv[1])) == NULL)
+	if ((j = conf_job_find(c, ctx->args[0])) == NULL)
 		return cmd_usage_error(
-		    ctx->entry, "no job \"%s\" in %s", ctx->argv[1], c->path);
+		    ctx->entry, "no job \"%s\" in %s", ctx->args[0], c->path);
 
 	memset(&gj, 0, sizeof gj);
 	gj.job = j->name;
@@ -59,8 +55,10 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "job",
-	.summary = "Run a configured job under its guard: the local flock, "
-	           "the named lock and a run record.",
+	.summary =
+	    "Run a configured job under its guard: the local flock, the named lock and a run record.",
+	.min_args = 1,
+	.max_args = 1,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_run_exec,
 };

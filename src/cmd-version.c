@@ -16,10 +16,8 @@ cmd_version_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	curl_version_info_data *cv;
 
+	(void)ctx;
 	(void)c;
-	if (ctx->argc != 1)
-		return cmd_usage_error(
-		    ctx->entry, "version takes no arguments");
 	cv = curl_version_info(CURLVERSION_NOW);
 	printf("cronguard %s\n", PACKAGE_VERSION);
 	printf("libmariadb %s\n", mysql_get_client_info());

@@ -1,6 +1,7 @@
-/* cmd.c: the command table and helpers shared by every command. */
+/* cmd.c: the command table and the argument handling every command shares. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "cmd.h"
 #include "incident.h"
 #include "log.h"
+#include "util.h"
 
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_exec_entry;
@@ -49,13 +51,14 @@ const struct cmd_entry *const cmd_table[] = {
 	NULL,
 };
 
+/* getopt_long's value for template option i: above every char. */
+#define CMD_OPT_VAL(i) (256 + (i))
+
 void
 cmd_usage(const struct cmd_entry *e, FILE *f)
 {
-	fprintf(f,
-	    "usage: cronguard [-c file] [-v | -q] [--log-format text|json] "
-	    "%s%s%s\n",
-	    e->name, e->usage[0] != '\0' ? " " : "", e->usage);
+	fprintf(f, "usage: %s %s%s%s\n", CMD_GLOBAL_USAGE, e->name,
+	    e->usage[0] != '\0' ? " " : "", e->usage);
 }
 
 int
@@ -72,25 +75,134 @@ cmd_usage_error(const struct cmd_entry *e, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int
-cmd_wants_help(struct cmd_ctx *ctx)
+void
+cmd_option_error(int ch, const char *opt, int optopt)
+{
+	const char *eq;
+	int         len;
+
+	if (opt == NULL || strncmp(opt, "--", 2) != 0) {
+		fprintf(stderr,
+		    ch == ':' ? "cronguard: option '-%c' needs a value\n"
+		              : "cronguard: unknown option '-%c'\n",
+		    optopt > 0 && optopt < 256 ? optopt : '?');
+		return;
+	}
+	eq = strchr(opt, '=');
+	len = eq != NULL ? (int)(eq - opt) : (int)strlen(opt);
+	fprintf(stderr,
+	    ch == ':' ? "cronguard: option '%.*s' needs a value\n"
+	              : "cronguard: unknown option '%.*s'\n",
+	    len, opt);
+}
+
+/* 1 if argv holds --help before "--" (then usage is printed). */
+static int
+cmd_wants_help(const struct cmd_entry *e, int argc, char **argv)
 {
 	int i;
 
-	for (i = 1; i < ctx->argc; i++) {
-		if (strcmp(ctx->argv[i], "--") == 0)
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
 			break;
-		if (strcmp(ctx->argv[i], "--help") == 0) {
-			cmd_usage(ctx->entry, stdout);
-			if (ctx->entry->summary != NULL)
-				printf("\n%s\n", ctx->entry->summary);
+		if (strcmp(argv[i], "--help") == 0) {
+			cmd_usage(e, stdout);
+			if (e->summary != NULL)
+				printf("\n%s\n", e->summary);
 			return 1;
 		}
 	}
 	return 0;
 }
 
-int
+/* Parse ctx->argv by the entry's template into ctx->opts and the
+ * operands ctx->args.  Returns 0 or EXIT_USAGE (printed). */
+static int
+cmd_parse(struct cmd_ctx *ctx)
+{
+	const struct cmd_entry *e = ctx->entry;
+	struct option           longopts[CMD_OPTIONS_MAX + 1];
+	struct cmd_optval      *ov;
+	int                     ch, n;
+
+	memset(longopts, 0, sizeof longopts);
+	for (n = 0; e->options != NULL && e->options[n].name != NULL; n++) {
+		if (n == CMD_OPTIONS_MAX) {
+			/* A bug, caught by t0100 (every command's --bogus). */
+			fprintf(stderr, "cronguard: %s: more than %d options\n",
+			    e->name, CMD_OPTIONS_MAX);
+			abort();
+		}
+		longopts[n].name = e->options[n].name;
+		longopts[n].has_arg =
+		    e->options[n].has_arg ? required_argument : no_argument;
+		longopts[n].val = CMD_OPT_VAL(n);
+	}
+	optind = 0; /* glibc: full re-initialisation */
+	opterr = 0;
+	while ((ch = getopt_long(ctx->argc, ctx->argv, "+:", longopts, NULL)) !=
+	    -1) {
+		if (ch < CMD_OPT_VAL(0) || ch >= CMD_OPT_VAL(n)) {
+			cmd_option_error(ch, ctx->argv[optind - 1], optopt);
+			cmd_usage(e, stderr);
+			return EXIT_USAGE;
+		}
+		ov = &ctx->opts[ch - CMD_OPT_VAL(0)];
+		ov->v = xreallocarray(ov->v, ov->n + 1, sizeof *ov->v);
+		ov->v[ov->n++] = optarg;
+	}
+	ctx->args = ctx->argv + optind;
+	ctx->nargs = ctx->argc - optind;
+	if (ctx->nargs < e->min_args)
+		return cmd_usage_error(e, "missing argument");
+	if (e->max_args >= 0 && ctx->nargs > e->max_args)
+		return cmd_usage_error(
+		    e, "unexpected argument '%s'", ctx->args[e->max_args]);
+	return 0;
+}
+
+/* Index of option name in the template: a name not in it is a bug. */
+static int
+cmd_opt_index(const struct cmd_ctx *ctx, const char *name)
+{
+	const struct cmd_option *o = ctx->entry->options;
+	int                      i;
+
+	for (i = 0; o != NULL && o[i].name != NULL; i++) {
+		if (strcmp(o[i].name, name) == 0)
+			return i;
+	}
+	fprintf(stderr, "cronguard: %s: no option --%s in its template\n",
+	    ctx->entry->name, name);
+	abort();
+}
+
+size_t
+cmd_opt_count(const struct cmd_ctx *ctx, const char *name)
+{
+	return ctx->opts[cmd_opt_index(ctx, name)].n;
+}
+
+const char *
+cmd_opt_value(const struct cmd_ctx *ctx, const char *name)
+{
+	const struct cmd_optval *ov = &ctx->opts[cmd_opt_index(ctx, name)];
+
+	return ov->n > 0 ? ov->v[ov->n - 1] : NULL;
+}
+
+const char *const *
+cmd_opt_values(const struct cmd_ctx *ctx, const char *name, size_t *n)
+{
+	const struct cmd_optval *ov = &ctx->opts[cmd_opt_index(ctx, name)];
+
+	*n = ov->n;
+	return ov->v;
+}
+
+/* Load the configuration into c, printing the error.  Returns 0 or
+ * EXIT_CONFIG. */
+static int
 cmd_load_conf(struct cmd_ctx *ctx, struct conf *c)
 {
 	char *errstr = NULL;
@@ -101,17 +213,13 @@ cmd_load_conf(struct cmd_ctx *ctx, struct conf *c)
 		return EXIT_CONFIG;
 	}
 	incident_set_alert(c->alert_url, (long)c->alert_timeout_ms);
+	if ((ctx->entry->flags & CMD_NEEDS_DB) == CMD_NEEDS_DB &&
+	    !c->have_database) {
+		fprintf(stderr, "cronguard: %s: no database section\n",
+		    c->path != NULL ? c->path : ctx->conf_path);
+		return EXIT_CONFIG;
+	}
 	return 0;
-}
-
-int
-cmd_need_db(struct cmd_ctx *ctx, const struct conf *c)
-{
-	if (c->have_database)
-		return 0;
-	fprintf(stderr, "cronguard: %s: no database section\n",
-	    c->path != NULL ? c->path : ctx->conf_path);
-	return EXIT_CONFIG;
 }
 
 int
@@ -119,7 +227,7 @@ cmd_db_error(struct cmd_ctx *ctx, enum db_status st, const char *errstr)
 {
 	fprintf(stderr, "cronguard: %s: %s\n", ctx->entry->name,
 	    errstr != NULL ? errstr : "failed");
-	return db_exitcode(st);
+	return exitcode_db(st);
 }
 
 int
@@ -127,14 +235,38 @@ cmd_db_connect(struct cmd_ctx *ctx, struct conf *c, struct db **db)
 {
 	enum db_status st;
 	char          *errstr = NULL;
-	int            rc;
+	int            rc = 0;
 
-	*db = NULL;
-	if ((rc = cmd_need_db(ctx, c)) != 0)
-		return rc;
-	if ((st = db_connect(&c->db, db, &errstr)) != DB_OK) {
+	if ((st = db_connect(&c->db, db, &errstr)) != DB_OK)
 		rc = cmd_db_error(ctx, st, errstr);
-		free(errstr);
-	}
+	free(errstr);
+	return rc;
+}
+
+int
+cmd_run(const struct cmd_entry *e, const char *conf_path, int argc, char **argv)
+{
+	struct cmd_ctx ctx;
+	struct conf    c;
+	int            i, rc;
+
+	memset(&ctx, 0, sizeof ctx);
+	ctx.conf_path = conf_path;
+	ctx.entry = e;
+	ctx.argc = argc;
+	ctx.argv = argv;
+	if (cmd_wants_help(e, argc, argv))
+		return EXIT_OK;
+
+	conf_defaults(&c);
+	rc = cmd_parse(&ctx);
+	if (rc == 0 && (e->flags & CMD_NEEDS_CONF))
+		rc = cmd_load_conf(&ctx, &c);
+	if (rc == 0)
+		rc = e->exec(&ctx, &c);
+	for (i = 0; i < CMD_OPTIONS_MAX; i++)
+		free(ctx.opts[i].v);
+	conf_free(&c);
+	incident_set_alert(NULL, 0);
 	return rc;
 }

@@ -2,69 +2,98 @@
 #ifndef CRONGUARD_CMD_H
 #define CRONGUARD_CMD_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "conf.h"
 #include "db.h"
+#include "exitcode.h"
 
-/* Exit codes: CONTRACT section 3.  Never renumber. */
-#define EXIT_OK 0
-#define EXIT_WARNING 1
-#define EXIT_CRITICAL 2
-#define EXIT_UNKNOWN 3
-#define EXIT_USAGE 64
-#define EXIT_DATAERR 65
-#define EXIT_UNAVAILABLE 69
-#define EXIT_SOFTWARE 70
-#define EXIT_TEMPFAIL 75
-#define EXIT_PROTOCOL 76
-#define EXIT_CONFIG 78
-#define EXIT_TIMEOUT 124
-#define EXIT_NOEXEC 126
-#define EXIT_NOTFOUND 127
+/* The global options, before every command's own. */
+#define CMD_GLOBAL_USAGE \
+	"cronguard [-c file] [-v | -q] [--log-format text|json]"
+
+/* One long option of a command, in the entry's template. */
+struct cmd_option {
+	const char *name;    /* "channel": given as --channel */
+	int         has_arg; /* 1: takes a value (--channel NAME) */
+};
+
+/* The most options one command has, and the values one option keeps. */
+#define CMD_OPTIONS_MAX 8
+
+/* The values an option was given, in command-line order. */
+struct cmd_optval {
+	const char **v; /* borrowed from argv; a flag's entries are NULL */
+	size_t       n; /* how often it was given; 0: not */
+};
 
 struct cmd_ctx {
 	const char             *conf_path; /* -c, or the default */
-	int                     argc; /* arguments after the command words */
-	char                  **argv; /* argv[0] is the command name */
+	int                     argc;  /* the words after the command name, */
+	char                  **argv;  /* argv[0] its last word */
+	int                     nargs; /* the operands after the options */
+	char                  **args;
 	const struct cmd_entry *entry;
+	struct cmd_optval       opts[CMD_OPTIONS_MAX]; /* by template index */
 };
 
 /* Flags for cmd_entry. */
 #define CMD_NEEDS_CONF 0x1 /* load configuration before exec */
+/* Needs a database section (else exit 78 before exec); the command
+ * connects with cmd_db_connect once its arguments are checked. */
+#define CMD_NEEDS_DB (0x2 | CMD_NEEDS_CONF)
 
 struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */
 	const char *usage;   /* arguments after the name */
 	const char *summary; /* one line for --help */
-	int         flags;
+	/* Options, terminated by a NULL name; NULL for none.  They come
+	 * before the operands ("+"), so "exec -- cmd -x" stays whole. */
+	const struct cmd_option *options;
+	int                      min_args; /* operands */
+	int                      max_args; /* -1: any number */
+	int                      flags;
 	int (*exec)(struct cmd_ctx *, struct conf *);
 };
 
 extern const struct cmd_entry *const cmd_table[];
 
+/*
+ * Run e with the arguments after its name (argv[0] is the last word of
+ * the name): --help, options and operand count per the template, the
+ * configuration and database section per the flags, then exec.  Prints
+ * why it fails; returns the exit code.
+ */
+int cmd_run(
+    const struct cmd_entry *e, const char *conf_path, int argc, char **argv);
+
 /* Print "usage: cronguard NAME USAGE" to f. */
 void cmd_usage(const struct cmd_entry *, FILE *f);
-/* Print usage to stderr and return EXIT_USAGE: for bad arguments. */
+/* Print "cronguard: message", then usage, to stderr and return
+ * EXIT_USAGE: for bad arguments. */
 int cmd_usage_error(const struct cmd_entry *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Returns 1 if argv contains --help before "--" (then prints usage). */
-int cmd_wants_help(struct cmd_ctx *);
+/* Print the one wording for an option getopt_long rejected: ch is its
+ * '?' (unknown) or ':' (no value), opt the argv element, optopt getopt's;
+ * the caller prints the usage. */
+void cmd_option_error(int ch, const char *opt, int optopt);
 
-/* Load the configuration at ctx->conf_path into c, printing the error.
- * Returns 0 or EXIT_CONFIG. */
-int cmd_load_conf(struct cmd_ctx *, struct conf *);
+/* How often option name (from the entry's template) was given. */
+size_t cmd_opt_count(const struct cmd_ctx *, const char *name);
+/* Its last value, or NULL when not given. */
+const char *cmd_opt_value(const struct cmd_ctx *, const char *name);
+/* All of its values, in order; *n of them. */
+const char *const *cmd_opt_values(
+    const struct cmd_ctx *, const char *name, size_t *n);
 
-/* For a command that needs the database: unless c has a database section,
- * print "cronguard: FILE: no database section" and return EXIT_CONFIG;
- * else return 0. */
-int cmd_need_db(struct cmd_ctx *, const struct conf *);
-/* Print "cronguard: COMMAND: errstr" for a failed database call and
- * return its exit code, db_exitcode(st). */
+/*
+ * Report a failed database call the one way, "cronguard: COMMAND:
+ * errstr", and return its exit code (exitcode_db: 69).
+ */
 int cmd_db_error(struct cmd_ctx *, enum db_status st, const char *errstr);
-/* Connect to c's database.  Returns 0 with *db connected (the caller
- * closes it), or, having printed why (cmd_need_db, cmd_db_error), the
- * exit code: EXIT_CONFIG without a database section, else 69. */
+/* Connect to c's database (CMD_NEEDS_DB).  Returns 0 with *db connected
+ * (the caller closes it), or the exit code after cmd_db_error. */
 int cmd_db_connect(struct cmd_ctx *, struct conf *, struct db **db);
 
 #endif

@@ -807,8 +807,7 @@ conf_get_duration(struct parse *p, const config_setting_t *s,
 			    config_setting_get_string(s), why);
 	} else
 		return conf_wrong_type(p, s,
-		    "a duration (\"250ms\", \"30s\", \"5m\", \"1h\", \"7d\" "
-		    "or bare seconds)");
+		    "a duration (\"250ms\", \"30s\", \"5m\", \"1h\", \"7d\" or bare seconds)");
 	if (ms < k->min) {
 		duration_format(k->min, min, sizeof min);
 		return conf_key_error(p, s, "must be at least %s", min);
@@ -891,8 +890,7 @@ conf_check_private(
 		    p, s, "cannot stat %s: %s", file, strerror(errno));
 	else if (st.st_mode & (S_IRGRP | S_IROTH))
 		rv = conf_key_error(p, s,
-		    "a secret given inline needs %s readable by its owner only "
-		    "(chmod 600 %s), or %s",
+		    "a secret given inline needs %s readable by its owner only (chmod 600 %s), or %s",
 		    file, file, instead);
 	free(file);
 	return rv;
@@ -1303,15 +1301,13 @@ conf_check_tls_ca(
 		return -1;
 	if (ch->type == CHANNEL_HTTP &&
 	    strncasecmp(ch->url, "https://", 8) != 0)
-		return conf_key_error(p, m,
-		    "has no effect without an https:// "
-		    "URL");
+		return conf_key_error(
+		    p, m, "has no effect without an https:// URL");
 	if (ch->type == CHANNEL_SMTP &&
 	    strncasecmp(ch->url, "smtps://", 8) != 0 &&
 	    strcmp(ch->tls, "required") != 0)
 		return conf_key_error(p, m,
-		    "has no effect without smtps:// or "
-		    "tls = \"required\"");
+		    "has no effect without smtps:// or tls = \"required\"");
 	if (ch->type == CHANNEL_AMQP &&
 	    strncasecmp(ch->url, "amqps://", 8) != 0)
 		return conf_key_error(
@@ -1353,8 +1349,7 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 #ifndef HAVE_AMQP
 	if (ch->type == CHANNEL_AMQP)
 		return conf_key_error(p, t,
-		    "this cronguard was built without amqp support "
-		    "(install librabbitmq-dev and run configure again)");
+		    "this cronguard was built without amqp support (install librabbitmq-dev and run configure again)");
 #endif
 	types = conf_channel_types(ch);
 	conf_key_defaults(channel_keys, ch, types);
@@ -1475,8 +1470,7 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 		s = conf_member(g, j->name);
 		if (j->guard == GUARD_NAMED_LOCK && !c->have_database)
 			return conf_key_error(p, s,
-			    "guard named_lock needs a "
-			    "database section (or guard = \"local\")");
+			    "guard named_lock needs a database section (or guard = \"local\")");
 		if (j->sql != NULL && !c->have_database)
 			return conf_key_error(
 			    p, s, "an sql job needs a database section");
@@ -1494,8 +1488,7 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 		if (j->guard == GUARD_NAMED_LOCK &&
 		    !conf_lock_name_valid(j->lock, &why))
 			return conf_key_error(p, s,
-			    "the default lock name "
-			    "\"%s\" is %s: set lock to a shorter name",
+			    "the default lock name \"%s\" is %s: set lock to a shorter name",
 			    j->lock, why);
 	}
 	return 0;
@@ -1522,8 +1515,7 @@ conf_check_outbox(struct parse *p, const config_setting_t *g,
 			s = lease != NULL ? lease
 			                  : conf_member(channels, ch->name);
 		return conf_error(p, s,
-		    "outbox.lease (%s) must be longer than "
-		    "channels.%s.timeout (%s), or a slow send is claimed twice",
+		    "outbox.lease (%s) must be longer than channels.%s.timeout (%s), or a slow send is claimed twice",
 		    a, ch->name, b);
 	}
 	if (o->watchdog_ms <= o->lease_ms) {
@@ -1534,30 +1526,25 @@ conf_check_outbox(struct parse *p, const config_setting_t *g,
 		    s != NULL           ? s
 		        : lease != NULL ? lease
 		                        : g,
-		    "outbox.watchdog (%s) must be longer than outbox.lease "
-		    "(%s)",
+		    "outbox.watchdog (%s) must be longer than outbox.lease (%s)",
 		    a, b);
 	}
 	s = conf_member(g, "backoff");
 	if (o->backoff_initial_ms > o->backoff_max_ms)
 		return conf_error(p, s != NULL ? s : g,
-		    "outbox.backoff: "
-		    "initial must not be longer than max");
+		    "outbox.backoff: initial must not be longer than max");
 	s = conf_member(g, "thresholds");
 	if (s == NULL)
 		s = g;
 	if (o->pending_warn > o->pending_crit)
 		return conf_error(p, s,
-		    "outbox.thresholds: pending_warn "
-		    "must not exceed pending_crit");
+		    "outbox.thresholds: pending_warn must not exceed pending_crit");
 	if (o->oldest_due_warn_ms > o->oldest_due_crit_ms)
 		return conf_error(p, s,
-		    "outbox.thresholds: oldest_due_warn "
-		    "must not exceed oldest_due_crit");
+		    "outbox.thresholds: oldest_due_warn must not exceed oldest_due_crit");
 	if (o->failed_warn > o->failed_crit)
 		return conf_error(p, s,
-		    "outbox.thresholds: failed_warn "
-		    "must not exceed failed_crit");
+		    "outbox.thresholds: failed_warn must not exceed failed_crit");
 	return 0;
 }
 
@@ -1579,9 +1566,7 @@ conf_check(struct parse *p)
 	if (c->alert_url != NULL &&
 	    !conf_url_has_scheme(c->alert_url, http_schemes))
 		return conf_key_error(p, s,
-		    "\"%s\" is not an http:// or "
-		    "https:// URL",
-		    c->alert_url);
+		    "\"%s\" is not an http:// or https:// URL", c->alert_url);
 	if (c->alert_url != NULL &&
 	    conf_check_url_secret(p, s, c->alert_url) == -1)
 		return -1;

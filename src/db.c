@@ -13,7 +13,6 @@
 #include <mysql.h>
 #include <mysqld_error.h>
 
-#include "cmd.h"
 #include "db.h"
 #include "util.h"
 
@@ -47,11 +46,11 @@ db_seconds(int64_t ms)
 	int64_t s;
 
 	if (ms <= 0)
-		return (1);
+		return 1;
 	s = (ms + 999) / 1000;
 	if (s > 86400 * 365)
 		s = 86400 * 365;
-	return ((unsigned)s);
+	return (unsigned)s;
 }
 
 static enum db_status
@@ -63,12 +62,12 @@ db_classify(unsigned err)
 	case CR_SERVER_LOST_EXTENDED:
 	case ER_CONNECTION_KILLED:
 	case DB_ER_CLIENT_INTERACTION_TIMEOUT:
-		return (DB_ERR_LOST);
+		return DB_ERR_LOST;
 	case ER_LOCK_DEADLOCK:
 	case ER_LOCK_WAIT_TIMEOUT:
-		return (DB_ERR_RETRYABLE);
+		return DB_ERR_RETRYABLE;
 	default:
-		return (DB_ERR_QUERY);
+		return DB_ERR_QUERY;
 	}
 }
 
@@ -81,7 +80,7 @@ db_fail(struct db *db, char **errstr, const char *what)
 		*errstr =
 		    xasprintf("%s failed: %s", what, mysql_error(db->mysql));
 	}
-	return (db_classify(mysql_errno(db->mysql)));
+	return db_classify(mysql_errno(db->mysql));
 }
 
 static int
@@ -144,12 +143,12 @@ db_set_options(struct db *db, const struct conf_database *c, char **errstr)
 		if (what != NULL)
 			goto fail;
 	}
-	return (0);
+	return 0;
 
 fail:
 	*errstr = xasprintf("cannot connect to %s: setting %s failed: %s",
 	    db->where, what, mysql_error(m));
-	return (-1);
+	return -1;
 }
 
 /*
@@ -168,27 +167,23 @@ db_check_tls(struct db *db, enum tls_mode mode, char **errstr)
 	case TLS_VERIFY_IDENTITY:
 		if (cipher == NULL) {
 			*errstr = xasprintf(
-			    "cannot connect to %s: tls is "
-			    "required but the connection is not encrypted "
-			    "(server without TLS support?)",
+			    "cannot connect to %s: tls is required but the connection is not encrypted (server without TLS support?)",
 			    db->where);
-			return (-1);
+			return -1;
 		}
 		break;
 	case TLS_DISABLED:
 		if (cipher != NULL) {
 			*errstr = xasprintf(
-			    "cannot connect to %s: tls is "
-			    "disabled but the connection is encrypted "
-			    "(TLS enabled in the option file?)",
+			    "cannot connect to %s: tls is disabled but the connection is encrypted (TLS enabled in the option file?)",
 			    db->where);
-			return (-1);
+			return -1;
 		}
 		break;
 	case TLS_PREFERRED:
 		break;
 	}
-	return (0);
+	return 0;
 }
 
 /* Children of a job must not inherit the session (and keep a named lock
@@ -203,15 +198,15 @@ db_cloexec(struct db *db, char **errstr)
 	if ((int)fd < 0) {
 		*errstr =
 		    xasprintf("cannot connect to %s: no socket", db->where);
-		return (-1);
+		return -1;
 	}
 	if ((flags = fcntl((int)fd, F_GETFD)) == -1 ||
 	    fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC) == -1) {
 		*errstr = xasprintf("cannot connect to %s: fcntl: %s",
 		    db->where, strerror(errno));
-		return (-1);
+		return -1;
 	}
-	return (0);
+	return 0;
 }
 
 enum db_status
@@ -280,11 +275,11 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 		goto fail;
 	}
 	*out = db;
-	return (DB_OK);
+	return DB_OK;
 
 fail:
 	db_close(db);
-	return (DB_ERR_CONNECT);
+	return DB_ERR_CONNECT;
 }
 
 void
@@ -301,25 +296,13 @@ db_close(struct db *db)
 unsigned long
 db_connection_id(struct db *db)
 {
-	return (mysql_thread_id(db->mysql));
+	return mysql_thread_id(db->mysql);
 }
 
 unsigned
 db_errno(struct db *db)
 {
-	return (mysql_errno(db->mysql));
-}
-
-const char *
-db_error(struct db *db)
-{
-	return (mysql_error(db->mysql));
-}
-
-const char *
-db_where(struct db *db)
-{
-	return (db->where);
+	return mysql_errno(db->mysql);
 }
 
 /* ------------------------------------------------------------ results */
@@ -337,7 +320,7 @@ db_result_build(MYSQL *m, MYSQL_RES *res)
 	r->affected = mysql_affected_rows(m);
 	r->insert_id = mysql_insert_id(m);
 	if (res == NULL)
-		return (r);
+		return r;
 
 	r->res = res;
 	r->nrows = (size_t)mysql_num_rows(res);
@@ -362,7 +345,7 @@ db_result_build(MYSQL *m, MYSQL_RES *res)
 			r->lengths[i][j] = lens[j];
 	}
 	r->nrows = i;
-	return (r);
+	return r;
 }
 
 void
@@ -384,8 +367,8 @@ const char *
 db_cell(const struct db_result *r, size_t row, size_t col)
 {
 	if (r == NULL || row >= r->nrows || col >= r->ncols)
-		return (NULL);
-	return (r->rows[row][col]);
+		return NULL;
+	return r->rows[row][col];
 }
 
 char *
@@ -394,8 +377,8 @@ db_cell_dup(const struct db_result *r, size_t row, size_t col)
 	const char *cell;
 
 	if ((cell = db_cell(r, row, col)) == NULL)
-		return (NULL);
-	return (xstrndup(cell, r->lengths[row][col]));
+		return NULL;
+	return xstrndup(cell, r->lengths[row][col]);
 }
 
 long long
@@ -406,8 +389,8 @@ db_cell_ll(const struct db_result *r, size_t row, size_t col, long long dflt)
 
 	if ((cell = db_cell(r, row, col)) == NULL ||
 	    parse_ll(cell, INT64_MIN, INT64_MAX, &v, &e) != 0)
-		return (dflt);
-	return (v);
+		return dflt;
+	return v;
 }
 
 enum db_status
@@ -417,9 +400,9 @@ db_one_row(const struct db_result *r, size_t ncols, char **errstr)
 		*errstr = xasprintf("query failed: expected one row of %zu "
 		                    "columns, got %zu rows of %zu",
 		    ncols, r->nrows, r->ncols);
-		return (DB_ERR_QUERY);
+		return DB_ERR_QUERY;
 	}
-	return (DB_OK);
+	return DB_OK;
 }
 
 /* --------------------------------------------------------- formatting */
@@ -430,11 +413,10 @@ db_ident_valid(const char *s)
 	size_t n;
 
 	if (s == NULL)
-		return (0);
+		return 0;
 	n = strspn(s,
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_$");
-	return (n > 0 && n <= DB_IDENT_MAX && s[n] == '\0');
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$");
+	return n > 0 && n <= DB_IDENT_MAX && s[n] == '\0';
 }
 
 /*
@@ -532,7 +514,7 @@ db_format(
 			else if (len < 0) {
 				*errstr = xstrdup("query failed: negative "
 				                  "string length");
-				return (-1);
+				return -1;
 			} else
 				db_add_literal(db, b, s, (size_t)len);
 			break;
@@ -557,7 +539,7 @@ db_format(
 			if (!isfinite(f)) {
 				*errstr = xstrdup("query failed: number is "
 				                  "not finite");
-				return (-1);
+				return -1;
 			}
 			buf_printf(b, "%.17g", f);
 			break;
@@ -567,7 +549,7 @@ db_format(
 				*errstr = xasprintf("query failed: invalid "
 				                    "identifier \"%s\"",
 				    s == NULL ? "(null)" : s);
-				return (-1);
+				return -1;
 			}
 			buf_addc(b, '`');
 			buf_adds(b, s);
@@ -586,7 +568,7 @@ db_format(
 			if ((frag = va_arg(ap, const struct buf *)) == NULL) {
 				*errstr =
 				    xstrdup("query failed: NULL fragment");
-				return (-1);
+				return -1;
 			}
 			buf_add(b, frag->data, frag->len);
 			break;
@@ -594,7 +576,7 @@ db_format(
 			if ((s = va_arg(ap, const char *)) == NULL) {
 				*errstr = xstrdup("query failed: NULL raw "
 				                  "fragment");
-				return (-1);
+				return -1;
 			}
 			buf_adds(b, s);
 			break;
@@ -602,11 +584,11 @@ db_format(
 			goto bad;
 		}
 	}
-	return (0);
+	return 0;
 
 bad:
 	*errstr = xasprintf("query failed: bad conversion in \"%s\"", fmt);
-	return (-1);
+	return -1;
 }
 
 int
@@ -618,7 +600,7 @@ db_fragment(struct db *db, struct buf *b, char **errstr, const char *fmt, ...)
 	va_start(ap, fmt);
 	rc = db_format(db, b, errstr, fmt, ap);
 	va_end(ap);
-	return (rc);
+	return rc;
 }
 
 /* ----------------------------------------------------------- queries */
@@ -636,11 +618,11 @@ db_drain(struct db *db, char **errstr)
 		if ((res = mysql_store_result(db->mysql)) != NULL)
 			mysql_free_result(res);
 		else if (mysql_field_count(db->mysql) != 0)
-			return (db_fail(db, errstr, "query"));
+			return db_fail(db, errstr, "query");
 	}
 	if (rc > 0)
-		return (db_fail(db, errstr, "query"));
-	return (DB_OK);
+		return db_fail(db, errstr, "query");
+	return DB_OK;
 }
 
 static enum db_status
@@ -652,21 +634,21 @@ db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
 	enum db_status    st;
 
 	if (mysql_real_query(db->mysql, sql, len) != 0)
-		return (db_fail(db, errstr, "query"));
+		return db_fail(db, errstr, "query");
 	r = mysql_store_result(db->mysql);
 	if (r == NULL && mysql_field_count(db->mysql) != 0)
-		return (db_fail(db, errstr, "query"));
+		return db_fail(db, errstr, "query");
 	out = db_result_build(db->mysql, r);
 	if (mysql_more_results(db->mysql) &&
 	    (st = db_drain(db, errstr)) != DB_OK) {
 		db_result_free(out);
-		return (st);
+		return st;
 	}
 	if (res != NULL)
 		*res = out;
 	else
 		db_result_free(out);
-	return (DB_OK);
+	return DB_OK;
 }
 
 enum db_status
@@ -686,7 +668,16 @@ db_vquery(struct db *db, struct db_result **res, char **errstr, const char *fmt,
 	st = db_run(db, b.data, b.len, res, errstr);
 out:
 	buf_free(&b);
-	return (st);
+	return st;
+}
+
+enum db_status
+db_query_statement(
+    struct db *db, struct db_result **res, char **errstr, const char *sql)
+{
+	if (res != NULL)
+		*res = NULL;
+	return db_run(db, sql, strlen(sql), res, errstr);
 }
 
 enum db_status
@@ -699,7 +690,7 @@ db_query(
 	va_start(ap, fmt);
 	st = db_vquery(db, res, errstr, fmt, ap);
 	va_end(ap);
-	return (st);
+	return st;
 }
 
 /* A short randomised pause before retry attempt n (1-based), so that two
@@ -743,7 +734,7 @@ db_query_retry(
 	}
 out:
 	buf_free(&b);
-	return (st);
+	return st;
 }
 
 enum db_status
@@ -758,7 +749,7 @@ db_query_value(struct db *db, char **value, char **errstr, const char *fmt, ...)
 	st = db_vquery(db, &r, errstr, fmt, ap);
 	va_end(ap);
 	if (st != DB_OK)
-		return (st);
+		return st;
 	if (r->nrows != 1 || r->ncols != 1) {
 		*errstr = xasprintf("query failed: expected one value, got "
 		                    "%zu rows of %zu columns",
@@ -769,7 +760,7 @@ db_query_value(struct db *db, char **value, char **errstr, const char *fmt, ...)
 	*value = db_cell_dup(r, 0, 0);
 out:
 	db_result_free(r);
-	return (st);
+	return st;
 }
 
 /* ---------------------------------------------------------- scripts */
@@ -785,7 +776,7 @@ db_exec_script(struct db *db, const char *sql, char **errstr)
 	 * from values. */
 	if (mysql_set_server_option(
 	        db->mysql, MYSQL_OPTION_MULTI_STATEMENTS_ON) != 0)
-		return (db_fail(db, errstr, "enabling multi-statements"));
+		return db_fail(db, errstr, "enabling multi-statements");
 	if (mysql_real_query(db->mysql, sql, strlen(sql)) != 0) {
 		st = db_fail(db, errstr, "script");
 		goto out;
@@ -809,7 +800,7 @@ out:
 	        db->mysql, MYSQL_OPTION_MULTI_STATEMENTS_OFF) != 0 &&
 	    st == DB_OK)
 		st = db_fail(db, errstr, "disabling multi-statements");
-	return (st);
+	return st;
 }
 
 /* ------------------------------------------------------ transactions */
@@ -818,26 +809,26 @@ static enum db_status
 db_simple(struct db *db, const char *sql, char **errstr)
 {
 	if (mysql_real_query(db->mysql, sql, strlen(sql)) != 0)
-		return (db_fail(db, errstr, sql));
-	return (DB_OK);
+		return db_fail(db, errstr, sql);
+	return DB_OK;
 }
 
 enum db_status
 db_begin(struct db *db, char **errstr)
 {
-	return (db_simple(db, "START TRANSACTION", errstr));
+	return db_simple(db, "START TRANSACTION", errstr);
 }
 
 enum db_status
 db_commit(struct db *db, char **errstr)
 {
-	return (db_simple(db, "COMMIT", errstr));
+	return db_simple(db, "COMMIT", errstr);
 }
 
 enum db_status
 db_rollback(struct db *db, char **errstr)
 {
-	return (db_simple(db, "ROLLBACK", errstr));
+	return db_simple(db, "ROLLBACK", errstr);
 }
 
 enum db_status
@@ -849,14 +840,14 @@ db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
 
 	for (attempt = 0;; attempt++) {
 		if ((st = db_begin(db, errstr)) != DB_OK)
-			return (st);
+			return st;
 		st = fn(db, arg, errstr);
 		if (st == DB_OK)
 			st = db_commit(db, errstr);
 		if (st == DB_OK)
-			return (DB_OK);
+			return DB_OK;
 		if (st == DB_ERR_LOST)
-			return (st);
+			return st;
 		/* The server may already have rolled back (deadlock); an
 		 * explicit ROLLBACK is still needed after a lock wait
 		 * timeout or any error fn returned. */
@@ -867,10 +858,10 @@ db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
 			free(*errstr);
 			free(rberr);
 			*errstr = tmp;
-			return (rst);
+			return rst;
 		}
 		if (st != DB_ERR_RETRYABLE || attempt == DB_RETRIES)
-			return (st);
+			return st;
 		free(*errstr);
 		*errstr = NULL;
 		db_pause(attempt + 1);
@@ -883,25 +874,10 @@ int
 db_parse_bool(const char *cell)
 {
 	if (cell == NULL)
-		return (-1);
+		return -1;
 	if (strcmp(cell, "1") == 0)
-		return (1);
+		return 1;
 	if (strcmp(cell, "0") == 0)
-		return (0);
-	return (-2);
-}
-
-int
-db_exitcode(enum db_status st)
-{
-	switch (st) {
-	case DB_OK:
-		return (EXIT_OK);
-	case DB_ERR_CONNECT:
-	case DB_ERR_LOST:
-	case DB_ERR_RETRYABLE:
-	case DB_ERR_QUERY:
-		return (EXIT_UNAVAILABLE);
-	}
-	return (EXIT_SOFTWARE);
+		return 0;
+	return -2;
 }

@@ -34,9 +34,8 @@ enum db_status db_connect(
 /* Close and free.  NULL is fine. */
 void          db_close(struct db *);
 unsigned long db_connection_id(struct db *);
-/* Last Connector/C error number and text. */
-unsigned    db_errno(struct db *);
-const char *db_error(struct db *);
+/* Last Connector/C error number. */
+unsigned db_errno(struct db *);
 
 /* A fully fetched result: every cell a NUL-terminated string, or NULL for
  * SQL NULL.  Freed with db_result_free. */
@@ -87,6 +86,11 @@ enum db_status db_query(
     struct db *, struct db_result **res, char **errstr, const char *fmt, ...);
 enum db_status db_vquery(struct db *, struct db_result **res, char **errstr,
     const char *fmt, va_list);
+/* Run one statement given whole, with no conversions: a job's configured
+ * SQL, which is the operator's code, not a value.  Never for text built
+ * from input. */
+enum db_status db_query_statement(
+    struct db *, struct db_result **res, char **errstr, const char *sql);
 /* Like db_query for statements that are safe to repeat: retried (with a
  * short randomised pause) on deadlock and lock wait timeout, at most
  * DB_RETRIES times.  Only in autocommit mode: a deadlock rolls back the
@@ -120,12 +124,6 @@ enum db_status db_query_value(struct db *, char **value, char **errstr,
 /* Parse an exact "0"/"1"/NULL result: 1, 0, or -1 for NULL.  Anything
  * else (including "" and "01") is -2.  Never a truthiness test. */
 int db_parse_bool(const char *cell);
-
-/* The exit code for a db_status at connect/query time (69 or 70). */
-int db_exitcode(enum db_status);
-
-/* "host:port" or "socket /path" of the connection, for messages. */
-const char *db_where(struct db *);
 
 /* 1 if s is a valid identifier for %I: 1 to 64 of [A-Za-z0-9_$]. */
 int db_ident_valid(const char *s);

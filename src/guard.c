@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "duration.h"
+#include "exitcode.h"
 #include "guard.h"
 #include "lock.h"
 #include "log.h"
@@ -70,7 +70,7 @@ local_path(const char *dir, const char *prefix, const char *key)
 			buf_printf(&b, "%%%02X", (unsigned char)*p);
 	}
 	buf_adds(&b, ".lock");
-	return (buf_steal(&b));
+	return buf_steal(&b);
 }
 
 /*
@@ -93,7 +93,7 @@ local_lock(const char *path, int64_t *held_ms, long *holder_pid, char **errstr)
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
 		*errstr =
 		    xasprintf("cannot open %s: %s", path, strerror(errno));
-		return (-1);
+		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
 		n = snprintf(text, sizeof text, "%ld %" PRId64 "\n",
@@ -102,13 +102,13 @@ local_lock(const char *path, int64_t *held_ms, long *holder_pid, char **errstr)
 		    pwrite(fd, text, (size_t)n, 0) != n)
 			log_kv(LOG_WARN, "local_lock_write_failed", "path",
 			    path, "error", strerror(errno), NULL);
-		return (fd);
+		return fd;
 	}
 	if (errno != EWOULDBLOCK) {
 		*errstr =
 		    xasprintf("cannot lock %s: %s", path, strerror(errno));
 		close(fd);
-		return (-1);
+		return -1;
 	}
 	n = pread(fd, text, sizeof text - 1, 0);
 	close(fd);
@@ -123,7 +123,7 @@ local_lock(const char *path, int64_t *held_ms, long *holder_pid, char **errstr)
 				*held_ms = now_wall_ms() - v;
 		}
 	}
-	return (-2);
+	return -2;
 }
 
 /* ------------------------------------------------------ the child */
@@ -152,7 +152,7 @@ guard_signals_install(char **errstr)
 
 	if (pipe2(guard_sigpipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		*errstr = xasprintf("pipe: %s", strerror(errno));
-		return (-1);
+		return -1;
 	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = guard_sighandler;
@@ -168,7 +168,7 @@ guard_signals_install(char **errstr)
 	}
 	if (sigprocmask(SIG_UNBLOCK, &set, &guard_oldmask) == 0)
 		guard_masked = 1;
-	return (0);
+	return 0;
 }
 
 static void
@@ -225,14 +225,14 @@ guard_spawn(char *const *argv, struct child *ch, char **errstr)
 
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		*errstr = xasprintf("pipe: %s", strerror(errno));
-		return (-1);
+		return -1;
 	}
 	fflush(NULL);
 	if ((ch->pid = fork()) == -1) {
 		*errstr = xasprintf("fork: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
-		return (-1);
+		return -1;
 	}
 	if (ch->pid == 0) {
 		close(p[0]);
@@ -247,7 +247,7 @@ guard_spawn(char *const *argv, struct child *ch, char **errstr)
 	close(p[0]);
 	if (n == (ssize_t)sizeof err)
 		ch->exec_errno = err;
-	return (0);
+	return 0;
 }
 
 static void
@@ -299,10 +299,10 @@ static int64_t
 min_deadline(int64_t a, int64_t b)
 {
 	if (a == 0)
-		return (b);
+		return b;
 	if (b == 0)
-		return (a);
-	return (a < b ? a : b);
+		return a;
+	return a < b ? a : b;
 }
 
 /* Wait for the child, heartbeating the lock, enforcing the timeout. */
@@ -404,7 +404,7 @@ guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		end->error = errbuf;
 		guard_signals_restore();
 		free(errstr);
-		return (EXIT_SOFTWARE);
+		return EXIT_SOFTWARE;
 	}
 	if (ch.exec_errno != 0) {
 		/* The child exits at once; reap it. */
@@ -419,7 +419,7 @@ guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		end->outcome = "error";
 		end->exit_status = code;
 		end->error = errbuf;
-		return (code);
+		return code;
 	}
 	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
 	guard_wait(gj, l, &ch);
@@ -437,7 +437,7 @@ guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		end->outcome = "timeout";
 		snprintf(errbuf, errlen, "killed after timeout");
 		end->error = errbuf;
-		return (EXIT_TIMEOUT);
+		return EXIT_TIMEOUT;
 	}
 	if (ch.forwarded)
 		end->outcome = "killed";
@@ -447,7 +447,7 @@ guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		snprintf(errbuf, errlen, "exited with status %d", code);
 		end->error = errbuf;
 	}
-	return (code);
+	return code;
 }
 
 /*
@@ -499,7 +499,7 @@ sql_watchdog_wait(struct sql_watchdog *w)
 		if (w->deadline != 0) {
 			now = now_mono_ms();
 			if (now >= w->deadline)
-				return (0);
+				return 0;
 			if (w->deadline - now > INT32_MAX)
 				timeout = INT32_MAX;
 			else
@@ -510,9 +510,9 @@ sql_watchdog_wait(struct sql_watchdog *w)
 		pfd[1].fd = guard_sigpipe[0];
 		pfd[1].events = POLLIN;
 		if (poll(pfd, 2, timeout) == -1 && errno != EINTR)
-			return (-1);
+			return -1;
 		if (pfd[0].revents != 0)
-			return (-1);
+			return -1;
 		if (pfd[1].revents == 0)
 			continue;
 		while ((n = read(guard_sigpipe[0], buf, sizeof buf)) > 0) {
@@ -522,7 +522,7 @@ sql_watchdog_wait(struct sql_watchdog *w)
 			}
 		}
 		if (sig != 0)
-			return (sig);
+			return sig;
 	}
 }
 
@@ -539,12 +539,12 @@ sql_watchdog_main(void *arg)
 	guard_forward_set(&set);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	if ((sig = sql_watchdog_wait(w)) == -1)
-		return (NULL);
+		return NULL;
 
 	pthread_mutex_lock(&w->mu);
 	if (w->done) {
 		pthread_mutex_unlock(&w->mu);
-		return (NULL);
+		return NULL;
 	}
 	w->fired = 1;
 	w->signo = sig;
@@ -570,7 +570,7 @@ sql_watchdog_main(void *arg)
 	}
 	if (conn != NULL)
 		w->ops->destroy(conn, NULL);
-	return (NULL);
+	return NULL;
 }
 
 /* Start the watchdog with the signal handlers installed; ms 0: no
@@ -588,7 +588,7 @@ sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 	if (ms > 0)
 		w->deadline = now_mono_ms() + ms;
 	if (pipe2(w->wake, O_CLOEXEC) != 0)
-		return (-1);
+		return -1;
 	if (guard_signals_install(&errstr) != 0) {
 		free(errstr);
 		goto fail;
@@ -602,12 +602,12 @@ sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 		guard_signals_restore();
 		goto fail;
 	}
-	return (0);
+	return 0;
 
 fail:
 	close(w->wake[0]);
 	close(w->wake[1]);
-	return (-1);
+	return -1;
 }
 
 /* Stop the watchdog; returns whether it fired (*signo: for which signal,
@@ -634,7 +634,7 @@ sql_watchdog_stop(struct sql_watchdog *w, const char *job, int *signo)
 	pthread_mutex_destroy(&w->mu);
 	close(w->wake[0]);
 	close(w->wake[1]);
-	return (fired);
+	return fired;
 }
 
 static int
@@ -651,8 +651,7 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 	else
 		log_kv(LOG_WARN, "job_watchdog_unavailable", "job", gj->job,
 		    "msg",
-		    "cannot start the watchdog thread: no timeout, "
-		    "signals not handled",
+		    "cannot start the watchdog thread: no timeout, signals not handled",
 		    NULL);
 	rc = lock_exec_sql(l, gj->sql, &errstr);
 	if (watching)
@@ -670,7 +669,7 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		end->outcome = "killed";
 		end->exit_status = 128 + signo;
 		end->error = errbuf;
-		return (128 + signo);
+		return 128 + signo;
 	}
 	/* Fired means the deadline passed: a timeout even when the
 	 * statement reports no error (an interrupted SLEEP() does not). */
@@ -684,7 +683,7 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		end->outcome = "timeout";
 		end->exit_status = 1;
 		end->error = errbuf;
-		return (EXIT_TIMEOUT);
+		return EXIT_TIMEOUT;
 	}
 	if (rc != 0) {
 		snprintf(errbuf, errlen, "%s", errstr);
@@ -694,12 +693,12 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		end->error = errbuf;
 		log_kv(LOG_ERROR, "job_failed", "job", gj->job, "error", errbuf,
 		    NULL);
-		return (1);
+		return 1;
 	}
 	end->outcome = "success";
 	end->exit_status = 0;
 	end->error = NULL;
-	return (0);
+	return 0;
 }
 
 /* A busy lock: skip, or 75 when the holder looks stuck. */
@@ -721,7 +720,7 @@ guard_busy(const struct guard_job *gj, const struct lock_holder *h)
 		code = gj->busy_exit;
 	}
 	free(why);
-	return (code);
+	return code;
 }
 
 static int
@@ -738,12 +737,12 @@ guard_local_busy(
 	if (held_ms >= 0 && held_ms > gj->max_runtime_ms + gj->grace_ms) {
 		log_kv(LOG_ERROR, "lock_busy_stuck", "job", gj->job, "path",
 		    path, "holder", who, "held_for", since, NULL);
-		return (EXIT_TEMPFAIL);
+		return EXIT_TEMPFAIL;
 	}
 	snprintf(busy, sizeof busy, "%d", gj->busy_exit);
 	log_kv(LOG_INFO, "job_skipped", "job", gj->job, "path", path, "holder",
 	    who, "held_for", since, "exit", busy, NULL);
-	return (gj->busy_exit);
+	return gj->busy_exit;
 }
 
 int
@@ -764,7 +763,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 	if (gj->guard == GUARD_NAMED_LOCK && ops == NULL) {
 		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
 		    "the named lock needs a database", NULL);
-		return (EXIT_CONFIG);
+		return EXIT_CONFIG;
 	}
 	if (gj->guard != GUARD_NONE) {
 		/* Keyed like the named lock, so that jobs sharing a lock
@@ -792,7 +791,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 		if ((lr = lock_open(l, &errstr)) != LOCK_OK) {
 			log_kv(LOG_ERROR, "db_unavailable", "job", gj->job,
 			    "error", errstr, NULL);
-			code = lock_exitcode(lr);
+			code = exitcode_lock(lr);
 			l = NULL;
 			goto out;
 		}
@@ -815,7 +814,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 			                          : "lock_failed",
 			    "job", gj->job, "lock", gj->lock, "error", errstr,
 			    NULL);
-			code = lock_exitcode(lr);
+			code = exitcode_lock(lr);
 			goto out;
 		}
 	}
@@ -852,5 +851,5 @@ out:
 		close(fd);
 	free(path);
 	free(errstr);
-	return (code);
+	return code;
 }

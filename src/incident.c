@@ -19,7 +19,6 @@ static incident_sink_fn incident_sink;
 static void            *incident_sink_arg;
 static char            *alert_url;
 static long             alert_timeout_ms = 10000;
-static unsigned         incidents;
 
 void
 incident_set_sink(incident_sink_fn fn, void *arg)
@@ -34,12 +33,6 @@ incident_set_alert(const char *url, long timeout_ms)
 	free(alert_url);
 	alert_url = url != NULL ? xstrdup(url) : NULL;
 	alert_timeout_ms = timeout_ms > 0 ? timeout_ms : 10000;
-}
-
-unsigned
-incident_count(void)
-{
-	return incidents;
 }
 
 static json_t *
@@ -132,7 +125,6 @@ incident_report(const struct incident *in)
 {
 	char run[32] = "", conn[32] = "";
 
-	incidents++;
 	if (in->run_id != 0)
 		snprintf(run, sizeof run, "%llu", in->run_id);
 	if (in->connection_id != 0)

@@ -28,7 +28,5 @@ void incident_set_sink(incident_sink_fn, void *arg);
 /* Alert channel: url NULL disables; timeout in milliseconds. */
 void incident_set_alert(const char *url, long timeout_ms);
 void incident_report(const struct incident *);
-/* Number of incidents reported by this process so far. */
-unsigned incident_count(void);
 
 #endif

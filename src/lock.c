@@ -9,7 +9,6 @@
 
 #include <mysqld_error.h>
 
-#include "cmd.h"
 #include "db.h"
 #include "incident.h"
 #include "lock.h"
@@ -27,7 +26,7 @@ real_connect(void *ctx, void **conn, char **errstr)
 
 	st = db_connect(ctx, &db, errstr);
 	*conn = db;
-	return (st);
+	return st;
 }
 
 /* mysql_close() cannot report failure: the socket is closed whatever the
@@ -38,7 +37,7 @@ real_destroy(void *conn, char **errstr)
 {
 	(void)errstr;
 	db_close(conn);
-	return (0);
+	return 0;
 }
 
 /*
@@ -75,21 +74,21 @@ real_get_lock(
 		row->wsrep_on = db_cell_dup(r, 0, 2);
 out:
 	db_result_free(r);
-	return (st);
+	return st;
 }
 
 static enum db_status
 real_release_lock(void *conn, const char *name, char **value, char **errstr)
 {
-	return (db_query_value(
-	    conn, value, errstr, "SELECT RELEASE_LOCK(%s)", name));
+	return db_query_value(
+	    conn, value, errstr, "SELECT RELEASE_LOCK(%s)", name);
 }
 
 static enum db_status
 real_is_used_lock(void *conn, const char *name, char **value, char **errstr)
 {
-	return (db_query_value(
-	    conn, value, errstr, "SELECT IS_USED_LOCK(%s)", name));
+	return db_query_value(
+	    conn, value, errstr, "SELECT IS_USED_LOCK(%s)", name);
 }
 
 /* KILL CONNECTION or KILL QUERY.  Gone between the check and the KILL:
@@ -106,13 +105,13 @@ real_kill_what(
 		*errstr = NULL;
 		st = DB_OK;
 	}
-	return (st);
+	return st;
 }
 
 static enum db_status
 real_kill(void *conn, unsigned long long id, char **errstr)
 {
-	return (real_kill_what(conn, "CONNECTION", id, errstr));
+	return real_kill_what(conn, "CONNECTION", id, errstr);
 }
 
 /*
@@ -155,13 +154,13 @@ lock_holder_get(
 	h->idle_s = db_cell_ll(r, 0, 9, -1);
 out:
 	db_result_free(r);
-	return (st);
+	return st;
 }
 
 static enum db_status
 real_holder(void *conn, const char *name, struct lock_holder *h, char **errstr)
 {
-	return (lock_holder_get(conn, name, h, errstr));
+	return lock_holder_get(conn, name, h, errstr);
 }
 
 /* The run records' statements (runs.c) over the lock's session. */
@@ -169,38 +168,38 @@ static enum db_status
 real_run_start(void *conn, const struct run_start_info *ri,
     unsigned long long *id, char **errstr)
 {
-	return (runs_insert(conn, ri, id, errstr));
+	return runs_insert(conn, ri, id, errstr);
 }
 
 static enum db_status
 real_run_heartbeat(void *conn, unsigned long long id, char **errstr)
 {
-	return (runs_heartbeat(conn, id, errstr));
+	return runs_heartbeat(conn, id, errstr);
 }
 
 static enum db_status
 real_run_finish(void *conn, unsigned long long id, const char *outcome,
     int exit_status, const char *error, char **errstr)
 {
-	return (runs_finish(conn, id, outcome, exit_status, error, errstr));
+	return runs_finish(conn, id, outcome, exit_status, error, errstr);
 }
 
 static unsigned long long
 real_connection_id(void *conn)
 {
-	return (db_connection_id(conn));
+	return db_connection_id(conn);
 }
 
 static enum db_status
 real_kill_query(void *conn, unsigned long long id, char **errstr)
 {
-	return (real_kill_what(conn, "QUERY", id, errstr));
+	return real_kill_what(conn, "QUERY", id, errstr);
 }
 
 static enum db_status
 real_exec_sql(void *conn, const char *sql, char **errstr)
 {
-	return (db_query(conn, NULL, errstr, "%R", sql));
+	return db_query_statement(conn, NULL, errstr, sql);
 }
 
 const struct lock_db_ops lock_db_real = {
@@ -255,8 +254,8 @@ parse_conn_id(const char *s, unsigned long long *id)
 	const char *e;
 
 	if (s == NULL)
-		return (-1);
-	return (parse_ull(s, UINT64_MAX, id, &e));
+		return -1;
+	return parse_ull(s, UINT64_MAX, id, &e);
 }
 
 enum lock_result
@@ -264,10 +263,10 @@ lock_open(struct lock *l, char **errstr)
 {
 	if (l->ops->connect(l->ctx, &l->conn, errstr) != DB_OK) {
 		l->conn = NULL;
-		return (LOCK_ERR_DB);
+		return LOCK_ERR_DB;
 	}
 	l->connection_id = l->ops->connection_id(l->conn);
-	return (LOCK_OK);
+	return LOCK_OK;
 }
 
 static void
@@ -283,8 +282,8 @@ static int
 wsrep_enabled(const char *v)
 {
 	if (v == NULL)
-		return (0);
-	return (db_parse_bool(v) == 1 || strcasecmp(v, "ON") == 0);
+		return 0;
+	return db_parse_bool(v) == 1 || strcasecmp(v, "ON") == 0;
 }
 
 enum lock_result
@@ -346,13 +345,13 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 		goto fail;
 	}
 	acquire_row_free(&row);
-	return (lr);
+	return lr;
 
 fail:
 	/* Whatever the session holds goes with it. */
 	acquire_row_free(&row);
 	lock_close(l);
-	return (lr);
+	return lr;
 }
 
 int
@@ -370,8 +369,7 @@ lock_holder_stuck(const struct lock_holder *h, int64_t max_runtime_ms,
 		buf_printf(&b, " user %s", h->client_user);
 	if (h->run_id != 0) {
 		buf_printf(&b,
-		    ", run %llu of %s on %s pid %lld since %s "
-		    "(%llds)",
+		    ", run %llu of %s on %s pid %lld since %s (%llds)",
 		    h->run_id, h->run_job != NULL ? h->run_job : "?",
 		    h->run_host != NULL ? h->run_host : "?", h->run_pid,
 		    h->started_at != NULL ? h->started_at : "?", h->run_age_s);
@@ -391,7 +389,7 @@ lock_holder_stuck(const struct lock_holder *h, int64_t max_runtime_ms,
 		}
 	}
 	*why = buf_steal(&b);
-	return (stuck);
+	return stuck;
 }
 
 void
@@ -422,7 +420,7 @@ lock_heartbeat(struct lock *l)
 	enum db_status     st;
 
 	if (l->lost || l->dead || l->conn == NULL)
-		return (l->lost ? LOCK_INCIDENT : LOCK_OK);
+		return l->lost ? LOCK_INCIDENT : LOCK_OK;
 	if (l->held) {
 		st = l->ops->is_used_lock(l->conn, l->name, &value, &errstr);
 		if (st != DB_OK) {
@@ -453,7 +451,7 @@ out:
 	free(value);
 	free(errstr);
 	free(detail);
-	return (l->lost ? LOCK_INCIDENT : LOCK_OK);
+	return l->lost ? LOCK_INCIDENT : LOCK_OK;
 }
 
 int
@@ -464,18 +462,17 @@ lock_exec_sql(struct lock *l, const char *sql, char **errstr)
 
 	st = l->ops->exec_sql(l->conn, sql, errstr);
 	if (st == DB_OK)
-		return (0);
+		return 0;
 	if (st == DB_ERR_LOST) {
 		l->dead = 1;
 		if (l->held) {
-			detail = xasprintf("session lost during the SQL job: "
-			                   "%s",
-			    *errstr);
+			detail = xasprintf(
+			    "session lost during the SQL job: %s", *errstr);
 			lock_lost(l, detail);
 			free(detail);
 		}
 	}
-	return (-1);
+	return -1;
 }
 
 /* "job exited 3", for every incident's detail: the job's status is never
@@ -484,14 +481,14 @@ static char *
 job_status_text(const struct run_end *end)
 {
 	if (end->error != NULL && end->exit_status >= 0)
-		return (xasprintf("job %s, status %d: %s", end->outcome,
-		    end->exit_status, end->error));
+		return xasprintf("job %s, status %d: %s", end->outcome,
+		    end->exit_status, end->error);
 	if (end->error != NULL)
-		return (xasprintf("job %s: %s", end->outcome, end->error));
+		return xasprintf("job %s: %s", end->outcome, end->error);
 	if (end->exit_status >= 0)
-		return (xasprintf(
-		    "job %s, status %d", end->outcome, end->exit_status));
-	return (xasprintf("job %s", end->outcome));
+		return xasprintf(
+		    "job %s, status %d", end->outcome, end->exit_status);
+	return xasprintf("job %s", end->outcome);
 }
 
 /*
@@ -522,8 +519,8 @@ lock_verify(struct lock *l, const char *jobtext)
 
 	if (l->ops->connect(l->ctx, &l->conn, &errstr) != DB_OK) {
 		l->conn = NULL;
-		detail = xasprintf("cannot connect to verify that connection "
-		                   "%llu no longer holds the lock: %s (%s)",
+		detail = xasprintf(
+		    "cannot connect to verify that connection %llu no longer holds the lock: %s (%s)",
 		    l->connection_id, errstr, jobtext);
 		goto fail;
 	}
@@ -625,7 +622,7 @@ lock_finish(struct lock *l, const struct run_end *end)
 		runs_end(l, end, lock_incidents, jobtext);
 	lock_close(l);
 	free(jobtext);
-	return (lock_incidents ? LOCK_INCIDENT : LOCK_OK);
+	return lock_incidents ? LOCK_INCIDENT : LOCK_OK;
 }
 
 void
@@ -635,24 +632,4 @@ lock_close(struct lock *l)
 		l->ops->destroy(l->conn, NULL);
 	l->conn = NULL;
 	l->held = 0;
-}
-
-int
-lock_exitcode(enum lock_result lr)
-{
-	switch (lr) {
-	case LOCK_OK:
-	case LOCK_BUSY:
-		return (EXIT_OK);
-	case LOCK_ERR_DB:
-	case LOCK_ERR_NULL:
-		return (EXIT_UNAVAILABLE);
-	case LOCK_ERR_GALERA:
-		return (EXIT_CONFIG);
-	case LOCK_ERR_VALUE:
-		return (EXIT_SOFTWARE);
-	case LOCK_INCIDENT:
-		return (EXIT_PROTOCOL);
-	}
-	return (EXIT_SOFTWARE);
 }

@@ -187,7 +187,4 @@ enum lock_result lock_finish(struct lock *l, const struct run_end *end);
  * back). */
 void lock_close(struct lock *l);
 
-/* The exit code for a lock result (CONTRACT section 3). */
-int lock_exitcode(enum lock_result);
-
 #endif

@@ -160,18 +160,3 @@ log_kv(enum log_level level, const char *event, ...)
 	log_kvv(level, event, ap);
 	va_end(ap);
 }
-
-void
-log_msg(enum log_level level, const char *event, const char *fmt, ...)
-{
-	va_list ap;
-	char   *msg;
-
-	if (!log_enabled(level))
-		return;
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	log_kv(level, event, "msg", msg, NULL);
-	free(msg);
-}

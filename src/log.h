@@ -25,8 +25,5 @@ void log_timestamp(char *buf, size_t len);
  */
 void log_kv(enum log_level, const char *event, ...) __attribute__((sentinel));
 void log_kvv(enum log_level, const char *event, va_list);
-/* Shorthand: one "msg" field, printf-formatted. */
-void log_msg(enum log_level, const char *event, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

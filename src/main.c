@@ -11,7 +11,7 @@
 
 #include "cmd.h"
 #include "conf.h"
-#include "incident.h"
+#include "exitcode.h"
 #include "log.h"
 
 static void
@@ -19,9 +19,8 @@ usage(FILE *f)
 {
 	size_t i;
 
-	fputs("usage: cronguard [-c file] [-v | -q] [--log-format text|json] "
-	      "command [args ...]\n\ncommands:\n",
-	    f);
+	fprintf(
+	    f, "usage: %s command [args ...]\n\ncommands:\n", CMD_GLOBAL_USAGE);
 	for (i = 0; cmd_table[i] != NULL; i++)
 		fprintf(f, "  %s%s%s\n", cmd_table[i]->name,
 		    cmd_table[i]->usage[0] != '\0' ? " " : "",
@@ -73,9 +72,7 @@ family_usage(const char *word)
 		    cmd_table[i]->name[len] == ' ') {
 			if (!found)
 				fprintf(stderr,
-				    "cronguard: %s needs a "
-				    "subcommand\n",
-				    word);
+				    "cronguard: %s needs a subcommand\n", word);
 			cmd_usage(cmd_table[i], stderr);
 			found = 1;
 		}
@@ -86,26 +83,28 @@ family_usage(const char *word)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "config", required_argument,
-		                                      NULL, 'c' },
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "log-format", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 } };
-	const struct cmd_entry    *e;
-	struct cmd_ctx             ctx;
-	struct conf                c;
-	enum log_format            fmt = LOG_TEXT;
-	int                        ch, verbose = 0, quiet = 0, words, rc;
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cmd_entry *e;
+	const char             *conf_path;
+	enum log_format         fmt = LOG_TEXT;
+	int                     ch, verbose = 0, quiet = 0, words, rc;
 
 	conf_protect_secrets();
-	memset(&ctx, 0, sizeof ctx);
-	ctx.conf_path = conf_default_path();
+	conf_path = conf_default_path();
 	/* "+": stop at the command word, its options are its own. */
-	while ((ch = getopt_long(argc, argv, "+c:hqv", longopts, NULL)) != -1) {
+	opterr = 0;
+	while (
+	    (ch = getopt_long(argc, argv, "+:c:hqv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			ctx.conf_path = optarg;
+			conf_path = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -113,8 +112,7 @@ main(int argc, char **argv)
 		case 'L':
 			if (log_format_parse(optarg, &fmt) != 0) {
 				fprintf(stderr,
-				    "cronguard: --log-format must "
-				    "be text or json, not '%s'\n",
+				    "cronguard: --log-format must be text or json, not '%s'\n",
 				    optarg);
 				usage(stderr);
 				return EXIT_USAGE;
@@ -127,6 +125,7 @@ main(int argc, char **argv)
 			verbose++;
 			break;
 		default:
+			cmd_option_error(ch, argv[optind - 1], optopt);
 			usage(stderr);
 			return EXIT_USAGE;
 		}
@@ -156,11 +155,6 @@ main(int argc, char **argv)
 		}
 		return EXIT_USAGE;
 	}
-	ctx.entry = e;
-	ctx.argc = argc - words + 1;
-	ctx.argv = argv + words - 1;
-	if (cmd_wants_help(&ctx))
-		return EXIT_OK;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		fputs("cronguard: curl_global_init failed\n", stderr);
@@ -170,16 +164,7 @@ main(int argc, char **argv)
 		fputs("cronguard: mysql_library_init failed\n", stderr);
 		return EXIT_SOFTWARE;
 	}
-	conf_defaults(&c);
-	rc = 0;
-	if (e->flags & CMD_NEEDS_CONF)
-		rc = cmd_load_conf(&ctx, &c);
-	if (rc == 0) {
-		optind = 0; /* glibc: full re-initialisation */
-		rc = e->exec(&ctx, &c);
-	}
-	conf_free(&c);
-	incident_set_alert(NULL, 0);
+	rc = cmd_run(e, conf_path, argc - words + 1, argv + words - 1);
 	mysql_library_end();
 	curl_global_cleanup();
 	return rc;

@@ -33,8 +33,8 @@ migrate_sqldir(void)
 	const char *dir;
 
 	if ((dir = getenv("CRONGUARD_SQLDIR")) != NULL && *dir != '\0')
-		return (dir);
-	return (PKGDATADIR "/sql");
+		return dir;
+	return PKGDATADIR "/sql";
 }
 
 /* "002_outbox.sql" gives version 2 and name "outbox"; -1 if the file
@@ -51,22 +51,22 @@ migrate_parse_name(const char *file, unsigned *version, char **name)
 	digits = strspn(file, "0123456789");
 	if (digits == 0 || digits > 6 || file[digits] != '_' || len < 5 ||
 	    strcmp(file + len - 4, ".sql") != 0)
-		return (-1);
+		return -1;
 	rest = len - digits - 1 - 4;
 	if (rest == 0 ||
 	    strspn(file + digits + 1,
-	        "abcdefghijklmnopqrstuvwxyz"
-	        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != rest)
-		return (-1);
+	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+	        rest)
+		return -1;
 	tmp = xstrndup(file, digits);
 	if (parse_ull(tmp, MIGRATE_VERSION_MAX, &v, &errstr) != 0 || v == 0) {
 		free(tmp);
-		return (-1);
+		return -1;
 	}
 	free(tmp);
 	*version = (unsigned)v;
 	*name = xstrndup(file + digits + 1, rest);
-	return (0);
+	return 0;
 }
 
 static int
@@ -79,14 +79,14 @@ migrate_checksum(const char *data, size_t len, char out[65], char **errstr)
 	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 ||
 	    mdlen != 32) {
 		*errstr = xstrdup("sha256 failed");
-		return (-1);
+		return -1;
 	}
 	for (i = 0; i < mdlen; i++) {
 		out[2 * i] = hex[md[i] >> 4];
 		out[2 * i + 1] = hex[md[i] & 0xf];
 	}
 	out[64] = '\0';
-	return (0);
+	return 0;
 }
 
 static int
@@ -94,7 +94,7 @@ migrate_cmp(const void *a, const void *b)
 {
 	const struct migration *ma = a, *mb = b;
 
-	return (ma->version < mb->version ? -1 : ma->version > mb->version);
+	return ma->version < mb->version ? -1 : ma->version > mb->version;
 }
 
 static struct migration *
@@ -105,7 +105,7 @@ migrate_add(struct migration_set *set)
 	set->v = xreallocarray(set->v, set->n + 1, sizeof *set->v);
 	m = &set->v[set->n++];
 	memset(m, 0, sizeof *m);
-	return (m);
+	return m;
 }
 
 /* Read the file and compute its checksum. */
@@ -118,14 +118,14 @@ migrate_file_sum(struct migration *m, char **errstr)
 	if ((data = read_file(m->path, MIGRATE_FILE_MAX, &len, &err)) == NULL) {
 		*errstr = xasprintf("%s: %s", m->path, err);
 		free(err);
-		return (-1);
+		return -1;
 	}
 	if (migrate_checksum(data, len, m->checksum, errstr) != 0) {
 		free(data);
-		return (-1);
+		return -1;
 	}
 	free(data);
-	return (0);
+	return 0;
 }
 
 int
@@ -143,7 +143,7 @@ migrate_scan(const char *dir, struct migration_set *set, char **errstr)
 	if ((d = opendir(dir)) == NULL) {
 		*errstr = xasprintf("cannot open migrations directory %s: %s",
 		    dir, strerror(errno));
-		return (-1);
+		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
 		if (migrate_parse_name(de->d_name, &version, &name) != 0)
@@ -168,11 +168,11 @@ migrate_scan(const char *dir, struct migration_set *set, char **errstr)
 		if (migrate_file_sum(&set->v[i], errstr) != 0)
 			goto fail;
 	}
-	return (0);
+	return 0;
 
 fail:
 	migrate_set_free(set);
-	return (-1);
+	return -1;
 }
 
 static struct migration *
@@ -182,8 +182,8 @@ migrate_find(struct migration_set *set, unsigned version)
 
 	for (i = 0; i < set->n; i++)
 		if (set->v[i].version == version)
-			return (&set->v[i]);
-	return (NULL);
+			return &set->v[i];
+	return NULL;
 }
 
 enum db_status
@@ -199,7 +199,7 @@ migrate_load(
 
 	if (create &&
 	    (st = db_exec_script(db, migrate_schema_table, errstr)) != DB_OK)
-		return (st);
+		return st;
 	st = db_query(db, &r, errstr,
 	    "SELECT version, name, checksum, "
 	    "DATE_FORMAT(applied_at, '%%Y-%%m-%%d %%H:%%i:%%s') "
@@ -208,9 +208,9 @@ migrate_load(
 		if (!create && db_errno(db) == ER_NO_SUCH_TABLE) {
 			free(*errstr);
 			*errstr = NULL;
-			return (DB_OK);
+			return DB_OK;
 		}
-		return (st);
+		return st;
 	}
 	for (i = 0; i < r->nrows; i++) {
 		cell = db_cell(r, i, 0);
@@ -241,7 +241,7 @@ migrate_load(
 	qsort(set->v, set->n, sizeof *set->v, migrate_cmp);
 out:
 	db_result_free(r);
-	return (st);
+	return st;
 }
 
 size_t
@@ -252,7 +252,7 @@ migrate_count(const struct migration_set *set, enum migration_state state)
 	for (i = 0; i < set->n; i++)
 		if (set->v[i].state == state)
 			n++;
-	return (n);
+	return n;
 }
 
 enum db_status
@@ -278,10 +278,9 @@ migrate_apply(struct db *db, struct migration *m, char **errstr)
 		goto out;
 	}
 	if ((st = db_exec_script(db, sql, &err)) != DB_OK) {
-		*errstr =
-		    xasprintf("%s: %s (statements before the failing "
-		              "one stay applied: MySQL commits DDL implicitly)",
-		        m->file, err);
+		*errstr = xasprintf(
+		    "%s: %s (statements before the failing one stay applied: MySQL commits DDL implicitly)",
+		    m->file, err);
 		goto out;
 	}
 	st = db_query(db, NULL, &err,
@@ -299,7 +298,7 @@ migrate_apply(struct db *db, struct migration *m, char **errstr)
 out:
 	free(err);
 	free(sql);
-	return (st);
+	return st;
 }
 
 enum db_status
@@ -314,7 +313,7 @@ migrate_lock(struct db *db, unsigned timeout_s, char **errstr)
 	    "'cronguard:migrate:', LEFT(DATABASE(), 40)), %u)",
 	    timeout_s);
 	if (st != DB_OK)
-		return (st);
+		return st;
 	switch (db_parse_bool(v)) {
 	case 1:
 		break;
@@ -331,7 +330,7 @@ migrate_lock(struct db *db, unsigned timeout_s, char **errstr)
 		break;
 	}
 	free(v);
-	return (st);
+	return st;
 }
 
 void

@@ -599,8 +599,7 @@ mime_add_extra(struct mime_build *mb, json_t *obj)
 	{
 		if (!mime_field_name_valid(name)) {
 			mime_fail(mb,
-			    "payload: headers: invalid field name "
-			    "\"%.40s\"",
+			    "payload: headers: invalid field name \"%.40s\"",
 			    name);
 			return -1;
 		}
@@ -617,15 +616,13 @@ mime_add_extra(struct mime_build *mb, json_t *obj)
 		value = json_string_value(hv);
 		if (mime_has_crlf(value)) {
 			mime_fail(mb,
-			    "payload: headers: %s: CR or LF in value "
-			    "(header injection)",
+			    "payload: headers: %s: CR or LF in value (header injection)",
 			    name);
 			return -1;
 		}
 		if (mime_has_ctl(value)) {
 			mime_fail(mb,
-			    "payload: headers: %s: control "
-			    "character in value",
+			    "payload: headers: %s: control character in value",
 			    name);
 			return -1;
 		}
@@ -865,8 +862,7 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
 	mb.msg->size = mime_size(mb.msg);
 	if (o->max_size > 0 && mb.msg->size > (unsigned long long)o->max_size) {
 		mime_fail(&mb,
-		    "message too large: about %zu bytes, max_size "
-		    "%lld",
+		    "message too large: about %zu bytes, max_size %lld",
 		    mb.msg->size, o->max_size);
 		goto fail;
 	}

@@ -29,7 +29,7 @@ struct outbox_counts {
 	long long oldest_due_age_s; /* 0 when nothing is due */
 	long long unknown_channel;
 
-	/* Added: the limiter state (cronguard_channels) of the configured
+	/* The limiter state (cronguard_channels) of the configured
 	 * channels that have a row there, by name; filled by
 	 * outbox_count_channels, freed by outbox_counts_free. */
 	struct ratelimit_state *channels;

@@ -508,9 +508,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 		if (nlost > 0) {
 			outbox_idlist(&lost, lostids, nlost);
 			detail = xasprintf(
-			    "finalise matched nothing for "
-			    "ids %s (claim token %s): another worker holds "
-			    "them; results discarded",
+			    "finalise matched nothing for ids %s (claim token %s): another worker holds them; results discarded",
 			    lost.data, c->token);
 			memset(&inc, 0, sizeof inc);
 			inc.event = "outbox_lease_lost";

@@ -159,7 +159,7 @@ rl_ensure_row(struct ratelimit *rl, struct db *db, char **errstr)
  * hand?): none granted, and the row is made again next time.
  */
 static enum db_status
-rl_update_row(struct ratelimit *rl, struct db *db, const char *sql,
+rl_update_row(struct ratelimit *rl, struct db *db, const struct buf *sql,
     unsigned long long *v, char **errstr)
 {
 	struct db_result *res = NULL;
@@ -167,7 +167,7 @@ rl_update_row(struct ratelimit *rl, struct db *db, const char *sql,
 
 	*v = 0;
 	st = db_query_retry(
-	    db, &res, errstr, "%R WHERE name = %s", sql, rl->conf->name);
+	    db, &res, errstr, "%F WHERE name = %s", sql, rl->conf->name);
 	if (st == DB_OK && (*v = res->insert_id) == 0)
 		rl->have_row = 0;
 	db_result_free(res);
@@ -199,45 +199,50 @@ rl_reserve_gate(struct ratelimit *rl, struct db *db, unsigned want,
 	buf_init(&sql);
 	/* Today's count, less a reservation of ours never settled (nothing
 	 * was claimed with it). */
-	buf_printf(&used,
-	    "GREATEST(IF(quota_day = UTC_DATE(), quota_used, 0) "
-	    "- IF(quota_day = FROM_DAYS(%lld), %u, 0), 0)",
-	    prev_day, prev);
-	if (rl_has_quota(rl))
-		buf_printf(&left, "GREATEST(%lld - %s, 0)",
-		    rl->conf->daily_quota, used.data);
-	else
-		buf_printf(&left, "%u", want);
-	if (rl_has_circuit(rl))
-		buf_printf(&g,
-		    "CASE WHEN circuit_open_until > NOW(6) THEN 0 "
-		    "WHEN circuit_open_until IS NOT NULL AND circuit_probe_at "
-		    "> "
-		    "NOW(6) - INTERVAL %lld MICROSECOND THEN 0 "
-		    "WHEN circuit_open_until IS NOT NULL THEN LEAST(1, %s) "
-		    "ELSE LEAST(%u, %s) END",
-		    rl_probe_us(rl), left.data, want, left.data);
-	else
-		buf_printf(&g, "LEAST(%u, %s)", want, left.data);
+	st = DB_ERR_QUERY;
+	if (db_fragment(db, &used, errstr,
+	        "GREATEST(IF(quota_day = UTC_DATE(), quota_used, 0) "
+	        "- IF(quota_day = FROM_DAYS(%lld), %u, 0), 0)",
+	        prev_day, prev) != 0)
+		goto out;
+	if (rl_has_quota(rl)
+	        ? db_fragment(db, &left, errstr, "GREATEST(%lld - %F, 0)",
+	              rl->conf->daily_quota, &used) != 0
+	        : db_fragment(db, &left, errstr, "%u", want) != 0)
+		goto out;
+	if (rl_has_circuit(rl)
+	        ? db_fragment(db, &g, errstr,
+	              "CASE WHEN circuit_open_until > NOW(6) THEN 0 "
+	              "WHEN circuit_open_until IS NOT NULL AND "
+	              "circuit_probe_at > "
+	              "NOW(6) - INTERVAL %lld MICROSECOND THEN 0 "
+	              "WHEN circuit_open_until IS NOT NULL THEN LEAST(1, %F) "
+	              "ELSE LEAST(%u, %F) END",
+	              rl_probe_us(rl), &left, want, &left) != 0
+	        : db_fragment(db, &g, errstr, "LEAST(%u, %F)", want, &left) !=
+	            0)
+		goto out;
 
-	buf_printf(&sql,
-	    "UPDATE cronguard_channels SET "
-	    "quota_used = %s + %d * "
-	    "(LAST_INSERT_ID((%s) + 1024 * LEAST(circuit_failures, 1023) + "
-	    "1048576 * TO_DAYS(UTC_DATE()) + %lld * (%d AND %s = 0)) MOD "
-	    "1024), ",
-	    used.data, rl_has_quota(rl) ? 1 : 0, g.data, RL_EXHAUSTED_BIT,
-	    rl_has_quota(rl) ? 1 : 0, left.data);
-	if (rl_has_circuit(rl))
-		buf_printf(&sql,
-		    "circuit_probe_at = IF(circuit_open_until <= "
-		    "NOW(6) AND (circuit_probe_at IS NULL OR circuit_probe_at "
-		    "<= NOW(6) - INTERVAL %lld MICROSECOND), NOW(6), "
-		    "circuit_probe_at), ",
-		    rl_probe_us(rl));
+	if (db_fragment(db, &sql, errstr,
+	        "UPDATE cronguard_channels SET "
+	        "quota_used = %F + %d * "
+	        "(LAST_INSERT_ID((%F) + 1024 * LEAST(circuit_failures, 1023) + "
+	        "1048576 * TO_DAYS(UTC_DATE()) + %lld * (%d AND %F = 0)) MOD "
+	        "1024), ",
+	        &used, rl_has_quota(rl) ? 1 : 0, &g, RL_EXHAUSTED_BIT,
+	        rl_has_quota(rl) ? 1 : 0, &left) != 0)
+		goto out;
+	if (rl_has_circuit(rl) &&
+	    db_fragment(db, &sql, errstr,
+	        "circuit_probe_at = IF(circuit_open_until <= "
+	        "NOW(6) AND (circuit_probe_at IS NULL OR circuit_probe_at "
+	        "<= NOW(6) - INTERVAL %lld MICROSECOND), NOW(6), "
+	        "circuit_probe_at), ",
+	        rl_probe_us(rl)) != 0)
+		goto out;
 	buf_adds(&sql, "quota_day = UTC_DATE()");
 
-	if ((st = rl_update_row(rl, db, sql.data, &v, errstr)) != DB_OK)
+	if ((st = rl_update_row(rl, db, &sql, &v, errstr)) != DB_OK)
 		goto out;
 	if (v == 0) {
 		*granted = 0;
@@ -275,14 +280,17 @@ rl_reserve_rate(struct ratelimit *rl, struct db *db, unsigned want,
 	buf_adds(&d,
 	    "GREATEST(TIMESTAMPDIFF(MICROSECOND, NOW(6), "
 	    "COALESCE(rate_tat, NOW(6))), 0)");
-	buf_printf(&sql,
-	    "UPDATE cronguard_channels SET rate_tat = "
-	    "GREATEST(COALESCE(rate_tat, NOW(6)), NOW(6)) + INTERVAL (%lld * "
-	    "(LAST_INSERT_ID(IF(%s > %lld, 0, LEAST(%u, FLOOR((%lld - %s) / "
-	    "%lld) + 1)) + 1024 * LEAST(%s, 1000000000000)) MOD 1024)) "
-	    "MICROSECOND",
-	    T, d.data, H, want, H, d.data, T, d.data);
-	if ((st = rl_update_row(rl, db, sql.data, &v, errstr)) != DB_OK)
+	if (db_fragment(db, &sql, errstr,
+	        "UPDATE cronguard_channels SET rate_tat = "
+	        "GREATEST(COALESCE(rate_tat, NOW(6)), NOW(6)) + INTERVAL (%lld * "
+	        "(LAST_INSERT_ID(IF(%F > %lld, 0, LEAST(%u, FLOOR((%lld - %F) / "
+	        "%lld) + 1)) + 1024 * LEAST(%F, 1000000000000)) MOD 1024)) "
+	        "MICROSECOND",
+	        T, &d, H, want, H, &d, T, &d) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	if ((st = rl_update_row(rl, db, &sql, &v, errstr)) != DB_OK)
 		goto out;
 	if (v == 0) {
 		*granted = 0;
@@ -522,11 +530,63 @@ rl_log_circuit(const struct ratelimit *rl, unsigned failures, int opened)
 		    NULL);
 }
 
+/* The settling UPDATE: the quota given back, and with circuit the shared
+ * failure count and the circuit state it implies.  0, or -1 with *errstr. */
+static int
+rl_settle_sql(struct ratelimit *rl, struct db *db, struct buf *sql,
+    unsigned giveback, int circuit, char **errstr)
+{
+	struct buf newf;
+	unsigned   thr = rl->conf->circuit_failures;
+	int        rc = -1;
+
+	buf_init(&newf);
+	if (db_fragment(db, sql, errstr,
+	        "UPDATE cronguard_channels SET "
+	        "quota_used = IF(%u > 0 AND quota_day = FROM_DAYS(%lld)"
+	        ", GREATEST(quota_used - %u, 0), quota_used)",
+	        giveback, rl->quota_day, giveback) != 0)
+		goto out;
+	if (circuit) {
+		if (rl->reset
+		        ? db_fragment(db, &newf, errstr, "%u", rl->tail) != 0
+		        : db_fragment(db, &newf, errstr,
+		              "LEAST(circuit_failures + %u, 1000000)",
+		              rl->tail) != 0)
+			goto out;
+		/* Opening: from closed or half-open (not while open). */
+		if (db_fragment(db, sql, errstr,
+		        ", circuit_opened_at = IF(%F >= %u AND "
+		        "NOT COALESCE(circuit_open_until > NOW(6), 0), NOW(6), "
+		        "circuit_opened_at)"
+		        ", circuit_error = IF(%F >= %u, %s, circuit_error)"
+		        ", circuit_open_until = CASE WHEN %F >= %u "
+		        "THEN NOW(6) + INTERVAL %lld MICROSECOND WHEN %d THEN NULL "
+		        "ELSE circuit_open_until END"
+		        ", circuit_probe_at = IF(%F >= %u OR %d, "
+		        "NULL, circuit_probe_at)"
+		        ", circuit_failures = %F",
+		        &newf, thr, &newf, thr,
+		        rl->error != NULL ? rl->error : "", &newf, thr,
+		        (long long)rl->conf->circuit_cooldown_ms * 1000,
+		        rl->reset ? 1 : 0, &newf, thr, rl->reset ? 1 : 0,
+		        &newf) != 0)
+			goto out;
+	}
+	if (db_fragment(db, sql, errstr, " WHERE name = %s", rl->conf->name) !=
+	    0)
+		goto out;
+	rc = 0;
+out:
+	buf_free(&newf);
+	return rc;
+}
+
 enum db_status
 ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
     size_t n, char **errstr)
 {
-	struct buf     sql, newf;
+	struct buf     sql;
 	enum db_status st = DB_OK;
 	unsigned       sent = 0, giveback = 0, thr, failures;
 	size_t         i;
@@ -535,7 +595,6 @@ ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
 	if (!rl->limited)
 		return DB_OK;
 	buf_init(&sql);
-	buf_init(&newf);
 	for (i = 0; i < n; i++) {
 		if (msgs[i]->result == SEND_OK)
 			sent++;
@@ -557,55 +616,16 @@ ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
 	if (giveback == 0 && !circuit)
 		goto out;
 
-	buf_adds(&sql, "UPDATE cronguard_channels SET ");
-	buf_printf(&sql,
-	    "quota_used = IF(%u > 0 AND quota_day = FROM_DAYS(%lld)"
-	    ", GREATEST(quota_used - %u, 0), quota_used)",
-	    giveback, rl->quota_day, giveback);
-	if (circuit) {
-		if (rl->reset)
-			buf_printf(&newf, "%u", rl->tail);
-		else
-			buf_printf(&newf,
-			    "LEAST(circuit_failures + %u, "
-			    "1000000)",
-			    rl->tail);
-		/* Opening: from closed or half-open (not while open). */
-		buf_printf(&sql,
-		    ", circuit_opened_at = IF(%s >= %u AND "
-		    "NOT COALESCE(circuit_open_until > NOW(6), 0), NOW(6), "
-		    "circuit_opened_at)",
-		    newf.data, thr);
-		buf_printf(&sql,
-		    ", circuit_error = IF(%s >= %u, %%s, "
-		    "circuit_error)",
-		    newf.data, thr);
-		buf_printf(&sql,
-		    ", circuit_open_until = CASE WHEN %s >= %u "
-		    "THEN NOW(6) + INTERVAL %lld MICROSECOND WHEN %d THEN NULL "
-		    "ELSE circuit_open_until END",
-		    newf.data, thr,
-		    (long long)rl->conf->circuit_cooldown_ms * 1000,
-		    rl->reset ? 1 : 0);
-		buf_printf(&sql,
-		    ", circuit_probe_at = IF(%s >= %u OR %d, "
-		    "NULL, circuit_probe_at)",
-		    newf.data, thr, rl->reset ? 1 : 0);
-		buf_printf(&sql, ", circuit_failures = %s", newf.data);
-		buf_adds(&sql, " WHERE name = %s");
-		st = db_query_retry(db, NULL, errstr, sql.data,
-		    rl->error != NULL ? rl->error : "", rl->conf->name);
-	} else {
-		buf_adds(&sql, " WHERE name = %s");
-		st = db_query_retry(db, NULL, errstr, sql.data, rl->conf->name);
-	}
+	if (rl_settle_sql(rl, db, &sql, giveback, circuit, errstr) != 0)
+		st = DB_ERR_QUERY;
+	else
+		st = db_query_retry(db, NULL, errstr, "%F", &sql);
 	if (st == DB_OK && opening)
 		rl_log_circuit(rl, failures, 1);
 	else if (st == DB_OK && closing)
 		rl_log_circuit(rl, failures, 0);
 out:
 	buf_free(&sql);
-	buf_free(&newf);
 	rl_batch_reset(rl);
 	return st;
 }

@@ -42,7 +42,7 @@ void ratelimit_ctl(
     struct ratelimit *, struct send_ctl *, volatile sig_atomic_t *stop);
 
 /*
- * Added: after claiming, before sending: give msgs[0..n-1] their send
+ * After claiming, before sending: give msgs[0..n-1] their send
  * slots (msg->not_before_ms) so a channel waits for each without blocking
  * its other transfers.  Without it, the send_ctl's before_send sleeps
  * until the slot instead.  No database access.

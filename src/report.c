@@ -104,8 +104,7 @@ report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
 	size_t i, n = 0;
 
 	buf_printf(b,
-	    "OUTBOX %s - stuck=%lld stale=%lld pending=%lld "
-	    "due=%lld failed=%lld oldest_due=%llds",
+	    "OUTBOX %s - stuck=%lld stale=%lld pending=%lld due=%lld failed=%lld oldest_due=%llds",
 	    check_status_name(s), k->stuck, k->stale, k->pending, k->due,
 	    k->failed, k->oldest_due_age_s);
 	if (k->unknown_channel > 0)
@@ -117,10 +116,7 @@ report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
 		    k->channels[i].channel);
 	}
 	buf_printf(b,
-	    " | pending=%lld;%lld;%lld due=%lld processing=%lld "
-	    "stale=%lld stuck=%lld;;0 failed=%lld;%lld;%lld "
-	    "oldest_due=%llds;%lld;%lld unknown_channel=%lld "
-	    "circuit_open=%lld;0",
+	    " | pending=%lld;%lld;%lld due=%lld processing=%lld stale=%lld stuck=%lld;;0 failed=%lld;%lld;%lld oldest_due=%llds;%lld;%lld unknown_channel=%lld circuit_open=%lld;0",
 	    k->pending, c->pending_warn, c->pending_crit, k->due, k->processing,
 	    k->stale, k->stuck, k->failed, c->failed_warn, c->failed_crit,
 	    k->oldest_due_age_s, (long long)(c->oldest_due_warn_ms / 1000),
@@ -170,24 +166,21 @@ report_outbox_prom_channels(struct buf *b, const struct outbox_counts *k)
 	if (k->nchannels == 0)
 		return;
 	report_prom_head(b, open,
-	    "Whether the channel's circuit breaker is open or half-open "
-	    "(1): nothing is sent to it until a probe succeeds.");
+	    "Whether the channel's circuit breaker is open or half-open (1): nothing is sent to it until a probe succeeds.");
 	for (i = 0; i < k->nchannels; i++) {
 		report_prom_labelled(
 		    b, open, "channel", k->channels[i].channel);
 		buf_printf(b, "%d\n", k->channels[i].circuit != CIRCUIT_CLOSED);
 	}
 	report_prom_head(b, failures,
-	    "Consecutive transient failures of the channel, across "
-	    "instances.");
+	    "Consecutive transient failures of the channel, across instances.");
 	for (i = 0; i < k->nchannels; i++) {
 		report_prom_labelled(
 		    b, failures, "channel", k->channels[i].channel);
 		buf_printf(b, "%u\n", k->channels[i].failures);
 	}
 	report_prom_head(b, quota,
-	    "Messages counted against the channel's daily quota today "
-	    "(UTC).");
+	    "Messages counted against the channel's daily quota today (UTC).");
 	for (i = 0; i < k->nchannels; i++) {
 		report_prom_labelled(
 		    b, quota, "channel", k->channels[i].channel);
@@ -200,12 +193,10 @@ report_outbox_prometheus(
     struct buf *b, const struct outbox_counts *k, enum check_status s)
 {
 	report_prom_gauge(b, "cronguard_outbox_up",
-	    "Whether the outbox "
-	    "counts could be read (1) or not (0).",
+	    "Whether the outbox counts could be read (1) or not (0).",
 	    k != NULL);
 	report_prom_gauge(b, "cronguard_outbox_check_status",
-	    "Verdict of "
-	    "outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+	    "Verdict of outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 	    s);
 	if (k == NULL)
 		return;
@@ -217,24 +208,17 @@ report_outbox_prometheus(
 	    "cronguard_outbox_messages{status=\"failed\"} %lld\n",
 	    k->pending, k->processing, k->failed);
 	report_prom_gauge(b, "cronguard_outbox_due",
-	    "PENDING rows that are "
-	    "due now.",
-	    k->due);
+	    "PENDING rows that are due now.", k->due);
 	report_prom_gauge(b, "cronguard_outbox_stale",
-	    "PROCESSING rows "
-	    "claimed longer than the lease ago.",
-	    k->stale);
+	    "PROCESSING rows claimed longer than the lease ago.", k->stale);
 	report_prom_gauge(b, "cronguard_outbox_stuck",
-	    "PROCESSING rows "
-	    "claimed longer than the watchdog ago: no dispatcher recovers "
-	    "them.",
+	    "PROCESSING rows claimed longer than the watchdog ago: no dispatcher recovers them.",
 	    k->stuck);
 	report_prom_gauge(b, "cronguard_outbox_oldest_due_age_seconds",
 	    "Seconds the oldest due PENDING row has waited.",
 	    k->oldest_due_age_s);
 	report_prom_gauge(b, "cronguard_outbox_unknown_channel",
-	    "PENDING "
-	    "rows whose channel no configuration names.",
+	    "PENDING rows whose channel no configuration names.",
 	    k->unknown_channel);
 	report_outbox_prom_channels(b, k);
 }
@@ -287,8 +271,8 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 			    check_status_name(s), "error",
 			    error != NULL ? error : "no counts");
 		else
-			j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			              "s:I, s:I}",
+			j = json_pack(
+			    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			    "status", check_status_name(s), "pending",
 			    (json_int_t)k->pending, "due", (json_int_t)k->due,
 			    "processing", (json_int_t)k->processing, "stale",
@@ -314,7 +298,7 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 		report_outbox_prometheus(&b, k, s);
 		break;
 	}
-	return (buf_steal(&b));
+	return buf_steal(&b);
 }
 
 /* --------------------------------------------------------- jobs check */
@@ -462,26 +446,21 @@ report_jobs_prometheus(struct buf *b, enum check_status st,
 	if (error == NULL && n > 0) {
 		report_jobs_prom_metric(b, jcs, n,
 		    "cronguard_job_last_success_timestamp_seconds",
-		    "Unix time of the job's last successful run (database "
-		    "clock); 0 if none.",
+		    "Unix time of the job's last successful run (database clock); 0 if none.",
 		    REPORT_JOB_LAST_SUCCESS);
 		report_jobs_prom_metric(b, jcs, n, "cronguard_job_running",
 		    "1 while a run of the job is recorded as running.",
 		    REPORT_JOB_RUNNING);
 		report_jobs_prom_metric(b, jcs, n,
 		    "cronguard_job_last_run_failed",
-		    "1 when the job's newest finished run did not succeed "
-		    "(failure, timeout, incident, ...), until a later run "
-		    "succeeds.",
+		    "1 when the job's newest finished run did not succeed (failure, timeout, incident, ...), until a later run succeeds.",
 		    REPORT_JOB_LAST_RUN_FAILED);
 		report_jobs_prom_metric(b, jcs, n, "cronguard_job_status",
-		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, "
-		    "3 UNKNOWN.",
+		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 		    REPORT_JOB_STATUS);
 	}
 	report_prom_gauge(b, "cronguard_jobs_check_status",
-	    "Overall jobs check status: 0 OK, 1 WARNING, 2 CRITICAL, 3 "
-	    "UNKNOWN.",
+	    "Overall jobs check status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 	    (long long)st);
 }
 
@@ -503,5 +482,5 @@ report_jobs(enum report_format fmt, enum check_status st,
 		report_jobs_prometheus(&b, st, jcs, n, error);
 		break;
 	}
-	return (buf_steal(&b));
+	return buf_steal(&b);
 }

@@ -39,12 +39,11 @@ runs_abandon(
 		snprintf(count, sizeof count, "%llu", *n);
 		log_kv(LOG_WARN, "run_abandoned", "job", job, "runs", count,
 		    "msg",
-		    "run record left running by a cronguard that died: "
-		    "closed as abandoned",
+		    "run record left running by a cronguard that died: closed as abandoned",
 		    NULL);
 	}
 	db_result_free(r);
-	return (st);
+	return st;
 }
 
 /* Closing abandoned runs is housekeeping: a failure (a monitoring user
@@ -71,22 +70,23 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 	runs_abandon_quietly(db, ri->job);
 	st = db_query(db, &r, errstr,
 	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
-	    " connection_id) VALUES (%s, %s, %s, %lld, %R)",
+	    " connection_id) VALUES (%s, %s, %s, %lld,"
+	    " IF(%d, CONNECTION_ID(), NULL))",
 	    ri->job, ri->lock, ri->host, (long long)ri->pid,
-	    ri->connection_id == 0 ? "NULL" : "CONNECTION_ID()");
+	    ri->connection_id != 0);
 	if (st == DB_OK)
 		*id = r->insert_id;
 	db_result_free(r);
-	return (st);
+	return st;
 }
 
 enum db_status
 runs_heartbeat(struct db *db, unsigned long long id, char **errstr)
 {
-	return (db_query(db, NULL, errstr,
+	return db_query(db, NULL, errstr,
 	    "UPDATE cronguard_runs"
 	    " SET heartbeat_at = NOW(6) WHERE id = %llu",
-	    id));
+	    id);
 }
 
 enum db_status
@@ -94,11 +94,11 @@ runs_finish(struct db *db, unsigned long long id, const char *outcome,
     int exit_status, const char *error, char **errstr)
 {
 	/* A job's status is 0..255: -1 (none) becomes NULL. */
-	return (db_query(db, NULL, errstr,
+	return db_query(db, NULL, errstr,
 	    "UPDATE cronguard_runs"
 	    " SET finished_at = NOW(6), outcome = %s,"
 	    " exit_status = NULLIF(%d, -1), error = %s WHERE id = %llu",
-	    outcome, exit_status < 0 ? -1 : exit_status, error, id));
+	    outcome, exit_status < 0 ? -1 : exit_status, error, id);
 }
 
 enum lock_result
@@ -114,9 +114,9 @@ runs_start(struct lock *l, const char *host, long pid, char **errstr)
 	ri.connection_id = l->held ? l->connection_id : 0;
 	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
 		l->run_id = 0;
-		return (LOCK_ERR_DB);
+		return LOCK_ERR_DB;
 	}
-	return (LOCK_OK);
+	return LOCK_OK;
 }
 
 void
@@ -223,7 +223,7 @@ runs_job_summary(
 	js->done_finished = db_cell_dup(r, 0, 13);
 out:
 	db_result_free(r);
-	return (st);
+	return st;
 }
 
 void
@@ -241,10 +241,10 @@ runs_job_summary_free(struct job_summary *js)
 enum db_status
 runs_locks(struct db *db, struct db_result **res, char **errstr)
 {
-	return (db_query(db, res, errstr,
+	return db_query(db, res, errstr,
 	    "SELECT DISTINCT lock_name FROM cronguard_runs"
 	    " WHERE outcome = 'running' AND lock_name IS NOT NULL"
-	    " ORDER BY lock_name"));
+	    " ORDER BY lock_name");
 }
 
 /* ------------------------------------------------------- jobs check */
@@ -272,8 +272,8 @@ runs_outcome_status(const char *outcome)
 {
 	if (strcmp(outcome, "incident") == 0 ||
 	    strcmp(outcome, "lock_lost") == 0)
-		return (CHECK_CRITICAL);
-	return (CHECK_WARNING);
+		return CHECK_CRITICAL;
+	return CHECK_WARNING;
 }
 
 enum db_status
@@ -292,10 +292,10 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 	buf_init(&jc->msg);
 	buf_adds(&jc->msg, ""); /* never NULL data */
 	if ((st = runs_job_summary(db, j->name, &jc->js, errstr)) != DB_OK)
-		return (st);
+		return st;
 	if (j->guard == GUARD_NAMED_LOCK &&
 	    (st = lock_holder_get(db, j->lock, &jc->holder, errstr)) != DB_OK)
-		return (st);
+		return st;
 
 	if (j->expect_every_ms > 0) {
 		duration_format(j->expect_every_ms, d1, sizeof d1);
@@ -303,16 +303,14 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 		limit = j->expect_every_ms + j->grace_ms;
 		if (js->last_success_ts < 0)
 			runs_check_add(jc, CHECK_WARNING,
-			    "no successful run "
-			    "recorded (expected every %s + %s)",
+			    "no successful run recorded (expected every %s + %s)",
 			    d1, d2);
 		else if (js->last_success_age_s * 1000 > limit) {
 			duration_format(
 			    js->last_success_age_s * 1000, age, sizeof age);
 			runs_check_add(jc, CHECK_CRITICAL,
-			    "last success %s ago "
-			    "(expected every %s + %s)",
-			    age, d1, d2);
+			    "last success %s ago (expected every %s + %s)", age,
+			    d1, d2);
 		}
 	}
 
@@ -328,8 +326,7 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 	if (jc->running && js->last_session_alive == 0) {
 		/* The session of a live run is there until it finishes. */
 		runs_check_add(jc, CHECK_WARNING,
-		    "run %llu died without finishing "
-		    "(its session %llu is gone)",
+		    "run %llu died without finishing (its session %llu is gone)",
 		    js->last_id, js->last_connection_id);
 		jc->running = 0;
 	} else if (jc->running && js->last_age_s >= 0) {
@@ -337,13 +334,11 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 		duration_format(j->max_runtime_ms, d1, sizeof d1);
 		if (js->last_age_s * 1000 > j->max_runtime_ms + j->grace_ms)
 			runs_check_add(jc, CHECK_CRITICAL,
-			    "run %llu running for %s, "
-			    "past max_runtime %s + grace",
+			    "run %llu running for %s, past max_runtime %s + grace",
 			    js->last_id, age, d1);
 		else if (js->last_age_s * 1000 > j->max_runtime_ms)
 			runs_check_add(jc, CHECK_WARNING,
-			    "run %llu running for %s, "
-			    "past max_runtime %s",
+			    "run %llu running for %s, past max_runtime %s",
 			    js->last_id, age, d1);
 	}
 
@@ -354,7 +349,7 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 		runs_check_add(
 		    jc, CHECK_CRITICAL, "lock %s held by %s", j->lock, why);
 	free(why);
-	return (DB_OK);
+	return DB_OK;
 }
 
 void

@@ -41,6 +41,36 @@ expect 64 stderr "unknown command 'frobnicate'" -- frobnicate
 expect 64 stderr '^usage: cronguard' -- frobnicate
 expect 64 stderr 'needs a subcommand' -- outbox
 expect 64 stderr '^usage: cronguard' -- --no-such-option version
+# One wording for a bad option, global or a command's, then its usage.
+expect 64 stderr "^cronguard: unknown option '--no-such-option'$" -- --no-such-option version
+expect 64 stderr "^cronguard: unknown option '-x'$" -- -x version
+expect 64 stderr "^cronguard: option '-c' needs a value$" -- -c
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- db migrate --bogus
+expect 64 stderr '^usage: .* db migrate \[--dry-run\]$' -- db migrate --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- exec --bogus=1 -- true
+expect 64 stderr "^cronguard: unknown option '-z'$" -- exec -z -- true
+expect 64 stderr "^cronguard: option '--lock' needs a value$" -- exec --lock
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- locks --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- run --bogus job
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox list --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox check --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox dispatch --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs check --bogus
+expect 64 stderr "^cronguard: option '--format' needs a value$" -- jobs check --format
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox retry --bogus 1
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox purge --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox enqueue --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox show --bogus 1
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- db status --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs list --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- config check --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- version --bogus
+# Operand counts come from the command table.
+expect 64 stderr "^cronguard: missing argument$" -- run
+expect 64 stderr "^cronguard: unexpected argument 'b'$" -- run a b
+expect 64 stderr "^cronguard: unexpected argument 'x'$" -- locks x
+expect 64 stderr "^cronguard: missing argument$" -- exec --lock l
+expect 64 stderr "^cronguard: unexpected argument 'c'$" -- help a b c
 expect 64 stderr 'text or json' -- --log-format xml version
 expect 64 stderr 'exclude' -- -q -v version
 expect 64 stderr 'unknown command' -- help frobnicate

@@ -52,16 +52,6 @@ START_TEST(test_parse_bool_exact)
 }
 END_TEST
 
-START_TEST(test_exitcode)
-{
-	ck_assert_int_eq(db_exitcode(DB_OK), 0);
-	ck_assert_int_eq(db_exitcode(DB_ERR_CONNECT), 69);
-	ck_assert_int_eq(db_exitcode(DB_ERR_LOST), 69);
-	ck_assert_int_eq(db_exitcode(DB_ERR_QUERY), 69);
-	ck_assert_int_eq(db_exitcode((enum db_status)42), 70);
-}
-END_TEST
-
 /* --------------------------------------------------------- formatting */
 
 /* Format with db (NULL: offline escaping); returns the statement or NULL
@@ -460,7 +450,6 @@ db_suite(void)
 	s = suite_create("db");
 	tc = tcase_create("parse");
 	tcase_add_test(tc, test_parse_bool_exact);
-	tcase_add_test(tc, test_exitcode);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("format");
 	tcase_add_test(tc, test_format_strings);

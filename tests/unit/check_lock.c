@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "exitcode.h"
 #include "guard.h"
 #include "incident.h"
 #include "lock.h"
@@ -363,8 +363,8 @@ START_TEST(release_query_fails)
 	take(&l);
 	lr = lock_finish(&l, &ok_end);
 	ck_assert_int_eq(lr, LOCK_INCIDENT);
-	ck_assert_int_eq(lock_exitcode(lr), EXIT_PROTOCOL);
-	ck_assert_int_eq(lock_exitcode(lr), 76);
+	ck_assert_int_eq(exitcode_lock(lr), EXIT_PROTOCOL);
+	ck_assert_int_eq(exitcode_lock(lr), 76);
 	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
 	ck_assert_int_eq(nseen, 1);
 	/* session destroyed, fresh session, verify, KILL the old id */
@@ -402,7 +402,7 @@ START_TEST(release_returns_zero)
 	take(&l);
 	lr = lock_finish(&l, &ok_end);
 	ck_assert_int_eq(lr, LOCK_INCIDENT);
-	ck_assert_int_eq(lock_exitcode(lr), 76);
+	ck_assert_int_eq(exitcode_lock(lr), 76);
 	ck_assert_int_eq(seen_event("lock_release_unexpected"), 1);
 	ck_assert_int_eq(nseen, 1);
 	ck_assert_int_eq(F.kills, 0);
@@ -419,7 +419,7 @@ START_TEST(release_returns_null)
 	take(&l);
 	lr = lock_finish(&l, &ok_end);
 	ck_assert_int_eq(lr, LOCK_INCIDENT);
-	ck_assert_int_eq(lock_exitcode(lr), 76);
+	ck_assert_int_eq(exitcode_lock(lr), 76);
 	ck_assert_int_eq(seen_event("lock_release_unexpected"), 1);
 	ck_assert_ptr_nonnull(
 	    strstr(seen_detail("lock_release_unexpected"), "NULL"));
@@ -475,7 +475,7 @@ START_TEST(get_lock_junk_not_acquired)
 	ck_assert_int_eq(lr, LOCK_ERR_VALUE);
 	ck_assert_int_eq(l.held, 0);
 	ck_assert_ptr_null(l.conn); /* session closed: nothing kept */
-	ck_assert_int_eq(lock_exitcode(lr), EXIT_SOFTWARE);
+	ck_assert_int_eq(exitcode_lock(lr), EXIT_SOFTWARE);
 	free(errstr);
 }
 END_TEST
@@ -492,7 +492,7 @@ START_TEST(get_lock_null)
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	lr = lock_acquire(&l, &h, &errstr);
 	ck_assert_int_eq(lr, LOCK_ERR_NULL);
-	ck_assert_int_eq(lock_exitcode(lr), EXIT_UNAVAILABLE);
+	ck_assert_int_eq(exitcode_lock(lr), EXIT_UNAVAILABLE);
 	ck_assert_int_eq(l.held, 0);
 	free(errstr);
 }
@@ -510,7 +510,7 @@ START_TEST(galera_refused)
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	lr = lock_acquire(&l, &h, &errstr);
 	ck_assert_int_eq(lr, LOCK_ERR_GALERA);
-	ck_assert_int_eq(lock_exitcode(lr), EXIT_CONFIG);
+	ck_assert_int_eq(exitcode_lock(lr), EXIT_CONFIG);
 	ck_assert_ptr_nonnull(strstr(errstr, "Galera"));
 	ck_assert_ptr_null(l.conn);
 	free(errstr);
@@ -535,7 +535,7 @@ START_TEST(galera_refused_when_busy)
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	lr = lock_acquire(&l, &h, &errstr);
 	ck_assert_int_eq(lr, LOCK_ERR_GALERA);
-	ck_assert_int_eq(lock_exitcode(lr), EXIT_CONFIG);
+	ck_assert_int_eq(exitcode_lock(lr), EXIT_CONFIG);
 	ck_assert_int_eq(F.holder_calls, 0);
 	ck_assert_ptr_null(l.conn);
 	free(errstr);

@@ -51,6 +51,15 @@ msgs_init(struct outbox_msg *m, struct outbox_msg **p, size_t n)
 	}
 }
 
+/* A before_send of the caller's, which an unlimited channel leaves. */
+static int
+pass(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	(void)ctl;
+	(void)msg;
+	return 0;
+}
+
 START_TEST(test_unlimited_no_database)
 {
 	struct conf_channel c = channel(0, 0, 0);
@@ -65,9 +74,9 @@ START_TEST(test_unlimited_no_database)
 	ck_assert_int_eq(ratelimit_reserve(rl, NULL, 50, &g, &err), DB_OK);
 	ck_assert_uint_eq(g, 50);
 	memset(&ctl, 0, sizeof ctl);
-	ctl.before_send = channel_ctl_pass;
+	ctl.before_send = pass;
 	ratelimit_ctl(rl, &ctl, &stop);
-	ck_assert(ctl.before_send == channel_ctl_pass);
+	ck_assert(ctl.before_send == pass);
 	ck_assert(ctl.stop == &stop);
 	ratelimit_pace(rl, p, 3);
 	ck_assert_int_eq(m[0].not_before_ms, 0);
