@@ -19,16 +19,16 @@
 static int
 cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db         *db = NULL;
-	const char        *channel, *type, *key, *payload, *file;
-	char              *data = NULL, *errstr = NULL, message_id[37];
-	unsigned long long id = 0;
+	struct db                 *db = NULL;
+	const char                *channel, *type, *key, *payload, *file;
+	char                      *data = NULL, *errstr = NULL, message_id[37];
+	unsigned long long         id = 0;
 	const struct conf_channel *cc;
-	json_t            *j;
-	json_error_t       jerr;
-	size_t             len;
-	enum db_status     st;
-	int                rc = EXIT_OK;
+	json_t                    *j;
+	json_error_t               jerr;
+	size_t                     len;
+	enum db_status             st;
+	int                        rc = EXIT_OK;
 
 	channel = cmd_opt_value(ctx, "channel");
 	type = cmd_opt_value(ctx, "type");

@@ -39,13 +39,15 @@ list_error(const char *err, int wide)
 			cut--;
 		if (cut == 0) {
 			cut = LIST_ERROR_WIDTH - 3;
-			while (cut > 0 && ((unsigned char)err[cut] & 0xc0) == 0x80)
+			while (
+			    cut > 0 && ((unsigned char)err[cut] & 0xc0) == 0x80)
 				cut--;
 		}
 	}
 	for (i = 0; i < cut; i++)
-		putchar((unsigned char)err[i] < 0x20 || err[i] == 0x7f ? ' '
-		                                                        : err[i]);
+		putchar((unsigned char)err[i] < 0x20 || err[i] == 0x7f
+		        ? ' '
+		        : err[i]);
 	if (cut < len)
 		fputs("...", stdout);
 }

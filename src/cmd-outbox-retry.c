@@ -32,9 +32,9 @@ cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 		goto out;
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
-	st = all ? outbox_retry_failed(db, channel, &n, &errstr)
-	         : outbox_ids(
-	               db, OUTBOX_IDS_RETRY, ids, nids, NULL, &n, &errstr);
+	st = all
+	    ? outbox_retry_failed(db, channel, &n, &errstr)
+	    : outbox_ids(db, OUTBOX_IDS_RETRY, ids, nids, NULL, &n, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
