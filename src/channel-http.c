@@ -447,9 +447,18 @@ http_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	    ch, ch->multi, ch->nxfers, &http_multi_ops, msgs, n, ctl);
 }
 
+static int
+http_check(
+    const struct conf_channel *cc, const struct outbox_msg *msg, char **why)
+{
+	(void)cc;
+	return channel_http_check(msg, why);
+}
+
 const struct channel_ops channel_http_ops = {
 	.type = "http",
 	.open = http_open,
 	.send = http_send,
 	.close = http_close,
+	.check = http_check,
 };

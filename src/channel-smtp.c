@@ -236,23 +236,43 @@ smtp_cancel(struct channel *ch, void *slot)
 	smtp_reset(slot);
 }
 
+/* msg as a MIME message for channel cc: 0 with *mail, or -1 with *why. */
+static int
+smtp_build(const struct conf_channel *cc, const struct outbox_msg *msg,
+    struct mime_msg **mail, char **why)
+{
+	struct mime_opts o;
+
+	memset(&o, 0, sizeof o);
+	o.from = cc->from;
+	o.message_id = msg->message_id;
+	/* The creation time keeps a retried message byte for byte the same. */
+	o.date = msg->created_at_s > 0 ? msg->created_at_s : time(NULL);
+	o.max_size = cc->max_size;
+	return mime_build(msg->payload, msg->payload_len, &o, mail, why);
+}
+
+static int
+smtp_check(
+    const struct conf_channel *cc, const struct outbox_msg *msg, char **why)
+{
+	struct mime_msg *mail = NULL;
+
+	if (smtp_build(cc, msg, &mail, why) != 0)
+		return -1;
+	mime_free(mail);
+	return 0;
+}
+
 /* The message as MIME on an idle slot; a payload that cannot be mail is
  * permanent. */
 static void *
 smtp_prepare(struct channel *ch, struct outbox_msg *msg)
 {
 	struct smtp_xfer *x = smtp_idle_xfer(ch);
-	struct mime_opts  o;
 	char             *why = NULL;
 
-	memset(&o, 0, sizeof o);
-	o.from = ch->conf->from;
-	o.message_id = msg->message_id;
-	/* The creation time keeps a retried message byte for byte the same. */
-	o.date = msg->created_at_s > 0 ? msg->created_at_s : time(NULL);
-	o.max_size = ch->conf->max_size;
-	if (mime_build(msg->payload, msg->payload_len, &o, &x->mail, &why) !=
-	    0) {
+	if (smtp_build(ch->conf, msg, &x->mail, &why) != 0) {
 		msg->result = SEND_PERMANENT;
 		msg->error = why;
 		return NULL;
@@ -361,4 +381,5 @@ const struct channel_ops channel_smtp_ops = {
 	.open = smtp_open,
 	.send = smtp_send,
 	.close = smtp_close,
+	.check = smtp_check,
 };

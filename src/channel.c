@@ -2,8 +2,11 @@
 #include "config.h"
 
 #include <stddef.h>
+#include <string.h>
+#include <time.h>
 
 #include "channel.h"
+#include "util.h"
 
 const struct channel_ops *
 channel_ops_for(enum channel_type type)
@@ -21,4 +24,23 @@ channel_ops_for(enum channel_type type)
 #endif
 	}
 	return NULL;
+}
+
+int
+channel_check(
+    const struct conf_channel *cc, const char *payload, size_t len, char **why)
+{
+	const struct channel_ops *ops = channel_ops_for(cc->type);
+	struct outbox_msg         msg;
+
+	if (ops == NULL || ops->check == NULL)
+		return 0;
+	memset(&msg, 0, sizeof msg);
+	/* Any well-formed id: the row gets its own when it is inserted. */
+	uuid_v4(msg.message_id);
+	msg.channel = cc->name;
+	msg.payload = (char *)payload;
+	msg.payload_len = len;
+	msg.created_at_s = time(NULL);
+	return ops->check(cc, &msg, why);
 }

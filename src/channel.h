@@ -62,10 +62,20 @@ struct channel_ops {
 	void (*send)(struct channel *, struct outbox_msg **msgs, size_t n,
 	    struct send_ctl *);
 	void (*close)(struct channel *);
+	/* Check msg as send would, sending nothing: 0, or -1 with *why
+	 * allocated when the payload could never be sent on this channel.
+	 * NULL: nothing to check beyond valid JSON. */
+	int (*check)(
+	    const struct conf_channel *, const struct outbox_msg *, char **why);
 };
 
 /* The ops for a configured channel type. */
 const struct channel_ops *channel_ops_for(enum channel_type);
+
+/* Check a payload for a configured channel as its send would (outbox
+ * enqueue): 0, or -1 with *why allocated. */
+int channel_check(
+    const struct conf_channel *, const char *payload, size_t len, char **why);
 
 extern const struct channel_ops channel_http_ops;
 extern const struct channel_ops channel_smtp_ops;

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "channel.h"
 #include "cmd.h"
 #include "db.h"
 #include "outbox-admin.h"
@@ -18,15 +19,16 @@
 static int
 cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db         *db = NULL;
-	const char        *channel, *type, *key, *payload, *file;
-	char              *data = NULL, *errstr = NULL, message_id[37];
-	unsigned long long id = 0;
-	json_t            *j;
-	json_error_t       jerr;
-	size_t             len;
-	enum db_status     st;
-	int                rc = EXIT_OK;
+	struct db                 *db = NULL;
+	const char                *channel, *type, *key, *payload, *file;
+	char                      *data = NULL, *errstr = NULL, message_id[37];
+	unsigned long long         id = 0;
+	const struct conf_channel *cc;
+	json_t                    *j;
+	json_error_t               jerr;
+	size_t                     len;
+	enum db_status             st;
+	int                        rc = EXIT_OK;
 
 	channel = cmd_opt_value(ctx, "channel");
 	type = cmd_opt_value(ctx, "type");
@@ -67,7 +69,15 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 		goto out;
 	}
 	json_decref(j);
-	if (conf_channel_find(c, channel) == NULL)
+	if ((cc = conf_channel_find(c, channel)) != NULL) {
+		if (channel_check(cc, payload, strlen(payload), &errstr) != 0) {
+			fprintf(stderr,
+			    "cronguard: outbox enqueue: payload cannot be sent on channel %s: %s\n",
+			    channel, errstr);
+			rc = EXIT_DATAERR;
+			goto out;
+		}
+	} else
 		fprintf(stderr,
 		    "cronguard: outbox enqueue: warning: channel %s is not configured here; the message stays PENDING until a dispatcher serves it\n",
 		    channel);
@@ -101,7 +111,7 @@ const struct cmd_entry cmd_outbox_enqueue_entry = {
 	.usage =
 	    "--channel name --type type [--key key] (--payload json | --payload-file file)",
 	.summary =
-	    "Insert one PENDING message and print its id and message_id.  Exit 65 if the payload is not valid JSON.",
+	    "Insert one PENDING message and print its id and message_id.  Exit 65 if the payload is not valid JSON, or could never be sent on its configured channel.",
 	.options = cmd_outbox_enqueue_options,
 	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_enqueue_exec,

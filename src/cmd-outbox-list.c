@@ -15,22 +15,56 @@
 #include "util.h"
 
 static const char *const list_statuses[] = { "PENDING", "PROCESSING", "SENT",
-	"FAILED" };
+	"FAILED", "CANCELLED" };
+
+/* Width of LAST_ERROR in the narrow listing. */
+#define LIST_ERROR_WIDTH 60
+
+/* Print last_error on one line: control characters as spaces; unless
+ * wide, at most LIST_ERROR_WIDTH bytes, cut at a space (else at a UTF-8
+ * character boundary) and marked with "...". */
+static void
+list_error(const char *err, int wide)
+{
+	size_t len, cut, i;
+
+	if (err == NULL) {
+		putchar('-');
+		return;
+	}
+	len = cut = strlen(err);
+	if (!wide && len > LIST_ERROR_WIDTH) {
+		cut = LIST_ERROR_WIDTH - 3;
+		while (cut > 0 && err[cut] != ' ')
+			cut--;
+		if (cut == 0) {
+			cut = LIST_ERROR_WIDTH - 3;
+			while (
+			    cut > 0 && ((unsigned char)err[cut] & 0xc0) == 0x80)
+				cut--;
+		}
+	}
+	for (i = 0; i < cut; i++)
+		putchar((unsigned char)err[i] < 0x20 || err[i] == 0x7f
+		        ? ' '
+		        : err[i]);
+	if (cut < len)
+		fputs("...", stdout);
+}
 
 static void
-list_text(const struct db_result *r)
+list_text(const struct db_result *r, int wide)
 {
-	const char *err;
-	size_t      i;
+	size_t i;
 
 	printf("%-10s %-10s %-12s %-24s %3s %-26s %s\n", "ID", "STATUS",
 	    "CHANNEL", "EVENT_TYPE", "ATT", "NEXT_ATTEMPT_AT", "LAST_ERROR");
 	for (i = 0; i < r->nrows; i++) {
-		err = db_cell(r, i, 10);
-		printf("%-10s %-10s %-12s %-24s %3s %-26s %.60s\n",
-		    db_cell(r, i, 0), db_cell(r, i, 2), db_cell(r, i, 3),
-		    db_cell(r, i, 4), db_cell(r, i, 6), db_cell(r, i, 7),
-		    err != NULL ? err : "-");
+		printf("%-10s %-10s %-12s %-24s %3s %-26s ", db_cell(r, i, 0),
+		    db_cell(r, i, 2), db_cell(r, i, 3), db_cell(r, i, 4),
+		    db_cell(r, i, 6), db_cell(r, i, 7));
+		list_error(db_cell(r, i, 10), wide);
+		putchar('\n');
 	}
 }
 
@@ -89,7 +123,7 @@ cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 		if (status == NULL)
 			return cmd_usage_error(ctx->entry,
-			    "--status must be pending, processing, sent or failed");
+			    "--status must be pending, processing, sent, failed or cancelled");
 	}
 	channel = cmd_opt_value(ctx, "channel");
 	if ((v = cmd_opt_value(ctx, "limit")) != NULL &&
@@ -113,7 +147,7 @@ cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		if (list_json(res) != 0)
 			rc = EXIT_SOFTWARE;
 	} else
-		list_text(res);
+		list_text(res, cmd_opt_count(ctx, "wide") > 0);
 out:
 	db_result_free(res);
 	db_close(db);
@@ -126,14 +160,16 @@ static const struct cmd_option cmd_outbox_list_options[] = {
 	{ "channel", 1 },
 	{ "limit", 1 },
 	{ "format", 1 },
+	{ "wide", 0 },
 	{ NULL, 0 },
 };
 
 const struct cmd_entry cmd_outbox_list_entry = {
 	.name = "outbox list",
 	.usage =
-	    "[--status status] [--channel name] [--limit n] [--format text|json]",
-	.summary = "List outbox rows, newest first (default limit 50).",
+	    "[--status status] [--channel name] [--limit n] [--format text|json] [--wide]",
+	.summary =
+	    "List outbox rows, newest first (default limit 50); --wide prints last_error whole.",
 	.options = cmd_outbox_list_options,
 	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_list_exec,

@@ -15,7 +15,8 @@ static int
 cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	struct db         *db = NULL;
-	unsigned long long nsent = 0, nfailed = 0;
+	unsigned long long nsent = 0, nfailed = 0, n = 0, *ids = NULL;
+	size_t             nids = 0;
 	int64_t            sent_ms = -1, failed_ms = -1;
 	const char        *e, *v;
 	char              *errstr = NULL, a[32], b[32];
@@ -31,11 +32,26 @@ cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 		return cmd_usage_error(
 		    ctx->entry, "--failed-before: %s: %s", v, e);
 	dry = cmd_opt_count(ctx, "dry-run") > 0;
-	if (sent_ms < 0 && failed_ms < 0)
-		return cmd_usage_error(
-		    ctx->entry, "give --sent-before or --failed-before");
+	if ((sent_ms >= 0 || failed_ms >= 0) == (ctx->nargs > 0))
+		return cmd_usage_error(ctx->entry,
+		    "give message ids, or --sent-before or --failed-before");
+	if (ctx->nargs > 0 && dry)
+		return cmd_usage_error(ctx->entry, "--dry-run goes with ages");
+	if ((rc = cmd_parse_ids(ctx, &ids, &nids)) != 0)
+		goto out;
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
+	if (nids > 0) {
+		st = outbox_ids(
+		    db, OUTBOX_IDS_PURGE, ids, nids, NULL, &n, &errstr);
+		if (st != DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
+			goto out;
+		}
+		printf("deleted %llu message%s\n", n, n == 1 ? "" : "s");
+		rc = cmd_ids_changed(ctx, n, nids, "SENT, FAILED or CANCELLED");
+		goto out;
+	}
 	if (sent_ms >= 0)
 		st =
 		    outbox_purge(db, PURGE_SENT, sent_ms, dry, &nsent, &errstr);
@@ -46,15 +62,15 @@ cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
-	if (dry)
-		printf("would delete %llu SENT and %llu FAILED messages\n",
-		    nsent, nfailed);
+	printf("%s %llu SENT or CANCELLED and %llu FAILED messages\n",
+	    dry ? "would delete" : "deleted", nsent, nfailed);
 	snprintf(a, sizeof a, "%llu", nsent);
 	snprintf(b, sizeof b, "%llu", nfailed);
 	log_kv(LOG_INFO, dry ? "outbox_purge_dry_run" : "outbox_purged", "sent",
 	    a, "failed", b, NULL);
 out:
 	db_close(db);
+	free(ids);
 	free(errstr);
 	return rc;
 }
@@ -69,10 +85,11 @@ static const struct cmd_option cmd_outbox_purge_options[] = {
 const struct cmd_entry cmd_outbox_purge_entry = {
 	.name = "outbox purge",
 	.usage =
-	    "[--sent-before duration] [--failed-before duration] [--dry-run]",
+	    "[--sent-before duration] [--failed-before duration] [--dry-run] | id...",
 	.summary =
-	    "Delete SENT rows sent, and FAILED rows last tried, longer ago than the durations, at most 1000 rows per statement.",
+	    "Delete SENT and CANCELLED rows, and FAILED rows last tried, longer ago than the durations (at most 1000 rows per statement), or the SENT, FAILED or CANCELLED rows given by id, and print how many.",
 	.options = cmd_outbox_purge_options,
+	.max_args = -1,
 	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_purge_exec,
 };

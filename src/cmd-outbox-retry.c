@@ -1,4 +1,4 @@
-/* cmd-outbox-retry.c: FAILED rows back to PENDING, attempts reset. */
+/* cmd-outbox-retry.c: make rows due now. */
 #include "config.h"
 
 #include <stdio.h>
@@ -10,27 +10,15 @@
 #include "util.h"
 
 static int
-id_seen(const unsigned long long *ids, size_t n, unsigned long long id)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (ids[i] == id)
-			return 1;
-	}
-	return 0;
-}
-
-static int
 cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	unsigned long long *ids = NULL, n = 0;
 	struct db          *db = NULL;
-	const char         *channel, *e;
+	const char         *channel;
 	char               *errstr = NULL;
 	enum db_status      st;
 	size_t              nids = 0;
-	int                 i, all, rc = EXIT_OK;
+	int                 all, rc = EXIT_OK;
 
 	all = cmd_opt_count(ctx, "failed") > 0;
 	channel = cmd_opt_value(ctx, "channel");
@@ -40,31 +28,21 @@ cmd_outbox_retry_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (channel != NULL && !all)
 		return cmd_usage_error(
 		    ctx->entry, "--channel goes with --failed");
-	ids = xcalloc((size_t)ctx->nargs + 1, sizeof *ids);
-	for (i = 0; i < ctx->nargs; i++) {
-		if (parse_ull(ctx->args[i], UINT64_MAX, &ids[nids], &e) != 0) {
-			rc = cmd_usage_error(
-			    ctx->entry, "bad id %s: %s", ctx->args[i], e);
-			goto out;
-		}
-		if (!id_seen(ids, nids, ids[nids])) /* "retry 5 5" is one */
-			nids++;
-	}
+	if ((rc = cmd_parse_ids(ctx, &ids, &nids)) != 0)
+		goto out;
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
-	st = all ? outbox_retry_failed(db, channel, &n, &errstr)
-	         : outbox_retry_ids(db, ids, nids, &n, &errstr);
+	st = all
+	    ? outbox_retry_failed(db, channel, &n, &errstr)
+	    : outbox_ids(db, OUTBOX_IDS_RETRY, ids, nids, NULL, &n, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
-	printf("%llu message%s back to PENDING\n", n, n == 1 ? "" : "s");
-	if (!all && n != nids) {
-		fprintf(stderr,
-		    "cronguard: outbox retry: %llu of %zu ids are not FAILED messages (see outbox show)\n",
-		    (unsigned long long)nids - n, nids);
-		rc = EXIT_DATAERR;
-	}
+	printf("%llu message%s due now\n", n, n == 1 ? "" : "s");
+	if (!all)
+		rc = cmd_ids_changed(
+		    ctx, n, nids, "PENDING, FAILED or CANCELLED");
 out:
 	db_close(db);
 	free(ids);
@@ -82,7 +60,7 @@ const struct cmd_entry cmd_outbox_retry_entry = {
 	.name = "outbox retry",
 	.usage = "id... | --failed [--channel name]",
 	.summary =
-	    "Put FAILED rows back to PENDING, due now, attempts reset.  Exit 65 if a given id is not a FAILED row.",
+	    "Make rows due now: PENDING rows skip their backoff; FAILED and CANCELLED rows go back to PENDING with attempts reset.  Exit 65 if a given id is not such a row.",
 	.options = cmd_outbox_retry_options,
 	.max_args = -1,
 	.flags = CMD_NEEDS_DB,

@@ -3,6 +3,7 @@
 
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ extern const struct cmd_entry cmd_outbox_list_entry;
 extern const struct cmd_entry cmd_outbox_show_entry;
 extern const struct cmd_entry cmd_outbox_retry_entry;
 extern const struct cmd_entry cmd_outbox_purge_entry;
+extern const struct cmd_entry cmd_outbox_cancel_entry;
 extern const struct cmd_entry cmd_outbox_enqueue_entry;
 extern const struct cmd_entry cmd_db_migrate_entry;
 extern const struct cmd_entry cmd_db_status_entry;
@@ -41,6 +43,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_outbox_list_entry,
 	&cmd_outbox_show_entry,
 	&cmd_outbox_retry_entry,
+	&cmd_outbox_cancel_entry,
 	&cmd_outbox_purge_entry,
 	&cmd_outbox_enqueue_entry,
 	&cmd_db_migrate_entry,
@@ -269,4 +272,42 @@ cmd_run(const struct cmd_entry *e, const char *conf_path, int argc, char **argv)
 	conf_free(&c);
 	incident_set_alert(NULL, 0);
 	return rc;
+}
+
+int
+cmd_parse_ids(struct cmd_ctx *ctx, unsigned long long **ids, size_t *nids)
+{
+	unsigned long long id;
+	const char        *e;
+	size_t             i;
+	int                a;
+
+	*nids = 0;
+	*ids = xcalloc((size_t)ctx->nargs + 1, sizeof **ids);
+	for (a = 0; a < ctx->nargs; a++) {
+		if (parse_ull(ctx->args[a], UINT64_MAX, &id, &e) != 0) {
+			free(*ids);
+			*ids = NULL;
+			return cmd_usage_error(
+			    ctx->entry, "bad id %s: %s", ctx->args[a], e);
+		}
+		for (i = 0; i < *nids && (*ids)[i] != id; i++)
+			;
+		if (i == *nids)
+			(*ids)[(*nids)++] = id;
+	}
+	return 0;
+}
+
+int
+cmd_ids_changed(
+    struct cmd_ctx *ctx, unsigned long long n, size_t nids, const char *states)
+{
+	if (n == nids)
+		return 0;
+	fprintf(stderr,
+	    "cronguard: %s: %llu of %zu ids are not %s messages (see outbox "
+	    "show)\n",
+	    ctx->entry->name, (unsigned long long)nids - n, nids, states);
+	return EXIT_DATAERR;
 }

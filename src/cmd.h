@@ -96,4 +96,15 @@ int cmd_db_error(struct cmd_ctx *, enum db_status st, const char *errstr);
  * (the caller closes it), or the exit code after cmd_db_error. */
 int cmd_db_connect(struct cmd_ctx *, struct conf *, struct db **db);
 
+/* Parse the operands as message ids, dropping repeats ("5 5" is one id).
+ * Returns 0 with *ids allocated (the caller frees it) and *nids (0 when
+ * there are none), or EXIT_USAGE having printed which operand is not an
+ * id. */
+int cmd_parse_ids(struct cmd_ctx *, unsigned long long **ids, size_t *nids);
+/* After a change by id that changed n of nids rows: 0 when it changed
+ * them all, else EXIT_DATAERR having printed how many ids are not rows
+ * in one of states (e.g. "PENDING or FAILED"). */
+int cmd_ids_changed(
+    struct cmd_ctx *, unsigned long long n, size_t nids, const char *states);
+
 #endif

@@ -181,18 +181,46 @@ outbox_show(
 	    id);
 }
 
+/* One statement of an operator's change to rows by id (at most
+ * OUTBOX_BATCH_MAX ids).  Each names the states it may change, so a row
+ * that moved on in the meantime (claimed, sent) is left alone and not
+ * counted.  In retry, attempts is assigned before status: MySQL and
+ * MariaDB assign left to right, each seeing the previous ones. */
 static enum db_status
-outbox_retry_in(struct db *db, const unsigned long long *ids, size_t nids,
+outbox_ids_in(struct db *db, enum outbox_ids_op op,
+    const unsigned long long *ids, size_t nids, const char *reason,
     unsigned long long *n, char **errstr)
 {
 	struct db_result *res = NULL;
-	enum db_status    st;
+	enum db_status    st = DB_ERR_QUERY;
 
-	st = db_query_retry(db, &res, errstr,
-	    "UPDATE outbox_messages SET status = 'PENDING', attempts = 0,"
-	    " next_attempt_at = NOW(6), claim_token = NULL"
-	    " WHERE id IN (%L) AND status = 'FAILED'",
-	    nids, ids);
+	switch (op) {
+	case OUTBOX_IDS_RETRY:
+		st = db_query_retry(db, &res, errstr,
+		    "UPDATE outbox_messages SET"
+		    " attempts = IF(status = 'PENDING', attempts, 0),"
+		    " status = 'PENDING', next_attempt_at = NOW(6),"
+		    " claim_token = NULL"
+		    " WHERE id IN (%L)"
+		    " AND status IN ('PENDING','FAILED','CANCELLED')",
+		    nids, ids);
+		break;
+	case OUTBOX_IDS_CANCEL:
+		st = db_query_retry(db, &res, errstr,
+		    "UPDATE outbox_messages SET status = 'CANCELLED',"
+		    " claim_token = NULL, claimed_by = %s, claimed_at = NOW(6),"
+		    " last_error = CONCAT('cancelled: ', %s)"
+		    " WHERE id IN (%L) AND status IN ('PENDING','FAILED')",
+		    self_identity(),
+		    reason != NULL ? reason : "by the operator", nids, ids);
+		break;
+	case OUTBOX_IDS_PURGE:
+		st = db_query_retry(db, &res, errstr,
+		    "DELETE FROM outbox_messages WHERE id IN (%L)"
+		    " AND status IN ('SENT','FAILED','CANCELLED')",
+		    nids, ids);
+		break;
+	}
 	if (st == DB_OK)
 		*n += res->affected;
 	db_result_free(res);
@@ -200,8 +228,8 @@ outbox_retry_in(struct db *db, const unsigned long long *ids, size_t nids,
 }
 
 enum db_status
-outbox_retry_ids(struct db *db, const unsigned long long *ids, size_t nids,
-    unsigned long long *n, char **errstr)
+outbox_ids(struct db *db, enum outbox_ids_op op, const unsigned long long *ids,
+    size_t nids, const char *reason, unsigned long long *n, char **errstr)
 {
 	enum db_status st = DB_OK;
 	size_t         i, k;
@@ -209,7 +237,7 @@ outbox_retry_ids(struct db *db, const unsigned long long *ids, size_t nids,
 	*n = 0;
 	for (i = 0; i < nids && st == DB_OK; i += k) {
 		k = nids - i < OUTBOX_BATCH_MAX ? nids - i : OUTBOX_BATCH_MAX;
-		st = outbox_retry_in(db, ids + i, k, n, errstr);
+		st = outbox_ids_in(db, op, ids + i, k, reason, n, errstr);
 	}
 	return st;
 }
@@ -267,7 +295,9 @@ outbox_retry_failed(
 		st = outbox_next_ids(db, &where, &after, ids, &k, errstr);
 		if (st != DB_OK || k == 0)
 			break;
-		if ((st = outbox_retry_in(db, ids, k, n, errstr)) != DB_OK)
+		st = outbox_ids_in(
+		    db, OUTBOX_IDS_RETRY, ids, k, NULL, n, errstr);
+		if (st != DB_OK)
 			break;
 	}
 out:
@@ -298,10 +328,12 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 	if (st != DB_OK)
 		goto out;
 	if (db_fragment(db, &where, errstr,
-	        what == PURGE_SENT ? "status = 'SENT' AND sent_at < %s"
-	                           : "status = 'FAILED' AND "
-	                             "COALESCE(claimed_at, created_at) < %s",
-	        cutoff) != 0) {
+	        what == PURGE_SENT
+	            ? "(status = 'SENT' AND sent_at < %s OR"
+	              " status = 'CANCELLED' AND claimed_at < %s)"
+	            : "status = 'FAILED' AND"
+	              " COALESCE(claimed_at, created_at) < %s",
+	        cutoff, cutoff) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
 	}

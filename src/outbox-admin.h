@@ -58,18 +58,31 @@ enum db_status outbox_list(struct db *, const char *status, const char *channel,
 enum db_status outbox_show(
     struct db *, unsigned long long id, struct db_result **res, char **errstr);
 
-/* FAILED rows back to PENDING, due now, attempts 0.  By id: *n rows were
- * changed (ids that are not FAILED are left alone).  All FAILED rows (of
- * a channel, or of all when channel is NULL): in batches of at most
- * OUTBOX_BATCH_MAX rows by primary key. */
+/*
+ * An operator's change to rows by id, in batches of at most
+ * OUTBOX_BATCH_MAX ids; *n rows were changed.  Rows in other states are
+ * left alone (the caller compares *n with nids):
+ *	RETRY	PENDING rows become due now (attempts kept); FAILED and
+ *		CANCELLED rows back to PENDING, due now, attempts 0
+ *	CANCEL	PENDING and FAILED rows become CANCELLED: claimed_by and
+ *		claimed_at say who and when, last_error "cancelled: REASON"
+ *		(reason NULL: "by the operator")
+ *	PURGE	SENT, FAILED and CANCELLED rows are deleted
+ * A PROCESSING row is never touched: a dispatcher holds it.
+ */
 #define OUTBOX_BATCH_MAX 1000
-enum db_status outbox_retry_ids(struct db *, const unsigned long long *ids,
-    size_t nids, unsigned long long *n, char **errstr);
+enum outbox_ids_op { OUTBOX_IDS_RETRY, OUTBOX_IDS_CANCEL, OUTBOX_IDS_PURGE };
+enum db_status outbox_ids(struct db *, enum outbox_ids_op,
+    const unsigned long long *ids, size_t nids, const char *reason,
+    unsigned long long *n, char **errstr);
+/* All FAILED rows (of a channel, or of all when channel is NULL) back to
+ * PENDING, due now, attempts 0, in batches by primary key. */
 enum db_status outbox_retry_failed(
     struct db *, const char *channel, unsigned long long *n, char **errstr);
 
-/* Delete SENT rows sent, or FAILED rows last claimed (else created),
- * more than age_ms ago by the database clock: in batches of at most
+/* Delete SENT rows sent and CANCELLED rows cancelled (PURGE_SENT), or
+ * FAILED rows last claimed (else created) (PURGE_FAILED), more than
+ * age_ms ago by the database clock: in batches of at most
  * OUTBOX_BATCH_MAX rows by primary key, each its own short statement.
  * With dry_run only count. */
 enum outbox_purge_what { PURGE_SENT, PURGE_FAILED };

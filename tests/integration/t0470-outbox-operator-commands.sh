@@ -3,7 +3,7 @@
 # naming line and column), list (text and json, newest first, filters),
 # show (every column, payload pretty-printed; a missing id is exit 65),
 # purge (--dry-run counts; deletes only what is old enough, in batches of
-# at most 1000 rows) and usage errors (64).
+# at most 1000 rows; says what it deleted) and usage errors (64).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 write_config "$CONF" "
@@ -62,11 +62,11 @@ mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, status, sent
 mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, status, claimed_at)
     SELECT 'hook', 't', '{}', 'FAILED', NOW(6) - INTERVAL 40 DAY FROM seq_1_to_2"
 assert_exit 0 cg outbox purge --sent-before 7d --failed-before 30d --dry-run
-assert_eq "would delete 2500 SENT and 2 FAILED messages" "$(cat "$OUT")" "dry run"
+assert_eq "would delete 2500 SENT or CANCELLED and 2 FAILED messages" "$(cat "$OUT")" "dry run"
 assert_eq 2508 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages")" "dry run deletes nothing"
 assert_exit 0 cg -v outbox purge --sent-before 7d
 assert_grep 'event=outbox_purged sent=2500 failed=0' "$ERR"
-assert_eq "" "$(cat "$OUT")" "purge is quiet"
+assert_eq "deleted 2500 SENT or CANCELLED and 0 FAILED messages" "$(cat "$OUT")" "purge says what it deleted"
 assert_eq 3 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'")" "recent SENT kept"
 assert_exit 0 cg outbox purge --failed-before 30d
 assert_eq 3 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status <> 'SENT'")" "FAILED purged, PENDING kept"
