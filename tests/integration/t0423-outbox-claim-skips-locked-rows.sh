@@ -7,10 +7,9 @@
 # Without SKIP LOCKED the claim waits for the lock (until the holder
 # commits, or innodb_lock_wait_timeout) and this test fails.
 #
-# XFAIL (Makefile.am) on MariaDB 10.11.19: the dispatcher's claim comes
-# back empty at once (no wait, no error, nothing delivered), while the
-# same SELECT ... FOR UPDATE SKIP LOCKED from the mariadb client, beside
-# the same held transaction, returns the other rows.  Not explained yet.
+# Shown failing without the guard: with " FOR UPDATE" instead of
+# " FOR UPDATE SKIP LOCKED" in src/outbox.c the dispatcher waited 30.2 s
+# (the holder's whole sleep) and the test failed.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 HOLD=30
@@ -62,7 +61,7 @@ assert_eq "1,2,3" "$(mysql_q "SELECT GROUP_CONCAT(id ORDER BY id)
 
 # Once the other transaction ends, the rows it held are delivered.
 mysql_admin "KILL $hid"
-wait "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null || :  # killed: non-zero
 assert_exit 0 cg outbox dispatch
 assert_eq 10 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
     WHERE status = 'SENT' AND attempts = 1")" "all delivered"
