@@ -8,6 +8,7 @@
 
 #include <check.h>
 
+#include "migrate.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -65,4 +66,117 @@ testutil_live_db(struct conf_database *c)
 	c->write_timeout_ms = 30000;
 	c->tls_mode = TLS_PREFERRED;
 	return 1;
+}
+
+int
+testutil_live_main(Suite *(*suite)(void))
+{
+	SRunner    *sr;
+	const char *port = getenv("CRONGUARD_TEST_DB_PORT");
+	const char *ci = getenv("CI");
+	int         failed;
+
+	if (port == NULL || *port == '\0') {
+		if (ci != NULL && strcmp(ci, "true") == 0) {
+			fprintf(stderr,
+			    "CI=true but CRONGUARD_TEST_DB_PORT "
+			    "is not set\n");
+			return EXIT_FAILURE;
+		}
+		fprintf(stderr,
+		    "skip: no test server "
+		    "(CRONGUARD_TEST_DB_PORT is not set)\n");
+		return 77;
+	}
+	sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+void
+testutil_live_open(
+    const char *prefix, struct db **db, char *name, size_t namesz)
+{
+	struct conf_database c;
+	struct migration_set set;
+	struct db           *admin = NULL;
+	char                *errstr = NULL;
+	size_t               i;
+
+	ck_assert_msg(testutil_live_db(&c), "no test server");
+	ck_assert_int_eq(db_connect(&c, &admin, &errstr), DB_OK);
+	snprintf(name, namesz, "%s_%ld", prefix, (long)getpid());
+	ck_assert_msg(db_query(admin, NULL, &errstr,
+	                  "DROP DATABASE IF EXISTS %I", name) == DB_OK,
+	    "%s", errstr);
+	ck_assert_msg(
+	    db_query(admin, NULL, &errstr, "CREATE DATABASE %I", name) == DB_OK,
+	    "%s", errstr);
+	db_close(admin);
+
+	c.name = (char *)name;
+	ck_assert_msg(db_connect(&c, db, &errstr) == DB_OK, "%s", errstr);
+	memset(&set, 0, sizeof set);
+	ck_assert_msg(
+	    migrate_scan(migrate_sqldir(), &set, &errstr) == 0, "%s", errstr);
+	ck_assert_msg(
+	    migrate_load(*db, &set, 1, &errstr) == DB_OK, "%s", errstr);
+	for (i = 0; i < set.n; i++)
+		ck_assert_msg(migrate_apply(*db, &set.v[i], &errstr) == DB_OK,
+		    "%s: %s", set.v[i].file, errstr);
+	migrate_set_free(&set);
+}
+
+struct db *
+testutil_live_connect(const char *name)
+{
+	struct conf_database c;
+	struct db           *db = NULL;
+	char                *errstr = NULL;
+
+	ck_assert_msg(testutil_live_db(&c), "no test server");
+	c.name = (char *)name;
+	ck_assert_msg(db_connect(&c, &db, &errstr) == DB_OK, "%s", errstr);
+	return db;
+}
+
+void
+testutil_live_close(struct db *db, const char *name)
+{
+	char *errstr = NULL;
+
+	ck_assert_msg(
+	    db_query(db, NULL, &errstr, "DROP DATABASE %I", name) == DB_OK,
+	    "%s", errstr);
+	db_close(db);
+}
+
+struct conf_channel
+testutil_channel(double rate, long long quota, unsigned failures)
+{
+	struct conf_channel c;
+
+	memset(&c, 0, sizeof c);
+	c.name = (char *)"mail";
+	c.type = CHANNEL_SMTP;
+	c.timeout_ms = 1000;
+	c.rate = rate;
+	c.daily_quota = quota;
+	c.circuit_failures = failures;
+	c.circuit_cooldown_ms = 60000;
+	return c;
+}
+
+void
+testutil_msgs(struct outbox_msg *m, struct outbox_msg **p, size_t n)
+{
+	size_t i;
+
+	memset(m, 0, n * sizeof *m);
+	for (i = 0; i < n; i++) {
+		m[i].id = i + 1;
+		p[i] = &m[i];
+	}
 }

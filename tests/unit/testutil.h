@@ -2,7 +2,13 @@
 #ifndef CRONGUARD_TESTUTIL_H
 #define CRONGUARD_TESTUTIL_H
 
+#include <stddef.h>
+
+#include <check.h>
+
 #include "conf.h"
+#include "channel.h"
+#include "db.h"
 
 /*
  * Run fn(arg) with the file descriptor fd (STDOUT_FILENO, STDERR_FILENO)
@@ -22,5 +28,34 @@ char *testutil_capture(int fd, void (*fn)(void *), void *arg);
  * the test.
  */
 int testutil_live_db(struct conf_database *c);
+
+/*
+ * main() of a suite that needs the live test server: run suite() and
+ * return 0 or 1; without CRONGUARD_TEST_DB_PORT return 77 (skip, so the
+ * run says so), or 1 under CI=true, without running anything.
+ */
+int testutil_live_main(Suite *(*suite)(void));
+
+/*
+ * On the live server: create the database <prefix>_<pid> (dropped first)
+ * with every migration of CRONGUARD_SQLDIR applied, connect *db to it and
+ * write its name to name[namesz].  Fails the test on any error.
+ */
+void testutil_live_open(
+    const char *prefix, struct db **db, char *name, size_t namesz);
+
+/* A second session on the database name (to hold locks against *db). */
+struct db *testutil_live_connect(const char *name);
+
+/* Drop the database name and close db. */
+void testutil_live_close(struct db *db, const char *name);
+
+/* An SMTP channel "mail" with a 1 s timeout, a 60 s circuit cooldown and
+ * the given limits (0: none). */
+struct conf_channel testutil_channel(
+    double rate, long long quota, unsigned failures);
+
+/* m[0..n-1] zeroed with ids 1..n, and p[i] = &m[i]. */
+void testutil_msgs(struct outbox_msg *m, struct outbox_msg **p, size_t n);
 
 #endif
