@@ -25,13 +25,9 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	char                   *errstr = NULL, *error = NULL, *out = NULL;
 	size_t                  n = 0, i;
 	int                     k;
-	const char             *v;
 
-	if ((v = cmd_opt_value(ctx, "format")) != NULL &&
-	    report_format_parse(v, &fmt) != 0)
-		return cmd_usage_error(
-		    ctx->entry, "--format must be nagios, json or prometheus");
-	metrics = cmd_opt_value(ctx, "metrics-file");
+	if (cmd_check_options(ctx, &fmt, &metrics) != 0)
+		return EXIT_USAGE;
 
 	if (ctx->nargs > 0) {
 		jobs = xcalloc((size_t)ctx->nargs, sizeof *jobs);
@@ -91,19 +87,13 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	return exitcode_check(st);
 }
 
-static const struct cmd_option cmd_jobs_check_options[] = {
-	{ "format", 1 },
-	{ "metrics-file", 1 },
-	{ NULL, 0 },
-};
-
 const struct cmd_entry cmd_jobs_check_entry = {
 	.name = "jobs check",
 	.usage =
 	    "[--format nagios|json|prometheus] [--metrics-file path] [job ...]",
 	.summary =
 	    "Monitoring check: a job whose last success is older than expect_every + grace,\na job still running past max_runtime, or a lock held by a dead or stuck run.\nExit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
-	.options = cmd_jobs_check_options,
+	.options = cmd_check_template,
 	.max_args = -1,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_jobs_check_exec,

@@ -65,13 +65,9 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	char                *errstr = NULL, *out = NULL;
 	enum db_status       st;
 	int                  rc;
-	const char          *v;
 
-	if ((v = cmd_opt_value(ctx, "format")) != NULL &&
-	    report_format_parse(v, &fmt) != 0)
-		return cmd_usage_error(
-		    ctx->entry, "--format must be nagios, json or prometheus");
-	metrics = cmd_opt_value(ctx, "metrics-file");
+	if (cmd_check_options(ctx, &fmt, &metrics) != 0)
+		return EXIT_USAGE;
 	memset(&k, 0, sizeof k);
 
 	if (!c->have_database) {
@@ -103,18 +99,12 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	return rc;
 }
 
-static const struct cmd_option cmd_outbox_check_options[] = {
-	{ "format", 1 },
-	{ "metrics-file", 1 },
-	{ NULL, 0 },
-};
-
 const struct cmd_entry cmd_outbox_check_entry = {
 	.name = "outbox check",
 	.usage = "[--format nagios|json|prometheus] [--metrics-file path]",
 	.summary =
 	    "Count pending, due, processing, stale, stuck, failed and unknown-channel rows, show open circuits and quota use, and give a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
-	.options = cmd_outbox_check_options,
+	.options = cmd_check_template,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_check_exec,
 };

@@ -225,6 +225,27 @@ cmd_load_conf(struct cmd_ctx *ctx, struct conf *c)
 	return 0;
 }
 
+const struct cmd_option cmd_check_template[] = {
+	{ "format", 1 },
+	{ "metrics-file", 1 },
+	{ NULL, 0 },
+};
+
+int
+cmd_check_options(
+    struct cmd_ctx *ctx, enum report_format *fmt, const char **metrics)
+{
+	const char *v;
+
+	*fmt = REPORT_NAGIOS;
+	if ((v = cmd_opt_value(ctx, "format")) != NULL &&
+	    report_format_parse(v, fmt) != 0)
+		return cmd_usage_error(
+		    ctx->entry, "--format must be nagios, json or prometheus");
+	*metrics = cmd_opt_value(ctx, "metrics-file");
+	return 0;
+}
+
 int
 cmd_db_error(struct cmd_ctx *ctx, enum db_status st, const char *errstr)
 {

@@ -87,6 +87,14 @@ const char *cmd_opt_value(const struct cmd_ctx *, const char *name);
 const char *const *cmd_opt_values(
     const struct cmd_ctx *, const char *name, size_t *n);
 
+/* The options of the monitoring checks (jobs check, outbox check):
+ * --format nagios|json|prometheus and --metrics-file path. */
+extern const struct cmd_option cmd_check_template[];
+/* Read them into *fmt (default nagios) and *metrics (NULL: none).
+ * Returns 0, or EXIT_USAGE after printing why. */
+int cmd_check_options(
+    struct cmd_ctx *, enum report_format *fmt, const char **metrics);
+
 /*
  * Report a failed database call the one way, "cronguard: COMMAND:
  * errstr", and return its exit code (exitcode_db: 69).

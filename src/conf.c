@@ -1423,8 +1423,7 @@ conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 		conf_key_warn(p,
 		    config_setting_get_elem(
 		        config_setting_get_member(s, "command"), 0),
-		    "\"%s\" does not exist (%s); there is no shell: give "
-		    "the program and each argument as separate strings",
+		    "\"%s\" does not exist (%s); there is no shell: give the program and each argument as separate strings",
 		    j->command[0], strerror(errno));
 	return 0;
 }
@@ -1663,9 +1662,9 @@ conf_check_text(struct parse *p, const char *file, const char *text, size_t len)
 	}
 	if (why == NULL)
 		return 0;
-	p->err = xasprintf("%s:%d: %s is not allowed: strings would be cut "
-	                   "short",
-	    file, line, why);
+	p->err =
+	    xasprintf("%s:%d: %s is not allowed: strings would be cut short",
+	        file, line, why);
 	return -1;
 }
 
@@ -2264,8 +2263,7 @@ conf_db_tls_note(const void *base)
 	switch (db->tls_mode) {
 	case TLS_PREFERRED:
 	case TLS_REQUIRED:
-		return "does not verify the server's certificate or name: use "
-		       "verify_identity (with ca) against a man in the middle";
+		return "does not verify the server's certificate or name: use verify_identity (with ca) against a man in the middle";
 	case TLS_DISABLED:
 		return "the password and all data cross the network in clear";
 	case TLS_VERIFY_IDENTITY:
