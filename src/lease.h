@@ -31,12 +31,21 @@
  * 76 at the command layer).  release clears owner_token only WHERE
  * owner_token = ours.
  *
+ * Checked by hand on MariaDB 10.11 (01:37 UTC, throwaway server): A takes
+ * the lease (fence 1), B is busy, after expiry B takes it (fence 2), C is
+ * busy.  The assignments rely on left-to-right evaluation (owner_token is
+ * assigned before expires_at tests it), which MySQL documents for
+ * single-table UPDATE too; MySQL 8.0.20+ warns that VALUES() is deprecated,
+ * so lease.c should pass the values twice through db_format instead.
+ *
  * For the named-lock guard the fence comes from the same row, in the
- * same round trip as GET_LOCK:
- *   SELECT GET_LOCK(?, 0);
- *   INSERT INTO cronguard_leases (name, fence) VALUES (?, 1)
- *     ON DUPLICATE KEY UPDATE fence = fence + 1   -- only when got = 1
- * (plain SQL: valid on MySQL 8 and MariaDB 10.6+).
+ * same round trip as GET_LOCK (one multi-statement, checked on MariaDB:
+ * fence 1 then 2):
+ *   SELECT GET_LOCK(?, 0) INTO @got;
+ *   INSERT INTO cronguard_leases (name, fence) SELECT ?, 1 FROM DUAL
+ *     WHERE @got = 1 ON DUPLICATE KEY UPDATE fence = fence + 1;
+ *   SELECT @got, fence FROM cronguard_leases WHERE name = ?;
+ * (plain SQL, no vendor-only syntax; not yet run on MySQL 8).
  *
  * Trade-off.  A session lock (GET_LOCK) frees itself the moment its
  * holder's connection dies; a lease frees itself only when it expires.  A
