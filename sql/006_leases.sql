@@ -8,7 +8,6 @@
 -- it survives restarts because it lives in the row.  Plain InnoDB with a
 -- primary key: the row replicates under Galera and Group Replication,
 -- where a certification conflict on the acquire means "busy".
--- NOT YET WIRED: not listed in Makefile.am's migration list (draft).
 CREATE TABLE IF NOT EXISTS cronguard_leases (
   name          VARCHAR(64)     NOT NULL,
   owner_token   CHAR(32)            NULL,
@@ -20,3 +19,9 @@ CREATE TABLE IF NOT EXISTS cronguard_leases (
   fence         BIGINT UNSIGNED NOT NULL DEFAULT 0,
   PRIMARY KEY (name)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- The fencing token each run was given, in its run record (NULL for a
+-- run without a lock).  The lease holder lookup finds a holder's run by
+-- (lock_name, fence).
+ALTER TABLE cronguard_runs ADD COLUMN fence BIGINT UNSIGNED NULL,
+  ADD KEY ix_runs_lock_fence (lock_name, fence);

@@ -1,51 +1,33 @@
-/* lease.h: the lease lock and the fencing token (issue 10, draft). */
+/* lease.h: the lease lock and the fencing token (issue 10). */
 #ifndef CRONGUARD_LEASE_H
 #define CRONGUARD_LEASE_H
 
 /*
- * DRAFT: declarations only, not yet built (no lease.c yet).
+ * A lease is a row of cronguard_leases (sql/006_leases.sql) per lock
+ * name.  It is held while owner_token is set and expires_at is later than
+ * NOW(6) by the database clock; the hosts' clocks are never compared.
  *
- * Design.  A lease is a row of cronguard_leases (sql/006_leases.sql) per
- * lock name.  It is held while owner_token is set and expires_at is later
- * than NOW(6) by the database clock; the hosts' clocks are never compared.
- *
- * acquire is one statement:
- *   INSERT INTO cronguard_leases (name, owner_token, holder_host,
- *     holder_pid, holder_conn, acquired_at, expires_at, fence)
- *   VALUES (?, ?, ?, ?, CONNECTION_ID(), NOW(6),
- *     NOW(6) + INTERVAL ? MICROSECOND, 1)
+ * acquire is one autocommitted statement:
+ *   INSERT INTO cronguard_leases (...) VALUES (name, token, ...,
+ *     NOW(6) + INTERVAL lease MICROSECOND, LAST_INSERT_ID(0) + 1)
  *   ON DUPLICATE KEY UPDATE
- *     fence = IF(owner_token IS NULL OR expires_at <= NOW(6), fence + 1,
- *       fence), ... (each holder column with the same IF, fence first so
- *       that the others still see the old expires_at)
- * then the caller reads the row back in the same transaction: it owns
- * the lease exactly when owner_token is its own random token; the fence
- * read there is its token.  Every acquisition increments fence, which
- * never goes down (release clears the owner, never the fence), so a token
- * is never reused and survives restarts.  On Galera or Group Replication
- * a certification conflict (1213) on the acquire's commit means another
- * node took the row first: "busy", never an error.
+ *     fence = IF(free, LAST_INSERT_ID(fence + 1), fence),
+ *     <owner and holder columns> = IF(fence = LAST_INSERT_ID(), new, old)
+ * where free is "owner_token IS NULL OR expires_at <= NOW(6)".  The
+ * assignments run left to right (documented for MySQL and MariaDB), so
+ * only the first one tests the old row; the others test whether it moved
+ * the fence (LAST_INSERT_ID() is 0, never a fence, when it did not).
+ * Rows affected (1 inserted: fence 1; 2 taken; 0 unchanged: busy; the
+ * connection does not set CLIENT_FOUND_ROWS) says whether we own it;
+ * LAST_INSERT_ID(expr) hands the new fence back in the same reply
+ * (mysql_insert_id), so nothing is read back.  Every acquisition
+ * increments fence, which never goes down (release clears the owner,
+ * never the fence), so a token is never reused and survives restarts.
+ * On Galera or Group Replication a certification conflict (1213) on the
+ * statement's commit means another node took the row first: busy.
  *
- * extend (the heartbeat) moves expires_at only WHERE owner_token = ours
- * AND expires_at > NOW(6); zero rows affected = the lease is lost (exit
- * 76 at the command layer).  release clears owner_token only WHERE
- * owner_token = ours.
- *
- * Checked by hand on MariaDB 10.11 (01:37 UTC, throwaway server): A takes
- * the lease (fence 1), B is busy, after expiry B takes it (fence 2), C is
- * busy.  The assignments rely on left-to-right evaluation (owner_token is
- * assigned before expires_at tests it), which MySQL documents for
- * single-table UPDATE too; MySQL 8.0.20+ warns that VALUES() is deprecated,
- * so lease.c should pass the values twice through db_format instead.
- *
- * For the named-lock guard the fence comes from the same row, in the
- * same round trip as GET_LOCK (one multi-statement, checked on MariaDB:
- * fence 1 then 2):
- *   SELECT GET_LOCK(?, 0) INTO @got;
- *   INSERT INTO cronguard_leases (name, fence) SELECT ?, 1 FROM DUAL
- *     WHERE @got = 1 ON DUPLICATE KEY UPDATE fence = fence + 1;
- *   SELECT @got, fence FROM cronguard_leases WHERE name = ?;
- * (plain SQL, no vendor-only syntax; not yet run on MySQL 8).
+ * For the named-lock guard, lease_fence_next bumps the same counter with
+ * one statement after GET_LOCK returned 1 (no lease columns change).
  *
  * Trade-off.  A session lock (GET_LOCK) frees itself the moment its
  * holder's connection dies; a lease frees itself only when it expires.  A
@@ -57,31 +39,65 @@
 
 #include "db.h"
 
+/* Bytes of an owner token: 32 hex digits and a NUL. */
+#define LEASE_TOKEN_SIZE 33
+
 struct lease_holder {
-	char              *owner_token; /* NULL: free or expired */
+	char              *owner_token; /* NULL: free (or no row) */
 	char              *host;
-	unsigned long long pid;
+	long long          pid; /* -1 unknown */
 	unsigned long long connection_id;
 	unsigned long long fence;
+	long long          held_s;  /* NOW(6) - acquired_at; -1 unknown */
 	int                expired; /* expires_at <= NOW(6) */
+	unsigned long long run_id;  /* its running run record; 0 none */
+	char              *run_job;
 };
 
 enum lease_status {
 	LEASE_OK = 0,
-	LEASE_BUSY, /* held by someone else, or a certification conflict */
-	LEASE_LOST, /* extend/release: no longer the owner */
-	LEASE_ERR_DB,
+	LEASE_BUSY,      /* held by someone else, or a certification conflict */
+	LEASE_LOST,      /* extend/release: no longer the owner, or expired */
+	LEASE_ERR_DB,    /* the query failed: *errstr */
+	LEASE_ERR_VALUE, /* the server answered something impossible */
 };
 
+/* A fresh random owner token (32 hex digits). */
+void lease_token(char out[LEASE_TOKEN_SIZE]);
+
+/*
+ * Take the lease name for lease_us microseconds when it is free or
+ * expired.  LEASE_OK: ours, *fence is its new fencing token.  LEASE_BUSY:
+ * someone else's.  LEASE_ERR_DB with *errstr (allocated).
+ */
 enum lease_status lease_acquire(struct db *, const char *name,
-    const char *token, const char *host, unsigned long long pid,
+    const char *token, const char *host, long long pid,
     unsigned long long lease_us, unsigned long long *fence, char **errstr);
+
+/* The heartbeat: push expires_at to NOW(6) + lease_us, only while we own
+ * it and it has not expired.  LEASE_OK, LEASE_LOST or LEASE_ERR_DB. */
 enum lease_status lease_extend(struct db *, const char *name, const char *token,
     unsigned long long lease_us, char **errstr);
+
+/*
+ * Give the lease back: clear the owner only while it is ours.  LEASE_OK
+ * when it was ours and unexpired; LEASE_LOST when it was taken (or it had
+ * expired: then it is cleared all the same); LEASE_ERR_DB.
+ */
 enum lease_status lease_release(
     struct db *, const char *name, const char *token, char **errstr);
+
+/* Who holds name (database clock).  Fills *h; lease_holder_free. */
 enum lease_status lease_holder(
-    struct db *, const char *name, struct lease_holder *, char **errstr);
+    struct db *, const char *name, struct lease_holder *h, char **errstr);
 void lease_holder_free(struct lease_holder *);
+
+/*
+ * The named-lock guard's fencing token: increment name's fence (creating
+ * the row) and return the new value in *fence.  Call only while holding
+ * the named lock.
+ */
+enum lease_status lease_fence_next(
+    struct db *, const char *name, unsigned long long *fence, char **errstr);
 
 #endif
