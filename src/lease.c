@@ -37,10 +37,10 @@ lease_fence_of(
 {
 	if (r->insert_id == 0) {
 		*errstr = xstrdup("the server returned no fencing token");
-		return (LEASE_ERR_VALUE);
+		return LEASE_ERR_VALUE;
 	}
 	*fence = r->insert_id;
-	return (LEASE_OK);
+	return LEASE_OK;
 }
 
 enum lease_status
@@ -96,7 +96,7 @@ lease_acquire(struct db *db, const char *name, const char *token,
 	}
 out:
 	db_result_free(r);
-	return (ls);
+	return ls;
 }
 
 enum lease_status
@@ -115,7 +115,7 @@ lease_extend(struct db *db, const char *name, const char *token,
 	else
 		ls = r->affected == 1 ? LEASE_OK : LEASE_LOST;
 	db_result_free(r);
-	return (ls);
+	return ls;
 }
 
 /* Clear the owner columns of name while token owns it (and, with
@@ -137,7 +137,7 @@ lease_clear(struct db *db, const char *name, const char *token, int unexpired,
 	if (st == DB_OK)
 		*n = r->affected;
 	db_result_free(r);
-	return (st);
+	return st;
 }
 
 enum lease_status
@@ -146,14 +146,14 @@ lease_release(struct db *db, const char *name, const char *token, char **errstr)
 	unsigned long long n;
 
 	if (lease_clear(db, name, token, 1, &n, errstr) != DB_OK)
-		return (LEASE_ERR_DB);
+		return LEASE_ERR_DB;
 	if (n == 1)
-		return (LEASE_OK);
+		return LEASE_OK;
 	/* Not ours, or ours but expired (nobody took it yet): give back
 	 * the expired one too, and say it was lost either way. */
 	if (lease_clear(db, name, token, 0, &n, errstr) != DB_OK)
-		return (LEASE_ERR_DB);
-	return (LEASE_LOST);
+		return LEASE_ERR_DB;
+	return LEASE_LOST;
 }
 
 static long long
@@ -164,8 +164,8 @@ lease_cell_ll(const struct db_result *r, size_t col, long long dflt)
 
 	if ((cell = db_cell(r, 0, col)) == NULL ||
 	    parse_ll(cell, INT64_MIN, INT64_MAX, &v, &e) != 0)
-		return (dflt);
-	return (v);
+		return dflt;
+	return v;
 }
 
 static char *
@@ -174,8 +174,8 @@ lease_cell_dup(const struct db_result *r, size_t col)
 	const char *cell;
 
 	if ((cell = db_cell(r, 0, col)) == NULL)
-		return (NULL);
-	return (xstrndup(cell, r->lengths[0][col]));
+		return NULL;
+	return xstrndup(cell, r->lengths[0][col]);
 }
 
 enum lease_status
@@ -220,7 +220,7 @@ lease_holder(
 	h->run_job = lease_cell_dup(r, 8);
 out:
 	db_result_free(r);
-	return (ls);
+	return ls;
 }
 
 void
@@ -249,5 +249,5 @@ lease_fence_next(
 	else
 		ls = lease_fence_of(r, fence, errstr);
 	db_result_free(r);
-	return (ls);
+	return ls;
 }

@@ -30,7 +30,7 @@ lease_setup(void)
 	size_t                   len, i;
 
 	if (!testutil_live_db(&lease_conf))
-		return (NULL);
+		return NULL;
 	ck_assert_int_eq(db_connect(&lease_conf, &db, &errstr), DB_OK);
 	snprintf(lease_dbname, sizeof lease_dbname, "check_lease_%ld",
 	    (long)getpid());
@@ -54,7 +54,7 @@ lease_setup(void)
 		free(sql);
 		free(path);
 	}
-	return (db);
+	return db;
 }
 
 static void
@@ -78,7 +78,7 @@ lease_owner(struct db *db, const char *name)
 	ck_assert_int_eq(lease_holder(db, name, &h, &errstr), LEASE_OK);
 	owner = xstrdup(h.owner_token != NULL ? h.owner_token : "");
 	lease_holder_free(&h);
-	return (owner);
+	return owner;
 }
 
 #define SEC 1000000ULL
@@ -287,7 +287,7 @@ lease_suite(void)
 	tcase_add_test(tc, test_fence_monotonic);
 	tcase_add_test(tc, test_no_table);
 	suite_add_tcase(s, tc);
-	return (s);
+	return s;
 }
 
 int
@@ -300,5 +300,5 @@ main(void)
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
