@@ -156,28 +156,6 @@ lease_release(struct db *db, const char *name, const char *token, char **errstr)
 	return LEASE_LOST;
 }
 
-static long long
-lease_cell_ll(const struct db_result *r, size_t col, long long dflt)
-{
-	const char *cell, *e;
-	long long   v;
-
-	if ((cell = db_cell(r, 0, col)) == NULL ||
-	    parse_ll(cell, INT64_MIN, INT64_MAX, &v, &e) != 0)
-		return dflt;
-	return v;
-}
-
-static char *
-lease_cell_dup(const struct db_result *r, size_t col)
-{
-	const char *cell;
-
-	if ((cell = db_cell(r, 0, col)) == NULL)
-		return NULL;
-	return xstrndup(cell, r->lengths[0][col]);
-}
-
 enum lease_status
 lease_holder(
     struct db *db, const char *name, struct lease_holder *h, char **errstr)
@@ -204,20 +182,20 @@ lease_holder(
 	}
 	if (r->nrows == 0)
 		goto out;
-	h->owner_token = lease_cell_dup(r, 0);
-	h->host = lease_cell_dup(r, 1);
-	h->pid = lease_cell_ll(r, 2, -1);
-	h->connection_id = (unsigned long long)lease_cell_ll(r, 3, 0);
+	h->owner_token = db_cell_dup(r, 0, 0);
+	h->host = db_cell_dup(r, 0, 1);
+	h->pid = db_cell_ll(r, 0, 2, -1);
+	h->connection_id = (unsigned long long)db_cell_ll(r, 0, 3, 0);
 	if ((cell = db_cell(r, 0, 4)) == NULL ||
 	    parse_ull(cell, UINT64_MAX, &h->fence, &e) != 0) {
 		*errstr = xstrdup("cronguard_leases.fence is not a number");
 		ls = LEASE_ERR_VALUE;
 		goto out;
 	}
-	h->held_s = lease_cell_ll(r, 5, -1);
+	h->held_s = db_cell_ll(r, 0, 5, -1);
 	h->expired = db_parse_bool(db_cell(r, 0, 6)) == 1;
-	h->run_id = (unsigned long long)lease_cell_ll(r, 7, 0);
-	h->run_job = lease_cell_dup(r, 8);
+	h->run_id = (unsigned long long)db_cell_ll(r, 0, 7, 0);
+	h->run_job = db_cell_dup(r, 0, 8);
 out:
 	db_result_free(r);
 	return ls;

@@ -706,6 +706,18 @@ out:
 	free(errstr);
 }
 
+/* The lock was gone at the release: an incident, unless the heartbeat
+ * already reported it lost. */
+static void
+lock_release_unexpected(struct lock *l, const char *detail)
+{
+	if (l->lost)
+		log_kv(LOG_WARN, "lock_release_unexpected", "job", l->job,
+		    "lock", l->name, "msg", detail, NULL);
+	else
+		lock_incident(l, "lock_release_unexpected", detail);
+}
+
 /*
  * Give the lease back, on a fresh session when the lock session failed:
  * the lease is a row, not a session, so any session can release it.  A
@@ -745,11 +757,7 @@ lock_lease_release(struct lock *l, const char *jobtext)
 		detail = xasprintf("lease %s (fence %llu) had expired or was "
 		                   "taken when the job ended (%s)",
 		    l->name, l->fence, jobtext);
-		if (l->lost)
-			log_kv(LOG_WARN, "lock_release_unexpected", "job",
-			    l->job, "lock", l->name, "msg", detail, NULL);
-		else
-			lock_incident(l, "lock_release_unexpected", detail);
+		lock_release_unexpected(l, detail);
 		break;
 	default:
 		detail = xasprintf("releasing lease %s failed: %s; it expires "
@@ -797,11 +805,7 @@ lock_release(struct lock *l, const char *jobtext)
 		    value == NULL ? "NULL" : "0",
 		    value == NULL ? "released" : "taken by another session",
 		    jobtext);
-		if (l->lost)
-			log_kv(LOG_WARN, "lock_release_unexpected", "job",
-			    l->job, "lock", l->name, "msg", detail, NULL);
-		else
-			lock_incident(l, "lock_release_unexpected", detail);
+		lock_release_unexpected(l, detail);
 		break;
 	default:
 		detail = xasprintf("RELEASE_LOCK returned '%s', neither 1, 0 "
