@@ -21,7 +21,11 @@ guard_name(enum guard_kind g)
 	case GUARD_LOCAL:
 		return "local";
 	case GUARD_NONE:
-		return "none";
+		return ("none");
+	case GUARD_LEASE:
+		return ("lease");
+	case GUARD_AUTO:
+		return ("auto");
 	}
 	return "?";
 }
@@ -55,7 +59,7 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 		j = &c->jobs[i];
 		if ((n = (int)strlen(j->name)) > wjob)
 			wjob = n;
-		if (j->guard == GUARD_NAMED_LOCK &&
+		if (j->guard != GUARD_LOCAL && j->guard != GUARD_NONE &&
 		    (n = (int)strlen(j->lock)) > wlock)
 			wlock = n;
 	}
@@ -71,7 +75,9 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 			free(errstr);
 			break;
 		}
-		lock = j->guard == GUARD_NAMED_LOCK ? j->lock : "-";
+		lock = j->guard != GUARD_LOCAL && j->guard != GUARD_NONE
+		    ? j->lock
+		    : "-";
 		printf("%-*s  %-10s  %-*s  %-19s  %-9s  %s\n", wjob, j->name,
 		    guard_name(j->guard), wlock, lock,
 		    short_time(js.last_started, run, sizeof run),

@@ -31,6 +31,7 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	gj.grace_ms = j->grace_ms;
 	gj.timeout_ms = j->timeout_ms;
 	gj.heartbeat_ms = j->heartbeat_ms;
+	gj.lease_ms = j->lease_ms;
 	gj.kill_after_ms = GUARD_KILL_AFTER_MS;
 	gj.on_lock_lost = j->on_lock_lost;
 	gj.busy_exit = j->busy_exit;

@@ -107,7 +107,9 @@ static const char *const orderings[] = { "per_key", "none", NULL };
 static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
-static const char *const guards[] = { "named_lock", "local", "none", NULL };
+/* In enum guard_kind's order. */
+static const char *const guards[] = { "named_lock", "local", "none", "lease",
+	"auto", NULL };
 static const char *const lock_lost[] = { "terminate", "continue", NULL };
 
 #define DUR_S(s) ((long long)(s)*1000)
@@ -448,6 +450,12 @@ static const struct key job_keys[] = {
 	    .min = 100,
 	    .max = DURATION_MAX_MS,
 	    .def = DUR_S(30) },
+	/* No default here: CONF_LEASE_BEATS heartbeats (conf_check_jobs). */
+	{ .name = "lease",
+	    .kind = K_DUR,
+	    .off = JB(lease_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS },
 	{ .name = "guard",
 	    .kind = K_ENUM,
 	    .off = JB(guard),
@@ -1467,9 +1475,16 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
 		s = conf_member(g, j->name);
-		if (j->guard == GUARD_NAMED_LOCK && !c->have_database)
+		if (j->guard != GUARD_LOCAL && j->guard != GUARD_NONE &&
+		    !c->have_database)
 			return conf_key_error(p, s,
-			    "guard named_lock needs a database section (or guard = \"local\")");
+			    "guard %s needs a database section (or guard = \"local\")",
+			    guards[j->guard]);
+		if (j->lease_ms == 0)
+			j->lease_ms = CONF_LEASE_BEATS * j->heartbeat_ms;
+		else if (j->lease_ms < 2 * j->heartbeat_ms)
+			return conf_key_error(p, conf_member(s, "lease"),
+			    "lease must be at least twice the heartbeat");
 		if (j->sql != NULL && !c->have_database)
 			return conf_key_error(
 			    p, s, "an sql job needs a database section");
@@ -1484,7 +1499,7 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 			    xasprintf("cronguard:%s:%s", c->db.name, j->name);
 		else
 			j->lock = xasprintf("cronguard:%s", j->name);
-		if (j->guard == GUARD_NAMED_LOCK &&
+		if (j->guard != GUARD_LOCAL && j->guard != GUARD_NONE &&
 		    !conf_lock_name_valid(j->lock, &why))
 			return conf_key_error(p, s,
 			    "the default lock name \"%s\" is %s: set lock to a shorter name",

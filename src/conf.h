@@ -12,7 +12,13 @@ enum tls_mode {
 	TLS_REQUIRED,
 	TLS_VERIFY_IDENTITY
 };
-enum guard_kind { GUARD_NAMED_LOCK, GUARD_LOCAL, GUARD_NONE };
+enum guard_kind {
+	GUARD_NAMED_LOCK,
+	GUARD_LOCAL,
+	GUARD_NONE,
+	GUARD_LEASE, /* a row with an expiry (lease.h) */
+	GUARD_AUTO,  /* named lock, or a lease on a Galera node */
+};
 enum on_lock_lost { LOCK_LOST_TERMINATE, LOCK_LOST_CONTINUE };
 enum ordering { ORDERING_PER_KEY, ORDERING_NONE };
 enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP, CHANNEL_AMQP };
@@ -87,6 +93,10 @@ struct conf_channel {
 	bool  unroutable_retry; /* false: unroutable is permanent */
 };
 
+/* The default lease: three heartbeats, so that two may fail before
+ * another host can take it. */
+#define CONF_LEASE_BEATS 3
+
 struct conf_job {
 	char             *name;
 	int               line;
@@ -98,6 +108,7 @@ struct conf_job {
 	int64_t           expect_every_ms; /* 0 = not monitored */
 	int64_t           grace_ms;        /* 10m */
 	int64_t           heartbeat_ms;    /* 30s */
+	int64_t           lease_ms;        /* CONF_LEASE_BEATS heartbeats */
 	enum guard_kind   guard;
 	char             *lock; /* default "cronguard:<db name>:<job>" */
 	enum on_lock_lost on_lock_lost;

@@ -368,21 +368,33 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 
 /* ------------------------------------------------------- the guard */
 
+/* The guards that take a lock in the database. */
+static int
+guard_in_db(enum guard_kind k)
+{
+	return k == GUARD_NAMED_LOCK || k == GUARD_LEASE || k == GUARD_AUTO;
+}
+
 static void
-guard_setenv(const struct guard_job *gj, unsigned long long run_id)
+guard_setenv(const struct guard_job *gj, const struct lock *l)
 {
 	char id[32];
 
 	setenv("CRONGUARD_JOB", gj->job, 1);
-	if (run_id != 0) {
-		snprintf(id, sizeof id, "%llu", run_id);
+	if (l != NULL && l->run_id != 0) {
+		snprintf(id, sizeof id, "%llu", l->run_id);
 		setenv("CRONGUARD_RUN_ID", id, 1);
 	} else
 		unsetenv("CRONGUARD_RUN_ID");
-	if (gj->guard == GUARD_NAMED_LOCK)
+	if (guard_in_db(gj->guard))
 		setenv("CRONGUARD_LOCK", gj->lock, 1);
 	else
 		unsetenv("CRONGUARD_LOCK");
+	if (l != NULL && l->fence != 0) {
+		snprintf(id, sizeof id, "%llu", l->fence);
+		setenv("CRONGUARD_FENCE", id, 1);
+	} else
+		unsetenv("CRONGUARD_FENCE");
 }
 
 /* Run the command; fill end (strings static or in errbuf). */
@@ -395,7 +407,7 @@ guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
 	int          code, sig;
 
 	memset(&ch, 0, sizeof ch);
-	guard_setenv(gj, l != NULL ? l->run_id : 0);
+	guard_setenv(gj, l);
 	if (guard_signals_install(&errstr) != 0 ||
 	    guard_spawn(gj->argv, &ch, &errstr) != 0) {
 		snprintf(errbuf, errlen, "%s", errstr);
@@ -745,6 +757,56 @@ guard_local_busy(
 	return gj->busy_exit;
 }
 
+static unsigned long long
+guard_lease_us(const struct guard_job *gj)
+{
+	return (unsigned long long)gj->lease_ms * 1000;
+}
+
+/* Try the database lock; a holder that is gone by the time we look:
+ * try once more. */
+static enum lock_result
+guard_try(struct lock *l, struct lock_holder *h, char **errstr)
+{
+	enum lock_result lr = LOCK_ERR_DB;
+	int              attempt;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		lock_holder_free(h);
+		lr = lock_acquire(l, h, errstr);
+		if (lr != LOCK_BUSY || h->connection_id != 0)
+			break;
+	}
+	return lr;
+}
+
+/*
+ * Take the database lock: the named lock, or the lease.  With guard
+ * "auto", a Galera node (where GET_LOCK is local to the node) means the
+ * lease instead, on a new session (closing the old one gave back the
+ * node-local lock).
+ */
+static enum lock_result
+guard_acquire(const struct guard_job *gj, struct lock *l, struct lock_holder *h,
+    char **errstr)
+{
+	enum lock_result lr;
+
+	if (gj->guard == GUARD_LEASE)
+		lock_use_lease(l, guard_lease_us(gj));
+	lr = guard_try(l, h, errstr);
+	if (lr != LOCK_ERR_GALERA || gj->guard != GUARD_AUTO)
+		return lr;
+	log_kv(LOG_INFO, "guard_lease_on_galera", "job", gj->job, "lock",
+	    gj->lock, NULL);
+	free(*errstr);
+	*errstr = NULL;
+	if ((lr = lock_open(l, errstr)) != LOCK_OK)
+		return lr;
+	lock_use_lease(l, guard_lease_us(gj));
+	return guard_try(l, h, errstr);
+}
+
 int
 guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 {
@@ -756,19 +818,19 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 	char               status[16];
 	int64_t            held_ms;
 	long               pid;
-	int                fd = -1, code, attempt;
+	int                fd = -1, code;
 
 	memset(&h, 0, sizeof h);
 	memset(&end, 0, sizeof end);
-	if (gj->guard == GUARD_NAMED_LOCK && ops == NULL) {
+	if (guard_in_db(gj->guard) && ops == NULL) {
 		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
-		    "the named lock needs a database", NULL);
+		    "the database lock needs a database", NULL);
 		return EXIT_CONFIG;
 	}
 	if (gj->guard != GUARD_NONE) {
 		/* Keyed like the named lock, so that jobs sharing a lock
 		 * name also stop each other locally. */
-		path = gj->guard == GUARD_NAMED_LOCK
+		path = guard_in_db(gj->guard)
 		    ? local_path(gj->runtime_dir, "lock", gj->lock)
 		    : local_path(gj->runtime_dir, "job", gj->job);
 		fd = local_lock(path, &held_ms, &pid, &errstr);
@@ -787,7 +849,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 	if (ops != NULL) {
 		l = &lk;
 		lock_init(l, ops, ctx, gj->job,
-		    gj->guard == GUARD_NAMED_LOCK ? gj->lock : NULL);
+		    guard_in_db(gj->guard) ? gj->lock : NULL);
 		if ((lr = lock_open(l, &errstr)) != LOCK_OK) {
 			log_kv(LOG_ERROR, "db_unavailable", "job", gj->job,
 			    "error", errstr, NULL);
@@ -796,14 +858,8 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 			goto out;
 		}
 	}
-	if (gj->guard == GUARD_NAMED_LOCK) {
-		/* A holder that is gone by the time we look: try once more. */
-		for (attempt = 0; attempt < 2; attempt++) {
-			lock_holder_free(&h);
-			lr = lock_acquire(l, &h, &errstr);
-			if (lr != LOCK_BUSY || h.connection_id != 0)
-				break;
-		}
+	if (guard_in_db(gj->guard)) {
+		lr = guard_acquire(gj, l, &h, &errstr);
 		if (lr == LOCK_BUSY) {
 			code = guard_busy(gj, &h);
 			goto out;

@@ -15,12 +15,13 @@ struct guard_job {
 	char *const      *argv; /* command, NULL-terminated; or NULL */
 	const char       *sql;  /* or an SQL statement */
 	enum guard_kind   guard;
-	const char       *lock;        /* lock name (GUARD_NAMED_LOCK) */
+	const char       *lock;        /* lock name (named lock, lease, auto) */
 	const char       *runtime_dir; /* for the local flock */
 	int64_t           max_runtime_ms;
 	int64_t           grace_ms;
 	int64_t           timeout_ms; /* 0: none */
 	int64_t           heartbeat_ms;
+	int64_t           lease_ms;      /* GUARD_LEASE, GUARD_AUTO */
 	int64_t           kill_after_ms; /* GUARD_KILL_AFTER_MS */
 	enum on_lock_lost on_lock_lost;
 	int               busy_exit;
@@ -28,9 +29,11 @@ struct guard_job {
 
 /*
  * Run gj under its three layers: the local flock in runtime_dir (unless
- * guard is "none"), the named lock (GUARD_NAMED_LOCK) and the run record
+ * guard is "none"), the database lock (GUARD_NAMED_LOCK; GUARD_LEASE;
+ * GUARD_AUTO: the named lock, or the lease on a Galera node) and the run
+ * record
  * in cronguard_runs, all through ops/ctx (NULL ops: no database, no run
- * record; only valid without a named lock).  Returns the exit code of
+ * record; only valid without a database lock).  Returns the exit code of
  * CONTRACT section 3: the job's own status when it ran without an
  * incident, 0 or busy_exit when skipped, 75, 76, 69, 78, 124, 126, 127.
  */

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <mysqld_error.h>
 
 #include "db.h"
 #include "incident.h"
+#include "lease.h"
 #include "lock.h"
 #include "log.h"
 #include "runs.h"
@@ -202,6 +204,43 @@ real_exec_sql(void *conn, const char *sql, char **errstr)
 	return db_query_statement(conn, NULL, errstr, sql);
 }
 
+static enum lease_status
+real_lease_acquire(void *conn, const char *name, const char *token,
+    const char *host, long long pid, unsigned long long lease_us,
+    unsigned long long *fence, char **errstr)
+{
+	return lease_acquire(
+	    conn, name, token, host, pid, lease_us, fence, errstr);
+}
+
+static enum lease_status
+real_lease_extend(void *conn, const char *name, const char *token,
+    unsigned long long lease_us, char **errstr)
+{
+	return lease_extend(conn, name, token, lease_us, errstr);
+}
+
+static enum lease_status
+real_lease_release(
+    void *conn, const char *name, const char *token, char **errstr)
+{
+	return lease_release(conn, name, token, errstr);
+}
+
+static enum lease_status
+real_lease_holder(
+    void *conn, const char *name, struct lease_holder *h, char **errstr)
+{
+	return lease_holder(conn, name, h, errstr);
+}
+
+static enum lease_status
+real_fence_next(
+    void *conn, const char *name, unsigned long long *fence, char **errstr)
+{
+	return lease_fence_next(conn, name, fence, errstr);
+}
+
 const struct lock_db_ops lock_db_real = {
 	.connect = real_connect,
 	.destroy = real_destroy,
@@ -216,6 +255,11 @@ const struct lock_db_ops lock_db_real = {
 	.connection_id = real_connection_id,
 	.kill_query = real_kill_query,
 	.exec_sql = real_exec_sql,
+	.lease_acquire = real_lease_acquire,
+	.lease_extend = real_lease_extend,
+	.lease_release = real_lease_release,
+	.lease_holder = real_lease_holder,
+	.fence_next = real_fence_next,
 };
 
 /* ------------------------------------------------------- the guard */
@@ -258,6 +302,12 @@ parse_conn_id(const char *s, unsigned long long *id)
 	return parse_ull(s, UINT64_MAX, id, &e);
 }
 
+void
+lock_use_lease(struct lock *l, unsigned long long lease_us)
+{
+	l->lease_us = lease_us;
+}
+
 enum lock_result
 lock_open(struct lock *l, char **errstr)
 {
@@ -286,6 +336,75 @@ wsrep_enabled(const char *v)
 	return db_parse_bool(v) == 1 || strcasecmp(v, "ON") == 0;
 }
 
+/* A busy lease's holder as a lock holder, for lock_holder_stuck: its
+ * age is the lease's, the connection id 0 when it turns out free. */
+static enum lock_result
+lock_lease_holder(struct lock *l, struct lock_holder *holder, char **errstr)
+{
+	struct lease_holder lh;
+
+	if (l->ops->lease_holder(l->conn, l->name, &lh, errstr) != LEASE_OK) {
+		lease_holder_free(&lh);
+		return LOCK_ERR_DB;
+	}
+	if (lh.owner_token != NULL && !lh.expired) {
+		holder->connection_id =
+		    lh.connection_id != 0 ? lh.connection_id : 1;
+		holder->run_id = lh.run_id;
+		holder->run_job = lh.run_job;
+		lh.run_job = NULL;
+		holder->run_host = lh.host;
+		lh.host = NULL;
+		holder->run_pid = lh.pid;
+		holder->run_age_s = lh.held_s;
+	}
+	lease_holder_free(&lh);
+	return LOCK_BUSY;
+}
+
+static enum lock_result
+lock_lease_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
+{
+	enum lock_result lr;
+
+	lease_token(l->token);
+	switch (
+	    l->ops->lease_acquire(l->conn, l->name, l->token, self_hostname(),
+	        (long long)getpid(), l->lease_us, &l->fence, errstr)) {
+	case LEASE_OK:
+		l->held = 1;
+		return LOCK_OK;
+	case LEASE_BUSY:
+		lr = lock_lease_holder(l, holder, errstr);
+		break;
+	case LEASE_ERR_VALUE:
+		lr = LOCK_ERR_VALUE;
+		break;
+	default:
+		lr = LOCK_ERR_DB;
+		break;
+	}
+	if (lr != LOCK_BUSY)
+		lock_close(l);
+	return lr;
+}
+
+/* The named lock's fencing token, on the session that holds it. */
+static enum lock_result
+lock_take_fence(struct lock *l, char **errstr)
+{
+	if (l->ops->fence_next == NULL)
+		return LOCK_OK;
+	switch (l->ops->fence_next(l->conn, l->name, &l->fence, errstr)) {
+	case LEASE_OK:
+		return LOCK_OK;
+	case LEASE_ERR_VALUE:
+		return LOCK_ERR_VALUE;
+	default:
+		return LOCK_ERR_DB;
+	}
+}
+
 enum lock_result
 lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 {
@@ -296,6 +415,8 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 
 	memset(&row, 0, sizeof row);
 	memset(holder, 0, sizeof *holder);
+	if (l->lease_us != 0)
+		return lock_lease_acquire(l, holder, errstr);
 	st = l->ops->get_lock(l->conn, l->name, &row, errstr);
 	if (st != DB_OK) {
 		lr = LOCK_ERR_DB;
@@ -322,7 +443,8 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 	switch (got) {
 	case 1:
 		l->held = 1;
-		lr = LOCK_OK;
+		if ((lr = lock_take_fence(l, errstr)) != LOCK_OK)
+			goto fail;
 		break;
 	case 0:
 		lr = LOCK_BUSY;
@@ -409,7 +531,30 @@ lock_lost(struct lock *l, const char *detail)
 	if (l->lost)
 		return;
 	l->lost = 1;
-	lock_incident(l, "lock_lost", detail);
+	lock_incident(l, l->lease_us != 0 ? "lease_lost" : "lock_lost", detail);
+}
+
+/* The lease's heartbeat: extend it.  Any failure is a lost lease: a lease
+ * that cannot be extended expires, and another host may then take it. */
+static void
+lock_lease_heartbeat(struct lock *l)
+{
+	char             *errstr = NULL, *detail = NULL;
+	enum lease_status ls;
+
+	ls = l->ops->lease_extend(
+	    l->conn, l->name, l->token, l->lease_us, &errstr);
+	if (ls == LEASE_LOST)
+		detail = xasprintf("lease %s (fence %llu) expired or was "
+		                   "taken: not extended",
+		    l->name, l->fence);
+	else if (ls != LEASE_OK)
+		detail = xasprintf("cannot extend lease %s (fence %llu): %s",
+		    l->name, l->fence, errstr != NULL ? errstr : "error");
+	if (detail != NULL)
+		lock_lost(l, detail);
+	free(detail);
+	free(errstr);
 }
 
 enum lock_result
@@ -421,7 +566,11 @@ lock_heartbeat(struct lock *l)
 
 	if (l->lost || l->dead || l->conn == NULL)
 		return l->lost ? LOCK_INCIDENT : LOCK_OK;
-	if (l->held) {
+	if (l->held && l->lease_us != 0) {
+		lock_lease_heartbeat(l);
+		if (l->lost)
+			goto out;
+	} else if (l->held) {
 		st = l->ops->is_used_lock(l->conn, l->name, &value, &errstr);
 		if (st != DB_OK) {
 			/* A session whose query failed may be gone, and
@@ -557,6 +706,70 @@ out:
 	free(errstr);
 }
 
+/* The lock was gone at the release: an incident, unless the heartbeat
+ * already reported it lost. */
+static void
+lock_release_unexpected(struct lock *l, const char *detail)
+{
+	if (l->lost)
+		log_kv(LOG_WARN, "lock_release_unexpected", "job", l->job,
+		    "lock", l->name, "msg", detail, NULL);
+	else
+		lock_incident(l, "lock_release_unexpected", detail);
+}
+
+/*
+ * Give the lease back, on a fresh session when the lock session failed:
+ * the lease is a row, not a session, so any session can release it.  A
+ * lease that expired or was taken is an incident (another host may have
+ * run meanwhile), like RELEASE_LOCK returning 0.
+ */
+static void
+lock_lease_release(struct lock *l, const char *jobtext)
+{
+	char             *errstr = NULL, *detail = NULL;
+	enum lease_status ls = LEASE_ERR_DB;
+	int               attempt;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		if (l->conn == NULL || l->dead || attempt > 0) {
+			if (l->conn != NULL)
+				l->ops->destroy(l->conn, NULL);
+			l->dead = 0;
+			free(errstr);
+			errstr = NULL;
+			if (l->ops->connect(l->ctx, &l->conn, &errstr) !=
+			    DB_OK) {
+				l->conn = NULL;
+				continue;
+			}
+		}
+		free(errstr);
+		errstr = NULL;
+		ls = l->ops->lease_release(l->conn, l->name, l->token, &errstr);
+		if (ls != LEASE_ERR_DB)
+			break;
+	}
+	switch (ls) {
+	case LEASE_OK:
+		break;
+	case LEASE_LOST:
+		detail = xasprintf("lease %s (fence %llu) had expired or was "
+		                   "taken when the job ended (%s)",
+		    l->name, l->fence, jobtext);
+		lock_release_unexpected(l, detail);
+		break;
+	default:
+		detail = xasprintf("releasing lease %s failed: %s; it expires "
+		                   "by itself (%s)",
+		    l->name, errstr != NULL ? errstr : "error", jobtext);
+		lock_incident(l, "lock_release_failed", detail);
+		break;
+	}
+	free(detail);
+	free(errstr);
+}
+
 static void
 lock_release(struct lock *l, const char *jobtext)
 {
@@ -564,6 +777,10 @@ lock_release(struct lock *l, const char *jobtext)
 	enum db_status st;
 
 	l->held = 0;
+	if (l->lease_us != 0) {
+		lock_lease_release(l, jobtext);
+		return;
+	}
 	if (l->dead) {
 		/* Known gone (reported as lock_lost): nothing to release,
 		 * but prove it from a fresh session. */
@@ -588,11 +805,7 @@ lock_release(struct lock *l, const char *jobtext)
 		    value == NULL ? "NULL" : "0",
 		    value == NULL ? "released" : "taken by another session",
 		    jobtext);
-		if (l->lost)
-			log_kv(LOG_WARN, "lock_release_unexpected", "job",
-			    l->job, "lock", l->name, "msg", detail, NULL);
-		else
-			lock_incident(l, "lock_release_unexpected", detail);
+		lock_release_unexpected(l, detail);
 		break;
 	default:
 		detail = xasprintf("RELEASE_LOCK returned '%s', neither 1, 0 "

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "lease.h"
 
 /*
  * Every database operation of the guard goes through this small interface,
@@ -43,6 +44,7 @@ struct run_start_info {
 	const char        *host;
 	long               pid;
 	unsigned long long connection_id; /* 0 without a named lock */
+	unsigned long long fence;         /* 0 without a lock */
 };
 
 struct lock_db_ops {
@@ -85,6 +87,20 @@ struct lock_db_ops {
 	    void *conn, unsigned long long id, char **errstr);
 	/* An SQL job: run sql, discarding any result. */
 	enum db_status (*exec_sql)(void *conn, const char *sql, char **errstr);
+	/* The lease and the fencing token, as in lease.h.  A fake that
+	 * tests only the named lock leaves them NULL (no fence then). */
+	enum lease_status (*lease_acquire)(void *conn, const char *name,
+	    const char *token, const char *host, long long pid,
+	    unsigned long long lease_us, unsigned long long *fence,
+	    char **errstr);
+	enum lease_status (*lease_extend)(void *conn, const char *name,
+	    const char *token, unsigned long long lease_us, char **errstr);
+	enum lease_status (*lease_release)(
+	    void *conn, const char *name, const char *token, char **errstr);
+	enum lease_status (*lease_holder)(void *conn, const char *name,
+	    struct lease_holder *h, char **errstr);
+	enum lease_status (*fence_next)(void *conn, const char *name,
+	    unsigned long long *fence, char **errstr);
 };
 
 /* The implementation over db.h; ctx is a const struct conf_database *. */
@@ -112,21 +128,30 @@ struct lock {
 	int                       held;   /* GET_LOCK returned "1" */
 	int                       dead;   /* the session is known to be gone */
 	int                       lost;   /* lock_lost was reported */
-	int incidents;                    /* incidents reported for this run */
+	int                incidents;     /* incidents reported for this run */
+	unsigned long long fence;         /* the fencing token; 0 none */
+	unsigned long long lease_us;      /* a lease, this long; 0 GET_LOCK */
+	char               token[LEASE_TOKEN_SIZE]; /* the lease's owner */
 };
 
 /* Set up l; nothing is connected yet.  job and name are borrowed. */
 void lock_init(struct lock *l, const struct lock_db_ops *ops, void *ctx,
     const char *job, const char *name);
 
+/* Guard with a lease of lease_us (lease.h) instead of GET_LOCK: acquire,
+ * heartbeat and release then take, extend and give back the lease row,
+ * and a lost lease is reported as lease_lost.  Before lock_acquire. */
+void lock_use_lease(struct lock *l, unsigned long long lease_us);
+
 /* Open the session.  LOCK_OK or LOCK_ERR_DB with *errstr. */
 enum lock_result lock_open(struct lock *l, char **errstr);
 
 /*
- * Try GET_LOCK(name, 0) once.  LOCK_OK: held.  LOCK_BUSY: *holder filled
- * (lock_holder_free).  LOCK_ERR_NULL, LOCK_ERR_GALERA, LOCK_ERR_VALUE,
- * LOCK_ERR_DB: *errstr says why; the session is then closed (a lock taken
- * on a Galera node is given back by closing it).
+ * Try GET_LOCK(name, 0) once (or the lease, see lock_use_lease); when it
+ * is held, take the next fencing token into l->fence.  LOCK_OK: held.
+ * LOCK_BUSY: *holder filled (lock_holder_free).  LOCK_ERR_NULL,
+ * LOCK_ERR_GALERA, LOCK_ERR_VALUE, LOCK_ERR_DB: *errstr says why; the session
+ * is then closed (a lock taken on a Galera node is given back by closing it).
  */
 enum lock_result lock_acquire(
     struct lock *l, struct lock_holder *holder, char **errstr);

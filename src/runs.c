@@ -70,10 +70,10 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 	runs_abandon_quietly(db, ri->job);
 	st = db_query(db, &r, errstr,
 	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
-	    " connection_id) VALUES (%s, %s, %s, %lld,"
-	    " IF(%d, CONNECTION_ID(), NULL))",
+	    " connection_id, fence) VALUES (%s, %s, %s, %lld,"
+	    " IF(%d, CONNECTION_ID(), NULL), NULLIF(%llu, 0))",
 	    ri->job, ri->lock, ri->host, (long long)ri->pid,
-	    ri->connection_id != 0);
+	    ri->connection_id != 0, ri->fence);
 	if (st == DB_OK)
 		*id = r->insert_id;
 	db_result_free(r);
@@ -111,7 +111,8 @@ runs_start(struct lock *l, const char *host, long pid, char **errstr)
 	ri.lock = l->name;
 	ri.host = host;
 	ri.pid = pid;
-	ri.connection_id = l->held ? l->connection_id : 0;
+	ri.connection_id = l->held && l->lease_us == 0 ? l->connection_id : 0;
+	ri.fence = l->fence;
 	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
 		l->run_id = 0;
 		return LOCK_ERR_DB;

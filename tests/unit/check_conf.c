@@ -463,6 +463,12 @@ static const struct bad {
 	    3, "jobs.x.command: must not be empty" },
 	{ "jobs = {\n x = { command = [ \"/bin/true\" ]; }; };\n", 2,
 	    "jobs.x: guard named_lock needs a database section" },
+	{ "jobs = {\n x = { command = [ \"/bin/true\" ];"
+	  " guard = \"auto\"; }; };\n",
+	    2, "jobs.x: guard auto needs a database section" },
+	{ "database = { name = \"a\"; };\njobs = { x = { command = [\"/x\"];\n"
+	  " heartbeat = \"10s\";\n lease = \"15s\"; }; };\n",
+	    4, "jobs.x.lease: lease must be at least twice the heartbeat" },
 	{ "jobs = {\n x = { sql = \"SELECT 1\"; guard = \"local\"; }; };\n", 2,
 	    "jobs.x: an sql job needs a database section" },
 	{ "channels = {\n m = { url = \"smtp://x\"; }; };\n", 2,
@@ -516,7 +522,7 @@ static const struct bad {
 	  " guard = \"mutex\"; }; };\n",
 	    3,
 	    "jobs.x.guard: invalid value "
-	    "\"mutex\" (expected named_lock, local or none)" },
+	    "\"mutex\" (expected named_lock, local, none, lease or auto)" },
 	{ "database = { name = \"a\"; };\njobs = { x = { command = [\"/x\"];\n"
 	  " on_lock_lost = \"ignore\"; }; };\n",
 	    3, "jobs.x.on_lock_lost: invalid value \"ignore\"" },
