@@ -443,14 +443,14 @@ static void
 guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 {
 	struct pollfd pfd;
-	int64_t       now, deadline = 0, next_hb = 0, until;
+	int64_t       now, deadline = 0, next_hb = 0, until, hb;
 	int           timeout;
 
 	now = now_mono_ms();
 	if (gj->timeout_ms > 0)
 		deadline = now + gj->timeout_ms;
-	if (l != NULL && l->held && gj->heartbeat_ms > 0)
-		next_hb = now + gj->heartbeat_ms;
+	if ((hb = lock_heartbeat_interval(l, gj->heartbeat_ms)) > 0)
+		next_hb = now + hb;
 
 	for (;;) {
 		guard_reap(ch);
@@ -478,7 +478,7 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 				if (gj->on_lock_lost == LOCK_LOST_TERMINATE)
 					guard_terminate(gj, ch);
 			} else
-				next_hb = now + gj->heartbeat_ms;
+				next_hb = now + hb;
 		}
 
 		until = min_deadline(
