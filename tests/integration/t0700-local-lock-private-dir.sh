@@ -61,7 +61,7 @@ flock "$private/lock-$lock.lock" sleep 60 &
 holder=$!
 at_exit "kill $holder 2>/dev/null"
 wait_for 5 sh -c "! flock -n '$private/lock-$lock.lock' true"
-for i in 1 2; do
+for _ in 1 2; do
 	assert_exit 0 cg run j
 	assert_grep 'level=warn event=job_skipped .*holder="unknown process' "$ERR"
 done
