@@ -135,8 +135,10 @@ channel_http_check(const struct outbox_msg *msg, char **why)
 		*why = xstrdup("message_id is empty");
 		return -1;
 	}
-	/* Without JSON_DECODE_ANY jansson accepts only an object or array. */
-	j = json_loadb(msg->payload, msg->payload_len, 0, &err);
+	/* Without JSON_DECODE_ANY jansson accepts only an object or array;
+	 * "\u0000" inside a string is valid JSON (RFC 8259), and the body
+	 * goes out as the bytes stored. */
+	j = json_loadb(msg->payload, msg->payload_len, JSON_ALLOW_NUL, &err);
 	if (j == NULL) {
 		*why = xasprintf("payload is not a JSON object or array: "
 		                 "line %d column %d: %s",

@@ -47,7 +47,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	jcs = xcalloc(n + 1, sizeof *jcs);
 	if (error == NULL && !c->have_database)
 		error = xasprintf("no database section in %s", c->path);
-	if (error == NULL && db_connect(&c->db, &db, &errstr) != DB_OK) {
+	if (error == NULL && db_connect_check(&c->db, &db, &errstr) != DB_OK) {
 		error = errstr;
 		errstr = NULL;
 	}

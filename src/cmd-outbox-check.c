@@ -73,7 +73,7 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (!c->have_database) {
 		errstr = xasprintf("%s: no database section", c->path);
 		st = DB_ERR_CONNECT;
-	} else if ((st = db_connect(&c->db, &db, &errstr)) == DB_OK &&
+	} else if ((st = db_connect_check(&c->db, &db, &errstr)) == DB_OK &&
 	    (st = outbox_count(db, c, &k, &errstr)) == DB_OK)
 		st = outbox_count_channels(db, c, &k, &errstr);
 	if (st != DB_OK) {

@@ -16,6 +16,33 @@
 /* Largest payload file read: far above any sane message. */
 #define ENQUEUE_MAX_PAYLOAD (16 * 1024 * 1024)
 
+/* The column widths of outbox_messages, in characters (utf8mb4). */
+#define ENQUEUE_CHANNEL_MAX 64
+#define ENQUEUE_TYPE_MAX 128
+#define ENQUEUE_KEY_MAX 191
+
+/* A value longer than its column is bad input (65), said before the
+ * server refuses it as an error that would read "database unavailable". */
+static int
+enqueue_too_long(const char *option, const char *v, size_t max)
+{
+	const unsigned char *p;
+	size_t               n = 0;
+
+	if (v == NULL)
+		return 0;
+	for (p = (const unsigned char *)v; *p != '\0'; p++)
+		if ((*p & 0xC0) != 0x80) /* not a UTF-8 continuation byte */
+			n++;
+	if (n <= max)
+		return 0;
+	fprintf(stderr,
+	    "cronguard: outbox enqueue: %s is %zu characters long, at most "
+	    "%zu\n",
+	    option, n, max);
+	return 1;
+}
+
 static int
 cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -41,6 +68,10 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 	if ((payload == NULL) == (file == NULL))
 		return cmd_usage_error(
 		    ctx->entry, "give one of --payload and --payload-file");
+	if (enqueue_too_long("--channel", channel, ENQUEUE_CHANNEL_MAX) ||
+	    enqueue_too_long("--type", type, ENQUEUE_TYPE_MAX) ||
+	    enqueue_too_long("--key", key, ENQUEUE_KEY_MAX))
+		return EXIT_DATAERR;
 
 	if (file != NULL) {
 		data = read_file(strcmp(file, "-") == 0 ? "/dev/stdin" : file,
@@ -60,7 +91,8 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 		payload = data;
 	}
-	j = json_loads(payload, JSON_DECODE_ANY, &jerr);
+	/* "\u0000" inside a string is valid JSON (RFC 8259). */
+	j = json_loads(payload, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 	if (j == NULL) {
 		fprintf(stderr,
 		    "cronguard: outbox enqueue: payload is not valid JSON: line %d column %d: %s\n",

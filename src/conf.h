@@ -34,6 +34,7 @@ struct conf_database {
 	char         *option_group;
 	char         *name;               /* required */
 	int64_t       connect_timeout_ms; /* default 5s */
+	int64_t       connect_retry_ms;   /* default 30s; 0 = no retry */
 	int64_t       read_timeout_ms;    /* default 30s */
 	int64_t       write_timeout_ms;   /* default 30s */
 	enum tls_mode tls_mode;           /* default preferred */

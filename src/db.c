@@ -13,7 +13,10 @@
 #include <mysql.h>
 #include <mysqld_error.h>
 
+#include "backoff.h"
 #include "db.h"
+#include "duration.h"
+#include "log.h"
 #include "util.h"
 
 /* MySQL 8.0 "disconnected by the server because of inactivity"; not in
@@ -209,8 +212,11 @@ db_cloexec(struct db *db, char **errstr)
 	return 0;
 }
 
-enum db_status
-db_connect(const struct conf_database *c, struct db **out, char **errstr)
+/* One connection attempt.  *err is the client library's error number
+ * when the server could not be reached or refused the connection, else 0. */
+static enum db_status
+db_connect_once(const struct conf_database *c, struct db **out, unsigned *err,
+    char **errstr)
 {
 	struct db        *db;
 	char             *from = NULL;
@@ -220,6 +226,7 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 	static const char tz[] = "SET time_zone = '+00:00'";
 
 	*out = NULL;
+	*err = 0;
 	*errstr = NULL;
 	db = xcalloc(1, sizeof *db);
 	if (c->socket != NULL)
@@ -245,6 +252,7 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 
 	if (mysql_real_connect(db->mysql, host, c->user, c->password, c->name,
 	        port, c->socket, 0) == NULL) {
+		*err = mysql_errno(db->mysql);
 		/* Which file held the wrong password is the operator's
 		 * first question. */
 		if (mysql_errno(db->mysql) == ER_ACCESS_DENIED_ERROR &&
@@ -280,6 +288,88 @@ db_connect(const struct conf_database *c, struct db **out, char **errstr)
 fail:
 	db_close(db);
 	return DB_ERR_CONNECT;
+}
+
+/* Refusals that pass by themselves: too many connections (a fleet's
+ * crontabs firing in the same second), and a server (re)starting: nothing
+ * listening yet (2002, 2003) or the connection dropped in the handshake
+ * (2013). */
+static int
+db_connect_transient(unsigned err)
+{
+	switch (err) {
+	case ER_CON_COUNT_ERROR:
+	case ER_TOO_MANY_USER_CONNECTIONS:
+	case CR_CONNECTION_ERROR:
+	case CR_CONN_HOST_ERROR:
+	case CR_SERVER_LOST:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The pauses between connect attempts: from 250 ms doubling to 4 s, each
+ * spread by +-50 % so that refused clients do not come back together. */
+static const struct conf_outbox db_connect_backoff = {
+	.backoff_initial_ms = 250,
+	.backoff_multiplier = 2.0,
+	.backoff_max_ms = 4000,
+	.backoff_jitter = 0.5,
+};
+
+static enum db_status
+db_connect_retry(const struct conf_database *c, int64_t retry_ms,
+    struct db **out, char **errstr)
+{
+	enum db_status st;
+	unsigned       err, attempt;
+	int64_t        deadline, left, pause;
+	char           limit[32], *msg;
+
+	deadline = now_mono_ms() + retry_ms;
+	for (attempt = 1;; attempt++) {
+		st = db_connect_once(c, out, &err, errstr);
+		if (st == DB_OK || !db_connect_transient(err))
+			break;
+		if ((left = deadline - now_mono_ms()) <= 0)
+			break;
+		/* One line, however many attempts follow. */
+		if (attempt == 1) {
+			duration_format(retry_ms, limit, sizeof limit);
+			log_kv(LOG_WARN, "db_connect_retry", "error", *errstr,
+			    "retry_for", limit, NULL);
+		}
+		pause = backoff_delay_ms(
+		    &db_connect_backoff, attempt, 0, backoff_random());
+		free(*errstr);
+		*errstr = NULL;
+		sleep_ms(pause < left ? pause : left);
+	}
+	if (st != DB_OK && attempt > 1) {
+		duration_format(retry_ms, limit, sizeof limit);
+		msg = xasprintf(
+		    "%s (%u attempts in %s)", *errstr, attempt, limit);
+		free(*errstr);
+		*errstr = msg;
+	}
+	return st;
+}
+
+enum db_status
+db_connect(const struct conf_database *c, struct db **out, char **errstr)
+{
+	return db_connect_retry(c, c->connect_retry_ms, out, errstr);
+}
+
+enum db_status
+db_connect_check(const struct conf_database *c, struct db **out, char **errstr)
+{
+	return db_connect_retry(c,
+	    c->connect_retry_ms < DB_CONNECT_RETRY_CHECK_MS
+	        ? c->connect_retry_ms
+	        : DB_CONNECT_RETRY_CHECK_MS,
+	    out, errstr);
 }
 
 void

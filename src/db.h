@@ -31,6 +31,17 @@ enum db_status {
  */
 enum db_status db_connect(
     const struct conf_database *c, struct db **out, char **errstr);
+/*
+ * db_connect retries a refused connect that passes by itself (1040 too
+ * many connections, 1203, and 2002/2003/2013: the server not listening
+ * yet or dropping the handshake) with jittered backoff for up to
+ * c->connect_retry_ms, and logs one db_connect_retry warning when it
+ * starts retrying.  db_connect_check is the same for the monitoring
+ * checks, which must answer in time: DB_CONNECT_RETRY_CHECK_MS at most.
+ */
+#define DB_CONNECT_RETRY_CHECK_MS 5000
+enum db_status db_connect_check(
+    const struct conf_database *c, struct db **out, char **errstr);
 /* Close and free.  NULL is fine. */
 void          db_close(struct db *);
 unsigned long db_connection_id(struct db *);

@@ -51,16 +51,27 @@ struct child {
 
 /* ----------------------------------------------------- local flock */
 
+/* How taking the local flock went.  A runtime directory or lock file that
+ * is not as it must be is a setup problem the operator fixes (exit 78);
+ * anything else is an internal error (70). */
+enum local_status { LOCAL_OK, LOCAL_BUSY, LOCAL_ERR_CONFIG, LOCAL_ERR };
+
+/* Who holds a busy local flock, as far as the file tells. */
+struct local_holder {
+	long    pid;     /* -1: unknown, or no such process */
+	int64_t held_ms; /* -1: unknown */
+};
+
 /* The flock file of a key: characters outside [A-Za-z0-9._-] as %XX, so
  * that two lock names never share a file. */
 static char *
-local_path(const char *dir, const char *prefix, const char *key)
+local_name(const char *prefix, const char *key)
 {
 	struct buf  b;
 	const char *p;
 
 	buf_init(&b);
-	buf_printf(&b, "%s/cronguard-%s-", dir, prefix);
+	buf_printf(&b, "%s-", prefix);
 	for (p = key; *p != '\0'; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
@@ -74,56 +85,185 @@ local_path(const char *dir, const char *prefix, const char *key)
 }
 
 /*
- * Take the local flock without waiting.  Returns the descriptor
- * (close-on-exec: a job's children must not keep it), -2 when another
- * process on this host holds it (*holder describes it, allocated), or -1
- * on error with *errstr.  The file holds "pid start_ms" of the holder.
+ * Open this user's private directory runtime_dir/cronguard-UID, creating
+ * it 0700, as tmux does for its socket directory: the runtime directory
+ * may be a shared /tmp where anyone can plant files under predictable
+ * names.  Refused unless it is a directory (not a symbolic link) owned by
+ * this user with no group or other permissions.  Returns the directory's
+ * descriptor, or -1 with *errstr (always a configuration problem).
  */
 static int
-local_lock(const char *path, int64_t *held_ms, long *holder_pid, char **errstr)
+local_dir_open(const char *runtime_dir, const char *dir, char **errstr)
+{
+	struct stat sb;
+	uid_t       uid = geteuid();
+	int         fd = -1;
+
+	if (mkdir(dir, S_IRWXU) == -1 && errno != EEXIST) {
+		*errstr = xasprintf("cannot create %s: %s (runtime_dir %s must "
+		                    "exist and be writable by uid %lu: create "
+		                    "it, or set runtime_dir)",
+		    dir, strerror(errno), runtime_dir, (unsigned long)uid);
+		goto fail;
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			*errstr =
+			    xasprintf("%s is not a directory: remove it", dir);
+		else
+			*errstr = xasprintf("cannot open %s: %s (it must be "
+			                    "usable by uid %lu)",
+			    dir, strerror(errno), (unsigned long)uid);
+		goto fail;
+	}
+	if (fstat(fd, &sb) == -1) {
+		*errstr = xasprintf("cannot stat %s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (sb.st_uid != uid) {
+		*errstr = xasprintf("%s is owned by uid %lu, not uid %lu: "
+		                    "remove it",
+		    dir, (unsigned long)sb.st_uid, (unsigned long)uid);
+		goto fail;
+	}
+	if ((sb.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+		*errstr = xasprintf("%s is open to group or others (mode "
+		                    "%03o): chmod 700 it",
+		    dir, (unsigned)(sb.st_mode & 0777));
+		goto fail;
+	}
+	return fd;
+
+fail:
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+/* Parse "pid start_ms" written by the holder; a pid whose process is gone
+ * (or never existed) is unknown, as is a start time that is not there,
+ * which then comes from the file's modification time. */
+static void
+local_holder_read(int fd, const struct stat *sb, struct local_holder *h)
 {
 	char        text[64], *sp;
 	const char *e;
 	ssize_t     n;
 	long long   v;
-	int         fd;
 
-	*held_ms = -1;
-	*holder_pid = -1;
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
-		*errstr =
-		    xasprintf("cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		n = snprintf(text, sizeof text, "%ld %" PRId64 "\n",
-		    (long)getpid(), now_wall_ms());
-		if (ftruncate(fd, 0) != 0 ||
-		    pwrite(fd, text, (size_t)n, 0) != n)
-			log_kv(LOG_WARN, "local_lock_write_failed", "path",
-			    path, "error", strerror(errno), NULL);
-		return fd;
-	}
-	if (errno != EWOULDBLOCK) {
-		*errstr =
-		    xasprintf("cannot lock %s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	n = pread(fd, text, sizeof text - 1, 0);
-	close(fd);
-	if (n > 0) {
+	h->pid = -1;
+	h->held_ms = -1;
+	if ((n = pread(fd, text, sizeof text - 1, 0)) > 0) {
 		text[n] = '\0';
 		text[strcspn(text, "\n")] = '\0';
 		if ((sp = strchr(text, ' ')) != NULL) {
 			*sp++ = '\0';
-			if (parse_ll(text, 1, INT32_MAX, &v, &e) == 0)
-				*holder_pid = (long)v;
+			if (parse_ll(text, 1, INT32_MAX, &v, &e) == 0 &&
+			    (kill((pid_t)v, 0) == 0 || errno == EPERM))
+				h->pid = (long)v;
 			if (parse_ll(sp, 0, INT64_MAX, &v, &e) == 0)
-				*held_ms = now_wall_ms() - v;
+				h->held_ms = now_wall_ms() - v;
 		}
 	}
-	return -2;
+	if (h->pid == -1 || h->held_ms < 0)
+		h->held_ms = now_wall_ms() - (int64_t)sb->st_mtime * 1000;
+}
+
+/*
+ * Take the flock on dir/name without waiting.  The file is opened without
+ * following a symbolic link and must be a regular file owned by this
+ * user.  LOCAL_OK: *fdp is the descriptor (close-on-exec: a job's
+ * children must not keep it) and the file now holds "pid start_ms";
+ * LOCAL_BUSY: another process holds it, *h says who; otherwise *errstr.
+ */
+static enum local_status
+local_lock(int dirfd, const char *dir, const char *name, int *fdp,
+    struct local_holder *h, char **errstr)
+{
+	struct stat       sb;
+	char              text[64];
+	ssize_t           n;
+	int               fd;
+	enum local_status ls = LOCAL_ERR_CONFIG;
+
+	*fdp = -1;
+	fd = openat(dirfd, name,
+	    O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+	    S_IRUSR | S_IWUSR);
+	if (fd == -1) {
+		if (errno == ELOOP)
+			*errstr = xasprintf("%s/%s is a symbolic link: remove "
+			                    "it",
+			    dir, name);
+		else
+			*errstr = xasprintf("cannot open %s/%s: %s", dir, name,
+			    strerror(errno));
+		goto fail;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != geteuid()) {
+		*errstr = xasprintf("%s/%s is not a regular file owned by uid "
+		                    "%lu: remove it",
+		    dir, name, (unsigned long)geteuid());
+		goto fail;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno == EWOULDBLOCK) {
+			local_holder_read(fd, &sb, h);
+			ls = LOCAL_BUSY;
+		} else {
+			*errstr = xasprintf("cannot lock %s/%s: %s", dir, name,
+			    strerror(errno));
+			ls = LOCAL_ERR;
+		}
+		goto fail;
+	}
+	n = snprintf(text, sizeof text, "%ld %" PRId64 "\n", (long)getpid(),
+	    now_wall_ms());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) != n)
+		log_kv(LOG_WARN, "local_lock_write_failed", "path", dir, "file",
+		    name, "error", strerror(errno), NULL);
+	*fdp = fd;
+	return LOCAL_OK;
+
+fail:
+	if (fd != -1)
+		close(fd);
+	return ls;
+}
+
+/* The guards that take a lock in the database. */
+static int
+guard_in_db(enum guard_kind k)
+{
+	return k == GUARD_NAMED_LOCK || k == GUARD_LEASE || k == GUARD_AUTO;
+}
+
+/* The local layer of gj: its flock file, keyed like the named lock (so
+ * that jobs sharing a lock name also stop each other locally) in this
+ * user's private directory.  *path (allocated) names the file. */
+static enum local_status
+local_take(const struct guard_job *gj, int *fdp, struct local_holder *h,
+    char **path, char **errstr)
+{
+	char             *dir = NULL, *name = NULL;
+	int               dirfd;
+	enum local_status ls = LOCAL_ERR_CONFIG;
+
+	dir = xasprintf(
+	    "%s/cronguard-%lu", gj->runtime_dir, (unsigned long)geteuid());
+	name = guard_in_db(gj->guard) ? local_name("lock", gj->lock)
+	                              : local_name("job", gj->job);
+	*path = xasprintf("%s/%s", dir, name);
+	if ((dirfd = local_dir_open(gj->runtime_dir, dir, errstr)) == -1)
+		goto out;
+	ls = local_lock(dirfd, dir, name, fdp, h, errstr);
+	close(dirfd);
+out:
+	free(name);
+	free(dir);
+	return ls;
 }
 
 /* ------------------------------------------------------ the child */
@@ -310,14 +450,14 @@ static void
 guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 {
 	struct pollfd pfd;
-	int64_t       now, deadline = 0, next_hb = 0, until;
+	int64_t       now, deadline = 0, next_hb = 0, until, hb;
 	int           timeout;
 
 	now = now_mono_ms();
 	if (gj->timeout_ms > 0)
 		deadline = now + gj->timeout_ms;
-	if (l != NULL && l->held && gj->heartbeat_ms > 0)
-		next_hb = now + gj->heartbeat_ms;
+	if ((hb = lock_heartbeat_interval(l, gj->heartbeat_ms)) > 0)
+		next_hb = now + hb;
 
 	for (;;) {
 		guard_reap(ch);
@@ -345,7 +485,7 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 				if (gj->on_lock_lost == LOCK_LOST_TERMINATE)
 					guard_terminate(gj, ch);
 			} else
-				next_hb = now + gj->heartbeat_ms;
+				next_hb = now + hb;
 		}
 
 		until = min_deadline(
@@ -367,13 +507,6 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 }
 
 /* ------------------------------------------------------- the guard */
-
-/* The guards that take a lock in the database. */
-static int
-guard_in_db(enum guard_kind k)
-{
-	return k == GUARD_NAMED_LOCK || k == GUARD_LEASE || k == GUARD_AUTO;
-}
 
 static void
 guard_setenv(const struct guard_job *gj, const struct lock *l)
@@ -735,24 +868,31 @@ guard_busy(const struct guard_job *gj, const struct lock_holder *h)
 	return code;
 }
 
+/* A busy local flock: skip, or 75 when held too long.  A holder that
+ * cannot be identified (no live process wrote the file) is logged at
+ * warning level every time it makes a run skip, so that it cannot keep
+ * a job from running unnoticed. */
 static int
 guard_local_busy(
-    const struct guard_job *gj, const char *path, int64_t held_ms, long pid)
+    const struct guard_job *gj, const char *path, const struct local_holder *h)
 {
-	char who[64], since[32], busy[16];
+	char           who[64], since[32], busy[16];
+	enum log_level level = LOG_INFO;
 
-	snprintf(who, sizeof who, "pid %ld on this host", pid);
-	if (held_ms >= 0)
-		duration_format(held_ms, since, sizeof since);
-	else
-		snprintf(since, sizeof since, "unknown");
-	if (held_ms >= 0 && held_ms > gj->max_runtime_ms + gj->grace_ms) {
+	if (h->pid > 0)
+		snprintf(who, sizeof who, "pid %ld on this host", h->pid);
+	else {
+		snprintf(who, sizeof who, "unknown process on this host");
+		level = LOG_WARN;
+	}
+	duration_format(h->held_ms, since, sizeof since);
+	if (h->held_ms > gj->max_runtime_ms + gj->grace_ms) {
 		log_kv(LOG_ERROR, "lock_busy_stuck", "job", gj->job, "path",
 		    path, "holder", who, "held_for", since, NULL);
 		return EXIT_TEMPFAIL;
 	}
 	snprintf(busy, sizeof busy, "%d", gj->busy_exit);
-	log_kv(LOG_INFO, "job_skipped", "job", gj->job, "path", path, "holder",
+	log_kv(level, "job_skipped", "job", gj->job, "path", path, "holder",
 	    who, "held_for", since, "exit", busy, NULL);
 	return gj->busy_exit;
 }
@@ -810,15 +950,15 @@ guard_acquire(const struct guard_job *gj, struct lock *l, struct lock_holder *h,
 int
 guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 {
-	struct lock        lk, *l = NULL;
-	struct lock_holder h;
-	struct run_end     end;
-	enum lock_result   lr;
-	char              *path = NULL, *errstr = NULL, errbuf[512];
-	char               status[16];
-	int64_t            held_ms;
-	long               pid;
-	int                fd = -1, code;
+	struct lock         lk, *l = NULL;
+	struct lock_holder  h;
+	struct run_end      end;
+	enum lock_result    lr;
+	char               *path = NULL, *errstr = NULL, errbuf[512];
+	char                status[16];
+	struct local_holder lh;
+	enum local_status   ls;
+	int                 fd = -1, code;
 
 	memset(&h, 0, sizeof h);
 	memset(&end, 0, sizeof end);
@@ -828,20 +968,16 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 		return EXIT_CONFIG;
 	}
 	if (gj->guard != GUARD_NONE) {
-		/* Keyed like the named lock, so that jobs sharing a lock
-		 * name also stop each other locally. */
-		path = guard_in_db(gj->guard)
-		    ? local_path(gj->runtime_dir, "lock", gj->lock)
-		    : local_path(gj->runtime_dir, "job", gj->job);
-		fd = local_lock(path, &held_ms, &pid, &errstr);
-		if (fd == -2) {
-			code = guard_local_busy(gj, path, held_ms, pid);
+		ls = local_take(gj, &fd, &lh, &path, &errstr);
+		if (ls == LOCAL_BUSY) {
+			code = guard_local_busy(gj, path, &lh);
 			goto out;
 		}
-		if (fd == -1) {
+		if (ls != LOCAL_OK) {
 			log_kv(LOG_ERROR, "local_lock_failed", "job", gj->job,
 			    "error", errstr, NULL);
-			code = EXIT_SOFTWARE;
+			code = ls == LOCAL_ERR_CONFIG ? EXIT_CONFIG
+			                              : EXIT_SOFTWARE;
 			goto out;
 		}
 	}

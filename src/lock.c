@@ -57,23 +57,28 @@ real_get_lock(
 
 	memset(row, 0, sizeof *row);
 	st = db_query(conn, &r, errstr,
-	    "SELECT GET_LOCK(%s, 0), CONNECTION_ID(), @@wsrep_on", name);
+	    "SELECT GET_LOCK(%s, 0), CONNECTION_ID(), "
+	    "@@session.wait_timeout, @@wsrep_on",
+	    name);
 	if (st == DB_ERR_QUERY &&
 	    db_errno(conn) == ER_UNKNOWN_SYSTEM_VARIABLE) {
 		free(*errstr);
 		*errstr = NULL;
 		wsrep = 0;
 		st = db_query(conn, &r, errstr,
-		    "SELECT GET_LOCK(%s, 0), CONNECTION_ID()", name);
+		    "SELECT GET_LOCK(%s, 0), CONNECTION_ID(), "
+		    "@@session.wait_timeout",
+		    name);
 	}
 	if (st != DB_OK)
 		goto out;
-	if ((st = db_one_row(r, wsrep ? 3 : 2, errstr)) != DB_OK)
+	if ((st = db_one_row(r, wsrep ? 4 : 3, errstr)) != DB_OK)
 		goto out;
 	row->got = db_cell_dup(r, 0, 0);
 	row->connection_id = db_cell_dup(r, 0, 1);
+	row->wait_timeout = db_cell_dup(r, 0, 2);
 	if (wsrep)
-		row->wsrep_on = db_cell_dup(r, 0, 2);
+		row->wsrep_on = db_cell_dup(r, 0, 3);
 out:
 	db_result_free(r);
 	return st;
@@ -324,6 +329,7 @@ acquire_row_free(struct lock_acquire_row *row)
 {
 	free(row->got);
 	free(row->connection_id);
+	free(row->wait_timeout);
 	free(row->wsrep_on);
 }
 
@@ -405,6 +411,35 @@ lock_take_fence(struct lock *l, char **errstr)
 	}
 }
 
+/* @@session.wait_timeout in milliseconds; 0 when missing or not a
+ * number of seconds (then only the configured heartbeat applies). */
+static int64_t
+lock_wait_timeout_ms(const char *v)
+{
+	unsigned long long s;
+	const char        *e;
+
+	if (v == NULL || parse_ull(v, 31536000, &s, &e) != 0)
+		return 0;
+	return (int64_t)s * 1000;
+}
+
+int64_t
+lock_heartbeat_interval(const struct lock *l, int64_t heartbeat_ms)
+{
+	int64_t within;
+
+	if (l == NULL || !l->held)
+		return 0;
+	if (l->wait_timeout_ms <= 0)
+		return heartbeat_ms;
+	within = l->wait_timeout_ms / 3;
+	if (within < 250)
+		within = 250;
+	return heartbeat_ms > 0 && heartbeat_ms < within ? heartbeat_ms
+	                                                 : within;
+}
+
 enum lock_result
 lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 {
@@ -439,6 +474,7 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 		lr = LOCK_ERR_GALERA;
 		goto fail;
 	}
+	l->wait_timeout_ms = lock_wait_timeout_ms(row.wait_timeout);
 	got = db_parse_bool(row.got);
 	switch (got) {
 	case 1:

@@ -22,6 +22,7 @@
 struct lock_acquire_row {
 	char *got;           /* GET_LOCK(name, 0) */
 	char *connection_id; /* CONNECTION_ID() */
+	char *wait_timeout;  /* @@session.wait_timeout, seconds */
 	char *wsrep_on;      /* @@wsrep_on; NULL when the server has none */
 };
 
@@ -54,7 +55,8 @@ struct lock_db_ops {
 	/* Destroy the session (mysql_close): returns 0, or -1 when it could
 	 * not be destroyed.  conn is gone either way. */
 	int (*destroy)(void *conn, char **errstr);
-	/* SELECT GET_LOCK(name, 0), CONNECTION_ID(), @@wsrep_on */
+	/* SELECT GET_LOCK(name, 0), CONNECTION_ID(),
+	 * @@session.wait_timeout, @@wsrep_on */
 	enum db_status (*get_lock)(void *conn, const char *name,
 	    struct lock_acquire_row *, char              **errstr);
 	/* SELECT RELEASE_LOCK(name) */
@@ -124,13 +126,14 @@ struct lock {
 	const char               *job;
 	const char               *name; /* lock name; NULL: run records only */
 	unsigned long long        connection_id;
-	unsigned long long        run_id; /* 0: no run record */
-	int                       held;   /* GET_LOCK returned "1" */
-	int                       dead;   /* the session is known to be gone */
-	int                       lost;   /* lock_lost was reported */
-	int                incidents;     /* incidents reported for this run */
-	unsigned long long fence;         /* the fencing token; 0 none */
-	unsigned long long lease_us;      /* a lease, this long; 0 GET_LOCK */
+	int64_t wait_timeout_ms;      /* the session's idle limit; 0 unknown */
+	unsigned long long run_id;    /* 0: no run record */
+	int                held;      /* GET_LOCK returned "1" */
+	int                dead;      /* the session is known to be gone */
+	int                lost;      /* lock_lost was reported */
+	int                incidents; /* incidents reported for this run */
+	unsigned long long fence;     /* the fencing token; 0 none */
+	unsigned long long lease_us;  /* a lease, this long; 0 GET_LOCK */
 	char               token[LEASE_TOKEN_SIZE]; /* the lease's owner */
 };
 
@@ -182,6 +185,14 @@ void lock_incident(struct lock *l, const char *event, const char *detail);
  * reporting lock_lost once.
  */
 enum lock_result lock_heartbeat(struct lock *l);
+
+/*
+ * How often to heartbeat l: every heartbeat_ms (0: never), but at least
+ * three times within the session's wait_timeout read at acquire time,
+ * whatever heartbeat_ms says: the server closes a session idle that long,
+ * and the named lock goes with it.  Returns 0 for no heartbeat.
+ */
+int64_t lock_heartbeat_interval(const struct lock *l, int64_t heartbeat_ms);
 
 /* An SQL job on the lock's own session: 0 ok, -1 with *errstr.  A lost
  * session is reported as lock_lost. */

@@ -404,16 +404,44 @@ read_secret_file(const char *path, char **errstr)
 int
 write_file_atomic(const char *path, const void *data, size_t len, char **errstr)
 {
+	struct stat sb;
 	char       *tmp = NULL;
 	const char *p = data;
 	ssize_t     n;
+	mode_t      mask;
 	int         fd = -1, rc = -1;
 
-	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd == -1) {
+	/* Renaming over a device node, FIFO, directory or symbolic link
+	 * would replace something that was never a file of ours. */
+	if (lstat(path, &sb) == 0) {
+		if (!S_ISREG(sb.st_mode)) {
+			*errstr = xasprintf(
+			    "%s is not a regular file: not replacing it", path);
+			goto out;
+		}
+	} else if (errno != ENOENT) {
+		*errstr =
+		    xasprintf("cannot stat %s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* A fresh name (O_EXCL) beside the target: nothing planted under
+	 * a predictable name is followed, and rename stays within one file
+	 * system.  Not *.prom, so the textfile collector skips it. */
+	tmp = xasprintf("%s.XXXXXX", path);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
 		*errstr =
 		    xasprintf("cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	/* mkstemp creates 0600; the file is for another reader (the
+	 * metrics collector), as an open() with 0644 would have made it. */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, (S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH) & ~mask) == -1) {
+		*errstr =
+		    xasprintf("cannot chmod %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	while (len > 0) {

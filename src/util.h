@@ -68,8 +68,10 @@ char *read_file(const char *path, size_t max, size_t *len, char **errstr);
 /* Read a secret file: whole file, trailing newline stripped. */
 char *read_secret_file(const char *path, char **errstr);
 
-/* Write data to path atomically: temporary file in the same directory,
- * fsync, rename.  Returns 0 or -1 with *errstr allocated. */
+/* Write data to path atomically: a temporary file made by mkstemp in the
+ * same directory (mode 0644 less the umask), fsync, rename.  Refuses to
+ * replace anything but a regular file (a symbolic link, device, FIFO).
+ * Returns 0 or -1 with *errstr allocated. */
 int write_file_atomic(
     const char *path, const void *data, size_t len, char **errstr);
 

@@ -28,7 +28,7 @@
 # assert_grep, wait_for, mysql_q, mysql_admin, write_config, cg,
 # http_count, http_requests, http_field, smtp_count, smtp_messages,
 # smtp_envelopes, smtp_connections, smtp_private_start/stop,
-# http_private_start/stop.  Note: fail/exit inside $(...) only ends the
+# http_private_start/stop, db_private_start/stop.  Note: fail/exit inside $(...) only ends the
 # subshell.
 
 set -eu
@@ -305,3 +305,37 @@ http_private_start()
 	at_exit "\"\$CRONGUARD_TESTENV\" http-stop \"$st\""
 }
 http_private_stop() { "$CRONGUARD_TESTENV" http-stop "$TEST_TMP/servers"; }
+
+# db_private_start: start (or start again, on the same port) a MariaDB
+# server of this test's own, for tests that change global variables
+# (max_connections, wait_timeout) or restart the server; point
+# CRONGUARD_TEST_DB_HOST/PORT (so mysql_admin, mysql_q and write_config)
+# at it and create $TEST_DB there.  db_private_stop stops it.  Stopped at
+# exit.
+db_private_start()
+{
+	local st=$TEST_TMP/servers
+	mkdir -p "$st"
+	# need_servers made $TEST_DB on the shared server: not used here.
+	if [ -n "$TEST_DB" ] && [ ! -s "$st/db.port" ]; then
+		mysql_admin "DROP DATABASE IF EXISTS \`$TEST_DB\`"
+	fi
+	# Once more from scratch if it failed: mariadb-install-db sometimes
+	# fails on a loaded machine.
+	"$CRONGUARD_TESTENV" db-start "$st" ||
+	    { rm -rf "$st/mariadb" && "$CRONGUARD_TESTENV" db-start "$st"; } ||
+	    fail "private mariadb did not start"
+	CRONGUARD_TEST_DB_HOST=127.0.0.1
+	CRONGUARD_TEST_DB_PORT=$(cat "$st/db.port")
+	CRONGUARD_TEST_DB_USER=root
+	CRONGUARD_TEST_DB_PASSWORD=
+	case $LIB_AT_EXIT in
+	*db-stop*) ;;
+	*) at_exit "\"\$CRONGUARD_TESTENV\" db-stop \"$st\"" ;;
+	esac
+	if [ -n "$TEST_DB" ]; then
+		mysql_admin "CREATE DATABASE IF NOT EXISTS \`$TEST_DB\`
+		    CHARACTER SET utf8mb4"
+	fi
+}
+db_private_stop() { "$CRONGUARD_TESTENV" db-stop "$TEST_TMP/servers"; }

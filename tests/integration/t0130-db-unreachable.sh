@@ -17,6 +17,7 @@ conf_db()
 		  user = "cronguard";
 		  name = "t0130";
 		  connect_timeout = "1s";
+		  connect_retry = "0s";
 		};
 		CONF
 	)

@@ -80,6 +80,7 @@ START_TEST(test_minimal_defaults)
 	ck_assert_ptr_null(c.db.socket);
 	ck_assert_ptr_null(c.db.password);
 	ck_assert_int_eq(c.db.connect_timeout_ms, 5000);
+	ck_assert_int_eq(c.db.connect_retry_ms, 30000);
 	ck_assert_int_eq(c.db.read_timeout_ms, 30000);
 	ck_assert_int_eq(c.db.write_timeout_ms, 30000);
 	ck_assert_int_eq(c.db.tls_mode, TLS_PREFERRED);
