@@ -25,6 +25,7 @@
 
 #include "channel-amqp.h"
 #include "channel.h"
+#include "log.h"
 #include "util.h"
 
 #define AMQP_CHAN 1
@@ -89,6 +90,27 @@ amqp_disconnect(struct channel *ch)
 	amqp_destroy_connection(ch->conn);
 	ch->conn = NULL;
 	ch->blocked = false;
+}
+
+/* The broker blocked (a memory or disk alarm, with its reason) or
+ * unblocked the connection: logged once per change. */
+static void
+amqp_set_blocked(struct channel *ch, bool on, amqp_bytes_t reason)
+{
+	char *r;
+
+	if (on == ch->blocked)
+		return;
+	ch->blocked = on;
+	if (!on) {
+		log_kv(LOG_INFO, "amqp_unblocked", "channel", ch->conf->name,
+		    NULL);
+		return;
+	}
+	r = xstrndup(reason.bytes, reason.len);
+	log_kv(LOG_WARN, "amqp_blocked", "channel", ch->conf->name, "reason", r,
+	    NULL);
+	free(r);
 }
 
 /* Connect, log in, open the channel, select confirms.  Returns 0, or -1
@@ -424,7 +446,10 @@ amqp_await(struct channel *ch, struct outbox_msg **msgs, uint64_t *tags,
 			}
 			break;
 		case AMQP_CONNECTION_BLOCKED_METHOD:
-			ch->blocked = true;
+			amqp_set_blocked(ch, true,
+			    ((amqp_connection_blocked_t *)
+			            f.payload.method.decoded)
+			        ->reason);
 			*why = xstrdup("amqp: connection blocked by the broker "
 			               "(memory or disk alarm)");
 			return -1;
@@ -463,10 +488,13 @@ amqp_poll(struct channel *ch, int64_t wait_ms)
 			continue;
 		switch (f.payload.method.id) {
 		case AMQP_CONNECTION_BLOCKED_METHOD:
-			ch->blocked = true;
+			amqp_set_blocked(ch, true,
+			    ((amqp_connection_blocked_t *)
+			            f.payload.method.decoded)
+			        ->reason);
 			break;
 		case AMQP_CONNECTION_UNBLOCKED_METHOD:
-			ch->blocked = false;
+			amqp_set_blocked(ch, false, amqp_empty_bytes);
 			break;
 		case AMQP_CHANNEL_CLOSE_METHOD:
 		case AMQP_CONNECTION_CLOSE_METHOD:
@@ -530,10 +558,14 @@ amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	deadline = now_mono_ms() + ch->conf->timeout_ms;
 	if (ch->conn != NULL &&
 	    amqp_await(ch, msgs, tags, returned, n, deadline, &why) == -1) {
-		/* Blocked: put back, no attempt.  Otherwise transient. */
+		/* Blocked: put back, no attempt, and keep the connection
+		 * to hear connection.unblocked (the publishes it holds may
+		 * still be delivered: duplicates, never losses).  Otherwise
+		 * transient, and the connection is dropped. */
 		amqp_settle_rest(
 		    msgs, tags, n, ch->blocked ? SEND_NONE : SEND_RETRY, why);
-		amqp_disconnect(ch);
+		if (!ch->blocked)
+			amqp_disconnect(ch);
 	}
 	amqp_settle_rest(msgs, tags, n, SEND_RETRY, "amqp: connection lost");
 	for (i = 0; i < n && started > 0; i++) {
