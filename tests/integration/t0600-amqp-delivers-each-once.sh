@@ -41,6 +41,6 @@ assert_eq "$N" "$(cut -f1 "$TEST_TMP/got.raw" | sort -u | wc -l)" \
     "distinct message_ids consumed"
 sort "$TEST_TMP/got.raw" > "$TEST_TMP/got"
 diff "$TEST_TMP/want" "$TEST_TMP/got" > "$TEST_TMP/diff" || {
-	head -20 "$TEST_TMP/diff" >&2
+	head -4 "$TEST_TMP/diff" | cut -c1-160 >&2
 	fail "consumed messages differ from the rows (properties, headers or body)"
 }
