@@ -33,15 +33,20 @@ die(const char *what)
 	return 1;
 }
 
-/* Wait until every tag up to last is acked; -1 on a nack or error. */
+/* Acks seen, by delivery tag (1..N), and how many from 1 are all acked. */
+static unsigned char *acked;
+static uint64_t       acked_upto;
+
+/* Wait until every tag up to last is acked; -1 on a nack or error.
+ * Acks may cover several tags (multiple) and may come out of order. */
 static int
 await_confirms(amqp_connection_state_t c, uint64_t last)
 {
-	amqp_frame_t       f;
-	amqp_basic_ack_t  *ack;
-	uint64_t           done = 0;
+	amqp_frame_t      f;
+	amqp_basic_ack_t *ack;
+	uint64_t          t;
 
-	while (done < last) {
+	while (acked_upto < last) {
 		if (amqp_simple_wait_frame(c, &f) != AMQP_STATUS_OK)
 			return -1;
 		if (f.frame_type != AMQP_FRAME_METHOD)
@@ -49,8 +54,13 @@ await_confirms(amqp_connection_state_t c, uint64_t last)
 		if (f.payload.method.id != AMQP_BASIC_ACK_METHOD)
 			return -1;
 		ack = f.payload.method.decoded;
-		if (ack->multiple || ack->delivery_tag == done + 1)
-			done = ack->delivery_tag;
+		if (ack->delivery_tag > last)
+			return -1;
+		t = ack->multiple ? acked_upto + 1 : ack->delivery_tag;
+		for (; t <= ack->delivery_tag; t++)
+			acked[t] = 1;
+		while (acked_upto < last && acked[acked_upto + 1])
+			acked_upto++;
 	}
 	return 0;
 }
@@ -74,6 +84,8 @@ main(int argc, char **argv)
 	b = strtol(argv[4], NULL, 10);
 	if (n <= 0 || b <= 0)
 		return die("N and B must be positive");
+	if ((acked = calloc((size_t)n + 2, 1)) == NULL)
+		return die("out of memory");
 	c = amqp_new_connection();
 	s = amqp_tcp_socket_new(c);
 	if (s == NULL ||
