@@ -11,17 +11,18 @@
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 . "$CRONGUARD_SRCDIR/scripts/testenv-rabbitmq"
-N=3000
-KEYS=60
+N=4000
+KEYS=80
 testenv_rabbitmq_for_test cgq
-# rate: so that the broker can be stopped mid-run (3,000 rows in ~10 s).
+# rate: so that the broker can be stopped mid-run (4,000 rows in ~20 s;
+# rabbitmqctl stop alone takes seconds on a loaded machine).
 write_config "$CONF" "
 outbox = { batch_size = 100; max_attempts = 1000;
            backoff = { initial = \"500ms\"; max = \"500ms\"; jitter = 0.0; }; };
 channels = {
   bus = { type = \"amqp\"; url = \"amqp://127.0.0.1:$AMQP_PORT\";
           username = \"guest\"; password_file = \"$TEST_TMP/pw\";
-          routing_key = \"cgq\"; timeout = \"3s\"; rate = 300.0; };
+          routing_key = \"cgq\"; timeout = \"3s\"; rate = 200.0; };
 };"
 assert_exit 0 cg db migrate
 mysql_q "INSERT INTO outbox_messages (channel, event_type, ordering_key, payload)
@@ -30,7 +31,7 @@ mysql_q "INSERT INTO outbox_messages (channel, event_type, ordering_key, payload
 sent() { mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'"; }
 sent_at_least() { [ "$(sent)" -ge "$1" ]; }
 
-cg -v outbox dispatch --for 30s > "$TEST_TMP/d.out" 2> "$TEST_TMP/d.err" &
+cg -v outbox dispatch --for 40s > "$TEST_TMP/d.out" 2> "$TEST_TMP/d.err" &
 pid=$!
 at_exit "kill $pid 2>/dev/null"
 wait_for 20 sent_at_least 300
