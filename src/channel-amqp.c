@@ -28,6 +28,7 @@
 
 #include "channel-amqp.h"
 #include "channel.h"
+#include "incident.h"
 #include "log.h"
 #include "util.h"
 
