@@ -9,8 +9,11 @@
  * failure; a broken connection or a confirm that does not come within the
  * timeout is transient.  connection.blocked (a memory or disk alarm) stops
  * publishing: every message without its confirm goes back as SEND_NONE,
- * with no attempt counted.  A failed login is a channel failure, not a
- * message's: nothing is started (SEND_NONE) and the error is reported.
+ * with no attempt counted, and the connection is kept until the broker
+ * unblocks it.  A refused login is the channel's failure, not a
+ * message's: the first message goes back SEND_NONE with the error (a
+ * circuit failure, no attempt counted; see channel.h) and an incident is
+ * reported once until a login works again.
  */
 #include "config.h"
 
@@ -25,6 +28,8 @@
 
 #include "channel-amqp.h"
 #include "channel.h"
+#include "incident.h"
+#include "log.h"
 #include "util.h"
 
 #define AMQP_CHAN 1
@@ -35,6 +40,7 @@ struct channel {
 	struct amqp_connection_info url;
 	amqp_connection_state_t     conn; /* NULL = not connected */
 	bool                        blocked;
+	bool                        refused_reported; /* incident sent */
 	uint64_t                    next_tag; /* delivery tag of next publish */
 };
 
@@ -91,6 +97,27 @@ amqp_disconnect(struct channel *ch)
 	ch->blocked = false;
 }
 
+/* The broker blocked (a memory or disk alarm, with its reason) or
+ * unblocked the connection: logged once per change. */
+static void
+amqp_set_blocked(struct channel *ch, bool on, amqp_bytes_t reason)
+{
+	char *r;
+
+	if (on == ch->blocked)
+		return;
+	ch->blocked = on;
+	if (!on) {
+		log_kv(LOG_INFO, "amqp_unblocked", "channel", ch->conf->name,
+		    NULL);
+		return;
+	}
+	r = xstrndup(reason.bytes, reason.len);
+	log_kv(LOG_WARN, "amqp_blocked", "channel", ch->conf->name, "reason", r,
+	    NULL);
+	free(r);
+}
+
 /* Connect, log in, open the channel, select confirms.  Returns 0, or -1
  * with *errstr; *auth set when the broker refused the credentials. */
 static int
@@ -99,7 +126,7 @@ amqp_connect(struct channel *ch, bool *auth, char **errstr)
 	const struct conf_channel *cc = ch->conf;
 	amqp_socket_t             *sock;
 	amqp_rpc_reply_t           r;
-	amqp_table_entry_t         cap[2], props[1];
+	amqp_table_entry_t         cap[3], props[1];
 	amqp_table_t               captab, proptab;
 	struct timeval             tv;
 	const char                *user, *pass;
@@ -143,7 +170,11 @@ amqp_connect(struct channel *ch, bool *auth, char **errstr)
 	cap[1].key = amqp_cstring_bytes("publisher_confirms");
 	cap[1].value.kind = AMQP_FIELD_KIND_BOOLEAN;
 	cap[1].value.value.boolean = 1;
-	captab.num_entries = 2;
+	/* A refused login then says so (403) rather than closing. */
+	cap[2].key = amqp_cstring_bytes("authentication_failure_close");
+	cap[2].value.kind = AMQP_FIELD_KIND_BOOLEAN;
+	cap[2].value.value.boolean = 1;
+	captab.num_entries = 3;
 	captab.entries = cap;
 	props[0].key = amqp_cstring_bytes("capabilities");
 	props[0].value.kind = AMQP_FIELD_KIND_TABLE;
@@ -424,7 +455,10 @@ amqp_await(struct channel *ch, struct outbox_msg **msgs, uint64_t *tags,
 			}
 			break;
 		case AMQP_CONNECTION_BLOCKED_METHOD:
-			ch->blocked = true;
+			amqp_set_blocked(ch, true,
+			    ((amqp_connection_blocked_t *)
+			            f.payload.method.decoded)
+			        ->reason);
 			*why = xstrdup("amqp: connection blocked by the broker "
 			               "(memory or disk alarm)");
 			return -1;
@@ -463,10 +497,13 @@ amqp_poll(struct channel *ch, int64_t wait_ms)
 			continue;
 		switch (f.payload.method.id) {
 		case AMQP_CONNECTION_BLOCKED_METHOD:
-			ch->blocked = true;
+			amqp_set_blocked(ch, true,
+			    ((amqp_connection_blocked_t *)
+			            f.payload.method.decoded)
+			        ->reason);
 			break;
 		case AMQP_CONNECTION_UNBLOCKED_METHOD:
-			ch->blocked = false;
+			amqp_set_blocked(ch, false, amqp_empty_bytes);
 			break;
 		case AMQP_CHANNEL_CLOSE_METHOD:
 		case AMQP_CONNECTION_CLOSE_METHOD:
@@ -479,6 +516,25 @@ amqp_poll(struct channel *ch, int64_t wait_ms)
 	}
 }
 
+/* A refused login is reported as an incident once, until a login works
+ * again: the credentials are wrong for every message alike. */
+static void
+amqp_report_refused(struct channel *ch, const char *err)
+{
+	struct incident inc;
+	char           *d;
+
+	if (ch->refused_reported)
+		return;
+	ch->refused_reported = true;
+	d = xasprintf("channel %s: %s", ch->conf->name, err);
+	memset(&inc, 0, sizeof inc);
+	inc.event = "amqp_login_refused";
+	inc.detail = d;
+	incident_report(&inc);
+	free(d);
+}
+
 static void
 amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
@@ -486,7 +542,7 @@ amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	uint64_t *tags;
 	bool     *returned, auth;
 	char     *err = NULL, *why = NULL;
-	size_t    i, started = 0;
+	size_t    i, first;
 	int64_t   deadline;
 
 	tags = xcalloc(n + 1, sizeof *tags);
@@ -495,30 +551,43 @@ amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 		msgs[i]->result = SEND_NONE;
 	if (ch->conn != NULL && amqp_poll(ch, 0) == -1)
 		amqp_disconnect(ch);
+	if (ch->conn != NULL && ch->blocked &&
+	    amqp_poll(ch, ch->conf->timeout_ms / 10) == -1)
+		amqp_disconnect(ch);
+	if (ch->conn != NULL && ch->blocked)
+		goto out; /* all SEND_NONE: no attempt burnt */
+	/* Connect only for a message the limits let start (not while the
+	 * circuit is open). */
+	for (first = 0; first < n; first++) {
+		if (!*ctl->stop && ctl->before_send(ctl, msgs[first]) == 0)
+			break;
+	}
+	if (first == n)
+		goto out;
 	if (ch->conn == NULL && amqp_connect(ch, &auth, &err) == -1) {
-		/* A refused login is the channel's failure, not the
-		 * messages': none started.  Unreachable is transient. */
-		for (i = 0; i < n; i++) {
-			if (ctl->before_send(ctl, msgs[i]) != 0)
+		if (auth) {
+			/* The channel's failure, not the messages': back
+			 * unattempted, with the error for the circuit. */
+			amqp_report_refused(ch, err);
+			amqp_set(msgs[first], SEND_NONE, xstrdup(err));
+			ctl->after_send(ctl, msgs[first]);
+			goto out;
+		}
+		/* Unreachable: transient for every message let start. */
+		for (i = first; i < n; i++) {
+			if (i > first &&
+			    (*ctl->stop || ctl->before_send(ctl, msgs[i]) != 0))
 				continue;
-			amqp_set(msgs[i], auth ? SEND_NONE : SEND_RETRY,
-			    xstrdup(err));
+			amqp_set(msgs[i], SEND_RETRY, xstrdup(err));
 			ctl->after_send(ctl, msgs[i]);
-			if (auth)
-				break;
 		}
 		goto out;
 	}
-	if (ch->blocked && amqp_poll(ch, ch->conf->timeout_ms / 10) == -1) {
-		amqp_disconnect(ch);
-		goto out;
-	}
-	if (ch->blocked)
-		goto out; /* all SEND_NONE: no attempt burnt */
-	for (i = 0; i < n; i++) {
-		if (*ctl->stop || ctl->before_send(ctl, msgs[i]) != 0)
+	ch->refused_reported = false;
+	for (i = first; i < n; i++) {
+		if (i > first &&
+		    (*ctl->stop || ctl->before_send(ctl, msgs[i]) != 0))
 			continue;
-		started++;
 		if (amqp_publish(ch, msgs[i]) != AMQP_STATUS_OK) {
 			amqp_set(msgs[i], SEND_RETRY,
 			    xstrdup("amqp: publish failed"));
@@ -530,13 +599,20 @@ amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	deadline = now_mono_ms() + ch->conf->timeout_ms;
 	if (ch->conn != NULL &&
 	    amqp_await(ch, msgs, tags, returned, n, deadline, &why) == -1) {
-		/* Blocked: put back, no attempt.  Otherwise transient. */
-		amqp_settle_rest(
-		    msgs, tags, n, ch->blocked ? SEND_NONE : SEND_RETRY, why);
-		amqp_disconnect(ch);
+		/* Blocked: put back with no attempt and no error (not a
+		 * failure of the channel), and keep the connection to hear
+		 * connection.unblocked (the publishes it holds may still be
+		 * delivered: duplicates, never losses).  Otherwise
+		 * transient, and the connection is dropped. */
+		if (ch->blocked)
+			amqp_settle_rest(msgs, tags, n, SEND_NONE, NULL);
+		else {
+			amqp_settle_rest(msgs, tags, n, SEND_RETRY, why);
+			amqp_disconnect(ch);
+		}
 	}
 	amqp_settle_rest(msgs, tags, n, SEND_RETRY, "amqp: connection lost");
-	for (i = 0; i < n && started > 0; i++) {
+	for (i = first; i < n; i++) {
 		if (msgs[i]->result != SEND_NONE || msgs[i]->error != NULL)
 			ctl->after_send(ctl, msgs[i]);
 	}

@@ -10,7 +10,10 @@
 
 enum send_result {
 	SEND_NONE = 0,  /* not attempted (stopped, circuit open, quota):
-	                 * back to PENDING, no attempt counted */
+	                 * back to PENDING, no attempt counted; with an
+	                 * error after before_send let it start, the
+	                 * channel itself failed (amqp: login refused),
+	                 * which counts for the circuit breaker */
 	SEND_OK,        /* delivered */
 	SEND_RETRY,     /* transient: retry with backoff */
 	SEND_PERMANENT, /* permanent: FAILED */

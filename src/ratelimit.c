@@ -483,21 +483,18 @@ rl_after_send(struct send_ctl *ctl, struct outbox_msg *msg)
 	/* A payload refused before sending says nothing of the channel. */
 	if (!rl_started(rl, msg->id))
 		return;
-	switch (msg->result) {
-	case SEND_RETRY:
+	/* SEND_NONE with an error: the channel itself failed before the
+	 * message (a refused login), a failure without an attempt. */
+	if (msg->result == SEND_RETRY ||
+	    (msg->result == SEND_NONE && msg->error != NULL)) {
 		rl->tail++;
 		free(rl->error);
 		rl->error = xstrdup(
 		    msg->error != NULL ? msg->error : "transient failure");
-		break;
-	case SEND_OK:
-	case SEND_PERMANENT:
+	} else if (msg->result == SEND_OK || msg->result == SEND_PERMANENT) {
 		/* The server answered: the channel works. */
 		rl->reset = 1;
 		rl->tail = 0;
-		break;
-	case SEND_NONE:
-		break;
 	}
 }
 

@@ -1,23 +1,47 @@
 #!/bin/sh
 # A wrong password is the channel's failure, not the messages': no row
-# is attempted (attempts stay 0, rows stay PENDING) and the run reports
-# the refused login; nothing reaches the broker.
+# is attempted (attempts stay 0, rows stay PENDING), the refused login
+# opens the circuit (event=circuit_open with the broker's reason, shown
+# by outbox check) and is reported once as an incident; with the circuit
+# open no further login is tried.  Nothing reaches the broker.  With the
+# right password (circuit reset by hand) every row is delivered once.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 . "$CRONGUARD_SRCDIR/scripts/testenv-rabbitmq"
 testenv_rabbitmq_for_test q
 printf 'not-the-password\n' > "$TEST_TMP/pw"
 write_config "$CONF" "
-outbox = { batch_size = 50; };
+outbox = { batch_size = 50; poll_interval = \"200ms\"; };
 channels = {
   bus = { type = \"amqp\"; url = \"amqp://127.0.0.1:$AMQP_PORT\";
           username = \"guest\"; password_file = \"$TEST_TMP/pw\";
-          routing_key = \"q\"; circuit = { failures = 1; }; };
+          routing_key = \"q\"; circuit = { failures = 1; cooldown = \"1m\"; }; };
 };"
 assert_exit 0 cg db migrate
 mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
     SELECT 'bus', 'test.event', JSON_OBJECT('n', seq) FROM seq_1_to_10"
-cg -v outbox dispatch --for 3s
+assert_exit 0 cg -v outbox dispatch --for 2s
 assert_eq 10 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
     WHERE status = 'PENDING' AND attempts = 0")" "rows untouched"
+assert_grep "event=circuit_open channel=bus failures=1 .*error=\"amqp: login: connection closed: 403 ACCESS_REFUSED" "$ERR"
+assert_eq 1 "$(grep -c 'level=error event=amqp_login_refused incident=1' "$ERR")" \
+    "incidents reported"
+assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM cronguard_channels
+    WHERE name = 'bus' AND circuit_open_until > NOW(6)
+    AND circuit_error LIKE '%ACCESS_REFUSED%'")" "circuit open in the database"
+cg outbox check > "$OUT" 2>&1 || :
+assert_grep "circuit_open=bus" "$OUT"
+# The circuit is open: a second run does not even log in.
+assert_exit 0 cg -v outbox dispatch
+if grep -q amqp_login_refused "$ERR"; then
+	fail "a login was tried with the circuit open"
+fi
 assert_eq 0 "$(testenv_rabbitmq_count q)" "messages in the queue"
+
+printf 'guest\n' > "$TEST_TMP/pw"
+mysql_q "UPDATE cronguard_channels SET circuit_open_until = NULL,
+    circuit_failures = 0, circuit_probe_at = NULL WHERE name = 'bus'"
+assert_exit 0 cg -v outbox dispatch
+assert_eq 10 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+    WHERE status = 'SENT' AND attempts = 1")" "rows SENT with the password"
+assert_eq 10 "$(testenv_rabbitmq_count q)" "messages in the queue"
