@@ -77,9 +77,10 @@ cg_build()
 	fi
 	mkdir -p "$CG_BUILDDIR" || cg_die "cannot create $CG_BUILDDIR"
 	if [ -z "$quick" ] || [ ! -f "$CG_BUILDDIR/config.status" ]; then
-		cg_say "configure --enable-debug --enable-asan (in $CG_BUILDDIR)"
+		cg_say "configure --enable-debug --enable-asan --enable-fault-injection (in $CG_BUILDDIR)"
 		(cd "$CG_BUILDDIR" &&
-		    "$CG_SRCDIR/configure" -q --enable-debug --enable-asan) ||
+		    "$CG_SRCDIR/configure" -q --enable-debug --enable-asan \
+		    --enable-fault-injection) ||
 		    cg_die "configure failed (see $CG_BUILDDIR/config.log)"
 	fi
 	cg_say "make -j$CG_JOBS"
