@@ -3,6 +3,10 @@
  * (scripts/chaos).  Built with ./configure --enable-fault-injection,
  * faultpoint("after_claim_commit") kills the process with SIGKILL when
  * CRONGUARD_FAULT is exactly that name; otherwise it compiles to nothing.
+ * The points (src/outbox.c): after_claim_commit (a claim of at least one
+ * row committed), before_finalise (the batch was sent, nothing finalised)
+ * and mid_finalise (sent rows deleted when keep_sent = false, the UPDATE
+ * of the others not yet run).
  */
 #ifndef CG_FAULTPOINT_H
 #define CG_FAULTPOINT_H
