@@ -3,7 +3,8 @@
 #
 #   cg_install_deps   install the Debian packages the build and tests need
 #                     (apt-get update once, only when something is missing)
-#   cg_build [-n]     autoreconf, configure (--enable-debug --enable-asan)
+#   cg_build [-n]     autoreconf, configure ($CG_CONFIGURE, by default
+#                     --enable-debug --enable-asan --enable-fault-injection)
 #                     and make in $CG_BUILDDIR; -n: skip autoreconf and
 #                     configure when the build directory is configured
 #   cg_say / cg_warn / cg_die   messages
@@ -14,6 +15,9 @@
 CG_SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CG_BUILDDIR=${CRONGUARD_BUILDDIR:-$CG_SRCDIR/build}
 CG_JOBS=${CRONGUARD_JOBS:-2}
+# The crash points (src/faultpoint.h) cost a getenv where they are and
+# nothing without CRONGUARD_FAULT: the test build has them for scripts/chaos.
+CG_CONFIGURE="--enable-debug --enable-asan --enable-fault-injection"
 CG_PACKAGES="build-essential autoconf automake pkg-config libmariadb-dev
 	libcurl4-openssl-dev libconfig-dev libjansson-dev libssl-dev check
 	libsubunit-dev mariadb-server mariadb-client python3-aiosmtpd
@@ -77,9 +81,9 @@ cg_build()
 	fi
 	mkdir -p "$CG_BUILDDIR" || cg_die "cannot create $CG_BUILDDIR"
 	if [ -z "$quick" ] || [ ! -f "$CG_BUILDDIR/config.status" ]; then
-		cg_say "configure --enable-debug --enable-asan (in $CG_BUILDDIR)"
-		(cd "$CG_BUILDDIR" &&
-		    "$CG_SRCDIR/configure" -q --enable-debug --enable-asan) ||
+		cg_say "configure $CG_CONFIGURE (in $CG_BUILDDIR)"
+		# shellcheck disable=SC2086 # CG_CONFIGURE is a list
+		(cd "$CG_BUILDDIR" && "$CG_SRCDIR/configure" -q $CG_CONFIGURE) ||
 		    cg_die "configure failed (see $CG_BUILDDIR/config.log)"
 	fi
 	cg_say "make -j$CG_JOBS"

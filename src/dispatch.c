@@ -29,6 +29,7 @@
 #include "channel.h"
 #include "db.h"
 #include "dispatch.h"
+#include "faultpoint.h"
 #include "log.h"
 #include "outbox.h"
 #include "ratelimit.h"
@@ -132,6 +133,8 @@ dispatch_deadline_after(struct send_ctl *ctl, struct outbox_msg *msg)
 {
 	struct dispatch_ctl *dc = (struct dispatch_ctl *)ctl;
 
+	if (msg->result == SEND_OK)
+		faultpoint("after_send");
 	dc->inner.after_send(&dc->inner, msg);
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "backoff.h"
+#include "faultpoint.h"
 #include "incident.h"
 #include "log.h"
 #include "outbox.h"
@@ -228,6 +229,8 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 	st = db_txn(db, claim_txn, &a, errstr);
 	if (st != DB_OK)
 		claim_reset(c);
+	else if (c->n > 0)
+		faultpoint("after_claim_commit");
 	if (cur != NULL) {
 		cur->set = 0;
 		if (st == DB_OK && c->n == limit &&
@@ -461,6 +464,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 	buf_init(&lost);
 	if (c->n == 0)
 		goto out;
+	faultpoint("before_finalise");
 	rows = xcalloc(c->n, sizeof *rows);
 	rowids = xcalloc(c->n, sizeof *rowids);
 	delids = xcalloc(c->n, sizeof *delids);
@@ -486,6 +490,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 		db_result_free(res);
 		res = NULL;
 	}
+	faultpoint("mid_finalise");
 	if (nrows > 0) {
 		buf_adds(&sql, "UPDATE outbox_messages SET ");
 		for (k = 0; k < FIN_NCOLS; k++) {
