@@ -686,7 +686,10 @@ ratelimit_states(
 	    "WHEN circuit_open_until > NOW(6) THEN 1 ELSE 2 END, "
 	    "circuit_failures, GREATEST(COALESCE(TIMESTAMPDIFF(MICROSECOND, "
 	    "NOW(6), circuit_open_until), 0), 0) DIV 1000, circuit_error, "
-	    "IF(quota_day = UTC_DATE(), quota_used, 0) "
+	    "IF(quota_day = UTC_DATE(), quota_used, 0), "
+	    "TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), UTC_DATE() + "
+	    "INTERVAL 1 DAY), CONCAT(UTC_DATE() + INTERVAL 1 DAY, "
+	    "'T00:00:00Z') "
 	    "FROM cronguard_channels ORDER BY name");
 	if (st != DB_OK)
 		return st;
@@ -708,6 +711,11 @@ ratelimit_states(
 		if ((v = db_cell(res, i, 5)) != NULL &&
 		    parse_ll(v, LLONG_MIN, LLONG_MAX, &x, &why) == 0)
 			s[i].quota_used = x;
+		if ((v = db_cell(res, i, 6)) != NULL &&
+		    parse_ll(v, 0, LLONG_MAX, &x, &why) == 0)
+			s[i].quota_resets_s = x;
+		s[i].quota_resets_at = xstrdup(
+		    db_cell(res, i, 7) != NULL ? db_cell(res, i, 7) : "");
 	}
 	*n = res->nrows;
 	*out = s;
@@ -725,6 +733,7 @@ ratelimit_states_free(struct ratelimit_state *s, size_t n)
 	for (i = 0; i < n; i++) {
 		free(s[i].channel);
 		free(s[i].error);
+		free(s[i].quota_resets_at);
 	}
 	free(s);
 }

@@ -88,6 +88,8 @@ struct ratelimit_state {
 	long long              open_for_ms; /* CIRCUIT_OPEN: until half-open */
 	char                  *error;       /* what opened it last, or NULL */
 	long long              quota_used;  /* today (UTC), 0 on another day */
+	long long              quota_resets_s; /* until the next UTC midnight */
+	char *quota_resets_at;                 /* it, as 2026-12-02T00:00:00Z */
 };
 enum db_status ratelimit_states(
     struct db *, struct ratelimit_state **out, size_t *n, char **errstr);
