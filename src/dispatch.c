@@ -39,6 +39,11 @@
  * of --for, if shorter), leaving it to in-flight replies and finalise. */
 #define DISPATCH_MARGIN_MS 100
 
+/* A one-shot dispatch whose batch the rate alone held back waits for the
+ * next slot: each wait at most this long and at most the channel's rate
+ * interval, and no more than this in all (cronguard(1)). */
+#define DISPATCH_RATE_WAIT_MS 5000
+
 /* One configured channel this dispatcher serves. */
 struct dchan {
 	const struct conf_channel *conf;
@@ -64,7 +69,9 @@ struct dispatch {
 	struct outbox_cursor   cursor; /* of the unlimited channels' claims */
 	struct outbox_tally    tally;
 	unsigned long long     recovered;
-	volatile sig_atomic_t *stop; /* opts->stop, or never */
+	int64_t                rate_wait; /* ms until a held channel's slot */
+	int64_t                waited;    /* ms waited for slots in all */
+	volatile sig_atomic_t *stop;      /* opts->stop, or never */
 	volatile sig_atomic_t  never;
 };
 
@@ -292,6 +299,24 @@ dispatch_want(const struct dispatch *dp, const struct dchan *d)
 	return fit < dp->batch ? (unsigned)fit : dp->batch;
 }
 
+/* The rate held d's batch back: note the wait for its next slot when a
+ * one-shot dispatch may wait that long. */
+static void
+dispatch_note_rate_wait(struct dispatch *dp, const struct dchan *d)
+{
+	int64_t wait = ratelimit_rate_wait(d->lim), bound;
+
+	if (dp->for_ms != 0)
+		return;
+	bound = (int64_t)(1000.0 / d->conf->rate + 0.5);
+	if (bound > DISPATCH_RATE_WAIT_MS)
+		bound = DISPATCH_RATE_WAIT_MS;
+	if (wait > bound || dp->waited + wait > DISPATCH_RATE_WAIT_MS)
+		return;
+	if (dp->rate_wait == 0 || wait < dp->rate_wait)
+		dp->rate_wait = wait;
+}
+
 /*
  * One batch: reserve from each channel's limits, claim the unlimited
  * channels together and each limited channel on its own (so a quota is
@@ -309,6 +334,7 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 	*claimed = 0;
 	*attempted = false;
 	*rescan = false;
+	dp->rate_wait = 0;
 	if (dispatch_left(dp) <= 0)
 		return DB_OK;
 	names = xcalloc(dp->nchans + 1, sizeof *names);
@@ -334,6 +360,8 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 		    d->lim, dp->db, want, &d->granted, errstr);
 		if (st != DB_OK)
 			goto out;
+		if (d->granted == 0 && ratelimit_rate_wait(d->lim) > 0)
+			dispatch_note_rate_wait(dp, d);
 		if (ratelimit_quota_exhausted(d->lim) && !d->quota_warned) {
 			d->quota_warned = true;
 			log_kv(LOG_WARN, "quota_exhausted", "channel",
@@ -394,6 +422,12 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 			return st;
 		if (claimed == 0 && rescan)
 			continue;
+		if (claimed == 0 && dp->rate_wait > 0) {
+			/* One-shot, and only the rate held rows back. */
+			sleep_ms(dp->rate_wait);
+			dp->waited += dp->rate_wait;
+			continue;
+		}
 		/* Nothing due; or everything claimed went back unsent
 		 * (circuit open, quota, stop): claiming again at once would
 		 * spin on the same rows. */

@@ -88,41 +88,113 @@ out:
 	return st;
 }
 
+/* The due PENDING rows of every channel whose quota is used up. */
+static enum db_status
+outbox_count_quota_due(struct db *db, struct outbox_counts *k, char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf        in;
+	enum db_status    st = DB_OK;
+	const char       *cell, *e;
+	size_t            i, j, n = 0;
+	long long         x;
+
+	buf_init(&in);
+	buf_adds(&in, "channel IN (");
+	for (i = 0; i < k->nchannels; i++) {
+		if (!k->quota[i].exhausted)
+			continue;
+		if (n++ > 0)
+			buf_addc(&in, ',');
+		if (db_fragment(
+		        db, &in, errstr, "%s", k->channels[i].channel) != 0) {
+			st = DB_ERR_QUERY;
+			goto out;
+		}
+	}
+	buf_addc(&in, ')');
+	if (n == 0)
+		goto out;
+	st = db_query(db, &res, errstr,
+	    "SELECT channel, COUNT(*) FROM outbox_messages"
+	    " WHERE status = 'PENDING' AND next_attempt_at <= NOW(6) AND %F"
+	    " GROUP BY channel",
+	    &in);
+	if (st != DB_OK)
+		goto out;
+	for (i = 0; i < res->nrows; i++) {
+		cell = db_cell(res, i, 1);
+		if (db_cell(res, i, 0) == NULL || cell == NULL ||
+		    parse_ll(cell, 0, LLONG_MAX, &x, &e) != 0) {
+			*errstr = xstrdup("count failed: unexpected result");
+			st = DB_ERR_QUERY;
+			goto out;
+		}
+		for (j = 0; j < k->nchannels; j++) {
+			if (strcmp(k->channels[j].channel,
+			        db_cell(res, i, 0)) == 0)
+				k->quota[j].due = x;
+		}
+	}
+	for (i = 0; i < k->nchannels; i++) {
+		if (k->quota[i].exhausted && k->quota[i].due > 0)
+			k->quota_blocked++;
+	}
+out:
+	db_result_free(res);
+	buf_free(&in);
+	return st;
+}
+
 enum db_status
 outbox_count_channels(struct db *db, const struct conf *conf,
     struct outbox_counts *k, char **errstr)
 {
-	struct ratelimit_state *all = NULL;
-	enum db_status          st;
-	size_t                  i, n = 0;
+	const struct conf_channel *cc;
+	struct ratelimit_state    *all = NULL;
+	enum db_status             st;
+	size_t                     i, n = 0;
 
 	outbox_counts_free(k);
 	st = ratelimit_states(db, &all, &n, errstr);
 	if (st != DB_OK)
 		return st;
 	k->channels = xcalloc(n + 1, sizeof *k->channels);
+	k->quota = xcalloc(n + 1, sizeof *k->quota);
 	for (i = 0; i < n; i++) {
 		/* Another configuration's channel: not this check's alarm. */
-		if (conf_channel_find(conf, all[i].channel) == NULL) {
+		if ((cc = conf_channel_find(conf, all[i].channel)) == NULL) {
 			free(all[i].channel);
 			free(all[i].error);
+			free(all[i].quota_resets_at);
 			continue;
+		}
+		if (cc->daily_quota > 0 &&
+		    all[i].quota_used >= cc->daily_quota) {
+			k->quota[k->nchannels].exhausted = true;
+			k->quota_exhausted++;
 		}
 		k->channels[k->nchannels++] = all[i];
 		if (all[i].circuit != CIRCUIT_CLOSED)
 			k->circuit_open++;
 	}
 	free(all); /* the strings moved to k->channels */
-	return DB_OK;
+	if (k->quota_exhausted > 0)
+		st = outbox_count_quota_due(db, k, errstr);
+	return st;
 }
 
 void
 outbox_counts_free(struct outbox_counts *k)
 {
 	ratelimit_states_free(k->channels, k->nchannels);
+	free(k->quota);
 	k->channels = NULL;
+	k->quota = NULL;
 	k->nchannels = 0;
 	k->circuit_open = 0;
+	k->quota_exhausted = 0;
+	k->quota_blocked = 0;
 }
 
 enum check_status
@@ -149,6 +221,10 @@ outbox_verdict(const struct outbox_counts *k, const struct conf_outbox *c)
 	if (k->unknown_channel > 0)
 		s = check_status_worst(s, CHECK_WARNING);
 	if (k->circuit_open > 0)
+		s = check_status_worst(s, CHECK_WARNING);
+	if (k->quota_blocked > 0)
+		s = check_status_worst(s, CHECK_CRITICAL);
+	else if (k->quota_exhausted > 0)
 		s = check_status_worst(s, CHECK_WARNING);
 	return s;
 }

@@ -9,6 +9,7 @@
 #ifndef CRONGUARD_OUTBOX_ADMIN_H
 #define CRONGUARD_OUTBOX_ADMIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,10 +36,19 @@ struct outbox_counts {
 	struct ratelimit_state *channels;
 	size_t                  nchannels;
 	long long               circuit_open; /* of those: open or half-open */
+	/* Parallel to channels: whether its daily_quota is used up today,
+	 * and then its due PENDING rows (waiting behind the quota). */
+	struct outbox_quota {
+		bool      exhausted;
+		long long due;
+	} * quota;
+	long long quota_exhausted; /* channels with the quota used up */
+	long long quota_blocked;   /* of those: with due rows */
 };
 enum db_status outbox_count(
     struct db *, const struct conf *, struct outbox_counts *, char **errstr);
-/* Fill k->channels and k->circuit_open (one query); k's counts stay. */
+/* Fill k->channels, k->circuit_open and the quota fields (one query, a
+ * second when a quota is used up); k's counts stay. */
 enum db_status outbox_count_channels(
     struct db *, const struct conf *, struct outbox_counts *k, char **errstr);
 void outbox_counts_free(struct outbox_counts *);
@@ -47,7 +57,9 @@ void outbox_counts_free(struct outbox_counts *);
  * against outbox.thresholds (value >= threshold; 0 disables one); any
  * unknown_channel row is a WARNING; so is a configured channel whose
  * circuit is open or half-open (its rows wait, no attempt is spent: the
- * breaker works, but nothing is delivered there until it closes). */
+ * breaker works, but nothing is delivered there until it closes); so is
+ * a channel whose daily quota is used up, CRITICAL when due rows of it
+ * wait behind the quota until it resets at midnight UTC. */
 enum check_status outbox_verdict(
     const struct outbox_counts *, const struct conf_outbox *);
 

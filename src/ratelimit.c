@@ -14,7 +14,11 @@
  * a reservation takes k consecutive slots T = 1/rate apart starting at
  * GREATEST(rate_tat, NOW(6)), but only slots due within the next
  * RL_HORIZON_US, so no dispatcher holds claimed rows long waiting for a
- * slot.  Idle time earns no burst.  Unused slots are not given back.
+ * slot.  Idle time earns no burst.  The reservation also stores its end in
+ * the session variable @cg_rate_tat; settle gives the trailing slots not
+ * used back while rate_tat still equals it (no dispatcher reserved after
+ * them).  Otherwise they lapse: they are before the later reservation's
+ * and within the horizon, so at most one horizon is lost.
  *
  * Quota: quota_used counts the UTC day's reservations (reset when
  * UTC_DATE() moves on); settle gives back what was not sent.
@@ -57,6 +61,9 @@ struct ratelimit {
 	int64_t  base_ms; /* monotonic time of slot 0 */
 	unsigned nslots;
 	unsigned next_slot;
+	unsigned rate_reserved; /* slots reserved, before any trim */
+	unsigned rate_used;     /* 1 + the last slot a send started in */
+	int64_t  rate_wait_ms;  /* the rate held the batch: until a slot */
 
 	/* quota: reserved by this batch on day (TO_DAYS) */
 	unsigned  quota_reserved;
@@ -126,6 +133,7 @@ static void
 rl_batch_reset(struct ratelimit *rl)
 {
 	rl->nslots = rl->next_slot = 0;
+	rl->rate_reserved = rl->rate_used = 0;
 	rl->base_ms = 0;
 	rl->quota_reserved = 0;
 	rl->quota_day = 0;
@@ -281,11 +289,11 @@ rl_reserve_rate(struct ratelimit *rl, struct db *db, unsigned want,
 	    "GREATEST(TIMESTAMPDIFF(MICROSECOND, NOW(6), "
 	    "COALESCE(rate_tat, NOW(6))), 0)");
 	if (db_fragment(db, &sql, errstr,
-	        "UPDATE cronguard_channels SET rate_tat = "
+	        "UPDATE cronguard_channels SET rate_tat = (@cg_rate_tat := "
 	        "GREATEST(COALESCE(rate_tat, NOW(6)), NOW(6)) + INTERVAL (%lld * "
 	        "(LAST_INSERT_ID(IF(%F > %lld, 0, LEAST(%u, FLOOR((%lld - %F) / "
 	        "%lld) + 1)) + 1024 * LEAST(%F, 1000000000000)) MOD 1024)) "
-	        "MICROSECOND",
+	        "MICROSECOND)",
 	        T, &d, H, want, H, &d, T, &d) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
@@ -297,10 +305,15 @@ rl_reserve_rate(struct ratelimit *rl, struct db *db, unsigned want,
 		goto out;
 	}
 	*granted = (unsigned)(v % 1024);
+	if (*granted == 0) {
+		/* Slots come within the horizon again in d - H. */
+		rl->rate_wait_ms = ((int64_t)(v / 1024) - H) / 1000 + 1;
+		goto out;
+	}
 	/* Slot 0 is d after the statement ran; the reply's latency is
 	 * negligible beside a slot. */
 	rl->base_ms = now_mono_ms() + (int64_t)(v / 1024) / 1000;
-	rl->nslots = *granted;
+	rl->nslots = rl->rate_reserved = *granted;
 out:
 	buf_free(&d);
 	buf_free(&sql);
@@ -341,6 +354,7 @@ ratelimit_reserve(struct ratelimit *rl, struct db *db, unsigned want,
 	rl_batch_reset(rl);
 	*granted = 0;
 	rl->quota_exhausted = 0;
+	rl->rate_wait_ms = 0;
 	if (!rl->limited) {
 		*granted = want;
 		return DB_OK;
@@ -383,6 +397,12 @@ int
 ratelimit_quota_exhausted(const struct ratelimit *rl)
 {
 	return rl->quota_exhausted;
+}
+
+int64_t
+ratelimit_rate_wait(const struct ratelimit *rl)
+{
+	return rl->rate_wait_ms;
 }
 
 void
@@ -457,13 +477,25 @@ rl_before_send(struct send_ctl *ctl, struct outbox_msg *msg)
 		/* Not paced by ratelimit_pace: wait for the slot here. */
 		if (rl->next_slot >= rl->nslots)
 			return 1;
-		at =
-		    rl->base_ms + (int64_t)rl->next_slot++ * rl->slot_us / 1000;
+		at = rl->base_ms + (int64_t)rl->next_slot * rl->slot_us / 1000;
 		while ((now = now_mono_ms()) < at) {
 			if (rl->stop != NULL && *rl->stop)
 				return 1;
 			sleep_ms(at - now);
 		}
+		rl->next_slot++;
+		if (rl->rate_used < rl->next_slot)
+			rl->rate_used = rl->next_slot;
+	} else if (rl_has_rate(rl)) {
+		/* Paced: the slot ratelimit_pace gave it. */
+		at = ((msg->not_before_ms - rl->base_ms) * 1000 +
+		         rl->slot_us / 2) /
+		        rl->slot_us +
+		    1;
+		if (at > 0 && (uint64_t)at > rl->rate_used)
+			rl->rate_used = at > rl->rate_reserved
+			    ? rl->rate_reserved
+			    : (unsigned)at;
 	}
 	if (rl->nstarted == rl->capstarted) {
 		rl->capstarted = rl->capstarted == 0 ? 64 : rl->capstarted * 2;
@@ -531,7 +563,7 @@ rl_log_circuit(const struct ratelimit *rl, unsigned failures, int opened)
  * failure count and the circuit state it implies.  0, or -1 with *errstr. */
 static int
 rl_settle_sql(struct ratelimit *rl, struct db *db, struct buf *sql,
-    unsigned giveback, int circuit, char **errstr)
+    unsigned giveback, unsigned slots, int circuit, char **errstr)
 {
 	struct buf newf;
 	unsigned   thr = rl->conf->circuit_failures;
@@ -543,6 +575,12 @@ rl_settle_sql(struct ratelimit *rl, struct db *db, struct buf *sql,
 	        "quota_used = IF(%u > 0 AND quota_day = FROM_DAYS(%lld)"
 	        ", GREATEST(quota_used - %u, 0), quota_used)",
 	        giveback, rl->quota_day, giveback) != 0)
+		goto out;
+	if (slots > 0 &&
+	    db_fragment(db, sql, errstr,
+	        ", rate_tat = IF(rate_tat = @cg_rate_tat, rate_tat - INTERVAL "
+	        "%lld MICROSECOND, rate_tat)",
+	        (long long)slots * (long long)rl->slot_us) != 0)
 		goto out;
 	if (circuit) {
 		if (rl->reset
@@ -585,7 +623,7 @@ ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
 {
 	struct buf     sql;
 	enum db_status st = DB_OK;
-	unsigned       sent = 0, giveback = 0, thr, failures;
+	unsigned       sent = 0, giveback = 0, slots = 0, thr, failures;
 	size_t         i;
 	int            circuit = 0, opening = 0, closing = 0;
 
@@ -598,6 +636,8 @@ ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
 	}
 	if (rl->quota_reserved > sent)
 		giveback = rl->quota_reserved - sent;
+	if (rl->rate_reserved > rl->rate_used)
+		slots = rl->rate_reserved - rl->rate_used;
 
 	thr = rl->conf->circuit_failures;
 	failures = rl_failures(rl);
@@ -610,10 +650,10 @@ ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
 		circuit = rl->tail > 0 || (rl->reset && rl->db_failures > 0) ||
 		    closing;
 	}
-	if (giveback == 0 && !circuit)
+	if (giveback == 0 && slots == 0 && !circuit)
 		goto out;
 
-	if (rl_settle_sql(rl, db, &sql, giveback, circuit, errstr) != 0)
+	if (rl_settle_sql(rl, db, &sql, giveback, slots, circuit, errstr) != 0)
 		st = DB_ERR_QUERY;
 	else
 		st = db_query_retry(db, NULL, errstr, "%F", &sql);
@@ -646,7 +686,10 @@ ratelimit_states(
 	    "WHEN circuit_open_until > NOW(6) THEN 1 ELSE 2 END, "
 	    "circuit_failures, GREATEST(COALESCE(TIMESTAMPDIFF(MICROSECOND, "
 	    "NOW(6), circuit_open_until), 0), 0) DIV 1000, circuit_error, "
-	    "IF(quota_day = UTC_DATE(), quota_used, 0) "
+	    "IF(quota_day = UTC_DATE(), quota_used, 0), "
+	    "TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(), UTC_DATE() + "
+	    "INTERVAL 1 DAY), CONCAT(UTC_DATE() + INTERVAL 1 DAY, "
+	    "'T00:00:00Z') "
 	    "FROM cronguard_channels ORDER BY name");
 	if (st != DB_OK)
 		return st;
@@ -668,6 +711,11 @@ ratelimit_states(
 		if ((v = db_cell(res, i, 5)) != NULL &&
 		    parse_ll(v, LLONG_MIN, LLONG_MAX, &x, &why) == 0)
 			s[i].quota_used = x;
+		if ((v = db_cell(res, i, 6)) != NULL &&
+		    parse_ll(v, 0, LLONG_MAX, &x, &why) == 0)
+			s[i].quota_resets_s = x;
+		s[i].quota_resets_at = xstrdup(
+		    db_cell(res, i, 7) != NULL ? db_cell(res, i, 7) : "");
 	}
 	*n = res->nrows;
 	*out = s;
@@ -685,6 +733,7 @@ ratelimit_states_free(struct ratelimit_state *s, size_t n)
 	for (i = 0; i < n; i++) {
 		free(s[i].channel);
 		free(s[i].error);
+		free(s[i].quota_resets_at);
 	}
 	free(s);
 }

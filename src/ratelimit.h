@@ -36,6 +36,10 @@ enum db_status ratelimit_reserve(struct ratelimit *, struct db *, unsigned want,
 /* Whether the last ratelimit_reserve found the day's quota used up. */
 int ratelimit_quota_exhausted(const struct ratelimit *);
 
+/* When the rate held the last ratelimit_reserve's whole batch back: in
+ * how many milliseconds a reserve can be granted a slot again; else 0. */
+int64_t ratelimit_rate_wait(const struct ratelimit *);
+
 /* The send_ctl a channel uses for the reserved batch: paces sends to the
  * rate, and stops starting sends once the circuit opens mid-batch. */
 void ratelimit_ctl(
@@ -53,18 +57,20 @@ void ratelimit_pace(struct ratelimit *, struct outbox_msg **msgs, size_t n);
  * Added, for `outbox dispatch --for`: keep only the slots of the current
  * reservation that start before deadline_ms (monotonic) and return how
  * many of granted rows may be claimed.  Without a rate: granted.  Quota
- * reserved for the dropped slots goes back at ratelimit_settle like any
- * unsent row; the rate slots themselves are not given back.
+ * and rate slots reserved for the dropped slots go back at
+ * ratelimit_settle like any unsent row's.
  */
 unsigned ratelimit_trim(
     struct ratelimit *, unsigned granted, int64_t deadline_ms);
 
-/* After the batch: give back unused quota, record consecutive transient
- * failures and open or close the circuit for every instance.  Call it
- * after every ratelimit_reserve that granted rows, also when the claim
- * found nothing (msgs NULL, n 0): that gives the reservation back at once.
- * Otherwise only the process's next ratelimit_reserve gives it back, and a
- * process that exits first leaves it counted against the day's quota. */
+/* After the batch: give back unused quota and the trailing rate slots no
+ * send started in (while no other reservation followed them), record
+ * consecutive transient failures and open or close the circuit for every
+ * instance.  Call it after every ratelimit_reserve that granted rows,
+ * also when the claim found nothing (msgs NULL, n 0): that gives the
+ * reservation back at once.  Otherwise only the process's next
+ * ratelimit_reserve gives it back, and a process that exits first leaves
+ * it counted against the day's quota. */
 enum db_status ratelimit_settle(struct ratelimit *, struct db *,
     struct outbox_msg **msgs, size_t n, char **errstr);
 
@@ -82,6 +88,8 @@ struct ratelimit_state {
 	long long              open_for_ms; /* CIRCUIT_OPEN: until half-open */
 	char                  *error;       /* what opened it last, or NULL */
 	long long              quota_used;  /* today (UTC), 0 on another day */
+	long long              quota_resets_s; /* until the next UTC midnight */
+	char *quota_resets_at;                 /* it, as 2026-12-02T00:00:00Z */
 };
 enum db_status ratelimit_states(
     struct db *, struct ratelimit_state **out, size_t *n, char **errstr);

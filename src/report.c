@@ -97,6 +97,26 @@ report_circuit_name(enum ratelimit_circuit c)
 	return "closed";
 }
 
+/* quota_exhausted=mail(due=3),hook quota_resets=2026-12-02T00:00:00Z */
+static void
+report_outbox_nagios_quota(struct buf *b, const struct outbox_counts *k)
+{
+	const char *resets = NULL;
+	size_t      i, n = 0;
+
+	for (i = 0; i < k->nchannels; i++) {
+		if (!k->quota[i].exhausted)
+			continue;
+		buf_printf(b, "%s%s", n++ == 0 ? " quota_exhausted=" : ",",
+		    k->channels[i].channel);
+		if (k->quota[i].due > 0)
+			buf_printf(b, "(due=%lld)", k->quota[i].due);
+		resets = k->channels[i].quota_resets_at;
+	}
+	if (resets != NULL)
+		buf_printf(b, " quota_resets=%s", resets);
+}
+
 static void
 report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
     const struct conf_outbox *c, enum check_status s)
@@ -115,6 +135,7 @@ report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
 		buf_printf(b, "%s%s", n++ == 0 ? " circuit_open=" : ",",
 		    k->channels[i].channel);
 	}
+	report_outbox_nagios_quota(b, k);
 	buf_printf(b,
 	    " | pending=%lld;%lld;%lld due=%lld processing=%lld stale=%lld stuck=%lld;;0 failed=%lld;%lld;%lld oldest_due=%llds;%lld;%lld unknown_channel=%lld circuit_open=%lld;0",
 	    k->pending, c->pending_warn, c->pending_crit, k->due, k->processing,
@@ -160,8 +181,12 @@ report_outbox_prom_channels(struct buf *b, const struct outbox_counts *k)
 	static const char *const        open = "cronguard_outbox_circuit_open",
 	                         *const failures =
 	                             "cronguard_outbox_circuit_failures",
-	                         *const quota = "cronguard_outbox_quota_used";
-	size_t                          i;
+	                         *const quota = "cronguard_outbox_quota_used",
+	                         *const exhausted =
+	                             "cronguard_outbox_quota_exhausted",
+	                         *const resets =
+	                             "cronguard_outbox_quota_resets_seconds";
+	size_t i;
 
 	if (k->nchannels == 0)
 		return;
@@ -185,6 +210,21 @@ report_outbox_prom_channels(struct buf *b, const struct outbox_counts *k)
 		report_prom_labelled(
 		    b, quota, "channel", k->channels[i].channel);
 		buf_printf(b, "%lld\n", k->channels[i].quota_used);
+	}
+	report_prom_head(b, exhausted,
+	    "Whether the channel's daily quota is used up (1; 2 when due messages wait behind it) until it resets.");
+	for (i = 0; i < k->nchannels; i++) {
+		report_prom_labelled(
+		    b, exhausted, "channel", k->channels[i].channel);
+		buf_printf(b, "%d\n",
+		    k->quota[i].exhausted ? (k->quota[i].due > 0 ? 2 : 1) : 0);
+	}
+	report_prom_head(b, resets,
+	    "Seconds until the daily quotas reset (midnight UTC, database clock).");
+	for (i = 0; i < k->nchannels; i++) {
+		report_prom_labelled(
+		    b, resets, "channel", k->channels[i].channel);
+		buf_printf(b, "%lld\n", k->channels[i].quota_resets_s);
 	}
 }
 
@@ -242,6 +282,17 @@ report_outbox_json_channels(const struct outbox_counts *k)
 		if (ch != NULL && r->circuit != CIRCUIT_CLOSED &&
 		    r->error != NULL)
 			json_object_set_new(ch, "error", json_string(r->error));
+		if (ch != NULL)
+			json_object_set_new(ch, "quota_exhausted",
+			    json_boolean(k->quota[i].exhausted));
+		if (ch != NULL && k->quota[i].exhausted) {
+			json_object_set_new(ch, "due",
+			    json_integer((json_int_t)k->quota[i].due));
+			json_object_set_new(ch, "quota_resets_at",
+			    json_string(r->quota_resets_at));
+			json_object_set_new(ch, "quota_resets_in_seconds",
+			    json_integer((json_int_t)r->quota_resets_s));
+		}
 		json_object_set_new(o, r->channel, ch);
 	}
 	return o;
