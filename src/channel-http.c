@@ -155,7 +155,7 @@ static void
 http_add_clean(struct buf *b, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t               i = 0, n, k;
+	size_t               i = 0, n;
 
 	while (i < len) {
 		if (u[i] < 0x80) {
@@ -164,19 +164,7 @@ http_add_clean(struct buf *b, const char *s, size_t len)
 			i++;
 			continue;
 		}
-		if (u[i] >= 0xc2 && u[i] <= 0xdf)
-			n = 2;
-		else if (u[i] >= 0xe0 && u[i] <= 0xef)
-			n = 3;
-		else if (u[i] >= 0xf0 && u[i] <= 0xf4)
-			n = 4;
-		else
-			n = 0;
-		for (k = 1; n != 0 && k < n; k++) {
-			if (i + k >= len || (u[i + k] & 0xc0) != 0x80)
-				n = 0;
-		}
-		if (n == 0) {
+		if ((n = utf8_seq_len(u + i, len - i)) == 0) {
 			buf_addc(b, '?');
 			i++;
 			continue;

@@ -21,8 +21,9 @@
 #define ENQUEUE_TYPE_MAX 128
 #define ENQUEUE_KEY_MAX 191
 
-/* A value longer than its column is bad input (65), said before the
- * server refuses it as an error that would read "database unavailable". */
+/* A value that is not UTF-8, or longer than its column, is bad input
+ * (65), said before the server refuses it as an error that would read
+ * "database unavailable". */
 static int
 enqueue_too_long(const char *option, const char *v, size_t max)
 {
@@ -31,6 +32,12 @@ enqueue_too_long(const char *option, const char *v, size_t max)
 
 	if (v == NULL)
 		return 0;
+	if (!utf8_valid(v)) {
+		fprintf(stderr,
+		    "cronguard: outbox enqueue: %s is not valid UTF-8\n",
+		    option);
+		return 1;
+	}
 	for (p = (const unsigned char *)v; *p != '\0'; p++)
 		if ((*p & 0xC0) != 0x80) /* not a UTF-8 continuation byte */
 			n++;

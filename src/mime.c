@@ -104,43 +104,6 @@ mime_is_printable_ascii(const char *s)
 	return 1;
 }
 
-/* Length of the UTF-8 sequence starting at s, or 0 if it is invalid. */
-static size_t
-mime_utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	}
-	return n;
-}
-
-static int
-mime_utf8_valid(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t               n;
-
-	while (*p != '\0') {
-		if ((n = mime_utf8_len(p)) == 0)
-			return 0;
-		p += n;
-	}
-	return 1;
-}
-
 static void
 mime_add_word(struct buf *b, const unsigned char *s, size_t len)
 {
@@ -177,7 +140,7 @@ mime_encode_after(const char *s, size_t used)
 		start = p;
 		len = 0;
 		while (*p != '\0') {
-			if ((n = mime_utf8_len(p)) == 0)
+			if ((n = utf8_seq_len(p, SIZE_MAX)) == 0)
 				n = 1; /* callers pass valid UTF-8 */
 			if (len + n > max)
 				break;
@@ -334,7 +297,7 @@ mime_parse_mailbox(const char *s, char **addr, char **field, const char **why)
 		*why = "CR or LF in address (header injection)";
 		return -1;
 	}
-	if (mime_has_ctl(s) || !mime_utf8_valid(s)) {
+	if (mime_has_ctl(s) || !utf8_valid(s)) {
 		*why = "control character or invalid UTF-8 in address";
 		return -1;
 	}

@@ -503,3 +503,41 @@ uuid_v4(char out[37])
 	}
 	out[o] = '\0';
 }
+
+size_t
+utf8_seq_len(const unsigned char *s, size_t avail)
+{
+	size_t n, i;
+
+	if (avail == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if (i >= avail || (s[i] & 0xc0) != 0x80)
+			return 0;
+	}
+	return n;
+}
+
+int
+utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t               n;
+
+	while (*p != '\0') {
+		if ((n = utf8_seq_len(p, SIZE_MAX)) == 0)
+			return 0;
+		p += n;
+	}
+	return 1;
+}

@@ -78,4 +78,11 @@ int write_file_atomic(
 /* A fresh random UUID (version 4) as 36 characters plus NUL. */
 void uuid_v4(char out[37]);
 
+/* The length of the well-formed UTF-8 sequence at s (at most avail bytes;
+ * SIZE_MAX for a NUL-terminated string: the NUL ends any sequence), or 0
+ * when it is not one. */
+size_t utf8_seq_len(const unsigned char *s, size_t avail);
+/* Whether the NUL-terminated s is well-formed UTF-8. */
+int utf8_valid(const char *s);
+
 #endif
