@@ -96,31 +96,35 @@ done_at(const char *job, int64_t per_ms, const char *tz, const char *at)
 }
 
 /* Spring forward (2026-03-29, 02:00 CET becomes 03:00 CEST): one slot
- * of 23 hours from local midnight; autumn (2026-10-25): 25 hours. */
+ * of 23 hours from local midnight; autumn (2026-10-25): 25 hours, also
+ * in the hour that happens twice (02:30 CEST, then 02:30 CET).  UTC and
+ * a fixed offset need no tables of their own. */
+static const struct {
+	const char *tz, *at, *start, *end;
+} dst[] = {
+	{ "Europe/Berlin", "2026-03-29 12:00:00", "2026-03-28 23:00:00",
+	    "2026-03-29 22:00:00" },
+	{ "Europe/Berlin", "2026-03-28 23:00:00", "2026-03-28 23:00:00",
+	    "2026-03-29 22:00:00" },
+	{ "Europe/Berlin", "2026-03-29 21:59:59", "2026-03-28 23:00:00",
+	    "2026-03-29 22:00:00" },
+	{ "Europe/Berlin", "2026-03-28 22:59:59", "2026-03-27 23:00:00",
+	    "2026-03-28 23:00:00" },
+	{ "Europe/Berlin", "2026-10-25 12:00:00", "2026-10-24 22:00:00",
+	    "2026-10-25 23:00:00" },
+	{ "Europe/Berlin", "2026-10-25 00:30:00", "2026-10-24 22:00:00",
+	    "2026-10-25 23:00:00" },
+	{ "Europe/Berlin", "2026-10-25 01:30:00", "2026-10-24 22:00:00",
+	    "2026-10-25 23:00:00" },
+	{ "UTC", "2026-03-29 12:00:00", "2026-03-29 00:00:00",
+	    "2026-03-30 00:00:00" },
+	{ "+05:30", "2026-03-29 12:00:00", "2026-03-28 18:30:00",
+	    "2026-03-29 18:30:00" },
+};
+
 START_TEST(test_dst_days_are_one_slot)
 {
-	const char *tz = "Europe/Berlin";
-
-	assert_slot(DAY_MS, tz, "2026-03-29 12:00:00", "2026-03-28 23:00:00",
-	    "2026-03-29 22:00:00");
-	assert_slot(DAY_MS, tz, "2026-03-28 23:00:00", "2026-03-28 23:00:00",
-	    "2026-03-29 22:00:00");
-	assert_slot(DAY_MS, tz, "2026-03-29 21:59:59", "2026-03-28 23:00:00",
-	    "2026-03-29 22:00:00");
-	assert_slot(DAY_MS, tz, "2026-03-28 22:59:59", "2026-03-27 23:00:00",
-	    "2026-03-28 23:00:00");
-	assert_slot(DAY_MS, tz, "2026-10-25 12:00:00", "2026-10-24 22:00:00",
-	    "2026-10-25 23:00:00");
-	/* The hour that happens twice (02:30 CEST, then 02:30 CET). */
-	assert_slot(DAY_MS, tz, "2026-10-25 00:30:00", "2026-10-24 22:00:00",
-	    "2026-10-25 23:00:00");
-	assert_slot(DAY_MS, tz, "2026-10-25 01:30:00", "2026-10-24 22:00:00",
-	    "2026-10-25 23:00:00");
-	/* UTC and a fixed offset need no tables of their own. */
-	assert_slot(DAY_MS, "UTC", "2026-03-29 12:00:00", "2026-03-29 00:00:00",
-	    "2026-03-30 00:00:00");
-	assert_slot(DAY_MS, "+05:30", "2026-03-29 12:00:00",
-	    "2026-03-28 18:30:00", "2026-03-29 18:30:00");
+	assert_slot(DAY_MS, dst[_i].tz, dst[_i].at, dst[_i].start, dst[_i].end);
 }
 END_TEST
 
@@ -194,7 +198,7 @@ runs_live_suite(void)
 
 	tcase_add_checked_fixture(tc, live_setup, live_teardown);
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_dst_days_are_one_slot);
+	tcase_add_loop_test(tc, test_dst_days_are_one_slot, 0, nitems(dst));
 	tcase_add_test(tc, test_parts_and_multiples_of_a_day);
 	tcase_add_test(tc, test_success_in_the_slot);
 	tcase_add_test(tc, test_unknown_zone);
