@@ -35,6 +35,8 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	gj.kill_after_ms = GUARD_KILL_AFTER_MS;
 	gj.on_lock_lost = j->on_lock_lost;
 	gj.busy_exit = j->busy_exit;
+	gj.once_per_ms = j->once_per_ms;
+	gj.timezone = j->timezone;
 	/*
 	 * An SQL job's statement is one long read on the lock session: the
 	 * configured read_timeout, meant for short queries, would cut it off

@@ -478,6 +478,13 @@ static const struct key job_keys[] = {
 	    .kind = K_INT,
 	    .off = JB(busy_exit),
 	    .max = 255 },
+	/* Checked against a day in conf_check_jobs. */
+	{ .name = "once_per",
+	    .kind = K_DUR,
+	    .off = JB(once_per_ms),
+	    .max = DURATION_MAX_MS },
+	/* Known to the server or not is found when the job runs. */
+	{ .name = "timezone", .kind = K_STR, .off = JB(timezone) },
 	{ .name = NULL },
 };
 #undef JB
@@ -1469,6 +1476,49 @@ conf_check_database(struct parse *p, const config_setting_t *g)
 	return 0;
 }
 
+/*
+ * once_per cuts the day into slots from local midnight: a period that
+ * divides a day, in whole seconds, or a whole number of days.  The
+ * timezone is checked here for its characters only: whether the server
+ * knows it is found when the job runs.
+ */
+static int
+conf_check_once_per(
+    struct parse *p, const config_setting_t *s, const struct conf_job *j)
+{
+	const int64_t day = DUR_H(24);
+	const char   *t;
+
+	if (j->once_per_ms == 0) {
+		if (j->timezone != NULL)
+			return conf_key_error(p, conf_member(s, "timezone"),
+			    "timezone applies to once_per slots only: set once_per");
+		return 0;
+	}
+	if (!p->c->have_database)
+		return conf_key_error(p, conf_member(s, "once_per"),
+		    "once_per needs a database section (the run records)");
+	if (j->once_per_ms % 1000 != 0 ||
+	    (day % j->once_per_ms != 0 && j->once_per_ms % day != 0))
+		return conf_key_error(p, conf_member(s, "once_per"),
+		    "must divide a day in whole seconds (\"1m\", \"15m\", \"1h\", \"6h\") or be whole days (\"1d\", \"7d\")");
+	if (j->timezone == NULL)
+		return 0;
+	if (j->timezone[0] == '\0' || strlen(j->timezone) > 64)
+		return conf_key_error(p, conf_member(s, "timezone"),
+		    "must be a time zone name of 1 to 64 characters");
+	for (t = j->timezone; *t != '\0'; t++) {
+		if (strchr(
+		        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		        "0123456789/_+-:",
+		        *t) == NULL)
+			return conf_key_error(p, conf_member(s, "timezone"),
+			    "\"%s\" is not a time zone name (\"Europe/Berlin\", \"UTC\", \"+01:00\")",
+			    j->timezone);
+	}
+	return 0;
+}
+
 static int
 conf_check_jobs(struct parse *p, const config_setting_t *g)
 {
@@ -1494,6 +1544,8 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 		if (j->sql != NULL && !c->have_database)
 			return conf_key_error(
 			    p, s, "an sql job needs a database section");
+		if (conf_check_once_per(p, s, j) == -1)
+			return -1;
 		if ((l = conf_member(s, "lock")) != NULL) {
 			if (!conf_lock_name_valid(j->lock, &why))
 				return conf_key_error(

@@ -113,7 +113,10 @@ struct conf_job {
 	enum guard_kind   guard;
 	char             *lock; /* default "cronguard:<db name>:<job>" */
 	enum on_lock_lost on_lock_lost;
-	int               busy_exit; /* 0 */
+	int               busy_exit;   /* 0 */
+	int64_t           once_per_ms; /* 0 = every launch runs */
+	char             *timezone;    /* of once_per's slots; NULL: the
+	                                * database's */
 };
 
 /* A secret file (password_file, signing_secret_file) and where its

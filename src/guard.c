@@ -947,6 +947,52 @@ guard_acquire(const struct guard_job *gj, struct lock *l, struct lock_holder *h,
 	return guard_try(l, h, errstr);
 }
 
+/*
+ * once_per, inside the lock: whether a successful run of the job already
+ * started in the current slot, by the database clock, so that hosts with
+ * skewed clocks agree.  Returns -1 to go on and run, else the exit code
+ * (0 or busy_exit when done, 78 for a time zone the server does not
+ * know, 69 when the database cannot say).
+ */
+static int
+guard_once_per(const struct guard_job *gj, struct lock *l)
+{
+	struct run_slot rs;
+	char           *errstr = NULL, id[32], busy[16], per[32];
+	const char     *tz = gj->timezone != NULL ? gj->timezone : "SYSTEM";
+	int             code = -1;
+
+	if (l->ops->run_slot(l->conn, gj->job, gj->once_per_ms, gj->timezone,
+	        &rs, &errstr) != DB_OK) {
+		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
+		    errstr, NULL);
+		code = EXIT_UNAVAILABLE;
+		goto out;
+	}
+	if (rs.tz_unknown) {
+		log_kv(LOG_ERROR, "config_error", "job", gj->job, "key",
+		    "timezone", "timezone", tz, "msg",
+		    rs.tz_tables
+		        ? "the database server does not know this time zone"
+		        : "the database server has no time-zone tables: load them with mariadb-tzinfo-to-sql /usr/share/zoneinfo | mariadb mysql",
+		    NULL);
+		code = EXIT_CONFIG;
+		goto out;
+	}
+	if (rs.done_id == 0)
+		goto out;
+	snprintf(id, sizeof id, "%llu", rs.done_id);
+	snprintf(busy, sizeof busy, "%d", gj->busy_exit);
+	duration_format(gj->once_per_ms, per, sizeof per);
+	log_kv(LOG_INFO, "job_already_done", "job", gj->job, "run_id", id,
+	    "once_per", per, "slot", rs.start, "exit", busy, NULL);
+	code = gj->busy_exit;
+out:
+	runs_slot_free(&rs);
+	free(errstr);
+	return code;
+}
+
 int
 guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 {
@@ -1010,6 +1056,9 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 			goto out;
 		}
 	}
+	if (l != NULL && gj->once_per_ms > 0 &&
+	    (code = guard_once_per(gj, l)) != -1)
+		goto out;
 	if (l != NULL &&
 	    runs_start(l, self_hostname(), (long)getpid(), &errstr) !=
 	        LOCK_OK) {

@@ -25,6 +25,8 @@ struct guard_job {
 	int64_t           kill_after_ms; /* GUARD_KILL_AFTER_MS */
 	enum on_lock_lost on_lock_lost;
 	int               busy_exit;
+	int64_t           once_per_ms; /* 0: every launch runs */
+	const char       *timezone;    /* of the slots; NULL: the server's */
 };
 
 /*
@@ -35,7 +37,9 @@ struct guard_job {
  * in cronguard_runs, all through ops/ctx (NULL ops: no database, no run
  * record; only valid without a database lock).  Returns the exit code of
  * CONTRACT section 3: the job's own status when it ran without an
- * incident, 0 or busy_exit when skipped, 75, 76, 69, 78, 124, 126, 127.
+ * incident, 0 or busy_exit when skipped (the lock busy, or once_per: a
+ * successful run already started in the current slot), 75, 76, 69, 78, 124,
+ * 126, 127.
  */
 int guard_run(
     const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx);

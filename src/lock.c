@@ -246,6 +246,13 @@ real_fence_next(
 	return lease_fence_next(conn, name, fence, errstr);
 }
 
+static enum db_status
+real_run_slot(void *conn, const char *job, int64_t once_per_ms, const char *tz,
+    struct run_slot *rs, char **errstr)
+{
+	return runs_slot(conn, job, once_per_ms, tz, NULL, rs, errstr);
+}
+
 const struct lock_db_ops lock_db_real = {
 	.connect = real_connect,
 	.destroy = real_destroy,
@@ -265,6 +272,7 @@ const struct lock_db_ops lock_db_real = {
 	.lease_release = real_lease_release,
 	.lease_holder = real_lease_holder,
 	.fence_next = real_fence_next,
+	.run_slot = real_run_slot,
 };
 
 /* ------------------------------------------------------- the guard */

@@ -48,6 +48,8 @@ struct run_start_info {
 	unsigned long long fence;         /* 0 without a lock */
 };
 
+struct run_slot; /* runs.h */
+
 struct lock_db_ops {
 	/* A new session.  ctx is the ops' own (the real one: a const
 	 * struct conf_database *). */
@@ -103,6 +105,10 @@ struct lock_db_ops {
 	    struct lease_holder *h, char **errstr);
 	enum lease_status (*fence_next)(void *conn, const char *name,
 	    unsigned long long *fence, char **errstr);
+	/* once_per: the current slot of job and its success (runs_slot). */
+	enum db_status (*run_slot)(void *conn, const char *job,
+	    int64_t once_per_ms, const char *tz, struct run_slot *,
+	    char **errstr);
 };
 
 /* The implementation over db.h; ctx is a const struct conf_database *. */

@@ -15,6 +15,8 @@
 #include "runs.h"
 #include "util.h"
 
+#define RUNS_DAY_MS ((int64_t)24 * 3600 * 1000)
+
 enum db_status
 runs_abandon(
     struct db *db, const char *job, unsigned long long *n, char **errstr)
@@ -237,6 +239,69 @@ runs_job_summary_free(struct job_summary *js)
 	free(js->done_outcome);
 	free(js->done_finished);
 	memset(js, 0, sizeof *js);
+}
+
+enum db_status
+runs_slot(struct db *db, const char *job, int64_t once_per_ms, const char *tz,
+    const char *at, struct run_slot *rs, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	long long         days, secs;
+
+	memset(rs, 0, sizeof *rs);
+	/* Whole days: a slot of "days" days (conf.c checks the period). */
+	days = once_per_ms >= RUNS_DAY_MS ? once_per_ms / RUNS_DAY_MS : 1;
+	secs = once_per_ms >= RUNS_DAY_MS ? RUNS_DAY_MS / 1000
+	                                  : once_per_ms / 1000;
+	if (secs <= 0) {
+		*errstr = xasprintf("once_per must be at least a second");
+		return DB_ERR_QUERY;
+	}
+	/* loc: now in tz; sl: the slot's start in tz, back to UTC. */
+	st = db_query(db, &r, errstr,
+	    "SELECT CONVERT_TZ(s.sl, s.tz, @@session.time_zone),"
+	    " CONVERT_TZ(s.sl + INTERVAL %lld DAY + INTERVAL %lld SECOND,"
+	    "  s.tz, @@session.time_zone),"
+	    " (SELECT MIN(r.id) FROM cronguard_runs r WHERE r.job = %s"
+	    "  AND r.outcome = 'success' AND r.started_at <= s.now"
+	    "  AND r.started_at >= CONVERT_TZ(s.sl, s.tz, @@session.time_zone)),"
+	    " s.loc IS NULL,"
+	    " CONVERT_TZ('2000-01-01 00:00:00', '+00:00', 'UTC') IS NOT NULL"
+	    " FROM (SELECT l.now, l.tz, l.loc,"
+	    "  TIMESTAMP(DATE(l.loc) - INTERVAL MOD(TO_DAYS(l.loc), %lld) DAY)"
+	    "  + INTERVAL FLOOR(TIME_TO_SEC(l.loc) / %lld) * %lld SECOND AS sl"
+	    "  FROM (SELECT n.now, n.tz,"
+	    "   CONVERT_TZ(n.now, @@session.time_zone, n.tz) AS loc"
+	    "   FROM (SELECT COALESCE(CAST(%s AS DATETIME(6)), NOW(6)) AS now,"
+	    "    COALESCE(%s, @@global.time_zone) AS tz) n) l) s",
+	    days - 1, secs, job, days, secs, secs, at, tz);
+	if (st != DB_OK)
+		goto out;
+	if ((st = db_one_row(r, 5, errstr)) != DB_OK)
+		goto out;
+	rs->tz_tables = db_cell_ll(r, 0, 4, 0) == 1;
+	if ((rs->tz_unknown = db_cell_ll(r, 0, 3, 1) != 0))
+		goto out;
+	rs->start = db_cell_dup(r, 0, 0);
+	rs->end = db_cell_dup(r, 0, 1);
+	rs->done_id = (unsigned long long)db_cell_ll(r, 0, 2, 0);
+	if (rs->start == NULL || rs->end == NULL) {
+		*errstr = xasprintf("no slot for %s%s", at != NULL ? at : "now",
+		    " (a local time the zone skips?)");
+		st = DB_ERR_QUERY;
+	}
+out:
+	db_result_free(r);
+	return st;
+}
+
+void
+runs_slot_free(struct run_slot *rs)
+{
+	free(rs->start);
+	free(rs->end);
+	memset(rs, 0, sizeof *rs);
 }
 
 enum db_status

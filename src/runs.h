@@ -87,6 +87,27 @@ enum db_status runs_job_summary(
     struct db *, const char *job, struct job_summary *, char **errstr);
 void runs_job_summary_free(struct job_summary *);
 
+/*
+ * once_per: the database clock's time is cut into slots aligned to the
+ * period in time zone tz (NULL: the server's @@global.time_zone): a
+ * period that divides a day counts from local midnight, whole days from
+ * a fixed day, so a day of 23 or 25 hours is still one slot.  Times are
+ * the session's (UTC), as in cronguard_runs.
+ */
+struct run_slot {
+	char              *start;      /* the current slot's start */
+	char              *end;        /* and the next one's */
+	unsigned long long done_id;    /* the first success started in it; 0 */
+	int                tz_unknown; /* the server does not know tz */
+	int                tz_tables;  /* its time-zone tables are loaded */
+};
+/* Fill *rs for job's slot at now (at NULL) or at "YYYY-MM-DD hh:mm:ss"
+ * (UTC, for tests).  DB_OK (look at tz_unknown), or the status with
+ * *errstr.  Free with runs_slot_free. */
+enum db_status runs_slot(struct db *, const char *job, int64_t once_per_ms,
+    const char *tz, const char *at, struct run_slot *rs, char **errstr);
+void           runs_slot_free(struct run_slot *);
+
 /* The lock names of the runs recorded as running, one per row, sorted:
  * every named lock a cronguard holds, configured or not (exec --lock). */
 enum db_status runs_locks(struct db *, struct db_result **res, char **errstr);

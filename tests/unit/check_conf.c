@@ -191,7 +191,7 @@ static const char full_fmt[] =
     "    command = [ \"/usr/local/bin/accrue-leave\", \"--today\" ];\n"
     "    max_runtime = \"1h\"; timeout = \"2h\"; expect_every = \"1d\";\n"
     "    grace = \"5m\"; heartbeat = \"10s\"; on_lock_lost = \"continue\";\n"
-    "    busy_exit = 3;\n"
+    "    busy_exit = 3; once_per = \"1d\"; timezone = \"Europe/Berlin\";\n"
     "  };\n"
     "  monthly-billing = { sql = \"CALL build_monthly_billing()\";\n"
     "    max_runtime = \"10m\"; expect_every = \"31d\"; guard = \"local\";\n"
@@ -320,6 +320,8 @@ START_TEST(test_full)
 	ck_assert_str_eq(j->lock, "cronguard:app:leave-accrual");
 	ck_assert_int_eq(j->on_lock_lost, LOCK_LOST_CONTINUE);
 	ck_assert_int_eq(j->busy_exit, 3);
+	ck_assert_int_eq(j->once_per_ms, 86400000);
+	ck_assert_str_eq(j->timezone, "Europe/Berlin");
 	j = conf_job_find(&c, "monthly-billing");
 	ck_assert_ptr_nonnull(j);
 	ck_assert_ptr_null(j->command);
@@ -515,6 +517,15 @@ static const struct bad {
 	    3,
 	    "jobs.x.busy_exit: 256 is out of "
 	    "range 0..255" },
+	{ "database = { name = \"a\"; };\njobs = { x = { command = [\"/x\"];\n"
+	  " once_per = \"7h\"; }; };\n",
+	    3, "jobs.x.once_per: must divide a day" },
+	{ "database = { name = \"a\"; };\njobs = { x = { command = [\"/x\"];\n"
+	  " once_per = \"1h\"; timezone = \"Europe/Berlin; DROP\"; }; };\n",
+	    3, "jobs.x.timezone: \"Europe/Berlin; DROP\" is not a time zone" },
+	{ "jobs = { x = { command = [\"/x\"]; guard = \"local\";\n"
+	  " once_per = \"1d\"; }; };\n",
+	    2, "jobs.x.once_per: once_per needs a database section" },
 	/* enumerations */
 	{ "database = { name = \"a\";\n tls = { mode = \"yes\"; }; };\n", 2,
 	    "database.tls.mode: invalid value \"yes\" (expected disabled, "
