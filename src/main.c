@@ -60,9 +60,10 @@ find_command(int argc, char **argv, int *words)
 	return NULL;
 }
 
-/* "cronguard outbox" alone: list that family's commands. */
+/* "cronguard outbox" alone, or with a word that is none of its
+ * subcommands (sub, else NULL): say so and list that family's commands. */
 static int
-family_usage(const char *word)
+family_usage(const char *word, const char *sub)
 {
 	size_t i, len = strlen(word);
 	int    found = 0;
@@ -70,7 +71,11 @@ family_usage(const char *word)
 	for (i = 0; cmd_table[i] != NULL; i++) {
 		if (strncmp(cmd_table[i]->name, word, len) == 0 &&
 		    cmd_table[i]->name[len] == ' ') {
-			if (!found)
+			if (!found && sub != NULL)
+				fprintf(stderr,
+				    "cronguard: %s: unknown subcommand '%s'\n",
+				    word, sub);
+			else if (!found)
 				fprintf(stderr,
 				    "cronguard: %s needs a subcommand\n", word);
 			cmd_usage(cmd_table[i], stderr);
@@ -148,7 +153,8 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((e = find_command(argc, argv, &words)) == NULL) {
-		if (!family_usage(argv[0])) {
+		if (!family_usage(argv[0],
+		        argc > 1 && argv[1][0] != '-' ? argv[1] : NULL)) {
 			fprintf(stderr, "cronguard: unknown command '%s'\n",
 			    argv[0]);
 			usage(stderr);

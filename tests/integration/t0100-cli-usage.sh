@@ -40,6 +40,7 @@ expect 0 stdout '^OpenSSL [0-9]' -- version
 expect 64 stderr "unknown command 'frobnicate'" -- frobnicate
 expect 64 stderr '^usage: cronguard' -- frobnicate
 expect 64 stderr 'needs a subcommand' -- outbox
+expect 64 stderr "outbox: unknown subcommand 'lst'" -- outbox lst
 expect 64 stderr '^usage: cronguard' -- --no-such-option version
 # One wording for a bad option, global or a command's, then its usage.
 expect 64 stderr "^cronguard: unknown option '--no-such-option'$" -- --no-such-option version

@@ -71,7 +71,7 @@ channel|varchar(64)|NO|-|
 event_type|varchar(128)|NO|-|
 ordering_key|varchar(191)|YES|null|
 payload|longtext|NO|-|
-status|enum('"'PENDING','PROCESSING','SENT','FAILED'"')|NO|pending|
+status|enum('"'PENDING','PROCESSING','SENT','FAILED','CANCELLED'"')|NO|pending|
 attempts|int(10) unsigned|NO|0|
 next_attempt_at|datetime(6)|NO|current_timestamp(6)|
 claim_token|char(36)|YES|null|

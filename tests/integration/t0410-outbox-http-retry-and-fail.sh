@@ -58,7 +58,7 @@ assert_eq "FAILED 3" "$(row flaky "CONCAT_WS(' ', status, attempts)")" "flaky at
 assert_exit 1 cg outbox check --format json
 assert_grep '^\{"status":"WARNING",.*"failed":3,' "$OUT"
 assert_exit 0 cg outbox retry --failed --channel flaky
-assert_grep '^1 message back to PENDING$' "$OUT"
+assert_grep '^1 message due now$' "$OUT"
 assert_eq "PENDING 0" "$(row flaky "CONCAT_WS(' ', status, attempts)")" "flaky retried"
 assert_exit 0 cg outbox dispatch --channel flaky
 assert_eq "SENT 1" "$(row flaky "CONCAT_WS(' ', status, attempts)")" "flaky delivered"
@@ -72,8 +72,8 @@ id400=$(row s400 id)
 idflaky=$(row flaky id)
 # (an id given twice is one row, not a missing one)
 assert_exit 0 cg outbox retry "$id400" "$id400"
-assert_grep '^1 message back to PENDING$' "$OUT"
+assert_grep '^1 message due now$' "$OUT"
 assert_eq "PENDING 0" "$(row s400 "CONCAT_WS(' ', status, attempts)")" "400 retried by id"
 assert_exit 65 cg outbox retry "$idflaky"
-assert_grep 'not FAILED' "$ERR"
+assert_grep 'not PENDING, FAILED or CANCELLED' "$ERR"
 echo "PASS: $TEST_NAME"
