@@ -2,11 +2,18 @@
  * check appends one result; none prints. */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
 
 #include "doctor.h"
 #include "migrate.h"
@@ -14,6 +21,8 @@
 
 /* A clock difference above this is a WARNING. */
 #define DOCTOR_CLOCK_WARN_MS 2000
+/* The longest a channel's TCP connect may take. */
+#define DOCTOR_CONNECT_MS 3000
 
 static void doctor_add(struct doctor_report *, enum check_status,
     const char *name, const char *fix, const char *fmt, ...)
@@ -375,10 +384,133 @@ doctor_files(const struct conf *c, struct doctor_report *r)
 		doctor_file(r, "secret_file", c->secrets[i].path, 1);
 }
 
+/* One TCP connect to ai within DOCTOR_CONNECT_MS: 0, or an errno. */
+static int
+doctor_connect_one(const struct addrinfo *ai)
+{
+	struct pollfd pfd;
+	socklen_t     len = sizeof(int);
+	int           fd, err = 0;
+
+	fd = socket(ai->ai_family,
+	    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd == -1)
+		return errno;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		goto out;
+	if (errno != EINPROGRESS) {
+		err = errno;
+		goto out;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	switch (poll(&pfd, 1, DOCTOR_CONNECT_MS)) {
+	case -1:
+		err = errno;
+		break;
+	case 0:
+		err = ETIMEDOUT;
+		break;
+	default:
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+			err = errno;
+		break;
+	}
+out:
+	close(fd);
+	return err;
+}
+
+/* The host and port of url (AMQP's default ports added); 0, or -1. */
+static int
+doctor_url_hostport(const char *url, char **host, char **port)
+{
+	CURLU *u;
+	char  *scheme = NULL, *h = NULL, *p = NULL;
+	int    rc = -1;
+
+	*host = *port = NULL;
+	if ((u = curl_url()) == NULL)
+		return -1;
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) !=
+	        CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &h, 0) != CURLUE_OK)
+		goto out;
+	if (curl_url_get(u, CURLUPART_PORT, &p, CURLU_DEFAULT_PORT) ==
+	    CURLUE_OK)
+		*port = xstrdup(p);
+	else if (strcmp(scheme, "amqp") == 0)
+		*port = xstrdup("5672");
+	else if (strcmp(scheme, "amqps") == 0)
+		*port = xstrdup("5671");
+	else
+		goto out;
+	/* "[::1]" to "::1" */
+	if (h[0] == '[' && strlen(h) > 2)
+		*host = xstrndup(h + 1, strlen(h) - 2);
+	else
+		*host = xstrdup(h);
+	rc = 0;
+out:
+	curl_free(scheme);
+	curl_free(h);
+	curl_free(p);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* Each channel's server accepts a TCP connection. */
+static void
+doctor_channel(const struct conf_channel *ch, struct doctor_report *r)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char           *host = NULL, *port = NULL, *fix;
+	int             gai, err = 0;
+	int64_t         start;
+
+	fix =
+	    xasprintf("start the server, or correct channels.%s.url", ch->name);
+	if (doctor_url_hostport(ch->url, &host, &port) != 0) {
+		doctor_add(r, CHECK_CRITICAL, "channel", fix,
+		    "%s: no host and port in the url", ch->name);
+		goto out;
+	}
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if ((gai = getaddrinfo(host, port, &hints, &res)) != 0) {
+		doctor_add(r, CHECK_CRITICAL, "channel", fix,
+		    "%s: cannot resolve %s: %s", ch->name, host,
+		    gai_strerror(gai));
+		goto out;
+	}
+	start = now_mono_ms();
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		if ((err = doctor_connect_one(ai)) == 0)
+			break;
+	if (err != 0)
+		doctor_add(r, CHECK_CRITICAL, "channel", fix,
+		    "%s: cannot connect to %s port %s: %s", ch->name, host,
+		    port, strerror(err));
+	else
+		doctor_add(r, CHECK_OK, "channel", NULL,
+		    "%s: connected to %s port %s in %lld ms", ch->name, host,
+		    port, (long long)(now_mono_ms() - start));
+out:
+	if (res != NULL)
+		freeaddrinfo(res);
+	free(host);
+	free(port);
+	free(fix);
+}
+
 void
 doctor_run(struct db *db, const char *db_error, const struct conf *c,
     struct doctor_report *r)
 {
+	size_t i;
+
 	memset(r, 0, sizeof *r);
 	r->worst = CHECK_OK;
 	if (db == NULL)
@@ -395,6 +527,8 @@ doctor_run(struct db *db, const char *db_error, const struct conf *c,
 		doctor_migrations(db, r);
 	}
 	doctor_files(c, r);
+	for (i = 0; i < c->nchannels; i++)
+		doctor_channel(&c->channels[i], r);
 	/* Unreachable is UNKNOWN whatever the files say. */
 	if (db == NULL)
 		r->worst = CHECK_UNKNOWN;

@@ -1,8 +1,8 @@
 /*
  * doctor.h: the preflight checks of "cronguard doctor": the database
- * server, the claim index, session settings, migrations and file
- * permissions.  Each check is one result with a status, a finding and a
- * one-line fix; nothing here prints.
+ * server, the claim index, session settings, migrations, file
+ * permissions and each channel's TCP connect.  Each check is one result with a
+ * status, a finding and a one-line fix; nothing here prints.
  */
 #ifndef CRONGUARD_DOCTOR_H
 #define CRONGUARD_DOCTOR_H

@@ -2,10 +2,11 @@
 # doctor: one line per check, the exit code the worst status.  Each check
 # is shown failing against the real server: migrations pending and changed,
 # the claim index dropped, a wait_timeout below a job's heartbeat, a
-# SERIALIZABLE session, a world- or group-readable secret file, and the
-# database unreachable (exit 3).
+# SERIALIZABLE session, a world- or group-readable secret file, a stopped
+# SMTP server, and the database unreachable (exit 3).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
+smtp_private_start
 : "${CRONGUARD_SQLDIR:=$CRONGUARD_SRCDIR/sql}"
 export CRONGUARD_SQLDIR
 
@@ -59,7 +60,7 @@ assert_grep '^OK clock: clocks within [0-9]+ ms' "$OUT"
 assert_grep '^OK migrations: ' "$OUT"
 assert_grep "^OK config_file: $CONF mode 0600\$" "$OUT"
 assert_grep "^OK secret_file: $secret mode 0600\$" "$OUT"
-grep -q '^OK' "$OUT" || fail "no OK line"
+assert_grep "^OK channel: mail: connected to 127\\.0\\.0\\.1 port $SMTP_PORT in [0-9]+ ms\$" "$OUT"
 
 # --- JSON: the same checks, parsed
 assert_exit 0 cg doctor --format json
@@ -69,7 +70,8 @@ d = json.load(open(sys.argv[1]))
 assert d["status"] == "OK", d
 names = [c["name"] for c in d["checks"]]
 for n in ("server", "skip_locked", "claim_index", "wait_timeout", "wsrep",
-          "isolation", "clock", "migrations", "config_file", "secret_file"):
+          "isolation", "clock", "migrations", "config_file", "secret_file",
+          "channel"):
     assert n in names, (n, names)
 assert all(c["status"] == "OK" and c["fix"] is None for c in d["checks"]), d
 PY
@@ -119,6 +121,14 @@ chmod 620 "$CONF"
 assert_exit 2 cg doctor
 assert_grep "^CRITICAL config_file: $CONF is writable by group or others \\(mode 0620\\); fix: chmod go-w $CONF\$" "$OUT"
 chmod 600 "$CONF"
+assert_exit 0 cg doctor
+
+# --- the SMTP server stopped: CRITICAL; started again: OK
+smtp_private_stop
+assert_exit 2 cg doctor
+lines_well_formed
+assert_grep "^CRITICAL channel: mail: cannot connect to 127\\.0\\.0\\.1 port $SMTP_PORT: .*; fix: start the server, or correct channels\\.mail\\.url\$" "$OUT"
+smtp_private_start
 assert_exit 0 cg doctor
 
 # --- the database unreachable: exit 3, the file checks still run
