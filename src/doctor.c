@@ -160,47 +160,47 @@ out:
 	free(errstr);
 }
 
-/* wait_timeout and interactive_timeout of this session (as every
- * cronguard session gets them) against each guarded job's heartbeat. */
+/* @@session.wait_timeout (as every cronguard session gets it) against each
+ * guarded job's heartbeat: the guard pings at least every third of
+ * wait_timeout (lock_heartbeat_interval), so a heartbeat that is not below
+ * it is not the one that applies. */
 static void
 doctor_timeouts(struct db *db, const struct conf *c, struct doctor_report *r)
 {
-	struct db_result      *res = NULL;
 	const struct conf_job *j;
-	char                  *errstr = NULL;
-	long long              wait, inter, lowest, hb;
+	char                  *v = NULL, *errstr = NULL;
+	unsigned long long     wait;
+	long long              hb;
+	const char            *perr;
 	size_t                 i, bad = 0;
 
-	if (db_query(db, &res, &errstr,
-	        "SELECT @@SESSION.wait_timeout, @@SESSION.interactive_timeout") !=
+	if (db_query_value(db, &v, &errstr, "SELECT @@SESSION.wait_timeout") !=
 	        DB_OK ||
-	    db_one_row(res, 2, &errstr) != DB_OK) {
-		doctor_add(r, CHECK_CRITICAL, "wait_timeout", NULL,
-		    "cannot read wait_timeout: %s", errstr);
+	    v == NULL || parse_ull(v, 31536000, &wait, &perr) != 0) {
+		doctor_add(r, CHECK_WARNING, "wait_timeout", NULL,
+		    "cannot read wait_timeout: %s",
+		    errstr != NULL ? errstr : "not a number");
 		goto out;
 	}
-	wait = db_cell_ll(res, 0, 0, -1);
-	inter = db_cell_ll(res, 0, 1, -1);
-	lowest = wait < inter ? wait : inter;
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
 		if (j->guard != GUARD_NAMED_LOCK)
 			continue;
 		hb = (j->heartbeat_ms + 999) / 1000;
-		if (hb < lowest)
+		if (hb < (long long)wait)
 			continue;
 		bad++;
-		doctor_add(r, CHECK_CRITICAL, "wait_timeout",
+		doctor_add(r, CHECK_WARNING, "wait_timeout",
 		    "raise wait_timeout above the heartbeat (SET GLOBAL wait_timeout, or the user's option file), or lower the job's heartbeat",
-		    "job %s: heartbeat %llds is not below wait_timeout %llds / interactive_timeout %llds: the server drops the session and the lock",
-		    j->name, hb, wait, inter);
+		    "job %s: heartbeat %llds is not below wait_timeout %llus: the guard pings every third of wait_timeout instead",
+		    j->name, hb, wait);
 	}
 	if (bad == 0)
 		doctor_add(r, CHECK_OK, "wait_timeout", NULL,
-		    "wait_timeout %llds, interactive_timeout %llds: above every job's heartbeat",
-		    wait, inter);
+		    "wait_timeout %llus: above every guarded job's heartbeat",
+		    wait);
 out:
-	db_result_free(res);
+	free(v);
 	free(errstr);
 }
 
