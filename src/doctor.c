@@ -184,7 +184,7 @@ doctor_timeouts(struct db *db, const struct conf *c, struct doctor_report *r)
 	}
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
-		if (j->guard != GUARD_NAMED_LOCK)
+		if (j->guard != GUARD_NAMED_LOCK && j->guard != GUARD_AUTO)
 			continue;
 		hb = (j->heartbeat_ms + 999) / 1000;
 		if (hb < (long long)wait)
@@ -204,11 +204,13 @@ out:
 	free(errstr);
 }
 
-/* @@wsrep_on: GET_LOCK is local to one Galera node. */
+/* @@wsrep_on: on Galera GET_LOCK is local to one node, so a job guarded
+ * by guard = "named_lock" can run on two nodes at once. */
 static void
-doctor_wsrep(struct db *db, struct doctor_report *r)
+doctor_wsrep(struct db *db, const struct conf *c, struct doctor_report *r)
 {
-	char *v = NULL, *errstr = NULL;
+	char  *v = NULL, *errstr = NULL;
+	size_t i, bad = 0;
 
 	if (db_query_value(db, &v, &errstr, "SELECT @@wsrep_on") != DB_OK) {
 		/* MySQL has no such variable: not Galera. */
@@ -216,13 +218,23 @@ doctor_wsrep(struct db *db, struct doctor_report *r)
 		    r, CHECK_OK, "wsrep", NULL, "no @@wsrep_on: not Galera");
 		goto out;
 	}
-	if (db_parse_bool(v) == 1)
-		doctor_add(r, CHECK_WARNING, "wsrep",
-		    "point every cronguard host at the same Galera node (GET_LOCK is node-local)",
-		    "@@wsrep_on is 1: a Galera cluster");
-	else
+	if (db_parse_bool(v) != 1) {
 		doctor_add(r, CHECK_OK, "wsrep", NULL, "@@wsrep_on is %s",
 		    v != NULL ? v : "NULL");
+		goto out;
+	}
+	for (i = 0; i < c->njobs; i++) {
+		if (c->jobs[i].guard != GUARD_NAMED_LOCK)
+			continue;
+		bad++;
+		doctor_add(r, CHECK_CRITICAL, "wsrep",
+		    "set guard = \"lease\" (or \"auto\") for the job",
+		    "job %s: guard named_lock on Galera (@@wsrep_on 1): GET_LOCK is node-local",
+		    c->jobs[i].name);
+	}
+	if (bad == 0)
+		doctor_add(r, CHECK_OK, "wsrep", NULL,
+		    "@@wsrep_on is 1: no job relies on a named lock");
 out:
 	free(v);
 	free(errstr);
@@ -521,7 +533,7 @@ doctor_run(struct db *db, const char *db_error, const struct conf *c,
 		if (doctor_server(db, r))
 			doctor_claim_index(db, r);
 		doctor_timeouts(db, c, r);
-		doctor_wsrep(db, r);
+		doctor_wsrep(db, c, r);
 		doctor_isolation(db, r);
 		doctor_clock(db, r);
 		doctor_migrations(db, r);
