@@ -28,6 +28,7 @@ extern const struct cmd_entry cmd_outbox_cancel_entry;
 extern const struct cmd_entry cmd_outbox_enqueue_entry;
 extern const struct cmd_entry cmd_db_migrate_entry;
 extern const struct cmd_entry cmd_db_status_entry;
+extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_config_check_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_help_entry;
@@ -48,6 +49,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_outbox_enqueue_entry,
 	&cmd_db_migrate_entry,
 	&cmd_db_status_entry,
+	&cmd_doctor_entry,
 	&cmd_config_check_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,

@@ -1,0 +1,562 @@
+/* doctor.c: the preflight checks of "cronguard doctor" (doctor.h).  Every
+ * check appends one result; none prints. */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "doctor.h"
+#include "migrate.h"
+#include "util.h"
+
+/* A clock difference above this is a WARNING. */
+#define DOCTOR_CLOCK_WARN_MS 2000
+/* The longest a channel's TCP connect may take. */
+#define DOCTOR_CONNECT_MS 3000
+
+static void doctor_add(struct doctor_report *, enum check_status,
+    const char *name, const char *fix, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void
+doctor_add(struct doctor_report *r, enum check_status st, const char *name,
+    const char *fix, const char *fmt, ...)
+{
+	struct doctor_result *d;
+	va_list               ap;
+
+	r->v = xreallocarray(r->v, r->n + 1, sizeof *r->v);
+	d = &r->v[r->n++];
+	d->status = st;
+	d->name = xstrdup(name);
+	va_start(ap, fmt);
+	d->finding = xvasprintf(fmt, ap);
+	va_end(ap);
+	d->fix = st != CHECK_OK && fix != NULL ? xstrdup(fix) : NULL;
+	r->worst = check_status_worst(r->worst, st);
+}
+
+/* The leading "N" of s as a number (at most 5 digits); *end after it. */
+static int
+doctor_number(const char *s, const char **end)
+{
+	int n = 0, k;
+
+	for (k = 0; k < 5 && s[k] >= '0' && s[k] <= '9'; k++)
+		n = n * 10 + (s[k] - '0');
+	*end = s + k;
+	return k == 0 ? -1 : n;
+}
+
+/* Flavour and version from VERSION(); SKIP LOCKED from MariaDB 10.6 and
+ * MySQL 8.0.  Returns 1 when SKIP LOCKED is supported. */
+static int
+doctor_server(struct db *db, struct doctor_report *r)
+{
+	const char *flavour, *p;
+	char       *version = NULL, *errstr = NULL;
+	int         major, minor = -1, ok = 0;
+
+	if (db_query_value(db, &version, &errstr, "SELECT VERSION()") !=
+	        DB_OK ||
+	    version == NULL) {
+		doctor_add(r, CHECK_CRITICAL, "server",
+		    "check the database user can run SELECT VERSION()",
+		    "SELECT VERSION(): %s", errstr != NULL ? errstr : "NULL");
+		goto out;
+	}
+	flavour = strstr(version, "MariaDB") != NULL ? "MariaDB" : "MySQL";
+	major = doctor_number(version, &p);
+	if (major >= 0 && *p == '.')
+		minor = doctor_number(p + 1, &p);
+	if (major < 0 || minor < 0) {
+		doctor_add(r, CHECK_WARNING, "server",
+		    "use MariaDB >= 10.6 or MySQL >= 8.0",
+		    "cannot read the version in \"%s\"", version);
+		goto out;
+	}
+	doctor_add(r, CHECK_OK, "server", NULL, "%s %s", flavour, version);
+	if (strcmp(flavour, "MariaDB") == 0)
+		ok = major > 10 || (major == 10 && minor >= 6);
+	else
+		ok = major >= 8;
+	if (ok)
+		doctor_add(r, CHECK_OK, "skip_locked", NULL,
+		    "%s %d.%d supports SELECT ... FOR UPDATE SKIP LOCKED",
+		    flavour, major, minor);
+	else
+		doctor_add(r, CHECK_CRITICAL, "skip_locked",
+		    "upgrade to MariaDB >= 10.6 or MySQL >= 8.0",
+		    "%s %d.%d has no SKIP LOCKED: outbox dispatchers cannot claim",
+		    flavour, major, minor);
+out:
+	free(version);
+	free(errstr);
+	return ok;
+}
+
+/* The column named name of r, or (size_t)-1. */
+static size_t
+doctor_column(const struct db_result *r, const char *name)
+{
+	size_t j;
+
+	for (j = 0; j < r->ncols; j++)
+		if (strcmp(r->names[j], name) == 0)
+			return j;
+	return (size_t)-1;
+}
+
+/* The claim (outbox.c) must range over ix_outbox_due: a filesort or a full
+ * scan makes SKIP LOCKED lock every candidate row. */
+static void
+doctor_claim_index(struct db *db, struct doctor_report *r)
+{
+	static const char *const fix =
+	    "cronguard db migrate (sql/002_outbox.sql creates ix_outbox_due (status, next_attempt_at))";
+	struct db_result *res = NULL;
+	const char       *key = NULL, *type = NULL, *extra = NULL;
+	char             *errstr = NULL;
+
+	if (db_query(db, &res, &errstr,
+	        "EXPLAIN SELECT o.id FROM outbox_messages o"
+	        " FORCE INDEX (ix_outbox_due)"
+	        " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)"
+	        " ORDER BY o.next_attempt_at, o.id LIMIT 50"
+	        " FOR UPDATE SKIP LOCKED") != DB_OK) {
+		doctor_add(r, CHECK_CRITICAL, "claim_index", fix,
+		    "EXPLAIN of the claim failed: %s", errstr);
+		goto out;
+	}
+	if (res->nrows > 0) {
+		key = db_cell(res, 0, doctor_column(res, "key"));
+		type = db_cell(res, 0, doctor_column(res, "type"));
+		extra = db_cell(res, 0, doctor_column(res, "Extra"));
+	}
+	if (key == NULL || strcmp(key, "ix_outbox_due") != 0 ||
+	    (type != NULL && strcmp(type, "ALL") == 0))
+		doctor_add(r, CHECK_CRITICAL, "claim_index", fix,
+		    "the claim uses key %s (type %s), not ix_outbox_due",
+		    key != NULL ? key : "NULL", type != NULL ? type : "NULL");
+	else if (extra != NULL && strstr(extra, "filesort") != NULL)
+		doctor_add(r, CHECK_WARNING, "claim_index", fix,
+		    "the claim on ix_outbox_due sorts (%s)", extra);
+	else
+		doctor_add(r, CHECK_OK, "claim_index", NULL,
+		    "the claim ranges over ix_outbox_due (type %s)",
+		    type != NULL ? type : "NULL");
+out:
+	db_result_free(res);
+	free(errstr);
+}
+
+/* @@session.wait_timeout (as every cronguard session gets it) against each
+ * guarded job's heartbeat: the guard pings at least every third of
+ * wait_timeout (lock_heartbeat_interval), so a heartbeat that is not below
+ * it is not the one that applies. */
+static void
+doctor_timeouts(struct db *db, const struct conf *c, struct doctor_report *r)
+{
+	const struct conf_job *j;
+	char                  *v = NULL, *errstr = NULL;
+	unsigned long long     wait;
+	long long              hb;
+	const char            *perr;
+	size_t                 i, bad = 0;
+
+	if (db_query_value(db, &v, &errstr, "SELECT @@SESSION.wait_timeout") !=
+	        DB_OK ||
+	    v == NULL || parse_ull(v, 31536000, &wait, &perr) != 0) {
+		doctor_add(r, CHECK_WARNING, "wait_timeout", NULL,
+		    "cannot read wait_timeout: %s",
+		    errstr != NULL ? errstr : "not a number");
+		goto out;
+	}
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		if (j->guard != GUARD_NAMED_LOCK && j->guard != GUARD_AUTO)
+			continue;
+		hb = (j->heartbeat_ms + 999) / 1000;
+		if (hb < (long long)wait)
+			continue;
+		bad++;
+		doctor_add(r, CHECK_WARNING, "wait_timeout",
+		    "raise wait_timeout above the heartbeat (SET GLOBAL wait_timeout, or the user's option file), or lower the job's heartbeat",
+		    "job %s: heartbeat %llds is not below wait_timeout %llus: the guard pings every third of wait_timeout instead",
+		    j->name, hb, wait);
+	}
+	if (bad == 0)
+		doctor_add(r, CHECK_OK, "wait_timeout", NULL,
+		    "wait_timeout %llus: above every guarded job's heartbeat",
+		    wait);
+out:
+	free(v);
+	free(errstr);
+}
+
+/* @@wsrep_on: on Galera GET_LOCK is local to one node, so a job guarded
+ * by guard = "named_lock" can run on two nodes at once. */
+static void
+doctor_wsrep(struct db *db, const struct conf *c, struct doctor_report *r)
+{
+	char  *v = NULL, *errstr = NULL;
+	size_t i, bad = 0;
+
+	if (db_query_value(db, &v, &errstr, "SELECT @@wsrep_on") != DB_OK) {
+		/* MySQL has no such variable: not Galera. */
+		doctor_add(
+		    r, CHECK_OK, "wsrep", NULL, "no @@wsrep_on: not Galera");
+		goto out;
+	}
+	if (db_parse_bool(v) != 1) {
+		doctor_add(r, CHECK_OK, "wsrep", NULL, "@@wsrep_on is %s",
+		    v != NULL ? v : "NULL");
+		goto out;
+	}
+	for (i = 0; i < c->njobs; i++) {
+		if (c->jobs[i].guard != GUARD_NAMED_LOCK)
+			continue;
+		bad++;
+		doctor_add(r, CHECK_CRITICAL, "wsrep",
+		    "set guard = \"lease\" (or \"auto\") for the job",
+		    "job %s: guard named_lock on Galera (@@wsrep_on 1): GET_LOCK is node-local",
+		    c->jobs[i].name);
+	}
+	if (bad == 0)
+		doctor_add(r, CHECK_OK, "wsrep", NULL,
+		    "@@wsrep_on is 1: no job relies on a named lock");
+out:
+	free(v);
+	free(errstr);
+}
+
+/* transaction_isolation (tx_isolation before MariaDB 11.1). */
+static void
+doctor_isolation(struct db *db, struct doctor_report *r)
+{
+	char *v = NULL, *errstr = NULL;
+
+	if (db_query_value(db, &v, &errstr,
+	        "SELECT @@SESSION.transaction_isolation") != DB_OK) {
+		free(errstr);
+		errstr = NULL;
+		if (db_query_value(db, &v, &errstr,
+		        "SELECT @@SESSION.tx_isolation") != DB_OK) {
+			doctor_add(r, CHECK_WARNING, "isolation", NULL,
+			    "cannot read the isolation level: %s", errstr);
+			goto out;
+		}
+	}
+	if (v != NULL &&
+	    (strcmp(v, "REPEATABLE-READ") == 0 ||
+	        strcmp(v, "READ-COMMITTED") == 0))
+		doctor_add(r, CHECK_OK, "isolation", NULL,
+		    "transaction_isolation %s", v);
+	else
+		doctor_add(r, CHECK_WARNING, "isolation",
+		    "SET GLOBAL transaction_isolation = 'REPEATABLE-READ' (or READ-COMMITTED)",
+		    "transaction_isolation %s", v != NULL ? v : "NULL");
+out:
+	free(v);
+	free(errstr);
+}
+
+/* The server's time_zone, and its clock against this host's. */
+static void
+doctor_clock(struct db *db, struct doctor_report *r)
+{
+	struct db_result *res = NULL;
+	char             *errstr = NULL;
+	double            server_s;
+	int64_t           before, after, diff;
+	const char       *perr;
+
+	before = now_wall_ms();
+	if (db_query(db, &res, &errstr,
+	        "SELECT @@GLOBAL.time_zone, @@system_time_zone,"
+	        " UNIX_TIMESTAMP(NOW(6))") != DB_OK ||
+	    db_one_row(res, 3, &errstr) != DB_OK) {
+		doctor_add(r, CHECK_WARNING, "clock", NULL,
+		    "cannot read the server's clock: %s", errstr);
+		goto out;
+	}
+	after = now_wall_ms();
+	if (db_cell(res, 0, 2) == NULL ||
+	    parse_double(db_cell(res, 0, 2), 0, 1e11, &server_s, &perr) != 0) {
+		doctor_add(r, CHECK_WARNING, "clock", NULL,
+		    "cannot read the server's clock");
+		goto out;
+	}
+	/* Against the middle of the round trip. */
+	diff = (int64_t)(server_s * 1000) - (before + after) / 2;
+	if (diff < 0)
+		diff = -diff;
+	if (diff > DOCTOR_CLOCK_WARN_MS)
+		doctor_add(r, CHECK_WARNING, "clock",
+		    "synchronise both clocks with NTP (chrony, systemd-timesyncd)",
+		    "this host's clock and the server's differ by %lld ms (time_zone %s, system %s)",
+		    (long long)diff,
+		    db_cell(res, 0, 0) ? db_cell(res, 0, 0) : "NULL",
+		    db_cell(res, 0, 1) ? db_cell(res, 0, 1) : "NULL");
+	else
+		doctor_add(r, CHECK_OK, "clock", NULL,
+		    "clocks within %lld ms (time_zone %s, system %s)",
+		    (long long)diff,
+		    db_cell(res, 0, 0) ? db_cell(res, 0, 0) : "NULL",
+		    db_cell(res, 0, 1) ? db_cell(res, 0, 1) : "NULL");
+out:
+	db_result_free(res);
+	free(errstr);
+}
+
+static void
+doctor_migrations(struct db *db, struct doctor_report *r)
+{
+	struct migration_set set = { NULL, 0 };
+	char                *errstr = NULL;
+	size_t               pending, changed, missing;
+
+	if (migrate_scan(migrate_sqldir(), &set, &errstr) != 0 ||
+	    migrate_load(db, &set, 0, &errstr) != DB_OK) {
+		doctor_add(r, CHECK_CRITICAL, "migrations",
+		    "check the migrations directory and cronguard_schema", "%s",
+		    errstr);
+		goto out;
+	}
+	pending = migrate_count(&set, MIGRATION_PENDING);
+	changed = migrate_count(&set, MIGRATION_CHANGED);
+	missing = migrate_count(&set, MIGRATION_MISSING);
+	if (changed > 0 || missing > 0)
+		doctor_add(r, CHECK_CRITICAL, "migrations",
+		    "install the cronguard release that applied them (cronguard db status lists them)",
+		    "%zu applied migration(s) changed, %zu without a file",
+		    changed, missing);
+	else if (pending > 0)
+		doctor_add(r, CHECK_CRITICAL, "migrations",
+		    "cronguard db migrate", "%zu migration(s) pending",
+		    pending);
+	else
+		doctor_add(r, CHECK_OK, "migrations", NULL,
+		    "%zu migration(s) applied", set.n);
+out:
+	migrate_set_free(&set);
+	free(errstr);
+}
+
+/* The configuration must not be writable by others; a secret file must
+ * be readable by its owner only. */
+static void
+doctor_file(
+    struct doctor_report *r, const char *what, const char *path, int secret)
+{
+	struct stat sb;
+	char       *fix;
+
+	if (stat(path, &sb) != 0) {
+		doctor_add(r, CHECK_CRITICAL, what,
+		    "create it, or fix the path", "%s: cannot stat", path);
+		return;
+	}
+	fix = xasprintf("chmod %s %s", secret ? "600" : "go-w", path);
+	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		doctor_add(r, CHECK_CRITICAL, what, fix,
+		    "%s is writable by group or others (mode %04o)", path,
+		    (unsigned)(sb.st_mode & 07777));
+	else if (secret && (sb.st_mode & S_IROTH) != 0)
+		doctor_add(r, CHECK_CRITICAL, what, fix,
+		    "%s is readable by everyone (mode %04o)", path,
+		    (unsigned)(sb.st_mode & 07777));
+	else if (secret && (sb.st_mode & S_IRGRP) != 0)
+		doctor_add(r, CHECK_WARNING, what, fix,
+		    "%s is readable by its group (mode %04o)", path,
+		    (unsigned)(sb.st_mode & 07777));
+	else
+		doctor_add(r, CHECK_OK, what, NULL, "%s mode %04o", path,
+		    (unsigned)(sb.st_mode & 07777));
+	free(fix);
+}
+
+static void
+doctor_files(const struct conf *c, struct doctor_report *r)
+{
+	size_t i;
+
+	doctor_file(r, "config_file", c->path, 0);
+	for (i = 0; i < c->nsecrets; i++)
+		doctor_file(r, "secret_file", c->secrets[i].path, 1);
+}
+
+/* One TCP connect to ai within DOCTOR_CONNECT_MS: 0, or an errno. */
+static int
+doctor_connect_one(const struct addrinfo *ai)
+{
+	struct pollfd pfd;
+	socklen_t     len = sizeof(int);
+	int           fd, err = 0;
+
+	fd = socket(ai->ai_family,
+	    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd == -1)
+		return errno;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		goto out;
+	if (errno != EINPROGRESS) {
+		err = errno;
+		goto out;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	switch (poll(&pfd, 1, DOCTOR_CONNECT_MS)) {
+	case -1:
+		err = errno;
+		break;
+	case 0:
+		err = ETIMEDOUT;
+		break;
+	default:
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+			err = errno;
+		break;
+	}
+out:
+	close(fd);
+	return err;
+}
+
+/* The host and port of url (AMQP's default ports added); 0, or -1. */
+static int
+doctor_url_hostport(const char *url, char **host, char **port)
+{
+	CURLU *u;
+	char  *scheme = NULL, *h = NULL, *p = NULL;
+	int    rc = -1;
+
+	*host = *port = NULL;
+	if ((u = curl_url()) == NULL)
+		return -1;
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) !=
+	        CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &h, 0) != CURLUE_OK)
+		goto out;
+	if (curl_url_get(u, CURLUPART_PORT, &p, CURLU_DEFAULT_PORT) ==
+	    CURLUE_OK)
+		*port = xstrdup(p);
+	else if (strcmp(scheme, "amqp") == 0)
+		*port = xstrdup("5672");
+	else if (strcmp(scheme, "amqps") == 0)
+		*port = xstrdup("5671");
+	else
+		goto out;
+	/* "[::1]" to "::1" */
+	if (h[0] == '[' && strlen(h) > 2)
+		*host = xstrndup(h + 1, strlen(h) - 2);
+	else
+		*host = xstrdup(h);
+	rc = 0;
+out:
+	curl_free(scheme);
+	curl_free(h);
+	curl_free(p);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* Each channel's server accepts a TCP connection. */
+static void
+doctor_channel(const struct conf_channel *ch, struct doctor_report *r)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char           *host = NULL, *port = NULL, *fix;
+	int             gai, err = 0;
+	int64_t         start;
+
+	fix =
+	    xasprintf("start the server, or correct channels.%s.url", ch->name);
+	if (doctor_url_hostport(ch->url, &host, &port) != 0) {
+		doctor_add(r, CHECK_CRITICAL, "channel", fix,
+		    "%s: no host and port in the url", ch->name);
+		goto out;
+	}
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if ((gai = getaddrinfo(host, port, &hints, &res)) != 0) {
+		doctor_add(r, CHECK_CRITICAL, "channel", fix,
+		    "%s: cannot resolve %s: %s", ch->name, host,
+		    gai_strerror(gai));
+		goto out;
+	}
+	start = now_mono_ms();
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		if ((err = doctor_connect_one(ai)) == 0)
+			break;
+	if (err != 0)
+		doctor_add(r, CHECK_CRITICAL, "channel", fix,
+		    "%s: cannot connect to %s port %s: %s", ch->name, host,
+		    port, strerror(err));
+	else
+		doctor_add(r, CHECK_OK, "channel", NULL,
+		    "%s: connected to %s port %s in %lld ms", ch->name, host,
+		    port, (long long)(now_mono_ms() - start));
+out:
+	if (res != NULL)
+		freeaddrinfo(res);
+	free(host);
+	free(port);
+	free(fix);
+}
+
+void
+doctor_run(struct db *db, const char *db_error, const struct conf *c,
+    struct doctor_report *r)
+{
+	size_t i;
+
+	memset(r, 0, sizeof *r);
+	r->worst = CHECK_OK;
+	if (db == NULL)
+		doctor_add(r, CHECK_UNKNOWN, "database",
+		    "check the database section, the server and the network",
+		    "%s", db_error != NULL ? db_error : "not connected");
+	else {
+		if (doctor_server(db, r))
+			doctor_claim_index(db, r);
+		doctor_timeouts(db, c, r);
+		doctor_wsrep(db, c, r);
+		doctor_isolation(db, r);
+		doctor_clock(db, r);
+		doctor_migrations(db, r);
+	}
+	doctor_files(c, r);
+	for (i = 0; i < c->nchannels; i++)
+		doctor_channel(&c->channels[i], r);
+	/* Unreachable is UNKNOWN whatever the files say. */
+	if (db == NULL)
+		r->worst = CHECK_UNKNOWN;
+}
+
+void
+doctor_report_free(struct doctor_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		free(r->v[i].name);
+		free(r->v[i].finding);
+		free(r->v[i].fix);
+	}
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}
