@@ -32,7 +32,7 @@ assert_eq 1 "$free" "IS_FREE_LOCK within a second of SIGKILL"
 echo "lock free within $(( (n + 1) * 100 )) ms"
 kill -0 "$(cat "$TEST_TMP/bg.pid")" || fail "the background child should still run"
 kill -0 "$(cat "$TEST_TMP/job.pid")" || fail "the job should still run"
-flock -n "$(ls "$TEST_TMP"/cronguard-*.lock)" true || fail "the local flock is still held"
+flock -n "$(ls "$TEST_TMP"/cronguard-*/*.lock)" true || fail "the local flock is still held"
 
 # Control: the same run with the close-on-exec guard taken away (an
 # LD_PRELOAD shim drops FD_CLOEXEC): the job's children inherit the lock

@@ -183,6 +183,7 @@ START_TEST(test_circuit_report)
 	struct conf_outbox     c = conf_thresholds();
 	struct outbox_counts   k = counts(5, 5, 0, 0, 0, 0, 3, 0);
 	struct ratelimit_state st[2];
+	struct outbox_quota    q[2]; /* parallel to st: none used up */
 	char                   mail[] = "mail", hook[] = "hook";
 	char                   err[] = "connect failed: refused";
 	struct buf             b;
@@ -198,6 +199,8 @@ START_TEST(test_circuit_report)
 	st[1].error = err;
 	k.channels = st;
 	k.nchannels = 2;
+	memset(q, 0, sizeof q);
+	k.quota = q;
 	k.circuit_open = 1;
 
 	/* an open circuit alone is a WARNING, and so is a half-open one */
@@ -215,10 +218,12 @@ START_TEST(test_circuit_report)
 	ck_assert_ptr_nonnull(strstr(b.data,
 	    "\"circuit_open\":1,"
 	    "\"channels\":{\"hook\":{\"circuit\":\"closed\","
-	    "\"failures\":0,\"open_for_seconds\":0,\"quota_used\":17},"
+	    "\"failures\":0,\"open_for_seconds\":0,\"quota_used\":17,"
+	    "\"quota_exhausted\":false},"
 	    "\"mail\":{\"circuit\":\"open\",\"failures\":3,"
 	    "\"open_for_seconds\":42,\"quota_used\":0,"
-	    "\"error\":\"connect failed: refused\"}}}\n"));
+	    "\"error\":\"connect failed: refused\","
+	    "\"quota_exhausted\":false}}}\n"));
 	buf_reset(&b);
 	report_into(&b, REPORT_PROMETHEUS, &k, &c, CHECK_WARNING, NULL);
 	ck_assert_ptr_nonnull(strstr(
