@@ -20,6 +20,7 @@
 #include <amqp.h>
 #include <amqp_ssl_socket.h>
 #include <amqp_tcp_socket.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,29 +217,24 @@ fail:
 	return -1;
 }
 
-/* The first payload string field "name" of a flat JSON object, by a
- * bounded scan; NULL when absent or not a plain string. */
+/* The payload's top-level string field name[0..n), parsed with jansson;
+ * NULL when the payload is not an object or the field is absent or not a
+ * string. */
 static char *
 amqp_json_field(const struct outbox_msg *msg, const char *name, size_t n)
 {
-	const char *p = msg->payload, *end = p + msg->payload_len, *q;
+	json_t *j, *v;
+	char   *key, *out = NULL;
 
-	for (; p + n + 2 < end; p++) {
-		if (p[0] != '"' || memcmp(p + 1, name, n) != 0 ||
-		    p[n + 1] != '"')
-			continue;
-		for (q = p + n + 2; q < end && (*q == ' ' || *q == ':'); q++)
-			;
-		if (q >= end || *q != '"')
-			return NULL;
-		p = ++q;
-		while (q < end && *q != '"' && *q != '\\')
-			q++;
-		if (q >= end || *q != '"')
-			return NULL;
-		return xstrndup(p, (size_t)(q - p));
-	}
-	return NULL;
+	if ((j = json_loadb(
+	         msg->payload, msg->payload_len, JSON_ALLOW_NUL, NULL)) == NULL)
+		return NULL;
+	key = xstrndup(name, n);
+	if ((v = json_object_get(j, key)) != NULL && json_is_string(v))
+		out = xstrndup(json_string_value(v), json_string_length(v));
+	free(key);
+	json_decref(j);
+	return out;
 }
 
 /* Expand the routing_key template: {event_type}, {ordering_key} and
