@@ -775,7 +775,7 @@ report_run_json(const struct db_result *r)
 static void
 report_run_field(struct buf *b, const char *name, const char *v)
 {
-	buf_printf(b, "%-13s %s\n", name, report_dash(v));
+	buf_printf(b, "%-14s %s\n", name, report_dash(v));
 }
 
 char *
@@ -807,14 +807,15 @@ report_run(const struct db_result *r, int json, size_t *len)
 	kept = db_cell_ll(r, 0, RC_OUTPUT_LENGTH, 0);
 	total = db_cell_ll(r, 0, RC_OUTPUT_BYTES, -1);
 	if (out == NULL)
-		buf_adds(&b, "output:       not captured\n");
+		text = xstrdup("not captured");
 	else if (total > kept)
-		buf_printf(&b,
-		    "output:       the last %lld of %lld bytes (the rest was "
-		    "not kept)\n",
-		    kept, total);
+		text = xasprintf(
+		    "the last %lld of %lld bytes (the rest was not kept)", kept,
+		    total);
 	else
-		buf_printf(&b, "output:       %lld bytes\n", kept);
+		text = xasprintf("%lld bytes", kept);
+	report_run_field(&b, "output:", text);
+	free(text);
 	if (out != NULL) {
 		buf_addc(&b, '\n');
 		buf_add(&b, out, r->lengths[0][RC_OUTPUT]);

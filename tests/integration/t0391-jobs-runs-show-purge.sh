@@ -18,18 +18,18 @@ assert_exit 0 cg db migrate
 count() { mysql_q "SELECT COUNT(*) FROM cronguard_runs WHERE job = '$1'"; }
 
 # keep_runs: the newest three runs stay, one DELETE after each run.
-for i in 1 2 3 4 5; do assert_exit 0 cg run hello; done
+for _ in 1 2 3 4 5; do assert_exit 0 cg run hello; done
 assert_eq 3 "$(count hello)" "hello runs kept"
 newest=$(mysql_q "SELECT MAX(id) FROM cronguard_runs WHERE job = 'hello'")
 assert_eq 3 "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs WHERE job = 'hello' AND id > $newest - 3")" "the newest kept"
 # The newest success stays when failures push it out of the count.
 assert_exit 0 cg run flaky
 ok=$(mysql_q "SELECT MAX(id) FROM cronguard_runs WHERE job = 'flaky'")
-for i in 1 2 3; do FAIL=1 assert_exit 1 cg run flaky; done
+for _ in 1 2 3; do FAIL=1 assert_exit 1 cg run flaky; done
 assert_eq 3 "$(count flaky)" "flaky: two newest and the success"
 assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs WHERE id = $ok")" "newest success pruned"
 # 0 keeps everything; the default (1000) is shown by config check.
-for i in 1 2 3 4; do assert_exit 0 cg run all; done
+for _ in 1 2 3 4; do assert_exit 0 cg run all; done
 assert_eq 4 "$(count all)" "keep_runs = 0"
 assert_exit 0 cg config check
 assert_grep 'keep_runs = 1000' "$OUT"
