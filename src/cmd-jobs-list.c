@@ -141,17 +141,12 @@ out:
 	return rc;
 }
 
-static const struct cmd_option cmd_jobs_list_options[] = {
-	{ "format", 1 },
-	{ NULL, 0 },
-};
-
 const struct cmd_entry cmd_jobs_list_entry = {
 	.name = "jobs list",
 	.usage = "[--format text|json]",
 	.summary =
 	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run.",
-	.options = cmd_jobs_list_options,
+	.options = cmd_format_template,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_jobs_list_exec,
 };

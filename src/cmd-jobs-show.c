@@ -51,17 +51,12 @@ out:
 	return rc;
 }
 
-static const struct cmd_option cmd_jobs_show_options[] = {
-	{ "format", 1 },
-	{ NULL, 0 },
-};
-
 const struct cmd_entry cmd_jobs_show_entry = {
 	.name = "jobs show",
 	.usage = "[--format text|json] run-id",
 	.summary =
 	    "Print one run record in full: its fields, then the captured output as the job wrote it (JSON: a string, bytes that are not UTF-8 replaced).",
-	.options = cmd_jobs_show_options,
+	.options = cmd_format_template,
 	.min_args = 1,
 	.max_args = 1,
 	.flags = CMD_NEEDS_DB,

@@ -218,17 +218,12 @@ out:
 	return rc;
 }
 
-static const struct cmd_option cmd_locks_options[] = {
-	{ "format", 1 },
-	{ NULL, 0 },
-};
-
 const struct cmd_entry cmd_locks_entry = {
 	.name = "locks",
 	.usage = "[--format text|json]",
 	.summary =
 	    "Show each configured lock name and every other lock a running cronguard holds (exec --lock), whether it is held, by which connection and run, since when, and the holder's fencing token.",
-	.options = cmd_locks_options,
+	.options = cmd_format_template,
 	.flags = CMD_NEEDS_DB,
 	.exec = cmd_locks_exec,
 };

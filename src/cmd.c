@@ -254,6 +254,11 @@ cmd_check_options(
 	return 0;
 }
 
+const struct cmd_option cmd_format_template[] = {
+	{ "format", 1 },
+	{ NULL, 0 },
+};
+
 int
 cmd_format_option(struct cmd_ctx *ctx, int *json)
 {
