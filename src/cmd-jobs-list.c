@@ -9,6 +9,7 @@
 #include "db.h"
 #include "lock.h"
 #include "log.h"
+#include "report.h"
 #include "runs.h"
 #include "util.h"
 
@@ -41,59 +42,111 @@ short_time(const char *dt, char *buf, size_t len)
 	return buf;
 }
 
-static int
-cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
+static const char *
+job_lock(const struct conf_job *j)
 {
-	struct db             *db = NULL;
-	struct job_summary     js;
+	return j->guard != GUARD_LOCAL && j->guard != GUARD_NONE ? j->lock
+	                                                         : NULL;
+}
+
+static void
+print_text(const struct conf *c, const struct job_summary *js)
+{
 	const struct conf_job *j;
-	char                  *errstr = NULL, run[32], ok[32];
-	enum db_status         st;
+	char                   run[32], ok[32], fence[32];
 	const char            *lock;
-	int                    wjob = 3, wlock = 4, n, rc = EXIT_OK;
+	int                    wjob = 3, wlock = 4, n;
 	size_t                 i;
 
-	if (c->have_database && (rc = cmd_db_connect(ctx, c, &db)) != 0)
-		return rc;
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
 		if ((n = (int)strlen(j->name)) > wjob)
 			wjob = n;
-		if (j->guard != GUARD_LOCAL && j->guard != GUARD_NONE &&
-		    (n = (int)strlen(j->lock)) > wlock)
+		if ((lock = job_lock(j)) != NULL &&
+		    (n = (int)strlen(lock)) > wlock)
 			wlock = n;
 	}
-	printf("%-*s  %-10s  %-*s  %-19s  %-9s  %s\n", wjob, "JOB", "GUARD",
-	    wlock, "LOCK", "LAST RUN", "OUTCOME", "LAST SUCCESS");
+	printf("%-*s  %-10s  %-*s  %-19s  %-9s  %-19s  %s\n", wjob, "JOB",
+	    "GUARD", wlock, "LOCK", "LAST RUN", "OUTCOME", "LAST SUCCESS",
+	    "FENCE");
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
-		memset(&js, 0, sizeof js);
-		if (db != NULL &&
-		    (st = runs_job_summary(db, j->name, &js, &errstr)) !=
-		        DB_OK) {
-			rc = cmd_db_error(ctx, st, errstr);
-			free(errstr);
-			break;
-		}
-		lock = j->guard != GUARD_LOCAL && j->guard != GUARD_NONE
-		    ? j->lock
-		    : "-";
-		printf("%-*s  %-10s  %-*s  %-19s  %-9s  %s\n", wjob, j->name,
-		    guard_name(j->guard), wlock, lock,
-		    short_time(js.last_started, run, sizeof run),
-		    js.last_outcome != NULL ? js.last_outcome : "-",
-		    short_time(js.last_success, ok, sizeof ok));
-		runs_job_summary_free(&js);
+		if (js[i].last_fence != 0)
+			snprintf(fence, sizeof fence, "%llu", js[i].last_fence);
+		else
+			snprintf(fence, sizeof fence, "-");
+		printf("%-*s  %-10s  %-*s  %-19s  %-9s  %-19s  %s\n", wjob,
+		    j->name, guard_name(j->guard), wlock,
+		    job_lock(j) != NULL ? job_lock(j) : "-",
+		    short_time(js[i].last_started, run, sizeof run),
+		    js[i].last_outcome != NULL ? js[i].last_outcome : "-",
+		    short_time(js[i].last_success, ok, sizeof ok), fence);
 	}
+}
+
+static void
+print_json(const struct conf *c, const struct job_summary *js)
+{
+	struct report_job_row *rows;
+	char                  *out;
+	size_t                 i;
+
+	rows = xcalloc(c->njobs + 1, sizeof *rows);
+	for (i = 0; i < c->njobs; i++) {
+		rows[i].job = c->jobs[i].name;
+		rows[i].guard = guard_name(c->jobs[i].guard);
+		rows[i].lock = job_lock(&c->jobs[i]);
+		rows[i].js = &js[i];
+	}
+	out = report_jobs_list_json(rows, c->njobs);
+	fputs(out, stdout);
+	free(out);
+	free(rows);
+}
+
+static int
+cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	struct db          *db = NULL;
+	struct job_summary *js = NULL;
+	char               *errstr = NULL;
+	enum db_status      st;
+	int                 json, rc = EXIT_OK;
+	size_t              i;
+
+	if ((rc = cmd_format_option(ctx, &json)) != 0)
+		return rc;
+	if (c->have_database && (rc = cmd_db_connect(ctx, c, &db)) != 0)
+		return rc;
+	js = xcalloc(c->njobs + 1, sizeof *js);
+	for (i = 0; i < c->njobs; i++) {
+		js[i].last_success_ts = -1;
+		if (db != NULL &&
+		    (st = runs_job_summary(
+		         db, c->jobs[i].name, &js[i], &errstr)) != DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
+			goto out;
+		}
+	}
+	if (json)
+		print_json(c, js);
+	else
+		print_text(c, js);
+out:
+	for (i = 0; i < c->njobs; i++)
+		runs_job_summary_free(&js[i]);
+	free(js);
+	free(errstr);
 	db_close(db);
 	return rc;
 }
 
 const struct cmd_entry cmd_jobs_list_entry = {
 	.name = "jobs list",
-	.usage = "",
+	.usage = "[--format text|json]",
 	.summary =
-	    "List the configured jobs with their guard, lock name, last run and last success (database clock, UTC).",
+	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run.",
+	.options = cmd_format_template,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_jobs_list_exec,
 };

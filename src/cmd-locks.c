@@ -10,6 +10,7 @@
 #include "db.h"
 #include "lock.h"
 #include "log.h"
+#include "report.h"
 #include "runs.h"
 #include "util.h"
 
@@ -32,6 +33,9 @@ struct locks_row {
 	const char            *lock;
 	const struct conf_job *j;
 	struct lock_holder     h;
+	const char            *state;      /* free, held, STUCK */
+	unsigned long long     fence;      /* the holder's run's token; 0 */
+	unsigned long long     last_fence; /* last issued for lock; 0 */
 };
 
 static const char *
@@ -42,24 +46,39 @@ locks_row_job(const struct locks_row *r)
 	return r->h.run_job != NULL ? r->h.run_job : "-";
 }
 
+/* free, held, or STUCK: held past max_runtime + grace, or by a session
+ * no run accounts for (only with a configuration to judge by). */
+static const char *
+locks_state(const struct locks_row *r)
+{
+	char *why = NULL;
+	int   stuck;
+
+	if (r->h.connection_id == 0)
+		return "free";
+	stuck = r->j != NULL &&
+	    lock_holder_stuck(
+	        &r->h, r->j->max_runtime_ms, r->j->grace_ms, &why);
+	free(why);
+	return stuck ? "STUCK" : "held";
+}
+
 static void
 print_lock(const struct locks_row *r, int wlock, int wjob)
 {
 	const struct lock_holder *h = &r->h;
 	struct buf                who;
-	char                     *why = NULL;
-	const char               *state = "held";
-	char                      since[40];
+	char                      since[40], fence[32];
 
+	if (r->fence != 0)
+		snprintf(fence, sizeof fence, "%llu", r->fence);
+	else
+		snprintf(fence, sizeof fence, "-");
 	if (h->connection_id == 0) {
-		printf("%-*s  %-*s  %-5s  -\n", wlock, r->lock, wjob,
-		    locks_row_job(r), "free");
+		printf("%-*s  %-*s  %-5s  %-6s  -\n", wlock, r->lock, wjob,
+		    locks_row_job(r), r->state, fence);
 		return;
 	}
-	/* Without a configuration there is no max_runtime to judge by. */
-	if (r->j != NULL &&
-	    lock_holder_stuck(h, r->j->max_runtime_ms, r->j->grace_ms, &why))
-		state = "STUCK";
 	buf_init(&who);
 	buf_printf(&who, "connection %llu", h->connection_id);
 	if (h->run_id != 0)
@@ -77,10 +96,33 @@ print_lock(const struct locks_row *r, int wlock, int wjob)
 		    since, sizeof since, ", in its state for %llds", h->idle_s);
 	else
 		since[0] = '\0';
-	printf("%-*s  %-*s  %-5s  %s%s\n", wlock, r->lock, wjob,
-	    locks_row_job(r), state, who.data, since);
+	printf("%-*s  %-*s  %-5s  %-6s  %s%s\n", wlock, r->lock, wjob,
+	    locks_row_job(r), r->state, fence, who.data, since);
 	buf_free(&who);
-	free(why);
+}
+
+static void
+print_json(const struct locks_row *rows, size_t n)
+{
+	struct report_lock_row *out;
+	char                   *text;
+	size_t                  i, k = 0;
+
+	out = xcalloc(n + 1, sizeof *out);
+	for (i = 0; i < n; i++) {
+		if (rows[i].j == NULL && rows[i].h.connection_id == 0)
+			continue;
+		out[k].lock = rows[i].lock;
+		out[k].job = locks_row_job(&rows[i]);
+		out[k].state = rows[i].state;
+		out[k].h = &rows[i].h;
+		out[k].fence = rows[i].fence;
+		out[k++].last_fence = rows[i].last_fence;
+	}
+	text = report_locks_json(out, k);
+	fputs(text, stdout);
+	free(text);
+	free(out);
 }
 
 /* The configured locks (once each), then the other locks that running
@@ -110,6 +152,19 @@ locks_rows(const struct conf *c, const struct db_result *running,
 	return n;
 }
 
+/* Fill row r: its holder, state and fencing tokens. */
+static enum db_status
+locks_row_get(struct db *db, struct locks_row *r, char **errstr)
+{
+	enum db_status st;
+
+	if ((st = lock_holder_get(db, r->lock, &r->h, errstr)) != DB_OK)
+		return st;
+	r->state = locks_state(r);
+	return runs_lock_fence(
+	    db, r->lock, r->h.run_id, &r->fence, &r->last_fence, errstr);
+}
+
 static int
 cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -118,9 +173,11 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct locks_row *rows = NULL;
 	char             *errstr = NULL;
 	enum db_status    st;
-	int               wlock = 4, wjob = 3, w, rc = EXIT_OK;
+	int               wlock = 4, wjob = 3, w, json, rc = EXIT_OK;
 	size_t            i, n = 0;
 
+	if ((rc = cmd_format_option(ctx, &json)) != 0)
+		return rc;
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if ((st = runs_locks(db, &running, &errstr)) != DB_OK) {
@@ -129,8 +186,7 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	n = locks_rows(c, running, &rows);
 	for (i = 0; i < n; i++) {
-		if ((st = lock_holder_get(
-		         db, rows[i].lock, &rows[i].h, &errstr)) != DB_OK) {
+		if ((st = locks_row_get(db, &rows[i], &errstr)) != DB_OK) {
 			rc = cmd_db_error(ctx, st, errstr);
 			goto out;
 		}
@@ -139,8 +195,12 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 		if ((w = (int)strlen(locks_row_job(&rows[i]))) > wjob)
 			wjob = w;
 	}
-	printf("%-*s  %-*s  %-5s  %s\n", wlock, "LOCK", wjob, "JOB", "STATE",
-	    "HOLDER");
+	if (json) {
+		print_json(rows, n);
+		goto out;
+	}
+	printf("%-*s  %-*s  %-5s  %-6s  %s\n", wlock, "LOCK", wjob, "JOB",
+	    "STATE", "FENCE", "HOLDER");
 	for (i = 0; i < n; i++) {
 		/* A run record whose lock is free is a dead run's, not a
 		 * lock anyone holds. */
@@ -160,9 +220,10 @@ out:
 
 const struct cmd_entry cmd_locks_entry = {
 	.name = "locks",
-	.usage = "",
+	.usage = "[--format text|json]",
 	.summary =
-	    "Show each configured lock name and every other lock a running cronguard holds (exec --lock), whether it is held, by which connection and run, and since when.",
+	    "Show each configured lock name and every other lock a running cronguard holds (exec --lock), whether it is held, by which connection and run, since when, and the holder's fencing token.",
+	.options = cmd_format_template,
 	.flags = CMD_NEEDS_DB,
 	.exec = cmd_locks_exec,
 };

@@ -37,6 +37,7 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	gj.busy_exit = j->busy_exit;
 	gj.once_per_ms = j->once_per_ms;
 	gj.timezone = j->timezone;
+	gj.keep_runs = j->keep_runs;
 	/*
 	 * An SQL job's statement is one long read on the lock session: the
 	 * configured read_timeout, meant for short queries, would cut it off

@@ -17,6 +17,9 @@ extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_exec_entry;
 extern const struct cmd_entry cmd_jobs_list_entry;
 extern const struct cmd_entry cmd_jobs_check_entry;
+extern const struct cmd_entry cmd_jobs_runs_entry;
+extern const struct cmd_entry cmd_jobs_show_entry;
+extern const struct cmd_entry cmd_jobs_purge_entry;
 extern const struct cmd_entry cmd_locks_entry;
 extern const struct cmd_entry cmd_outbox_dispatch_entry;
 extern const struct cmd_entry cmd_outbox_check_entry;
@@ -38,6 +41,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_exec_entry,
 	&cmd_jobs_list_entry,
 	&cmd_jobs_check_entry,
+	&cmd_jobs_runs_entry,
+	&cmd_jobs_show_entry,
+	&cmd_jobs_purge_entry,
 	&cmd_locks_entry,
 	&cmd_outbox_dispatch_entry,
 	&cmd_outbox_check_entry,
@@ -246,6 +252,27 @@ cmd_check_options(
 		    ctx->entry, "--format must be nagios, json or prometheus");
 	*metrics = cmd_opt_value(ctx, "metrics-file");
 	return 0;
+}
+
+const struct cmd_option cmd_format_template[] = {
+	{ "format", 1 },
+	{ NULL, 0 },
+};
+
+int
+cmd_format_option(struct cmd_ctx *ctx, int *json)
+{
+	const char *v;
+
+	*json = 0;
+	if ((v = cmd_opt_value(ctx, "format")) == NULL ||
+	    strcmp(v, "text") == 0)
+		return 0;
+	if (strcmp(v, "json") == 0) {
+		*json = 1;
+		return 0;
+	}
+	return cmd_usage_error(ctx->entry, "--format must be text or json");
 }
 
 int

@@ -95,6 +95,12 @@ extern const struct cmd_option cmd_check_template[];
 int cmd_check_options(
     struct cmd_ctx *, enum report_format *fmt, const char **metrics);
 
+/* The template of a command whose one option is --format text|json. */
+extern const struct cmd_option cmd_format_template[];
+/* The listings' --format text|json (a "format" entry in the template):
+ * *json 1 for json.  Returns 0, or EXIT_USAGE after printing why. */
+int cmd_format_option(struct cmd_ctx *, int *json);
+
 /*
  * Report a failed database call the one way, "cronguard: COMMAND:
  * errstr", and return its exit code (exitcode_db: 69).

@@ -485,6 +485,11 @@ static const struct key job_keys[] = {
 	    .max = DURATION_MAX_MS },
 	/* Known to the server or not is found when the job runs. */
 	{ .name = "timezone", .kind = K_STR, .off = JB(timezone) },
+	{ .name = "keep_runs",
+	    .kind = K_UINT,
+	    .off = JB(keep_runs),
+	    .max = 100000000,
+	    .def = CONF_KEEP_RUNS },
 	{ .name = NULL },
 };
 #undef JB

@@ -117,7 +117,12 @@ struct conf_job {
 	int64_t           once_per_ms; /* 0 = every launch runs */
 	char             *timezone;    /* of once_per's slots; NULL: the
 	                                * database's */
+	unsigned keep_runs;            /* CONF_KEEP_RUNS; 0 = keep all */
 };
+
+/* The runs kept per job by default (keep_runs): three years of a daily
+ * job, a week of one every ten minutes. */
+#define CONF_KEEP_RUNS 1000
 
 /* A secret file (password_file, signing_secret_file) and where its
  * content goes. */

@@ -1032,6 +1032,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 		l = &lk;
 		lock_init(l, ops, ctx, gj->job,
 		    guard_in_db(gj->guard) ? gj->lock : NULL);
+		l->keep_runs = gj->keep_runs;
 		if ((lr = lock_open(l, &errstr)) != LOCK_OK) {
 			log_kv(LOG_ERROR, "db_unavailable", "job", gj->job,
 			    "error", errstr, NULL);

@@ -27,6 +27,7 @@ struct guard_job {
 	int               busy_exit;
 	int64_t           once_per_ms; /* 0: every launch runs */
 	const char       *timezone;    /* of the slots; NULL: the server's */
+	unsigned          keep_runs;   /* runs kept after a run; 0: all */
 };
 
 /*

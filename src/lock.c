@@ -247,6 +247,13 @@ real_fence_next(
 }
 
 static enum db_status
+real_run_prune(void *conn, const char *job, unsigned keep,
+    unsigned long long *n, char **errstr)
+{
+	return runs_prune(conn, job, keep, n, errstr);
+}
+
+static enum db_status
 real_run_slot(void *conn, const char *job, int64_t once_per_ms, const char *tz,
     struct run_slot *rs, char **errstr)
 {
@@ -272,6 +279,7 @@ const struct lock_db_ops lock_db_real = {
 	.lease_release = real_lease_release,
 	.lease_holder = real_lease_holder,
 	.fence_next = real_fence_next,
+	.run_prune = real_run_prune,
 	.run_slot = real_run_slot,
 };
 

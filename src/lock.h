@@ -105,6 +105,10 @@ struct lock_db_ops {
 	    struct lease_holder *h, char **errstr);
 	enum lease_status (*fence_next)(void *conn, const char *name,
 	    unsigned long long *fence, char **errstr);
+	/* keep_runs: delete job's runs beyond the newest keep (runs_prune);
+	 * *n how many.  NULL in a fake: nothing is pruned. */
+	enum db_status (*run_prune)(void *conn, const char *job, unsigned keep,
+	    unsigned long long *n, char **errstr);
 	/* once_per: the current slot of job and its success (runs_slot). */
 	enum db_status (*run_slot)(void *conn, const char *job,
 	    int64_t once_per_ms, const char *tz, struct run_slot *,
@@ -141,6 +145,7 @@ struct lock {
 	unsigned long long fence;     /* the fencing token; 0 none */
 	unsigned long long lease_us;  /* a lease, this long; 0 GET_LOCK */
 	char               token[LEASE_TOKEN_SIZE]; /* the lease's owner */
+	unsigned keep_runs; /* runs of job kept after the run; 0 all */
 };
 
 /* Set up l; nothing is connected yet.  job and name are borrowed. */

@@ -3,12 +3,17 @@
  * text, the commands print it. */
 #include "config.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "conf.h"
+#include "db.h"
+#include "duration.h"
+#include "lock.h"
 #include "outbox-admin.h"
 #include "ratelimit.h"
 #include "report.h"
@@ -395,6 +400,26 @@ report_jobs_nagios(struct buf *b, enum check_status st,
 	buf_addc(b, '\n');
 }
 
+/* once_per: [{"start": ..., "end": ..., "successes": n}, ...], the last
+ * completed slot first. */
+static json_t *
+report_jobs_json_slots(const struct job_check *jc)
+{
+	const struct run_slot_tally *t;
+	json_t                      *arr;
+	int                          i;
+
+	arr = json_array();
+	for (i = 0; i < jc->nslots; i++) {
+		t = &jc->slots[i];
+		json_array_append_new(arr,
+		    json_pack("{s:s, s:s, s:I, s:b}", "start", t->start, "end",
+		        t->end, "successes", (json_int_t)t->successes,
+		        "completed", t->since_end_ms >= 0));
+	}
+	return arr;
+}
+
 static void
 report_jobs_json(struct buf *b, enum check_status st,
     const struct job_check *jcs, size_t n, const char *error)
@@ -443,6 +468,9 @@ report_jobs_json(struct buf *b, enum check_status st,
 		    jcs[i].holder.connection_id != 0
 		        ? json_integer((json_int_t)jcs[i].holder.connection_id)
 		        : json_null());
+		if (jcs[i].nslots > 0)
+			json_object_set_new(
+			    o, "slots", report_jobs_json_slots(&jcs[i]));
 		json_array_append_new(jobs, o);
 	}
 	json_object_set_new(root, "jobs", jobs);
@@ -534,4 +562,341 @@ report_jobs(enum report_format fmt, enum check_status st,
 		break;
 	}
 	return buf_steal(&b);
+}
+
+/* ------------------------------------------------ jobs runs, jobs show */
+
+/* Columns of RUNS_LIST_COLUMNS / RUNS_GET_COLUMNS by name. */
+enum report_run_col {
+	RC_ID,
+	RC_JOB,
+	RC_HOST,
+	RC_PID,
+	RC_STARTED,
+	RC_FINISHED,
+	RC_DURATION_MS,
+	RC_OUTCOME,
+	RC_EXIT_STATUS,
+	RC_FENCE,
+	RC_RUN_UUID,
+	RC_OUTPUT_BYTES,
+	RC_LIST_NCOLS,
+	RC_LOCK = RC_LIST_NCOLS,
+	RC_CONNECTION_ID,
+	RC_HEARTBEAT,
+	RC_ERROR,
+	RC_OUTPUT_LENGTH,
+	RC_OUTPUT,
+	RC_GET_NCOLS,
+};
+
+/* The integer columns: JSON numbers. */
+static int
+report_run_col_int(size_t col)
+{
+	switch (col) {
+	case RC_ID:
+	case RC_PID:
+	case RC_DURATION_MS:
+	case RC_EXIT_STATUS:
+	case RC_FENCE:
+	case RC_OUTPUT_BYTES:
+	case RC_CONNECTION_ID:
+	case RC_OUTPUT_LENGTH:
+		return 1;
+	}
+	return 0;
+}
+
+static json_t *report_json_bytes(const char *p, size_t len, int *lossy);
+
+/* A cell as JSON: null, a number for the integer columns, else a string
+ * (an error text is not always UTF-8). */
+static json_t *
+report_run_cell(const struct db_result *r, size_t row, size_t col)
+{
+	const char *v = db_cell(r, row, col), *e;
+	long long   n;
+	int         lossy = 0;
+
+	if (v == NULL)
+		return json_null();
+	if (report_run_col_int(col) &&
+	    parse_ll(v, LLONG_MIN, LLONG_MAX, &n, &e) == 0)
+		return json_integer((json_int_t)n);
+	return report_json_bytes(v, r->lengths[row][col], &lossy);
+}
+
+/* The list columns of row as a JSON object. */
+static json_t *
+report_run_object(const struct db_result *r, size_t row, size_t ncols)
+{
+	json_t *o = json_object();
+	size_t  j;
+
+	for (j = 0; j < ncols && j < r->ncols; j++)
+		json_object_set_new(o, r->names[j], report_run_cell(r, row, j));
+	return o;
+}
+
+/* "1m30s" from duration_ms, "-" when unknown. */
+static const char *
+report_run_duration(
+    const struct db_result *r, size_t row, char *buf, size_t len)
+{
+	long long ms = db_cell_ll(r, row, RC_DURATION_MS, -1);
+
+	if (ms < 0)
+		return "-";
+	/* Whole seconds read better in a table; below one, the ms. */
+	duration_format(ms >= 1000 ? ms / 1000 * 1000 : ms, buf, len);
+	return buf;
+}
+
+static const char *
+report_dash(const char *v)
+{
+	return v != NULL ? v : "-";
+}
+
+/* j as indented text with a newline; j is released. */
+static char *
+report_json_text(json_t *j)
+{
+	char *text, *s;
+
+	text = j != NULL ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+	                 : NULL;
+	json_decref(j);
+	s = xasprintf("%s\n", text != NULL ? text : "null");
+	free(text);
+	return s;
+}
+
+char *
+report_runs(const struct db_result *r, int json)
+{
+	struct buf b;
+	json_t    *arr;
+	char      *text, dur[32];
+	size_t     i;
+	int        wjob = 3, whost = 4, w;
+
+	if (json) {
+		arr = json_array();
+		for (i = 0; i < r->nrows; i++)
+			json_array_append_new(
+			    arr, report_run_object(r, i, RC_LIST_NCOLS));
+		text = json_dumps(arr, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_decref(arr);
+		buf_init(&b);
+		buf_printf(&b, "%s\n", text != NULL ? text : "[]");
+		free(text);
+		return buf_steal(&b);
+	}
+	for (i = 0; i < r->nrows; i++) {
+		if ((w = (int)strlen(report_dash(db_cell(r, i, RC_JOB)))) >
+		    wjob)
+			wjob = w;
+		if ((w = (int)strlen(report_dash(db_cell(r, i, RC_HOST)))) >
+		    whost)
+			whost = w;
+	}
+	buf_init(&b);
+	buf_printf(&b, "%-8s  %-*s  %-*s  %-19s  %-9s  %-9s  %4s  %s\n", "ID",
+	    wjob, "JOB", whost, "HOST", "STARTED", "DURATION", "OUTCOME",
+	    "EXIT", "FENCE");
+	for (i = 0; i < r->nrows; i++)
+		buf_printf(&b,
+		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-9s  %4s  %s\n",
+		    report_dash(db_cell(r, i, RC_ID)), wjob,
+		    report_dash(db_cell(r, i, RC_JOB)), whost,
+		    report_dash(db_cell(r, i, RC_HOST)),
+		    report_dash(db_cell(r, i, RC_STARTED)),
+		    report_run_duration(r, i, dur, sizeof dur),
+		    report_dash(db_cell(r, i, RC_OUTCOME)),
+		    report_dash(db_cell(r, i, RC_EXIT_STATUS)),
+		    report_dash(db_cell(r, i, RC_FENCE)));
+	return buf_steal(&b);
+}
+
+/* Bytes as a JSON string: every byte that does not start a well-formed
+ * UTF-8 sequence becomes U+FFFD (*lossy set). */
+static json_t *
+report_json_bytes(const char *p, size_t len, int *lossy)
+{
+	struct buf b;
+	json_t    *j;
+	size_t     i, n;
+
+	buf_init(&b);
+	for (i = 0; i < len; i += n) {
+		/* A NUL is a character here (\u0000), not the end. */
+		if (p[i] == '\0')
+			n = 1;
+		else if ((n = utf8_seq_len(
+		              (const unsigned char *)p + i, len - i)) == 0) {
+			buf_adds(&b, "\xef\xbf\xbd");
+			*lossy = 1;
+			n = 1;
+			continue;
+		}
+		buf_add(&b, p + i, n);
+	}
+	j = json_stringn(b.data != NULL ? b.data : "", b.len);
+	buf_free(&b);
+	return j;
+}
+
+static json_t *
+report_run_json(const struct db_result *r)
+{
+	json_t     *o;
+	const char *out = db_cell(r, 0, RC_OUTPUT);
+	long long   kept;
+	int         lossy = 0;
+
+	o = report_run_object(r, 0, RC_OUTPUT);
+	if (out == NULL)
+		json_object_set_new(o, "output", json_null());
+	else
+		json_object_set_new(o, "output",
+		    report_json_bytes(out, r->lengths[0][RC_OUTPUT], &lossy));
+	json_object_set_new(o, "output_lossy", json_boolean(lossy));
+	/* The tail only: the job wrote more than was kept. */
+	kept = db_cell_ll(r, 0, RC_OUTPUT_LENGTH, 0);
+	json_object_set_new(o, "output_truncated",
+	    json_boolean(
+	        out != NULL && db_cell_ll(r, 0, RC_OUTPUT_BYTES, 0) > kept));
+	return o;
+}
+
+/* One "name: value" line of jobs show. */
+static void
+report_run_field(struct buf *b, const char *name, const char *v)
+{
+	buf_printf(b, "%-14s %s\n", name, report_dash(v));
+}
+
+char *
+report_run(const struct db_result *r, int json, size_t *len)
+{
+	struct buf  b;
+	char        dur[32], *text;
+	const char *out;
+	long long   kept, total;
+	size_t      i;
+
+	if (json) {
+		text = report_json_text(report_run_json(r));
+		*len = strlen(text);
+		return text;
+	}
+	buf_init(&b);
+	for (i = 0; i < RC_OUTPUT_LENGTH; i++) {
+		if (i == RC_DURATION_MS)
+			report_run_field(&b, "duration:",
+			    report_run_duration(r, 0, dur, sizeof dur));
+		else {
+			text = xasprintf("%s:", r->names[i]);
+			report_run_field(&b, text, db_cell(r, 0, i));
+			free(text);
+		}
+	}
+	out = db_cell(r, 0, RC_OUTPUT);
+	kept = db_cell_ll(r, 0, RC_OUTPUT_LENGTH, 0);
+	total = db_cell_ll(r, 0, RC_OUTPUT_BYTES, -1);
+	if (out == NULL)
+		text = xstrdup("not captured");
+	else if (total > kept)
+		text = xasprintf(
+		    "the last %lld of %lld bytes (the rest was not kept)", kept,
+		    total);
+	else
+		text = xasprintf("%lld bytes", kept);
+	report_run_field(&b, "output:", text);
+	free(text);
+	if (out != NULL) {
+		buf_addc(&b, '\n');
+		buf_add(&b, out, r->lengths[0][RC_OUTPUT]);
+	}
+	*len = b.len;
+	return buf_steal(&b);
+}
+
+/* ------------------------------------------------ jobs list, locks */
+
+static json_t *
+report_str_or_null(const char *v)
+{
+	return v != NULL ? json_string(v) : json_null();
+}
+
+static json_t *
+report_id_or_null(unsigned long long v)
+{
+	return v != 0 ? json_integer((json_int_t)v) : json_null();
+}
+
+char *
+report_jobs_list_json(const struct report_job_row *rows, size_t n)
+{
+	const struct job_summary *js;
+	json_t                   *arr, *o;
+	size_t                    i;
+
+	arr = json_array();
+	for (i = 0; i < n; i++) {
+		js = rows[i].js;
+		o = json_object();
+		json_object_set_new(o, "job", json_string(rows[i].job));
+		json_object_set_new(o, "guard", json_string(rows[i].guard));
+		json_object_set_new(
+		    o, "lock", report_str_or_null(rows[i].lock));
+		json_object_set_new(
+		    o, "last_run_id", report_id_or_null(js->last_id));
+		json_object_set_new(o, "last_run_started",
+		    report_str_or_null(js->last_started));
+		json_object_set_new(
+		    o, "last_outcome", report_str_or_null(js->last_outcome));
+		json_object_set_new(
+		    o, "last_success", report_str_or_null(js->last_success));
+		json_object_set_new(
+		    o, "fence", report_id_or_null(js->last_fence));
+		json_array_append_new(arr, o);
+	}
+	return report_json_text(arr);
+}
+
+char *
+report_locks_json(const struct report_lock_row *rows, size_t n)
+{
+	const struct lock_holder *h;
+	json_t                   *arr, *o;
+	size_t                    i;
+
+	arr = json_array();
+	for (i = 0; i < n; i++) {
+		h = rows[i].h;
+		o = json_object();
+		json_object_set_new(o, "lock", json_string(rows[i].lock));
+		json_object_set_new(o, "job", json_string(rows[i].job));
+		json_object_set_new(o, "state", json_string(rows[i].state));
+		json_object_set_new(
+		    o, "connection_id", report_id_or_null(h->connection_id));
+		json_object_set_new(o, "run_id", report_id_or_null(h->run_id));
+		json_object_set_new(o, "host", report_str_or_null(h->run_host));
+		json_object_set_new(o, "pid",
+		    h->run_id != 0 && h->run_pid >= 0
+		        ? json_integer((json_int_t)h->run_pid)
+		        : json_null());
+		json_object_set_new(
+		    o, "since", report_str_or_null(h->started_at));
+		json_object_set_new(
+		    o, "fence", report_id_or_null(rows[i].fence));
+		json_object_set_new(
+		    o, "last_fence", report_id_or_null(rows[i].last_fence));
+		json_array_append_new(arr, o);
+	}
+	return report_json_text(arr);
 }

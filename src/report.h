@@ -44,4 +44,41 @@ char *report_outbox(enum report_format fmt, const struct outbox_counts *k,
 char *report_jobs(enum report_format fmt, enum check_status st,
     const struct job_check *jcs, size_t n, const char *error);
 
+/* ------------------------------------------------ jobs runs, jobs show */
+
+struct db_result;
+/* jobs runs: runs_list's rows (RUNS_LIST_COLUMNS) as a table, or as a JSON
+ * array when json. */
+char *report_runs(const struct db_result *r, int json);
+/*
+ * jobs show: runs_get's one row (RUNS_GET_COLUMNS).  Text: one "name:
+ * value" line per field, a blank line, then the captured output's bytes
+ * as they are.  JSON: an object; the output a string with each byte that
+ * is not well-formed UTF-8 replaced by U+FFFD (output_lossy true then).
+ * *len is the length: the text may hold NUL bytes.
+ */
+char *report_run(const struct db_result *r, int json, size_t *len);
+
+/* jobs list --format json: one object per configured job. */
+struct job_summary;
+struct report_job_row {
+	const char               *job;
+	const char               *guard;
+	const char               *lock; /* NULL: no database lock */
+	const struct job_summary *js;
+};
+char *report_jobs_list_json(const struct report_job_row *, size_t n);
+
+/* locks --format json: one object per lock. */
+struct lock_holder;
+struct report_lock_row {
+	const char               *lock;
+	const char               *job;   /* "-": none known */
+	const char               *state; /* free, held, STUCK */
+	const struct lock_holder *h;
+	unsigned long long        fence;      /* the holder's run's; 0 */
+	unsigned long long        last_fence; /* last issued for lock; 0 */
+};
+char *report_locks_json(const struct report_lock_row *, size_t n);
+
 #endif

@@ -122,6 +122,28 @@ runs_start(struct lock *l, const char *host, long pid, char **errstr)
 	return LOCK_OK;
 }
 
+/* keep_runs after a run: housekeeping, so a failure (a deadlock with
+ * another host's prune, say) is logged and left to the next run. */
+static void
+runs_prune_quietly(struct lock *l)
+{
+	unsigned long long n = 0;
+	char              *errstr = NULL, count[32];
+
+	if (l->keep_runs == 0 || l->ops->run_prune == NULL || l->conn == NULL)
+		return;
+	if (l->ops->run_prune(l->conn, l->job, l->keep_runs, &n, &errstr) !=
+	    DB_OK)
+		log_kv(LOG_WARN, "runs_prune_failed", "job", l->job, "error",
+		    errstr, NULL);
+	else if (n > 0) {
+		snprintf(count, sizeof count, "%llu", n);
+		log_kv(LOG_DEBUG, "runs_pruned", "job", l->job, "runs", count,
+		    NULL);
+	}
+	free(errstr);
+}
+
 void
 runs_end(struct lock *l, const struct run_end *end, int incident,
     const char *jobtext)
@@ -162,6 +184,8 @@ runs_end(struct lock *l, const struct run_end *end, int incident,
 			break;
 		l->dead = 1;
 	}
+	if (st == DB_OK)
+		runs_prune_quietly(l);
 	if (st != DB_OK) {
 		detail = xasprintf("finishing run record %llu failed: %s (%s)",
 		    l->run_id, errstr != NULL ? errstr : "unknown error",
@@ -194,7 +218,7 @@ runs_job_summary(
 	    " r.exit_status, r.connection_id,"
 	    " (SELECT COUNT(*) FROM information_schema.PROCESSLIST p"
 	    "  WHERE p.ID = r.connection_id),"
-	    " d.id, d.outcome, d.finished_at"
+	    " d.id, d.outcome, d.finished_at, r.fence"
 	    " FROM (SELECT MAX(finished_at) AS fin FROM cronguard_runs"
 	    "  WHERE job = %s AND outcome = 'success') s"
 	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
@@ -205,7 +229,7 @@ runs_job_summary(
 	    job, job, job);
 	if (st != DB_OK)
 		goto out;
-	if ((st = db_one_row(r, 14, errstr)) != DB_OK)
+	if ((st = db_one_row(r, 15, errstr)) != DB_OK)
 		goto out;
 	js->last_success = db_cell_dup(r, 0, 0);
 	if ((cell = db_cell(r, 0, 1)) != NULL &&
@@ -224,6 +248,7 @@ runs_job_summary(
 	js->done_id = (unsigned long long)db_cell_ll(r, 0, 11, 0);
 	js->done_outcome = db_cell_dup(r, 0, 12);
 	js->done_finished = db_cell_dup(r, 0, 13);
+	js->last_fence = (unsigned long long)db_cell_ll(r, 0, 14, 0);
 out:
 	db_result_free(r);
 	return st;
@@ -342,6 +367,88 @@ runs_outcome_status(const char *outcome)
 	return CHECK_WARNING;
 }
 
+/* The slot before rs's and rs's own into jc->slots (the previous one
+ * is the slot of the last microsecond before rs starts). */
+static enum db_status
+runs_check_tally(struct db *db, const struct conf_job *j, struct job_check *jc,
+    const struct run_slot *rs, char **errstr)
+{
+	struct run_slot prev;
+	char           *at = NULL;
+	enum db_status  st;
+
+	memset(&prev, 0, sizeof prev);
+	if ((st = db_query_value(db, &at, errstr,
+	         "SELECT CAST(%s AS DATETIME(6)) - INTERVAL 1 MICROSECOND",
+	         rs->start)) != DB_OK)
+		goto out;
+	if ((st = runs_slot(db, j->name, j->once_per_ms, j->timezone, at, &prev,
+	         errstr)) != DB_OK)
+		goto out;
+	if (prev.tz_unknown || prev.start == NULL) {
+		*errstr = xasprintf("no slot before %s", rs->start);
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	if ((st = runs_slot_tally(db, j->name, prev.start, rs->start,
+	         &jc->slots[0], errstr)) != DB_OK)
+		goto out;
+	jc->nslots = 1;
+	if ((st = runs_slot_tally(db, j->name, rs->start, rs->end,
+	         &jc->slots[1], errstr)) != DB_OK)
+		goto out;
+	jc->nslots = 2;
+out:
+	runs_slot_free(&prev);
+	free(at);
+	return st;
+}
+
+/* once_per: a completed slot with no success, a slot that ran twice. */
+static enum db_status
+runs_check_slots(struct db *db, const struct conf_job *j, struct job_check *jc,
+    char **errstr)
+{
+	const struct run_slot_tally *t;
+	struct run_slot              rs;
+	enum db_status               st;
+	int                          i;
+
+	if ((st = runs_slot(db, j->name, j->once_per_ms, j->timezone, NULL, &rs,
+	         errstr)) != DB_OK)
+		return st;
+	if (rs.tz_unknown) {
+		runs_check_add(jc, CHECK_UNKNOWN,
+		    "timezone %s is unknown to the server",
+		    j->timezone != NULL ? j->timezone : "(the server's)");
+		goto out;
+	}
+	if ((st = runs_check_tally(db, j, jc, &rs, errstr)) != DB_OK)
+		goto out;
+	t = &jc->slots[0];
+	/* A slot before the job's first run is not missed. */
+	if (t->successes == 0 && t->had_runs && t->since_end_ms > j->grace_ms) {
+		if (t->caught_up_id != 0)
+			runs_check_add(jc, CHECK_WARNING,
+			    "slot %.19s had no successful run (caught up by run %llu)",
+			    t->start, t->caught_up_id);
+		else
+			runs_check_add(jc, CHECK_CRITICAL,
+			    "slot %.19s ended at %.19s with no successful run",
+			    t->start, t->end);
+	}
+	for (i = 0; i < jc->nslots; i++) {
+		t = &jc->slots[i];
+		if (t->successes > 1)
+			runs_check_add(jc, CHECK_WARNING,
+			    "ran twice: %lld successful runs in slot %.19s (runs %llu and %llu)",
+			    t->successes, t->start, t->first_id, t->last_id);
+	}
+out:
+	runs_slot_free(&rs);
+	return st;
+}
+
 enum db_status
 runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
     char **errstr)
@@ -415,13 +522,183 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 		runs_check_add(
 		    jc, CHECK_CRITICAL, "lock %s held by %s", j->lock, why);
 	free(why);
+	if (j->once_per_ms > 0)
+		return runs_check_slots(db, j, jc, errstr);
 	return DB_OK;
 }
 
 void
 runs_check_free(struct job_check *jc)
 {
+	int i;
+
+	for (i = 0; i < jc->nslots; i++)
+		runs_slot_tally_free(&jc->slots[i]);
 	buf_free(&jc->msg);
 	runs_job_summary_free(&jc->js);
 	lock_holder_free(&jc->holder);
+}
+
+enum db_status
+runs_slot_tally(struct db *db, const char *job, const char *start,
+    const char *end, struct run_slot_tally *t, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	memset(t, 0, sizeof *t);
+	st = db_query(db, &r, errstr,
+	    "SELECT COUNT(r.id), MIN(r.id), MAX(r.id),"
+	    " TIMESTAMPDIFF(MICROSECOND, CAST(%s AS DATETIME(6)), NOW(6))"
+	    "  DIV 1000,"
+	    " EXISTS (SELECT 1 FROM cronguard_runs x WHERE x.job = %s"
+	    "  AND x.started_at < %s),"
+	    " (SELECT MIN(y.id) FROM cronguard_runs y WHERE y.job = %s"
+	    "  AND y.outcome = 'success' AND y.started_at >= %s)"
+	    " FROM cronguard_runs r WHERE r.job = %s"
+	    " AND r.outcome = 'success' AND r.started_at >= %s"
+	    " AND r.started_at < %s",
+	    end, job, end, job, end, job, start, end);
+	if (st != DB_OK)
+		goto out;
+	if ((st = db_one_row(r, 6, errstr)) != DB_OK)
+		goto out;
+	t->start = xstrdup(start);
+	t->end = xstrdup(end);
+	t->successes = db_cell_ll(r, 0, 0, 0);
+	t->first_id = (unsigned long long)db_cell_ll(r, 0, 1, 0);
+	t->last_id = (unsigned long long)db_cell_ll(r, 0, 2, 0);
+	t->since_end_ms = db_cell_ll(r, 0, 3, 0);
+	t->had_runs = db_cell_ll(r, 0, 4, 0) == 1;
+	t->caught_up_id = (unsigned long long)db_cell_ll(r, 0, 5, 0);
+out:
+	db_result_free(r);
+	return st;
+}
+
+void
+runs_slot_tally_free(struct run_slot_tally *t)
+{
+	free(t->start);
+	free(t->end);
+	memset(t, 0, sizeof *t);
+}
+
+/* ------------------------------------------- run history (jobs runs) */
+
+/* RUNS_LIST_COLUMNS as expressions. */
+#define RUNS_LIST_SELECT \
+	"SELECT id, job, host, pid, started_at, finished_at," \
+	" TIMESTAMPDIFF(MICROSECOND, started_at," \
+	"  COALESCE(finished_at, NOW(6))) DIV 1000 AS duration_ms," \
+	" outcome, exit_status, fence, run_uuid, output_bytes"
+
+enum db_status
+runs_list(struct db *db, const char *job, unsigned limit,
+    struct db_result **res, char **errstr)
+{
+	/* Newest first by id: ix_runs_job (job, id) read backwards. */
+	if (job != NULL)
+		return db_query(db, res, errstr,
+		    RUNS_LIST_SELECT " FROM cronguard_runs WHERE job = %s"
+		                     " ORDER BY id DESC LIMIT %u",
+		    job, limit);
+	return db_query(db, res, errstr,
+	    RUNS_LIST_SELECT " FROM cronguard_runs ORDER BY id DESC LIMIT %u",
+	    limit);
+}
+
+enum db_status
+runs_get(
+    struct db *db, unsigned long long id, struct db_result **res, char **errstr)
+{
+	return db_query(db, res, errstr,
+	    RUNS_LIST_SELECT ", lock_name, connection_id, heartbeat_at, error,"
+	                     " OCTET_LENGTH(output) AS output_length, output"
+	                     " FROM cronguard_runs WHERE id = %llu",
+	    id);
+}
+
+/*
+ * The newest successful run of each job (of job j only with %s): never
+ * deleted.  In a derived table, which the server materialises, because a
+ * DELETE may not read its own table otherwise.
+ */
+#define RUNS_NEWEST_SUCCESS \
+	" SELECT k.id FROM (SELECT (SELECT x.id FROM cronguard_runs x" \
+	"  WHERE x.job = j.job AND x.outcome = 'success'" \
+	"  ORDER BY x.finished_at DESC, x.id DESC LIMIT 1) AS id" \
+	"  FROM (SELECT DISTINCT job FROM cronguard_runs" \
+	"   WHERE %s IS NULL OR job = %s) j) k WHERE k.id IS NOT NULL"
+
+enum db_status
+runs_purge(
+    struct db *db, int64_t before_ms, unsigned long long *n, char **errstr)
+{
+	struct db_result  *r = NULL;
+	enum db_status     st;
+	unsigned long long got;
+
+	*n = 0;
+	do {
+		st = db_query_retry(db, &r, errstr,
+		    "DELETE FROM cronguard_runs"
+		    " WHERE started_at < NOW(6) - INTERVAL %lld MICROSECOND"
+		    " AND finished_at < NOW(6) - INTERVAL %lld MICROSECOND"
+		    " AND outcome <> 'running' AND id NOT IN (" RUNS_NEWEST_SUCCESS
+		    ") ORDER BY started_at LIMIT %u",
+		    (long long)before_ms * 1000, (long long)before_ms * 1000,
+		    (const char *)NULL, (const char *)NULL,
+		    (unsigned)RUNS_DELETE_BATCH);
+		got = st == DB_OK ? r->affected : 0;
+		*n += got;
+		db_result_free(r);
+		r = NULL;
+	} while (st == DB_OK && got == RUNS_DELETE_BATCH);
+	return st;
+}
+
+enum db_status
+runs_prune(struct db *db, const char *job, unsigned keep, unsigned long long *n,
+    char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	*n = 0;
+	if (keep == 0)
+		return DB_OK;
+	/* Below the keep-th newest id: ix_runs_job (job, id) both times. */
+	st = db_query(db, &r, errstr,
+	    "DELETE FROM cronguard_runs WHERE job = %s"
+	    " AND outcome <> 'running'"
+	    " AND id < (SELECT c.id FROM (SELECT id FROM cronguard_runs"
+	    "  WHERE job = %s ORDER BY id DESC LIMIT 1 OFFSET %u) c)"
+	    " AND id NOT IN (" RUNS_NEWEST_SUCCESS ")"
+	    " ORDER BY id LIMIT %u",
+	    job, job, keep - 1, job, job, (unsigned)RUNS_DELETE_BATCH);
+	if (st == DB_OK)
+		*n = r->affected;
+	db_result_free(r);
+	return st;
+}
+
+enum db_status
+runs_lock_fence(struct db *db, const char *name, unsigned long long run_id,
+    unsigned long long *held, unsigned long long *last, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	*held = *last = 0;
+	st = db_query(db, &r, errstr,
+	    "SELECT (SELECT fence FROM cronguard_runs WHERE id = %llu),"
+	    " (SELECT fence FROM cronguard_leases WHERE name = %s)",
+	    run_id, name);
+	if (st == DB_OK && (st = db_one_row(r, 2, errstr)) == DB_OK) {
+		*held = (unsigned long long)db_cell_ll(r, 0, 0, 0);
+		*last = (unsigned long long)db_cell_ll(r, 0, 1, 0);
+	}
+	db_result_free(r);
+	return st;
 }

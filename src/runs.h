@@ -68,6 +68,7 @@ struct job_summary {
 	unsigned long long done_id; /* 0 none */
 	char              *done_outcome;
 	char              *done_finished;
+	unsigned long long last_fence; /* the newest run's token; 0 none */
 };
 /*
  * Close the runs of job left "running" by a cronguard that died: the run's
@@ -112,6 +113,26 @@ void           runs_slot_free(struct run_slot *);
  * every named lock a cronguard holds, configured or not (exec --lock). */
 enum db_status runs_locks(struct db *, struct db_result **res, char **errstr);
 
+/*
+ * The successful runs of one once_per slot [start, end), for jobs check.
+ * Times are the session's (UTC); numbers by the database clock.
+ */
+struct run_slot_tally {
+	char              *start;
+	char              *end;
+	long long          successes; /* runs that succeeded, by start */
+	unsigned long long first_id;  /* the first and the last of them; 0 */
+	unsigned long long last_id;
+	long long          since_end_ms; /* NOW(6) - end; < 0 while it lasts */
+	int                had_runs; /* a run of the job started before end */
+	unsigned long long caught_up_id; /* first success since end; 0 */
+};
+/* Tally job's successes that started in [start, end).  DB_OK or the
+ * status with *errstr.  Free with runs_slot_tally_free. */
+enum db_status runs_slot_tally(struct db *, const char *job, const char *start,
+    const char *end, struct run_slot_tally *, char **errstr);
+void           runs_slot_tally_free(struct run_slot_tally *);
+
 /* One job judged for jobs check from its run records and its lock. */
 struct job_check {
 	const struct conf_job *job;
@@ -120,6 +141,9 @@ struct job_check {
 	struct job_summary     js;
 	struct lock_holder     holder;
 	int                    running; /* a live run is recorded */
+	/* once_per: the last completed slot, then the current one. */
+	struct run_slot_tally slots[2];
+	int                   nslots;
 };
 
 /*
@@ -127,11 +151,57 @@ struct job_check {
  * expect_every + grace, a run past max_runtime (+ grace: CRITICAL), a
  * run whose session died, a lock that no run of ours accounts for, and
  * the newest finished run when it did not succeed (incident, lock_lost:
- * CRITICAL; failure, timeout, killed, error, abandoned: WARNING).
+ * CRITICAL; failure, timeout, killed, error, abandoned: WARNING).  With
+ * once_per, the last completed slot and the current one: a completed
+ * slot without a success is CRITICAL once grace has passed after its end
+ * (WARNING when a later success caught up), a slot with more than one
+ * success is a WARNING (ran twice).
  * Fills *jc (runs_check_free); DB_OK, or the status with *errstr.
  */
 enum db_status runs_check(
     struct db *, const struct conf_job *j, struct job_check *jc, char **errstr);
 void runs_check_free(struct job_check *);
+
+/* ------------------------------------------- run history (jobs runs) */
+
+/* The columns of runs_list, in order. */
+#define RUNS_LIST_COLUMNS \
+	"id, job, host, pid, started_at, finished_at, duration_ms, outcome," \
+	" exit_status, fence, run_uuid, output_bytes"
+/* The runs of job (NULL: every job), newest first, at most limit, in
+ * *res (RUNS_LIST_COLUMNS; duration_ms runs to NOW(6) while a run is
+ * running).  DB_OK or the status with *errstr. */
+enum db_status runs_list(struct db *, const char *job, unsigned limit,
+    struct db_result **res, char **errstr);
+
+/* The columns of runs_get, in order: RUNS_LIST_COLUMNS, then these. */
+#define RUNS_GET_COLUMNS \
+	RUNS_LIST_COLUMNS ", lock_name, connection_id, heartbeat_at, error," \
+	                  " output_length, output"
+/* Run id with every column (RUNS_GET_COLUMNS; output is bytes, its
+ * length in res->lengths) in *res: no row when there is no such run. */
+enum db_status runs_get(
+    struct db *, unsigned long long id, struct db_result **res, char **errstr);
+
+/*
+ * Retention.  Neither ever deletes a running run, nor a job's newest
+ * successful run: once_per, jobs check and jobs list read it.
+ * runs_purge deletes the runs that started and finished more than
+ * before_ms ago, in statements of RUNS_DELETE_BATCH rows, *n in all.
+ * runs_prune deletes job's runs beyond its newest keep (keep_runs), one
+ * statement of at most RUNS_DELETE_BATCH rows (the oldest), *n of them:
+ * run after every run, it keeps up; keep 0 deletes nothing.
+ */
+#define RUNS_DELETE_BATCH 1000
+enum db_status runs_purge(
+    struct db *, int64_t before_ms, unsigned long long *n, char **errstr);
+enum db_status runs_prune(struct db *, const char *job, unsigned keep,
+    unsigned long long *n, char **errstr);
+
+/* The fencing tokens of lock name: *held the token of run run_id (0 for
+ * none), *last the last one issued for name (cronguard_leases; 0 none). */
+enum db_status runs_lock_fence(struct db *, const char *name,
+    unsigned long long run_id, unsigned long long *held,
+    unsigned long long *last, char **errstr);
 
 #endif

@@ -525,6 +525,11 @@ utf8_seq_len(const unsigned char *s, size_t avail)
 		if (i >= avail || (s[i] & 0xc0) != 0x80)
 			return 0;
 	}
+	/* RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF
+	 * (jansson refuses them too). */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
 	return n;
 }
 

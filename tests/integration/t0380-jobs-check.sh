@@ -63,10 +63,10 @@ assert_exit 2 cg jobs check held
 assert_grep '^JOBS CRITICAL - held CRITICAL: lock t0380:held held by connection [0-9]+ .*no cronguard run record' "$OUT"
 assert_exit 2 cg jobs check
 assert_exit 0 cg locks
-assert_grep '^t0380:held +held +STUCK +connection [0-9]+, no run record' "$OUT"
+assert_grep '^t0380:held +held +STUCK +- +connection [0-9]+, no run record' "$OUT"
 assert_exit 0 cg jobs list
-assert_grep '^accrual +named_lock +cronguard:test_[0-9]+:accrual +[0-9-]+ [0-9:]+ +success +[0-9-]+ [0-9:]+$' "$OUT"
-assert_grep '^fresh +named_lock +cronguard:test_[0-9]+:fresh +- +- +-$' "$OUT"
+assert_grep '^accrual +named_lock +cronguard:test_[0-9]+:accrual +[0-9-]+ [0-9:]+ +success +[0-9-]+ [0-9:]+ +[0-9]+$' "$OUT"
+assert_grep '^fresh +named_lock +cronguard:test_[0-9]+:fresh +- +- +- +-$' "$OUT"
 
 # Unknown job, no database: UNKNOWN.
 assert_exit 3 cg jobs check no-such-job

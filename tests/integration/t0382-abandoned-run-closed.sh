@@ -37,7 +37,7 @@ live_id=$(mysql_q "SELECT id FROM cronguard_runs WHERE job = 'live'")
 
 # jobs list closes the dead one, and only that one.
 assert_exit 0 cg jobs list
-assert_grep '^long +named_lock +t0382:long +[0-9-]+ [0-9:]+ +abandoned +-$' "$OUT"
+assert_grep '^long +named_lock +t0382:long +[0-9-]+ [0-9:]+ +abandoned +- +([0-9]+|-)$' "$OUT"
 assert_grep '^live +named_lock +t0382:live +[0-9-]+ [0-9:]+ +running ' "$OUT"
 assert_grep "level=warn event=run_abandoned job=long runs=1 " "$ERR"
 assert_eq abandoned "$(outcome "$run_id")"

@@ -175,6 +175,50 @@ START_TEST(test_success_in_the_slot)
 }
 END_TEST
 
+/* jobs check's tally of one slot: the 23-hour day of Europe/Berlin's
+ * spring change is [03-28 23:00, 03-29 22:00) UTC; successes in it by
+ * start, the job's runs before its end, the first success after it. */
+START_TEST(test_tally_of_a_dst_day)
+{
+	struct run_slot       rs;
+	struct run_slot_tally t;
+	unsigned long long    first, last, after;
+	char                 *errstr = NULL;
+
+	run_at("j", "2026-03-27 12:00:00", "failure");
+	first = run_at("j", "2026-03-28 23:00:00", "success");
+	run_at("j", "2026-03-29 10:00:00", "failure");
+	last = run_at("j", "2026-03-29 21:59:59", "success");
+	after = run_at("j", "2026-03-29 22:00:00", "success");
+	run_at("other", "2026-03-29 12:00:00", "success");
+	slot("j", DAY_MS, "Europe/Berlin", "2026-03-29 12:00:00", &rs);
+	ck_assert_msg(runs_slot_tally(
+	                  live_db, "j", rs.start, rs.end, &t, &errstr) == DB_OK,
+	    "%s", errstr);
+	ck_assert_int_eq(t.successes, 2);
+	ck_assert_uint_eq(t.first_id, first);
+	ck_assert_uint_eq(t.last_id, last);
+	ck_assert_int_eq(t.had_runs, 1);
+	ck_assert_uint_eq(t.caught_up_id, after);
+	ck_assert_msg(t.since_end_ms > 0, "%lld", t.since_end_ms);
+	runs_slot_tally_free(&t);
+	/* The day before: one failure, no success, the job existed. */
+	ck_assert_msg(runs_slot_tally(live_db, "j", "2026-03-27 23:00:00",
+	                  rs.start, &t, &errstr) == DB_OK,
+	    "%s", errstr);
+	ck_assert_int_eq(t.successes, 0);
+	ck_assert_int_eq(t.had_runs, 1);
+	ck_assert_uint_eq(t.caught_up_id, first);
+	runs_slot_tally_free(&t);
+	/* Before the first run: nothing to miss. */
+	ck_assert(runs_slot_tally(live_db, "j", "2026-03-25 23:00:00",
+	              "2026-03-26 23:00:00", &t, &errstr) == DB_OK);
+	ck_assert_int_eq(t.had_runs, 0);
+	runs_slot_tally_free(&t);
+	runs_slot_free(&rs);
+}
+END_TEST
+
 START_TEST(test_unknown_zone)
 {
 	struct run_slot rs;
@@ -201,6 +245,7 @@ runs_live_suite(void)
 	tcase_add_loop_test(tc, test_dst_days_are_one_slot, 0, nitems(dst));
 	tcase_add_test(tc, test_parts_and_multiples_of_a_day);
 	tcase_add_test(tc, test_success_in_the_slot);
+	tcase_add_test(tc, test_tally_of_a_dst_day);
 	tcase_add_test(tc, test_unknown_zone);
 	suite_add_tcase(s, tc);
 	return s;
