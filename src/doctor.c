@@ -17,6 +17,7 @@
 
 #include "doctor.h"
 #include "migrate.h"
+#include "outbox.h"
 #include "util.h"
 
 /* A clock difference above this is a WARNING. */
@@ -117,23 +118,28 @@ doctor_column(const struct db_result *r, const char *name)
 	return (size_t)-1;
 }
 
-/* The claim (outbox.c) must range over ix_outbox_due: a filesort or a full
- * scan makes SKIP LOCKED lock every candidate row. */
+/* The claim (outbox_claim_sql, the statement the dispatcher runs, for
+ * the configured channels) must range over ix_outbox_due: a filesort or
+ * a full scan makes SKIP LOCKED lock every candidate row. */
 static void
-doctor_claim_index(struct db *db, struct doctor_report *r)
+doctor_claim_index(struct db *db, const struct conf *c, struct doctor_report *r)
 {
 	static const char *const fix =
 	    "cronguard db migrate (sql/002_outbox.sql creates ix_outbox_due (status, next_attempt_at))";
 	struct db_result *res = NULL;
+	struct buf        sql;
 	const char       *key = NULL, *type = NULL, *extra = NULL;
+	const char      **names;
 	char             *errstr = NULL;
+	size_t            i;
 
-	if (db_query(db, &res, &errstr,
-	        "EXPLAIN SELECT o.id FROM outbox_messages o"
-	        " FORCE INDEX (ix_outbox_due)"
-	        " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)"
-	        " ORDER BY o.next_attempt_at, o.id LIMIT 50"
-	        " FOR UPDATE SKIP LOCKED") != DB_OK) {
+	buf_init(&sql);
+	names = xcalloc(c->nchannels + 1, sizeof *names);
+	for (i = 0; i < c->nchannels; i++)
+		names[i] = c->channels[i].name;
+	if (outbox_claim_sql(db, &c->outbox, names, c->nchannels,
+	        c->outbox.batch_size, NULL, &sql, &errstr) != 0 ||
+	    db_query(db, &res, &errstr, "EXPLAIN %F", &sql) != DB_OK) {
 		doctor_add(r, CHECK_CRITICAL, "claim_index", fix,
 		    "EXPLAIN of the claim failed: %s", errstr);
 		goto out;
@@ -157,6 +163,8 @@ doctor_claim_index(struct db *db, struct doctor_report *r)
 		    type != NULL ? type : "NULL");
 out:
 	db_result_free(res);
+	buf_free(&sql);
+	free(names);
 	free(errstr);
 }
 
@@ -531,7 +539,7 @@ doctor_run(struct db *db, const char *db_error, const struct conf *c,
 		    "%s", db_error != NULL ? db_error : "not connected");
 	else {
 		if (doctor_server(db, r))
-			doctor_claim_index(db, r);
+			doctor_claim_index(db, c, r);
 		doctor_timeouts(db, c, r);
 		doctor_wsrep(db, c, r);
 		doctor_isolation(db, r);
