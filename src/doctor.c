@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include <curl/curl.h>
 
+#include "channel-amqp.h"
 #include "channel-http.h"
 #include "channel-multi.h"
 #include "doctor.h"
@@ -812,8 +814,40 @@ out:
 	free(fix);
 }
 
-/* An AMQP channel (libcurl does not speak it): name resolution and a
- * TCP connect within DOCTOR_CONNECT_MS. */
+/* An AMQP channel's login (and TLS handshake for amqps://), bounded as
+ * the other probes: connection, channel and confirm mode opened as a
+ * dispatcher does, nothing published. */
+static void
+doctor_amqp(struct doctor_report *r, const struct doctor_target *t)
+{
+	struct conf_channel bounded = *t->ch;
+	char               *errstr = NULL, *fix = NULL;
+	bool                auth;
+
+	if (bounded.timeout_ms <= 0 || bounded.timeout_ms > DOCTOR_CHECK_MS)
+		bounded.timeout_ms = DOCTOR_CHECK_MS;
+	if (channel_amqp_probe(&bounded, &auth, &errstr) == 0) {
+		doctor_stage(r, t, CHECK_OK, "amqp", NULL,
+		    "connection opened%s%s; nothing published",
+		    t->ch->username != NULL ? ", logged in as " : "",
+		    t->ch->username != NULL ? t->ch->username : "");
+		goto out;
+	}
+	fix = auth ? xasprintf("correct channels.%s.username and its "
+	                       "password, or the user's permissions on the "
+	                       "vhost",
+	                 t->ch->name)
+	           : xasprintf("check the broker's log (TLS, vhost, limits), "
+	                       "or correct %s",
+	                 t->key);
+	doctor_stage(r, t, CHECK_CRITICAL, "amqp", fix, "%s", errstr);
+out:
+	free(errstr);
+	free(fix);
+}
+
+/* An AMQP channel (libcurl does not speak it): name resolution, a TCP
+ * connect within DOCTOR_CONNECT_MS, then doctor_amqp. */
 static void
 doctor_socket(struct doctor_report *r, const struct doctor_target *t)
 {
@@ -851,10 +885,12 @@ doctor_socket(struct doctor_report *r, const struct doctor_target *t)
 		doctor_stage(r, t, CHECK_CRITICAL, "connect", fix,
 		    "cannot connect to %s port %s: %s", host, port,
 		    strerror(err));
-	} else
-		doctor_stage(r, t, CHECK_OK, "connect", NULL,
-		    "connected to %s port %s in %lld ms", host, port,
-		    (long long)(now_mono_ms() - start));
+		goto out;
+	}
+	doctor_stage(r, t, CHECK_OK, "connect", NULL,
+	    "connected to %s port %s in %lld ms", host, port,
+	    (long long)(now_mono_ms() - start));
+	doctor_amqp(r, t);
 out:
 	if (res != NULL)
 		freeaddrinfo(res);
