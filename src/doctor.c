@@ -506,18 +506,6 @@ struct doctor_smtp {
 	char reply[160]; /* the server's last line */
 };
 
-/* The n bytes of s without their line end, into dst (size bytes). */
-static void
-doctor_line(char *dst, size_t size, const char *s, size_t n)
-{
-	while (n > 0 && (s[n - 1] == '\r' || s[n - 1] == '\n'))
-		n--;
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-}
-
 static int
 doctor_smtp_debug(
     CURL *easy, curl_infotype type, char *data, size_t size, void *arg)
@@ -537,13 +525,13 @@ doctor_smtp_debug(
 	}
 	if (type != CURLINFO_HEADER_IN || size < 4)
 		return 0;
-	doctor_line(s->reply, sizeof s->reply, data, size);
+	line_copy(s->reply, sizeof s->reply, data, size);
 	if (!s->ehlo_sent || strncmp(data, "250", 3) != 0)
 		return 0;
 	s->ehlo_ok = 1;
 	if (size > 9 && strncasecmp(data + 4, "AUTH", 4) == 0 &&
 	    (data[8] == ' ' || data[8] == '='))
-		doctor_line(s->auth, sizeof s->auth, data + 9, size - 9);
+		line_copy(s->auth, sizeof s->auth, data + 9, size - 9);
 	return 0;
 }
 
