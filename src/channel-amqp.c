@@ -651,6 +651,20 @@ amqp_close(struct channel *ch)
 	free(ch);
 }
 
+int
+channel_amqp_probe(const struct conf_channel *cc, bool *auth, char **errstr)
+{
+	struct channel *ch = NULL;
+	int             rc;
+
+	*auth = false;
+	if (amqp_open(cc, &ch, errstr) != 0)
+		return -1;
+	rc = amqp_connect(ch, auth, errstr);
+	amqp_close(ch);
+	return rc;
+}
+
 const struct channel_ops channel_amqp_ops = {
 	.type = "amqp",
 	.open = amqp_open,

@@ -61,22 +61,6 @@ struct channel {
 	unsigned long long         connects; /* connections opened */
 };
 
-/* Copy a protocol line without its line end and control characters. */
-static void
-smtp_copy_line(char *dst, size_t dstlen, const char *src, size_t len)
-{
-	size_t i, j = 0;
-
-	for (i = 0; i < len && j + 1 < dstlen; i++) {
-		if (src[i] == '\r' || src[i] == '\n')
-			break;
-		dst[j++] = ((unsigned char)src[i] < 0x20 || src[i] == 0x7f)
-		    ? ' '
-		    : src[i];
-	}
-	dst[j] = '\0';
-}
-
 /*
  * libcurl reports neither the text of a reply nor which recipients a
  * server refused, so both are taken from the protocol trace: the last
@@ -92,13 +76,12 @@ smtp_debug_cb(
 	if (type == CURLINFO_HEADER_OUT) {
 		x->rcpt[0] = '\0';
 		if (size > 8 && strncasecmp(data, "RCPT TO:", 8) == 0)
-			smtp_copy_line(
-			    x->rcpt, sizeof x->rcpt, data + 8, size - 8);
+			line_copy(x->rcpt, sizeof x->rcpt, data + 8, size - 8);
 		return 0;
 	}
 	if (type != CURLINFO_HEADER_IN || size < 4)
 		return 0;
-	smtp_copy_line(x->reply, sizeof x->reply, data, size);
+	line_copy(x->reply, sizeof x->reply, data, size);
 	/* The last line of a reply has a space after the code. */
 	if (x->rcpt[0] != '\0' && data[3] == ' ' &&
 	    (data[0] == '4' || data[0] == '5')) {

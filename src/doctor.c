@@ -8,15 +8,21 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
 
+#include "channel-amqp.h"
+#include "channel-http.h"
+#include "channel-multi.h"
 #include "doctor.h"
 #include "migrate.h"
+#include "outbox.h"
 #include "util.h"
 
 /* A clock difference above this is a WARNING. */
@@ -117,23 +123,28 @@ doctor_column(const struct db_result *r, const char *name)
 	return (size_t)-1;
 }
 
-/* The claim (outbox.c) must range over ix_outbox_due: a filesort or a full
- * scan makes SKIP LOCKED lock every candidate row. */
+/* The claim (outbox_claim_sql, the statement the dispatcher runs, for
+ * the configured channels) must range over ix_outbox_due: a filesort or
+ * a full scan makes SKIP LOCKED lock every candidate row. */
 static void
-doctor_claim_index(struct db *db, struct doctor_report *r)
+doctor_claim_index(struct db *db, const struct conf *c, struct doctor_report *r)
 {
 	static const char *const fix =
 	    "cronguard db migrate (sql/002_outbox.sql creates ix_outbox_due (status, next_attempt_at))";
 	struct db_result *res = NULL;
+	struct buf        sql;
 	const char       *key = NULL, *type = NULL, *extra = NULL;
+	const char      **names;
 	char             *errstr = NULL;
+	size_t            i;
 
-	if (db_query(db, &res, &errstr,
-	        "EXPLAIN SELECT o.id FROM outbox_messages o"
-	        " FORCE INDEX (ix_outbox_due)"
-	        " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)"
-	        " ORDER BY o.next_attempt_at, o.id LIMIT 50"
-	        " FOR UPDATE SKIP LOCKED") != DB_OK) {
+	buf_init(&sql);
+	names = xcalloc(c->nchannels + 1, sizeof *names);
+	for (i = 0; i < c->nchannels; i++)
+		names[i] = c->channels[i].name;
+	if (outbox_claim_sql(db, &c->outbox, names, c->nchannels,
+	        c->outbox.batch_size, NULL, &sql, &errstr) != 0 ||
+	    db_query(db, &res, &errstr, "EXPLAIN %F", &sql) != DB_OK) {
 		doctor_add(r, CHECK_CRITICAL, "claim_index", fix,
 		    "EXPLAIN of the claim failed: %s", errstr);
 		goto out;
@@ -157,6 +168,8 @@ doctor_claim_index(struct db *db, struct doctor_report *r)
 		    type != NULL ? type : "NULL");
 out:
 	db_result_free(res);
+	buf_free(&sql);
+	free(names);
 	free(errstr);
 }
 
@@ -472,43 +485,400 @@ out:
 	return rc;
 }
 
-/* Each channel's server accepts a TCP connection. */
+/* ------------------------------------------------------- channels */
+
+/*
+ * Each channel (and the alert URL) is probed in stages: name resolution,
+ * TCP connect, TLS handshake with certificate verification when the URL
+ * uses TLS, then the protocol: SMTP greeting, EHLO and AUTH (libcurl's
+ * connect phase, CURLOPT_CONNECT_ONLY: no MAIL FROM, nothing sent),
+ * HTTP HEAD (any answer below 500 means reachable: a webhook endpoint
+ * may well refuse HEAD with 405).  A stage is reported only when the
+ * stages before it passed.  Each probe gives up after DOCTOR_CHECK_MS,
+ * or the channel's own timeout when that is shorter.
+ */
+
+/* What the SMTP conversation showed, from libcurl's debug callback. */
+struct doctor_smtp {
+	int  ehlo_sent;  /* the last command was EHLO */
+	int  ehlo_ok;    /* and the server answered 250 */
+	char auth[128];  /* its AUTH mechanisms, "" none */
+	char reply[160]; /* the server's last line */
+};
+
+static int
+doctor_smtp_debug(
+    CURL *easy, curl_infotype type, char *data, size_t size, void *arg)
+{
+	struct doctor_smtp *s = arg;
+
+	(void)easy;
+	if (type == CURLINFO_HEADER_OUT) {
+		/* After STARTTLS the client says EHLO again: the second
+		 * answer is the one that counts. */
+		s->ehlo_sent = size >= 5 && strncasecmp(data, "EHLO ", 5) == 0;
+		if (s->ehlo_sent) {
+			s->ehlo_ok = 0;
+			s->auth[0] = '\0';
+		}
+		return 0;
+	}
+	if (type != CURLINFO_HEADER_IN || size < 4)
+		return 0;
+	line_copy(s->reply, sizeof s->reply, data, size);
+	if (!s->ehlo_sent || strncmp(data, "250", 3) != 0)
+		return 0;
+	s->ehlo_ok = 1;
+	if (size > 9 && strncasecmp(data + 4, "AUTH", 4) == 0 &&
+	    (data[8] == ' ' || data[8] == '='))
+		line_copy(s->auth, sizeof s->auth, data + 9, size - 9);
+	return 0;
+}
+
+static size_t
+doctor_discard(char *p, size_t size, size_t n, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return size * n;
+}
+
+/* What a probe is about: "channel" with the channel, or "alert". */
+struct doctor_target {
+	const char                *kind;  /* prefix of the check names */
+	const char                *label; /* first word of each finding */
+	const char                *key;   /* the setting to correct */
+	const struct conf_channel *ch;    /* NULL for the alert URL */
+	const char                *url;
+	int64_t                    timeout_ms;
+};
+
+static void doctor_stage(struct doctor_report *, const struct doctor_target *,
+    enum check_status, const char *stage, const char *fix, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+/* One result named KIND_STAGE, its finding "LABEL: ..." */
 static void
-doctor_channel(const struct conf_channel *ch, struct doctor_report *r)
+doctor_stage(struct doctor_report *r, const struct doctor_target *t,
+    enum check_status st, const char *stage, const char *fix, const char *fmt,
+    ...)
+{
+	va_list ap;
+	char   *name, *finding;
+
+	name = xasprintf("%s_%s", t->kind, stage);
+	va_start(ap, fmt);
+	finding = xvasprintf(fmt, ap);
+	va_end(ap);
+	doctor_add(r, st, name, fix, "%s: %s", t->label, finding);
+	free(name);
+	free(finding);
+}
+
+/* libcurl's errors of the TLS layer (STARTTLS refused among them). */
+static int
+doctor_tls_error(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_ENGINE_INITFAILED:
+	case CURLE_USE_SSL_FAILED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Whether the probe of t speaks TLS: an "s" scheme, or STARTTLS. */
+static int
+doctor_uses_tls(const struct doctor_target *t)
+{
+	return strncasecmp(t->url, "https:", 6) == 0 ||
+	    strncasecmp(t->url, "smtps:", 6) == 0 ||
+	    (t->ch != NULL && t->ch->tls != NULL &&
+	        strcmp(t->ch->tls, "required") == 0);
+}
+
+/* The protocol stage of an SMTP channel, after a finished connect. */
+static void
+doctor_smtp_verdict(struct doctor_report *r, const struct doctor_target *t,
+    CURLcode rc, const char *err, const struct doctor_smtp *s)
+{
+	const struct conf_channel *ch = t->ch;
+	char                      *fix = NULL;
+
+	if (rc == CURLE_LOGIN_DENIED) {
+		fix = xasprintf(
+		    "correct channels.%s.username and its password", ch->name);
+		doctor_stage(r, t, CHECK_CRITICAL, "smtp", fix,
+		    "AUTH as %s refused: %s", ch->username,
+		    s->reply[0] != '\0' ? s->reply : err);
+	} else if (rc != CURLE_OK) {
+		fix = xasprintf(
+		    "check the mail server's log, or correct %s", t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "smtp", fix, "%s%s%s", err,
+		    s->reply[0] != '\0' ? "; the server said: " : "", s->reply);
+	} else if (!s->ehlo_ok) {
+		fix = xasprintf(
+		    "check the mail server's log, or correct %s", t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "smtp", fix,
+		    "no 250 answer to EHLO (last: %s)", s->reply);
+	} else if (ch->username != NULL && s->auth[0] == '\0') {
+		fix = xasprintf("enable AUTH on the mail server (over TLS), or "
+		                "remove channels.%s.username",
+		    ch->name);
+		doctor_stage(r, t, CHECK_CRITICAL, "smtp", fix,
+		    "EHLO answered but AUTH is not offered: the username of "
+		    "the channel cannot be used");
+	} else if (ch->username != NULL)
+		doctor_stage(r, t, CHECK_OK, "smtp", NULL,
+		    "EHLO answered, AUTH %s offered, logged in as %s; "
+		    "nothing sent",
+		    s->auth, ch->username);
+	else
+		doctor_stage(r, t, CHECK_OK, "smtp", NULL,
+		    "EHLO answered%s%s; nothing sent",
+		    s->auth[0] != '\0' ? ", AUTH offered: " : "", s->auth);
+	free(fix);
+}
+
+static void
+doctor_http_verdict(struct doctor_report *r, const struct doctor_target *t,
+    CURLcode rc, const char *err, long code)
+{
+	char *fix;
+
+	fix = xasprintf("check the endpoint's server, or correct %s", t->key);
+	if (rc != CURLE_OK)
+		doctor_stage(
+		    r, t, CHECK_CRITICAL, "http", fix, "HEAD: %s", err);
+	else if (code >= 500)
+		doctor_stage(r, t, CHECK_WARNING, "http", fix,
+		    "HEAD answered %ld: the endpoint reports a server error",
+		    code);
+	else
+		doctor_stage(r, t, CHECK_OK, "http", NULL,
+		    "HEAD answered %ld: reachable", code);
+	free(fix);
+}
+
+/* Probe t with one libcurl transfer and report each stage it passed and
+ * the first it failed. */
+static void
+doctor_curl(struct doctor_report *r, const struct doctor_target *t)
+{
+	const struct conf_channel *ch = t->ch;
+	struct doctor_smtp         smtp;
+	struct curl_slist         *hdrs = NULL;
+	CURL                      *easy = NULL;
+	CURLcode                   rc;
+	curl_off_t                 dns_us = 0, tcp_us = 0, tls_us = 0;
+	char                       err[CURL_ERROR_SIZE] = "", *fix = NULL;
+	char                      *host = NULL, *port = NULL, *ip = NULL;
+	const char                *why;
+	long                       code = 0, ms, rport = 0;
+	int                        is_smtp, tls;
+	size_t                     i;
+
+	memset(&smtp, 0, sizeof smtp);
+	is_smtp = ch != NULL && ch->type == CHANNEL_SMTP;
+	tls = doctor_uses_tls(t);
+	ms = (long)(t->timeout_ms > 0 && t->timeout_ms < DOCTOR_CHECK_MS
+	        ? t->timeout_ms
+	        : DOCTOR_CHECK_MS);
+	if (doctor_url_hostport(t->url, &host, &port) != 0) {
+		fix = xasprintf("correct %s", t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "dns", fix,
+		    "no host and port in the url");
+		goto out;
+	}
+	if ((easy = channel_curl_easy(t->url,
+	         is_smtp ? "smtp,smtps" : CHANNEL_HTTP_PROTOCOLS, ms, err)) ==
+	    NULL) {
+		doctor_stage(r, t, CHECK_UNKNOWN, "connect",
+		    "check this host's memory and libcurl",
+		    "curl_easy_init failed");
+		goto out;
+	}
+	if (ch != NULL && ch->tls_ca != NULL) {
+		curl_easy_setopt(easy, CURLOPT_CAINFO, ch->tls_ca);
+		curl_easy_setopt(easy, CURLOPT_CAPATH, (char *)NULL);
+	}
+	if (is_smtp) {
+		/* Greeting, EHLO, STARTTLS, AUTH: libcurl's connect phase;
+		 * QUIT at cleanup. */
+		curl_easy_setopt(easy, CURLOPT_CONNECT_ONLY, 1L);
+		curl_easy_setopt(
+		    easy, CURLOPT_DEBUGFUNCTION, doctor_smtp_debug);
+		curl_easy_setopt(easy, CURLOPT_DEBUGDATA, &smtp);
+		curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
+		if (ch->tls != NULL && strcmp(ch->tls, "required") == 0)
+			curl_easy_setopt(
+			    easy, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+		if (ch->username != NULL) {
+			curl_easy_setopt(easy, CURLOPT_USERNAME, ch->username);
+			curl_easy_setopt(easy, CURLOPT_PASSWORD,
+			    ch->password != NULL ? ch->password : "");
+		}
+	} else {
+		curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+		curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+		curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, doctor_discard);
+		curl_easy_setopt(
+		    easy, CURLOPT_USERAGENT, "cronguard/" PACKAGE_VERSION);
+		for (i = 0; ch != NULL && i < ch->nheaders; i++)
+			hdrs = curl_slist_append(hdrs, ch->headers[i]);
+		curl_easy_setopt(easy, CURLOPT_HTTPHEADER, hdrs);
+	}
+	rc = curl_easy_perform(easy);
+	why = err[0] != '\0' ? err : curl_easy_strerror(rc);
+	curl_easy_getinfo(easy, CURLINFO_NAMELOOKUP_TIME_T, &dns_us);
+	curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &tcp_us);
+	curl_easy_getinfo(easy, CURLINFO_APPCONNECT_TIME_T, &tls_us);
+	curl_easy_getinfo(easy, CURLINFO_PRIMARY_IP, &ip);
+	curl_easy_getinfo(easy, CURLINFO_PRIMARY_PORT, &rport);
+	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+
+	if (rc == CURLE_COULDNT_RESOLVE_HOST ||
+	    (rc == CURLE_OPERATION_TIMEDOUT && dns_us == 0)) {
+		fix = xasprintf("correct the host in %s, or this host's "
+		                "resolver (/etc/resolv.conf)",
+		    t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "dns", fix,
+		    "cannot resolve %s: %s", host, why);
+		goto out;
+	}
+	doctor_stage(r, t, CHECK_OK, "dns", NULL, "%s resolved in %lld ms",
+	    host, (long long)(dns_us / 1000));
+	if (rc == CURLE_COULDNT_CONNECT ||
+	    (rc == CURLE_OPERATION_TIMEDOUT && tcp_us == 0)) {
+		fix = xasprintf("start the server, or correct %s", t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "connect", fix,
+		    "cannot connect to %s port %s: %s", host, port, why);
+		goto out;
+	}
+	doctor_stage(r, t, CHECK_OK, "connect", NULL,
+	    "connected to %s port %ld in %lld ms", ip != NULL ? ip : host,
+	    rport, (long long)(tcp_us / 1000));
+	if (tls &&
+	    (doctor_tls_error(rc) ||
+	        (rc == CURLE_OPERATION_TIMEDOUT && tls_us == 0))) {
+		fix = rc == CURLE_USE_SSL_FAILED
+		    ? xasprintf("enable STARTTLS on the server, or use "
+		                "smtps:// in %s",
+		          t->key)
+		    : xasprintf("give the server a certificate for %s from a "
+		                "CA in %s, or correct %s",
+		          host,
+		          ch != NULL && ch->tls_ca != NULL
+		              ? "the channel's tls_ca"
+		              : "the system store",
+		          t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "tls", fix,
+		    "TLS with %s: %s", host, why);
+		goto out;
+	}
+	if (tls)
+		doctor_stage(r, t, CHECK_OK, "tls", NULL,
+		    "handshake done and certificate verified for %s in %lld ms",
+		    host, (long long)(tls_us / 1000));
+	if (is_smtp)
+		doctor_smtp_verdict(r, t, rc, why, &smtp);
+	else
+		doctor_http_verdict(r, t, rc, why, code);
+out:
+	curl_easy_cleanup(easy);
+	curl_slist_free_all(hdrs);
+	free(host);
+	free(port);
+	free(fix);
+}
+
+/* An AMQP channel's login (and TLS handshake for amqps://), bounded as
+ * the other probes: connection, channel and confirm mode opened as a
+ * dispatcher does, nothing published. */
+static void
+doctor_amqp(struct doctor_report *r, const struct doctor_target *t)
+{
+	struct conf_channel bounded = *t->ch;
+	char               *errstr = NULL, *fix = NULL;
+	bool                auth;
+
+	if (bounded.timeout_ms <= 0 || bounded.timeout_ms > DOCTOR_CHECK_MS)
+		bounded.timeout_ms = DOCTOR_CHECK_MS;
+	if (channel_amqp_probe(&bounded, &auth, &errstr) == 0) {
+		doctor_stage(r, t, CHECK_OK, "amqp", NULL,
+		    "connection opened%s%s; nothing published",
+		    t->ch->username != NULL ? ", logged in as " : "",
+		    t->ch->username != NULL ? t->ch->username : "");
+		goto out;
+	}
+	fix = auth ? xasprintf("correct channels.%s.username and its "
+	                       "password, or the user's permissions on the "
+	                       "vhost",
+	                 t->ch->name)
+	           : xasprintf("check the broker's log (TLS, vhost, limits), "
+	                       "or correct %s",
+	                 t->key);
+	doctor_stage(r, t, CHECK_CRITICAL, "amqp", fix, "%s", errstr);
+out:
+	free(errstr);
+	free(fix);
+}
+
+/* An AMQP channel (libcurl does not speak it): name resolution, a TCP
+ * connect within DOCTOR_CONNECT_MS, then doctor_amqp. */
+static void
+doctor_socket(struct doctor_report *r, const struct doctor_target *t)
 {
 	struct addrinfo hints, *res = NULL, *ai;
-	char           *host = NULL, *port = NULL, *fix;
+	char           *host = NULL, *port = NULL, *fix = NULL;
 	int             gai, err = 0;
 	int64_t         start;
 
-	fix =
-	    xasprintf("start the server, or correct channels.%s.url", ch->name);
-	if (doctor_url_hostport(ch->url, &host, &port) != 0) {
-		doctor_add(r, CHECK_CRITICAL, "channel", fix,
-		    "%s: no host and port in the url", ch->name);
+	if (doctor_url_hostport(t->url, &host, &port) != 0) {
+		fix = xasprintf("correct %s", t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "dns", fix,
+		    "no host and port in the url");
 		goto out;
 	}
 	memset(&hints, 0, sizeof hints);
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
+	start = now_mono_ms();
 	if ((gai = getaddrinfo(host, port, &hints, &res)) != 0) {
-		doctor_add(r, CHECK_CRITICAL, "channel", fix,
-		    "%s: cannot resolve %s: %s", ch->name, host,
-		    gai_strerror(gai));
+		fix = xasprintf("correct the host in %s, or this host's "
+		                "resolver (/etc/resolv.conf)",
+		    t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "dns", fix,
+		    "cannot resolve %s: %s", host, gai_strerror(gai));
 		goto out;
 	}
+	doctor_stage(r, t, CHECK_OK, "dns", NULL, "%s resolved in %lld ms",
+	    host, (long long)(now_mono_ms() - start));
 	start = now_mono_ms();
 	for (ai = res; ai != NULL; ai = ai->ai_next)
 		if ((err = doctor_connect_one(ai)) == 0)
 			break;
-	if (err != 0)
-		doctor_add(r, CHECK_CRITICAL, "channel", fix,
-		    "%s: cannot connect to %s port %s: %s", ch->name, host,
-		    port, strerror(err));
-	else
-		doctor_add(r, CHECK_OK, "channel", NULL,
-		    "%s: connected to %s port %s in %lld ms", ch->name, host,
-		    port, (long long)(now_mono_ms() - start));
+	if (err != 0) {
+		fix = xasprintf("start the server, or correct %s", t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "connect", fix,
+		    "cannot connect to %s port %s: %s", host, port,
+		    strerror(err));
+		goto out;
+	}
+	doctor_stage(r, t, CHECK_OK, "connect", NULL,
+	    "connected to %s port %s in %lld ms", host, port,
+	    (long long)(now_mono_ms() - start));
+	doctor_amqp(r, t);
 out:
 	if (res != NULL)
 		freeaddrinfo(res);
@@ -517,8 +887,51 @@ out:
 	free(fix);
 }
 
+static void
+doctor_channel(
+    struct conf *c, const struct conf_channel *ch, struct doctor_report *r)
+{
+	struct doctor_target t;
+	char                *key, *errstr = NULL;
+
+	key = xasprintf("channels.%s.url", ch->name);
+	t.kind = "channel";
+	t.label = ch->name;
+	t.key = key;
+	t.ch = ch;
+	t.url = ch->url;
+	t.timeout_ms = ch->timeout_ms;
+	/* A probe without the channel's password would fail for the wrong
+	 * reason. */
+	if (conf_read_secrets(c, ch->name, &errstr) != 0)
+		doctor_stage(r, &t, CHECK_CRITICAL, "secret",
+		    "make the secret file readable by the user cronguard runs as",
+		    "%s", errstr);
+	else if (ch->type == CHANNEL_AMQP)
+		doctor_socket(r, &t);
+	else
+		doctor_curl(r, &t);
+	free(key);
+	free(errstr);
+}
+
+/* The alert URL takes the incidents' POST: HEAD answered is enough. */
+static void
+doctor_alert(const struct conf *c, struct doctor_report *r)
+{
+	struct doctor_target t;
+
+	t.kind = "alert";
+	t.label = "alert";
+	t.key = "alert.url";
+	t.ch = NULL;
+	t.url = c->alert_url;
+	t.timeout_ms = c->alert_timeout_ms;
+	doctor_curl(r, &t);
+}
+
 void
-doctor_run(struct db *db, const char *db_error, const struct conf *c,
+doctor_run(struct db *db, const char *db_error, struct conf *c,
     struct doctor_report *r)
 {
 	size_t i;
@@ -531,7 +944,7 @@ doctor_run(struct db *db, const char *db_error, const struct conf *c,
 		    "%s", db_error != NULL ? db_error : "not connected");
 	else {
 		if (doctor_server(db, r))
-			doctor_claim_index(db, r);
+			doctor_claim_index(db, c, r);
 		doctor_timeouts(db, c, r);
 		doctor_wsrep(db, c, r);
 		doctor_isolation(db, r);
@@ -540,7 +953,9 @@ doctor_run(struct db *db, const char *db_error, const struct conf *c,
 	}
 	doctor_files(c, r);
 	for (i = 0; i < c->nchannels; i++)
-		doctor_channel(&c->channels[i], r);
+		doctor_channel(c, &c->channels[i], r);
+	if (c->alert_url != NULL)
+		doctor_alert(c, r);
 	/* Unreachable is UNKNOWN whatever the files say. */
 	if (db == NULL)
 		r->worst = CHECK_UNKNOWN;

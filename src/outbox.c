@@ -60,12 +60,62 @@ outbox_recover(struct db *db, const struct conf_outbox *c,
 }
 
 struct claim_args {
-	const struct conf_outbox *conf;
-	const struct buf         *channels; /* quoted IN list */
-	const struct buf         *after;    /* cursor condition, or empty */
-	unsigned                  limit;
-	struct claim             *c;
+	const struct buf *sql; /* outbox_claim_sql */
+	struct claim     *c;
 };
+
+int
+outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
+    const char *const *channels, size_t nchannels, unsigned limit,
+    const struct outbox_cursor *cur, struct buf *sql, char **errstr)
+{
+	struct buf  in, after;
+	const char *order = "";
+	size_t      i;
+	int         rc = -1;
+
+	buf_init(&in);
+	buf_init(&after);
+	for (i = 0; i < nchannels; i++) {
+		if (i > 0)
+			buf_addc(&in, ',');
+		if (db_fragment(db, &in, errstr, "%s", channels[i]) != 0)
+			goto out;
+	}
+	if (nchannels == 0)
+		buf_adds(&in, "NULL");
+	if (cur != NULL && cur->set &&
+	    db_fragment(db, &after, errstr,
+	        " AND (o.next_attempt_at > %s OR (o.next_attempt_at = %s"
+	        " AND o.id > %llu))",
+	        cur->at, cur->at, cur->id) != 0)
+		goto out;
+	/* The NOT EXISTS runs on ix_outbox_ordering_status (sql/005), index
+	 * only, never reading the key's SENT history row by row (EXPLAIN in
+	 * t0440; a blocked backlog behind 20,000 SENT rows of its key: 4 ms
+	 * instead of 800 ms a claim). */
+	if (conf->ordering == ORDERING_PER_KEY)
+		order = " AND (o.ordering_key IS NULL OR NOT EXISTS ("
+		        "SELECT 1 FROM outbox_messages e"
+		        " WHERE e.ordering_key = o.ordering_key AND e.id < o.id"
+		        " AND e.status IN (" OUTBOX_BLOCKING ")))";
+	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
+	 * on status alone, which walks every delete-marked entry. */
+	rc = db_fragment(db, sql, errstr,
+	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
+	    " o.ordering_key, o.payload, o.attempts,"
+	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at"
+	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
+	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
+	    " AND o.channel IN (%F)%R"
+	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
+	    " FOR UPDATE SKIP LOCKED",
+	    &after, &in, order, limit);
+out:
+	buf_free(&in);
+	buf_free(&after);
+	return rc;
+}
 
 static void
 claim_reset(struct claim *c)
@@ -134,32 +184,10 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	unsigned long long *ids = NULL;
 	enum db_status      st;
 	size_t              i;
-	const char         *order = "";
 
 	claim_reset(c);
 	uuid_v4(c->token);
-	/* The NOT EXISTS runs on ix_outbox_ordering_status (sql/005), index
-	 * only, never reading the key's SENT history row by row (EXPLAIN in
-	 * t0440; a blocked backlog behind 20,000 SENT rows of its key: 4 ms
-	 * instead of 800 ms a claim). */
-	if (a->conf->ordering == ORDERING_PER_KEY)
-		order = " AND (o.ordering_key IS NULL OR NOT EXISTS ("
-		        "SELECT 1 FROM outbox_messages e"
-		        " WHERE e.ordering_key = o.ordering_key AND e.id < o.id"
-		        " AND e.status IN (" OUTBOX_BLOCKING ")))";
-
-	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
-	 * on status alone, which walks every delete-marked entry. */
-	st = db_query(db, &c->res, errstr,
-	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
-	    " o.ordering_key, o.payload, o.attempts,"
-	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at"
-	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
-	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
-	    " AND o.channel IN (%F)%R"
-	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
-	    " FOR UPDATE SKIP LOCKED",
-	    a->after, a->channels, order, a->limit);
+	st = db_query(db, &c->res, errstr, "%F", a->sql);
 	if (st != DB_OK)
 		goto out;
 	if (claim_fill(c, errstr) != 0) {
@@ -195,36 +223,20 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
     struct outbox_cursor *cur, struct claim *c, char **errstr)
 {
 	struct claim_args a;
-	struct buf        in, after;
+	struct buf        sql;
 	enum db_status    st;
-	size_t            i;
 	const char       *at;
 
 	memset(c, 0, sizeof *c);
 	if (nchannels == 0 || limit == 0)
 		return DB_OK;
-	buf_init(&in);
-	buf_init(&after);
-	for (i = 0; i < nchannels; i++) {
-		if (i > 0)
-			buf_addc(&in, ',');
-		if (db_fragment(db, &in, errstr, "%s", channels[i]) != 0) {
-			st = DB_ERR_QUERY;
-			goto out;
-		}
-	}
-	if (cur != NULL && cur->set &&
-	    db_fragment(db, &after, errstr,
-	        " AND (o.next_attempt_at > %s OR (o.next_attempt_at = %s"
-	        " AND o.id > %llu))",
-	        cur->at, cur->at, cur->id) != 0) {
+	buf_init(&sql);
+	if (outbox_claim_sql(
+	        db, conf, channels, nchannels, limit, cur, &sql, errstr) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
 	}
-	a.conf = conf;
-	a.channels = &in;
-	a.after = &after;
-	a.limit = limit;
+	a.sql = &sql;
 	a.c = c;
 	st = db_txn(db, claim_txn, &a, errstr);
 	if (st != DB_OK)
@@ -241,8 +253,7 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 		}
 	}
 out:
-	buf_free(&in);
-	buf_free(&after);
+	buf_free(&sql);
 	return st;
 }
 

@@ -63,6 +63,18 @@ struct outbox_cursor {
 };
 
 /*
+ * The claim's locking SELECT as one statement, appended to sql: the one
+ * text that outbox_claim runs and that "cronguard doctor" EXPLAINs.  Due
+ * PENDING rows of the named channels (escaped here; none matches no
+ * row), after cur when cur (may be NULL) is set, per_key ordering's
+ * condition when conf asks for it, oldest due first, at most limit, FOR
+ * UPDATE SKIP LOCKED, on the due index.  Returns 0, or -1 with *errstr.
+ */
+int outbox_claim_sql(struct db *, const struct conf_outbox *,
+    const char *const *channels, size_t nchannels, unsigned limit,
+    const struct outbox_cursor *cur, struct buf *sql, char **errstr);
+
+/*
  * Claim at most limit due PENDING rows of the named channels (escaped
  * here), oldest due first, skipping rows other workers hold locked, and
  * with per_key ordering only rows whose key has no earlier unsent or

@@ -546,3 +546,18 @@ utf8_valid(const char *s)
 	}
 	return 1;
 }
+
+void
+line_copy(char *dst, size_t dstlen, const char *src, size_t len)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < len && j + 1 < dstlen; i++) {
+		if (src[i] == '\r' || src[i] == '\n')
+			break;
+		dst[j++] = ((unsigned char)src[i] < 0x20 || src[i] == 0x7f)
+		    ? ' '
+		    : src[i];
+	}
+	dst[j] = '\0';
+}

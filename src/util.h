@@ -85,4 +85,9 @@ size_t utf8_seq_len(const unsigned char *s, size_t avail);
 /* Whether the NUL-terminated s is well-formed UTF-8. */
 int utf8_valid(const char *s);
 
+/* Copy a protocol line (a server's reply from a libcurl trace) into dst
+ * (dstlen > 0 bytes): up to its line end, control characters as spaces,
+ * truncated, NUL-terminated. */
+void line_copy(char *dst, size_t dstlen, const char *src, size_t len);
+
 #endif

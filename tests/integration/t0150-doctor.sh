@@ -13,14 +13,17 @@ export CRONGUARD_SQLDIR
 secret=$TEST_TMP/smtp.pw
 (umask 077 && printf 'pw\n' > "$secret")
 # conf [OPTION_FILE_LINE]: the test configuration, a guarded job with a 30 s
-# heartbeat and an SMTP channel with a password file; with an argument,
-# an option file whose [client] group holds that line.
+# heartbeat, an SMTP channel and an HTTP channel with a signing secret
+# file; with an argument, an option file whose [client] group holds that
+# line.  The channels' own checks in depth: t0151.
 conf()
 {
 	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = { nightly = { command = [ \"/bin/true\" ]; heartbeat = \"30s\"; }; };
 channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\";
-  from = \"cg@example.com\"; username = \"cg\"; password_file = \"$secret\"; }; };"
+  from = \"cg@example.com\"; };
+  hooks = { type = \"http\"; url = \"$HTTP_BASE/hooks\";
+    signing_secret_file = \"$secret\"; }; };"
 	if [ -n "${1:-}" ]; then
 		printf '[client]\n%s\n' "$1" > "$TEST_TMP/my.cnf"
 		sed -i "s|^database = {|database = { option_file = \"$TEST_TMP/my.cnf\";|" "$CONF"
@@ -60,7 +63,9 @@ assert_grep '^OK clock: clocks within [0-9]+ ms' "$OUT"
 assert_grep '^OK migrations: ' "$OUT"
 assert_grep "^OK config_file: $CONF mode 0600\$" "$OUT"
 assert_grep "^OK secret_file: $secret mode 0600\$" "$OUT"
-assert_grep "^OK channel: mail: connected to 127\\.0\\.0\\.1 port $SMTP_PORT in [0-9]+ ms\$" "$OUT"
+assert_grep "^OK channel_connect: mail: connected to 127\\.0\\.0\\.1 port $SMTP_PORT in [0-9]+ ms\$" "$OUT"
+assert_grep '^OK channel_smtp: mail: EHLO answered.*; nothing sent$' "$OUT"
+assert_grep '^OK channel_http: hooks: HEAD answered 200: reachable$' "$OUT"
 
 # --- JSON: the same checks, parsed
 assert_exit 0 cg doctor --format json
@@ -71,7 +76,7 @@ assert d["status"] == "OK", d
 names = [c["name"] for c in d["checks"]]
 for n in ("server", "skip_locked", "claim_index", "wait_timeout", "wsrep",
           "isolation", "clock", "migrations", "config_file", "secret_file",
-          "channel"):
+          "channel_dns", "channel_connect", "channel_smtp", "channel_http"):
     assert n in names, (n, names)
 assert all(c["status"] == "OK" and c["fix"] is None for c in d["checks"]), d
 PY
@@ -127,7 +132,11 @@ assert_exit 0 cg doctor
 smtp_private_stop
 assert_exit 2 cg doctor
 lines_well_formed
-assert_grep "^CRITICAL channel: mail: cannot connect to 127\\.0\\.0\\.1 port $SMTP_PORT: .*; fix: start the server, or correct channels\\.mail\\.url\$" "$OUT"
+assert_grep "^CRITICAL channel_connect: mail: cannot connect to 127\\.0\\.0\\.1 port $SMTP_PORT: .*; fix: start the server, or correct channels\\.mail\\.url\$" "$OUT"
+assert_grep '^OK channel_dns: mail: ' "$OUT"
+if grep -q '^[A-Z]* channel_smtp: mail:' "$OUT"; then
+	fail "a stage after the failed connect was reported"
+fi
 smtp_private_start
 assert_exit 0 cg doctor
 

@@ -1,0 +1,28 @@
+#!/bin/sh
+# doctor on an AMQP channel: the broker's connection opened and the login
+# accepted (OK channel_amqp, nothing published); a wrong password is
+# CRITICAL channel_amqp with the credentials as the fix.
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+. "$CRONGUARD_SRCDIR/scripts/testenv-rabbitmq"
+testenv_rabbitmq_for_test q
+: "${CRONGUARD_SQLDIR:=$CRONGUARD_SRCDIR/sql}"
+export CRONGUARD_SQLDIR
+(umask 077 && printf 'not-the-password\n' > "$TEST_TMP/bad")
+conf()
+{
+	write_config "$CONF" "channels = {
+  bus = { type = \"amqp\"; url = \"amqp://127.0.0.1:$AMQP_PORT\";
+          username = \"guest\"; password_file = \"$1\"; routing_key = \"q\"; };
+};"
+}
+conf "$TEST_TMP/pw"
+assert_exit 0 cg db migrate
+assert_exit 0 cg doctor
+assert_grep "^OK channel_connect: bus: connected to 127\\.0\\.0\\.1 port $AMQP_PORT in [0-9]+ ms\$" "$OUT"
+assert_grep '^OK channel_amqp: bus: connection opened, logged in as guest; nothing published$' "$OUT"
+assert_eq 0 "$(testenv_rabbitmq_count q)" "messages in q"
+
+conf "$TEST_TMP/bad"
+assert_exit 2 cg doctor
+assert_grep '^CRITICAL channel_amqp: bus: .*; fix: correct channels\.bus\.username and its password' "$OUT"

@@ -1,0 +1,40 @@
+#!/bin/sh
+# guard = "named_lock": every acquisition takes the next fencing token of
+# the lock (exactly one more than the previous acquisition's), the job
+# gets it in CRONGUARD_FENCE and the run record stores it; an attempt
+# that finds the lock busy takes none, so the next acquisition is still
+# exactly one more.
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+LOCK=cronguard:$TEST_DB:j
+write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+jobs = { j = { command = [ \"sh\", \"-c\",
+    \"echo \$CRONGUARD_FENCE >> $TEST_TMP/fences\" ];
+    guard = \"named_lock\"; }; };"
+assert_exit 0 cg db migrate
+counter() { mysql_q "SELECT fence FROM cronguard_leases WHERE name = '$LOCK'"; }
+fences() { tr '\n' ' ' < "$TEST_TMP/fences" | sed 's/ $//'; }
+
+for _ in 1 2 3; do assert_exit 0 cg run j; done
+assert_eq "1 2 3" "$(fences)" "CRONGUARD_FENCE of three runs"
+assert_eq "1 2 3" "$(mysql_q "SELECT fence FROM cronguard_runs ORDER BY id" |
+    tr '\n' ' ' | sed 's/ $//')" "run records"
+assert_eq 3 "$(counter)" "counter"
+
+# Busy: another session holds the lock (within grace, so skipped, exit
+# 0); the counter does not move, the job does not run.
+mysql_admin "SELECT GET_LOCK('$LOCK', 0), SLEEP(60)" > /dev/null 2>&1 &
+holder=$!
+at_exit "kill $holder 2> /dev/null"
+held() { [ "$(mysql_admin "SELECT IS_USED_LOCK('$LOCK') IS NOT NULL")" = 1 ]; }
+wait_for 10 held
+for _ in 1 2 3; do assert_exit 0 cg run j; done
+assert_eq 3 "$(counter)" "counter after three busy attempts"
+assert_eq "1 2 3" "$(fences)" "no run while busy"
+mysql_admin "KILL $(mysql_admin "SELECT IS_USED_LOCK('$LOCK')")"
+released() { ! held; }
+wait_for 10 released
+
+assert_exit 0 cg run j
+assert_eq "1 2 3 4" "$(fences)" "the next acquisition is one more"
+assert_eq 4 "$(counter)" "counter"
