@@ -425,11 +425,12 @@ dpipe_wait_ms(struct dpipe *p, long ms)
 }
 
 /*
- * The claimer: claim batches while fewer than N are in flight.  A claim
- * that finds nothing ends it only when nothing was in flight as it
- * started; otherwise it claims once more after the batches in flight are
- * finalised, as the serial path would (rows they release, and rows
- * committed meanwhile, are due by then).
+ * The claimer: claim full batches ahead while fewer than N are in
+ * flight.  A claim that comes back short (nothing more due now) is
+ * followed by the next only once every batch in flight is finalised, as
+ * in the serial path: rows they release, and rows committed meanwhile,
+ * are due by then.  A claim that finds nothing with nothing in flight
+ * ends the pass.
  */
 static void *
 dpipe_claimer(void *arg)
@@ -440,6 +441,7 @@ dpipe_claimer(void *arg)
 	enum db_status   st;
 	char            *err = NULL;
 	bool             quiet, stopping, had_cursor;
+	size_t           got;
 
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
@@ -464,22 +466,22 @@ dpipe_claimer(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			break;
 		}
-		if (b->c.n == 0) {
+		got = b->c.n;
+		if (got == 0) {
 			dbatch_free(b);
 			if (had_cursor && !dp->cursor.set)
 				continue; /* rescan from the oldest due row */
 			if (quiet)
 				break;
-			pthread_mutex_lock(&p->lock);
-			while (!p->stopping && p->inflight > 0)
-				pthread_cond_wait(&p->cond, &p->lock);
-			pthread_mutex_unlock(&p->lock);
-			continue;
 		}
 		pthread_mutex_lock(&p->lock);
-		p->inflight++;
-		dbatchq_push(&p->sendq, b);
-		pthread_cond_broadcast(&p->cond);
+		if (got > 0) {
+			p->inflight++;
+			dbatchq_push(&p->sendq, b);
+			pthread_cond_broadcast(&p->cond);
+		}
+		while (got < dp->batch && !p->stopping && p->inflight > 0)
+			pthread_cond_wait(&p->cond, &p->lock);
 		pthread_mutex_unlock(&p->lock);
 	}
 	pthread_mutex_lock(&p->lock);
@@ -535,20 +537,27 @@ dpipe_finaliser(void *arg)
 }
 
 /*
- * Send the next claimed batch and hand it to the finaliser.  *claimed
- * stays 0 when the claimer has ended with nothing left to send (or on
- * stop); a failure of a helper thread is returned with its message.
+ * Send every claimed batch waiting, together, and hand them to the
+ * finaliser.  Together, so that a slow sink sees the messages of several
+ * batches at once instead of each batch waiting for its slowest message
+ * before the next starts; each sends within the lease of the oldest
+ * claim among them.  *claimed stays 0 when the claimer has ended with
+ * nothing left to send (or on stop); a failure of a helper thread is
+ * returned with its message.
  */
 static enum db_status
 dpipe_step(struct dispatch *dp, size_t *claimed, bool *attempted, char **errstr)
 {
 	struct dpipe  *p = dp->pipe;
-	struct dbatch *b = NULL;
+	struct dbatchq q;
+	struct dbatch *b;
+	struct claim   all;
 	enum db_status st = DB_OK;
 	bool           tried = false;
-	size_t         i;
-	int64_t        t0;
+	size_t         i, n = 0;
+	int64_t        t0, oldest;
 
+	dbatchq_init(&q);
 	pthread_mutex_lock(&p->lock);
 	while (p->st == DB_OK && !*dp->stop && p->sendq.head == NULL &&
 	    !p->drained)
@@ -557,27 +566,41 @@ dpipe_step(struct dispatch *dp, size_t *claimed, bool *attempted, char **errstr)
 		st = p->st;
 		*errstr = p->err;
 		p->err = NULL;
-	} else if (!*dp->stop)
-		b = dbatchq_pop(&p->sendq);
+	} else if (!*dp->stop && p->sendq.head != NULL) {
+		q = p->sendq;
+		dbatchq_init(&p->sendq);
+	}
 	pthread_mutex_unlock(&p->lock);
-	if (b == NULL)
+	if (q.head == NULL)
 		return st;
 
+	memset(&all, 0, sizeof all);
+	oldest = q.head->claimed_ms;
+	for (b = q.head; b != NULL; b = b->next)
+		all.n += b->c.n;
+	all.msgs = xcalloc(all.n + 1, sizeof *all.msgs);
+	for (b = q.head; b != NULL; b = b->next) {
+		for (i = 0; i < b->c.n; i++)
+			all.msgs[n++] = b->c.msgs[i];
+	}
 	t0 = now_mono_ms();
 	for (i = 0; i < dp->nchans && st == DB_OK; i++) {
 		if (!dp->chans[i].limited)
 			st = dispatch_send(
-			    dp, &dp->chans[i], &b->c, b->claimed_ms, errstr);
+			    dp, &dp->chans[i], &all, oldest, errstr);
 	}
-	b->send_ms = now_mono_ms() - t0;
-	*claimed += b->c.n;
-	for (i = 0; i < b->c.n; i++) {
-		if (b->c.msgs[i]->result != SEND_NONE)
+	*claimed += all.n;
+	for (i = 0; i < all.n; i++) {
+		if (all.msgs[i]->result != SEND_NONE)
 			tried = true;
 	}
+	free(all.msgs);
 	*attempted = *attempted || tried;
 	pthread_mutex_lock(&p->lock);
-	dbatchq_push(&p->finq, b);
+	while ((b = dbatchq_pop(&q)) != NULL) {
+		b->send_ms = now_mono_ms() - t0;
+		dbatchq_push(&p->finq, b);
+	}
 	/* As the serial path ends its pass: claiming again at once would
 	 * spin on rows nothing could send (a channel down, the stop). */
 	if (!tried)
