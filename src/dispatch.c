@@ -320,7 +320,8 @@ out:
  *
  * One mutex and one condition variable guard the queues and the flags;
  * every change broadcasts.  The helper threads block every signal, so
- * SIGTERM still interrupts the main thread's sleeps and sends.
+ * SIGTERM still interrupts the main thread's sleeps and sends; only the
+ * main thread reads the stop flag and passes it on as stopping.
  */
 struct dbatch {
 	struct claim   c;
@@ -410,6 +411,18 @@ dpipe_fail_locked(struct dpipe *p, enum db_status st, char *err)
 	pthread_cond_broadcast(&p->cond);
 }
 
+/* Pass a stop request on to the claimer.  Only the main thread reads
+ * *dp->stop: a signal handler's sig_atomic_t is no inter-thread flag.
+ * Called with the lock held. */
+static void
+dpipe_note_stop_locked(struct dispatch *dp)
+{
+	if (*dp->stop && !dp->pipe->stopping) {
+		dp->pipe->stopping = true;
+		pthread_cond_broadcast(&dp->pipe->cond);
+	}
+}
+
 /* Wait for a change, or ms at most (the main thread: a signal only sets
  * a flag, which a wait on the condition would not see). */
 static void
@@ -450,7 +463,7 @@ dpipe_claimer(void *arg)
 		quiet = p->inflight == 0;
 		stopping = p->stopping;
 		pthread_mutex_unlock(&p->lock);
-		if (stopping || *dp->stop || dispatch_left(dp) <= 0)
+		if (stopping || dispatch_left(dp) <= 0)
 			break;
 
 		b = xcalloc(1, sizeof *b);
@@ -570,6 +583,7 @@ dpipe_step(struct dispatch *dp, size_t *claimed, bool *attempted, char **errstr)
 		q = p->sendq;
 		dbatchq_init(&p->sendq);
 	}
+	dpipe_note_stop_locked(dp);
 	pthread_mutex_unlock(&p->lock);
 	if (q.head == NULL)
 		return st;
@@ -605,6 +619,7 @@ dpipe_step(struct dispatch *dp, size_t *claimed, bool *attempted, char **errstr)
 	 * spin on rows nothing could send (a channel down, the stop). */
 	if (!tried)
 		p->stopping = true;
+	dpipe_note_stop_locked(dp);
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	return st;
