@@ -44,7 +44,8 @@ struct conf_database {
 };
 
 struct conf_outbox {
-	unsigned      batch_size;                 /* 50, 1..1000 */
+	unsigned      batch_size; /* 50, 1..1000 */
+	unsigned      pipeline;   /* batches in flight per dispatcher, 1..16 */
 	int64_t       poll_interval_ms;           /* 1s */
 	int64_t       lease_ms;                   /* 5m */
 	int64_t       watchdog_ms;                /* 15m */

@@ -788,7 +788,7 @@ db_query(
 static void
 db_pause(unsigned n)
 {
-	static unsigned seed;
+	static _Thread_local unsigned seed; /* per thread: dispatch.c */
 
 	if (seed == 0)
 		seed = (unsigned)now_mono_ms() ^ ((unsigned)getpid() << 16) ^ 1;

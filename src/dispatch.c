@@ -20,11 +20,13 @@
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "channel.h"
 #include "db.h"
@@ -44,6 +46,10 @@
  * interval, and no more than this in all (cronguard(1)). */
 #define DISPATCH_RATE_WAIT_MS 5000
 
+/* The shortest sleep between passes in --for mode, right after a pass
+ * that found work (dispatch_poll_ms); poll_interval is the longest. */
+#define DISPATCH_POLL_MIN_MS 50
+
 /* One configured channel this dispatcher serves. */
 struct dchan {
 	const struct conf_channel *conf;
@@ -56,9 +62,14 @@ struct dchan {
 	bool                 quota_warned; /* quota_exhausted logged */
 };
 
+struct dpipe;
+
 struct dispatch {
 	struct conf  *conf;
 	struct db    *db;
+	struct db    *claim_db; /* pipeline: the claimer's connection */
+	struct db    *fin_db;   /* pipeline: the finaliser's connection */
+	struct dpipe *pipe;     /* the pass's pipeline, or NULL: serial */
 	struct dchan *chans;
 	size_t        nchans;
 	unsigned      batch;
@@ -68,6 +79,7 @@ struct dispatch {
 	                                * starts after it; 0 = no deadline */
 	struct outbox_cursor   cursor; /* of the unlimited channels' claims */
 	struct outbox_tally    tally;
+	unsigned long long     found; /* rows claimed by this run */
 	unsigned long long     recovered;
 	int64_t                rate_wait; /* ms until a held channel's slot */
 	int64_t                waited;    /* ms waited for slots in all */
@@ -280,6 +292,442 @@ out:
 	return st;
 }
 
+/* ---------------------------------------------------------- pipeline */
+
+/*
+ * With outbox.pipeline = N > 1 the unlimited channels' batches go through
+ * three stages, each with its own database connection, so that the sends
+ * of one batch overlap the claim of the next and the finalise of the one
+ * before:
+ *
+ *	claimer thread    claim_db  outbox_claim      -> sendq
+ *	main thread       (none)    the channel sends    sendq -> finq
+ *	finaliser thread  fin_db    outbox_finalise      finq -> freed
+ *
+ * At most N batches are claimed and not yet finalised (inflight).  Each
+ * batch keeps every guarantee of the serial path: its claim is one short
+ * transaction on a session that holds no other; its sends start only
+ * within its claim's lease (dispatch_send, from claimed_ms); its finalise
+ * is fenced by its claim token; a batch still queued when the pass ends
+ * (stop, deadline, error) is finalised unsent: PENDING again, no attempt
+ * counted.  Per-key ordering needs nothing more: a batch's rows are
+ * PROCESSING from its claim's commit until its finalise, and a claim
+ * skips every row whose key has an earlier PROCESSING row, so a key has
+ * at most one message in flight.  Channels with a rate, quota or circuit
+ * keep the serial path on the main connection, between pipelined
+ * batches: their fleet-wide reservations are made for the one batch about
+ * to be claimed, as before.
+ *
+ * One mutex and one condition variable guard the queues and the flags;
+ * every change broadcasts.  The helper threads block every signal, so
+ * SIGTERM still interrupts the main thread's sleeps and sends; only the
+ * main thread reads the stop flag and passes it on as stopping.
+ */
+struct dbatch {
+	struct claim   c;
+	int64_t        claimed_ms; /* monotonic, just before the claim */
+	int64_t        claim_ms;   /* for -vv: the claim's duration */
+	int64_t        send_ms;    /* and the sends' */
+	struct dbatch *next;
+};
+
+struct dbatchq {
+	struct dbatch  *head;
+	struct dbatch **tail;
+};
+
+struct dpipe {
+	struct dispatch    *dp;
+	const char        **names; /* the unlimited channels */
+	size_t              nnames;
+	pthread_mutex_t     lock;
+	pthread_cond_t      cond;
+	struct dbatchq      sendq;    /* claimed, to send */
+	struct dbatchq      finq;     /* sent or not, to finalise */
+	unsigned            inflight; /* claimed and not finalised */
+	bool                stopping; /* claim nothing more */
+	bool                drained;  /* the claimer has ended */
+	bool                closing;  /* nothing more comes to finq */
+	enum db_status      st;       /* a helper thread's first failure */
+	char               *err;      /* and its message */
+	struct outbox_tally tally;    /* the finaliser's */
+	pthread_t           claimer, finaliser;
+	bool                has_claimer, has_finaliser;
+};
+
+static void
+dbatchq_init(struct dbatchq *q)
+{
+	q->head = NULL;
+	q->tail = &q->head;
+}
+
+static void
+dbatchq_push(struct dbatchq *q, struct dbatch *b)
+{
+	b->next = NULL;
+	*q->tail = b;
+	q->tail = &b->next;
+}
+
+static struct dbatch *
+dbatchq_pop(struct dbatchq *q)
+{
+	struct dbatch *b = q->head;
+
+	if (b != NULL && (q->head = b->next) == NULL)
+		q->tail = &q->head;
+	return b;
+}
+
+static void
+dbatch_free(struct dbatch *b)
+{
+	outbox_claim_free(&b->c);
+	free(b);
+}
+
+static void
+dispatch_tally_add(struct outbox_tally *to, const struct outbox_tally *t)
+{
+	to->sent += t->sent;
+	to->retried += t->retried;
+	to->failed += t->failed;
+	to->released += t->released;
+	to->lost += t->lost;
+}
+
+/* Record a helper thread's failure (the first one is kept) and stop
+ * claiming.  Takes err.  Called with the lock held. */
+static void
+dpipe_fail_locked(struct dpipe *p, enum db_status st, char *err)
+{
+	if (p->st == DB_OK) {
+		p->st = st;
+		p->err = err;
+	} else
+		free(err);
+	p->stopping = true;
+	pthread_cond_broadcast(&p->cond);
+}
+
+/* Pass a stop request on to the claimer.  Only the main thread reads
+ * *dp->stop: a signal handler's sig_atomic_t is no inter-thread flag.
+ * Called with the lock held. */
+static void
+dpipe_note_stop_locked(struct dispatch *dp)
+{
+	if (*dp->stop && !dp->pipe->stopping) {
+		dp->pipe->stopping = true;
+		pthread_cond_broadcast(&dp->pipe->cond);
+	}
+}
+
+/* Wait for a change, or ms at most (the main thread: a signal only sets
+ * a flag, which a wait on the condition would not see). */
+static void
+dpipe_wait_ms(struct dpipe *p, long ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += ms * 1000000L;
+	ts.tv_sec += ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	pthread_cond_timedwait(&p->cond, &p->lock, &ts);
+}
+
+/*
+ * The claimer: claim full batches ahead while fewer than N are in
+ * flight.  A claim that comes back short (nothing more due now) is
+ * followed by the next only once every batch in flight is finalised, as
+ * in the serial path: rows they release, and rows committed meanwhile,
+ * are due by then.  A claim that finds nothing with nothing in flight
+ * ends the pass.
+ */
+static void *
+dpipe_claimer(void *arg)
+{
+	struct dpipe    *p = arg;
+	struct dispatch *dp = p->dp;
+	struct dbatch   *b;
+	enum db_status   st;
+	char            *err = NULL;
+	bool             quiet, stopping, had_cursor;
+	size_t           got;
+
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		while (!p->stopping && p->inflight >= dp->conf->outbox.pipeline)
+			pthread_cond_wait(&p->cond, &p->lock);
+		quiet = p->inflight == 0;
+		stopping = p->stopping;
+		pthread_mutex_unlock(&p->lock);
+		if (stopping || dispatch_left(dp) <= 0)
+			break;
+
+		b = xcalloc(1, sizeof *b);
+		had_cursor = dp->cursor.set;
+		b->claimed_ms = now_mono_ms();
+		st = outbox_claim(dp->claim_db, &dp->conf->outbox, p->names,
+		    p->nnames, dp->batch, &dp->cursor, &b->c, &err);
+		b->claim_ms = now_mono_ms() - b->claimed_ms;
+		if (st != DB_OK) {
+			dbatch_free(b);
+			pthread_mutex_lock(&p->lock);
+			dpipe_fail_locked(p, st, err);
+			pthread_mutex_unlock(&p->lock);
+			break;
+		}
+		got = b->c.n;
+		if (got == 0) {
+			dbatch_free(b);
+			if (had_cursor && !dp->cursor.set)
+				continue; /* rescan from the oldest due row */
+			if (quiet)
+				break;
+		}
+		pthread_mutex_lock(&p->lock);
+		if (got > 0) {
+			p->inflight++;
+			dbatchq_push(&p->sendq, b);
+			pthread_cond_broadcast(&p->cond);
+		}
+		while (got < dp->batch && !p->stopping && p->inflight > 0)
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+	}
+	pthread_mutex_lock(&p->lock);
+	p->drained = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* The finaliser: finalise each batch sent (or not) in turn.  After a
+ * failure of its own it finalises nothing more: the rows stay PROCESSING
+ * for the lease recovery, as after a failed serial finalise. */
+static void *
+dpipe_finaliser(void *arg)
+{
+	struct dpipe    *p = arg;
+	struct dispatch *dp = p->dp;
+	struct dbatch   *b;
+	enum db_status   st;
+	char            *err = NULL;
+	bool             broken = false;
+	int64_t          t0;
+
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		while ((b = dbatchq_pop(&p->finq)) == NULL && !p->closing)
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+		if (b == NULL)
+			break;
+		t0 = now_mono_ms();
+		if (!broken) {
+			st = outbox_finalise(dp->fin_db, &dp->conf->outbox,
+			    &b->c, &p->tally, &err);
+			if (st != DB_OK) {
+				broken = true;
+				pthread_mutex_lock(&p->lock);
+				dpipe_fail_locked(p, st, err);
+				pthread_mutex_unlock(&p->lock);
+				err = NULL;
+			}
+		}
+		if (log_enabled(LOG_DEBUG))
+			dispatch_log_batch(
+			    &b->c, b->claim_ms, b->send_ms, now_mono_ms() - t0);
+		dbatch_free(b);
+		pthread_mutex_lock(&p->lock);
+		p->inflight--;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+/*
+ * Send every claimed batch waiting, together, and hand them to the
+ * finaliser.  Together, so that a slow sink sees the messages of several
+ * batches at once instead of each batch waiting for its slowest message
+ * before the next starts; each sends within the lease of the oldest
+ * claim among them.  *claimed stays 0 when the claimer has ended with
+ * nothing left to send (or on stop); a failure of a helper thread is
+ * returned with its message.
+ */
+static enum db_status
+dpipe_step(struct dispatch *dp, size_t *claimed, bool *attempted, char **errstr)
+{
+	struct dpipe  *p = dp->pipe;
+	struct dbatchq q;
+	struct dbatch *b;
+	struct claim   all;
+	enum db_status st = DB_OK;
+	bool           tried = false;
+	size_t         i, n = 0;
+	int64_t        t0, oldest;
+
+	dbatchq_init(&q);
+	pthread_mutex_lock(&p->lock);
+	while (p->st == DB_OK && !*dp->stop && p->sendq.head == NULL &&
+	    !p->drained)
+		dpipe_wait_ms(p, 50);
+	if (p->st != DB_OK) {
+		st = p->st;
+		*errstr = p->err;
+		p->err = NULL;
+	} else if (!*dp->stop && p->sendq.head != NULL) {
+		q = p->sendq;
+		dbatchq_init(&p->sendq);
+	}
+	dpipe_note_stop_locked(dp);
+	pthread_mutex_unlock(&p->lock);
+	if (q.head == NULL)
+		return st;
+
+	memset(&all, 0, sizeof all);
+	oldest = q.head->claimed_ms;
+	for (b = q.head; b != NULL; b = b->next)
+		all.n += b->c.n;
+	all.msgs = xcalloc(all.n + 1, sizeof *all.msgs);
+	for (b = q.head; b != NULL; b = b->next) {
+		for (i = 0; i < b->c.n; i++)
+			all.msgs[n++] = b->c.msgs[i];
+	}
+	t0 = now_mono_ms();
+	for (i = 0; i < dp->nchans && st == DB_OK; i++) {
+		if (!dp->chans[i].limited)
+			st = dispatch_send(
+			    dp, &dp->chans[i], &all, oldest, errstr);
+	}
+	*claimed += all.n;
+	for (i = 0; i < all.n; i++) {
+		if (all.msgs[i]->result != SEND_NONE)
+			tried = true;
+	}
+	free(all.msgs);
+	*attempted = *attempted || tried;
+	pthread_mutex_lock(&p->lock);
+	while ((b = dbatchq_pop(&q)) != NULL) {
+		b->send_ms = now_mono_ms() - t0;
+		dbatchq_push(&p->finq, b);
+	}
+	/* As the serial path ends its pass: claiming again at once would
+	 * spin on rows nothing could send (a channel down, the stop). */
+	if (!tried)
+		p->stopping = true;
+	dpipe_note_stop_locked(dp);
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return st;
+}
+
+/*
+ * End the pass's pipeline: claim nothing more, finalise every batch
+ * still queued unsent, join both threads, add the finaliser's tally.
+ * Returns a helper thread's failure not yet returned by dpipe_step.
+ */
+static enum db_status
+dpipe_finish(struct dispatch *dp, char **errstr)
+{
+	struct dpipe  *p = dp->pipe;
+	struct dbatch *b;
+	enum db_status st;
+
+	pthread_mutex_lock(&p->lock);
+	p->stopping = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	if (p->has_claimer)
+		pthread_join(p->claimer, NULL);
+	pthread_mutex_lock(&p->lock);
+	while ((b = dbatchq_pop(&p->sendq)) != NULL)
+		dbatchq_push(&p->finq, b);
+	p->closing = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	if (p->has_finaliser)
+		pthread_join(p->finaliser, NULL);
+
+	dispatch_tally_add(&dp->tally, &p->tally);
+	st = p->err != NULL ? p->st : DB_OK;
+	if (st != DB_OK)
+		*errstr = p->err;
+	else
+		free(p->err);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free(p->names);
+	free(p);
+	dp->pipe = NULL;
+	return st;
+}
+
+/*
+ * Start the pass's pipeline for the unlimited channels.  When a thread
+ * cannot be created the pass runs serially (logged): nothing has been
+ * claimed by then.
+ */
+static void
+dpipe_start(struct dispatch *dp)
+{
+	struct dpipe *p;
+	sigset_t      all, old;
+	size_t        i;
+	int           rc;
+	char         *err = NULL;
+
+	p = xcalloc(1, sizeof *p);
+	p->dp = dp;
+	p->names = xcalloc(dp->nchans + 1, sizeof *p->names);
+	for (i = 0; i < dp->nchans; i++) {
+		if (!dp->chans[i].limited)
+			p->names[p->nnames++] = dp->chans[i].conf->name;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	dbatchq_init(&p->sendq);
+	dbatchq_init(&p->finq);
+	dp->pipe = p;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* The finaliser first: once the claimer runs, batches need it. */
+	if ((rc = pthread_create(&p->finaliser, NULL, dpipe_finaliser, p)) ==
+	    0) {
+		p->has_finaliser = true;
+		if ((rc = pthread_create(
+		         &p->claimer, NULL, dpipe_claimer, p)) == 0)
+			p->has_claimer = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		log_kv(LOG_WARN, "outbox_pipeline_off", "error", strerror(rc),
+		    "msg", "cannot start a thread: this pass runs serially",
+		    NULL);
+		(void)dpipe_finish(dp, &err);
+		free(err);
+	}
+}
+
+/* Whether passes pipeline: a depth over 1, and an unlimited channel. */
+static bool
+dispatch_pipelined(const struct dispatch *dp)
+{
+	size_t i;
+
+	if (dp->conf->outbox.pipeline <= 1)
+		return false;
+	for (i = 0; i < dp->nchans; i++) {
+		if (!dp->chans[i].limited)
+			return true;
+	}
+	return false;
+}
+
 /*
  * How many rows to ask channel d's limits for: a batch, but with a rate
  * and a deadline no more than the send slots left before it (slot 0 is
@@ -342,12 +790,13 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 		if (!dp->chans[i].limited)
 			names[n++] = dp->chans[i].conf->name;
 	}
-	if (n > 0) {
+	if (n > 0 && dp->pipe != NULL)
+		st = dpipe_step(dp, claimed, attempted, errstr);
+	else if (n > 0)
 		st = dispatch_claim_send(dp, names, n, dp->batch, NULL,
 		    &dp->cursor, claimed, attempted, rescan, errstr);
-		if (st != DB_OK)
-			goto out;
-	}
+	if (st != DB_OK)
+		goto out;
 	for (i = 0; i < dp->nchans && !*dp->stop; i++) {
 		struct dchan *d = &dp->chans[i];
 
@@ -396,9 +845,10 @@ static enum db_status
 dispatch_pass(struct dispatch *dp, char **errstr)
 {
 	unsigned long long n = 0;
-	enum db_status     st;
+	enum db_status     st, st2;
 	size_t             claimed, i;
 	bool               attempted, rescan;
+	char              *err2 = NULL;
 
 	dp->cursor.set = 0;
 	for (i = 0; i < dp->nchans; i++) {
@@ -416,10 +866,13 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 		    "lease expired", NULL);
 		dp->recovered += n;
 	}
+	if (dp->claim_db != NULL)
+		dpipe_start(dp);
 	while (!*dp->stop) {
 		st = dispatch_batch(dp, &claimed, &attempted, &rescan, errstr);
 		if (st != DB_OK)
-			return st;
+			break;
+		dp->found += claimed;
 		if (claimed == 0 && rescan)
 			continue;
 		if (claimed == 0 && dp->rate_wait > 0) {
@@ -436,7 +889,13 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 		if (dispatch_left(dp) <= 0)
 			break;
 	}
-	return DB_OK;
+	if (dp->pipe != NULL) {
+		st2 = dpipe_finish(dp, st == DB_OK ? errstr : &err2);
+		if (st == DB_OK)
+			st = st2;
+		free(err2);
+	}
+	return st;
 }
 
 enum dispatch_status
@@ -489,24 +948,68 @@ dispatch_nchannels(const struct dispatch *dp)
 	return dp->nchans;
 }
 
+/*
+ * Every connection of the dispatcher is set up here.  READ COMMITTED (see
+ * outbox.c): no gap locks on the claim's range read.
+ */
+static enum db_status
+dispatch_session(struct db *db, char **errstr)
+{
+	return db_query(db, NULL, errstr,
+	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+}
+
+/* Open and set up the pipeline's two connections, when passes pipeline. */
+static enum db_status
+dispatch_connect_pipeline(struct dispatch *dp, char **errstr)
+{
+	enum db_status st;
+
+	if (!dispatch_pipelined(dp))
+		return DB_OK;
+	if ((st = db_connect(&dp->conf->db, &dp->claim_db, errstr)) != DB_OK ||
+	    (st = dispatch_session(dp->claim_db, errstr)) != DB_OK ||
+	    (st = db_connect(&dp->conf->db, &dp->fin_db, errstr)) != DB_OK ||
+	    (st = dispatch_session(dp->fin_db, errstr)) != DB_OK)
+		return st;
+	return DB_OK;
+}
+
+/*
+ * How long to sleep between passes (cronguard(1), POLLING): right after
+ * a pass that found work, DISPATCH_POLL_MIN_MS; while nothing arrives, a
+ * quarter of the time since work was last found, so a trickle is picked
+ * up within about a quarter of its own gaps while an idle dispatcher
+ * backs off to poll_interval within seconds.
+ */
+static int64_t
+dispatch_poll_ms(const struct dispatch *dp, int64_t idle_ms)
+{
+	int64_t ms = idle_ms / 4, ceiling = dp->conf->outbox.poll_interval_ms;
+
+	if (ms < DISPATCH_POLL_MIN_MS)
+		ms = DISPATCH_POLL_MIN_MS;
+	return ms < ceiling ? ms : ceiling;
+}
+
 enum dispatch_status
 dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
     char **errstr)
 {
 	enum dispatch_status rc = DISPATCH_OK;
-	int64_t              started, left, for_ms = dp->for_ms;
+	int64_t              started, left, wait, worked;
+	int64_t              for_ms = dp->for_ms;
+	unsigned long long   found = 0;
 
 	memset(st, 0, sizeof *st);
 	dp->db = db;
 	started = now_mono_ms();
-	/* See outbox.c: no gap locks on the claim's range read. */
-	st->db = db_query(db, NULL, errstr,
-	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
-	if (st->db != DB_OK) {
+	if ((st->db = dispatch_session(db, errstr)) != DB_OK ||
+	    (st->db = dispatch_connect_pipeline(dp, errstr)) != DB_OK) {
 		rc = DISPATCH_ERR_SESSION;
 		goto out;
 	}
-	started = now_mono_ms();
+	started = worked = now_mono_ms();
 	if (for_ms > 0)
 		dp->until = started + for_ms -
 		    (for_ms / 10 < DISPATCH_MARGIN_MS ? for_ms / 10
@@ -517,12 +1020,15 @@ dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
 			rc = DISPATCH_ERR_PASS;
 			break;
 		}
+		if (dp->found != found) {
+			found = dp->found;
+			worked = now_mono_ms();
+		}
 		left = dispatch_left(dp);
 		if (*dp->stop || for_ms == 0 || left <= 0)
 			break;
-		sleep_ms(left < dp->conf->outbox.poll_interval_ms
-		        ? left
-		        : dp->conf->outbox.poll_interval_ms);
+		wait = dispatch_poll_ms(dp, now_mono_ms() - worked);
+		sleep_ms(left < wait ? left : wait);
 		if (*dp->stop)
 			break;
 	}
@@ -532,6 +1038,9 @@ out:
 	st->stopped = *dp->stop != 0;
 	st->ms = now_mono_ms() - started;
 	dp->db = NULL;
+	db_close(dp->claim_db);
+	db_close(dp->fin_db);
+	dp->claim_db = dp->fin_db = NULL;
 	return rc;
 }
 

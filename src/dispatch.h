@@ -61,11 +61,15 @@ enum dispatch_status dispatch_open(struct conf *c,
 size_t dispatch_nchannels(const struct dispatch *dp);
 
 /*
- * Set db's session to READ COMMITTED (outbox.c relies on it), then run
+ * Set db's session to READ COMMITTED (outbox.c relies on it); with
+ * outbox.pipeline above 1 and a channel without rate, quota or circuit,
+ * also open two more connections set up the same way, for the pass's
+ * claimer and finaliser threads (closed before returning).  Then run
  * passes: once without opts->for_ms, else until for_ms has passed,
- * polling every outbox.poll_interval_ms.  With no channel, no pass runs.
- * On failure *errstr is allocated and st->db says which database error.
- * *st is filled in every case.
+ * polling 50 ms after a pass that found work and backing off to
+ * outbox.poll_interval_ms while none arrives.  With no channel, no pass
+ * runs.  On failure *errstr is allocated and st->db says which database
+ * error.  *st is filled in every case.
  */
 enum dispatch_status dispatch_run(struct dispatch *dp, struct db *db,
     struct dispatch_stats *st, char **errstr);

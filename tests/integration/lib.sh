@@ -113,6 +113,20 @@ mysql_admin()
 }
 mysql_q() { mysql_admin "$1" "$TEST_DB"; }
 
+# lib_pipeline TEXT: TEXT, with outbox.pipeline = $CRONGUARD_TEST_PIPELINE
+# when that is set (t0465 reruns tests at another pipeline depth).
+lib_pipeline()
+{
+	local n=${CRONGUARD_TEST_PIPELINE:-}
+	case $n:$1 in
+	:*)	printf '%s' "$1" ;;
+	*"outbox = {"*)
+		printf '%s' "$1" |
+		    sed "0,/outbox = {/s//outbox = { pipeline = $n;/" ;;
+	*)	printf '%s\noutbox = { pipeline = %s; };' "$1" "$n" ;;
+	esac
+}
+
 # write_config FILE [TEXT]: a configuration whose database section points at
 # the test server and $TEST_DB, followed by TEXT (more libconfig settings).
 write_config()
@@ -131,7 +145,7 @@ write_config()
 		  name = "${TEST_DB:-test}";
 		  connect_timeout = "5s";
 		};
-		${2:-}
+		$(lib_pipeline "${2:-}")
 		CONF
 	)
 }
