@@ -2149,8 +2149,21 @@ conf_keys_free(char **v)
 	conf_strv_free(v, n);
 }
 
-int
-conf_read_secrets(struct conf *c, const char *channel, char **errstr)
+/* The secret files a command asks for: a job's (job not NULL), else the
+ * channel's (every channel's when channel is NULL). */
+static int
+conf_secret_wanted(
+    const struct conf_secret *sec, const char *channel, const char *job)
+{
+	if (job != NULL)
+		return sec->job != NULL && strcmp(job, sec->job) == 0;
+	return sec->channel != NULL &&
+	    (channel == NULL || strcmp(channel, sec->channel) == 0);
+}
+
+static int
+conf_read_secrets_of(
+    struct conf *c, const char *channel, const char *job, char **errstr)
 {
 	struct conf_secret *sec;
 	char               *err;
@@ -2159,8 +2172,8 @@ conf_read_secrets(struct conf *c, const char *channel, char **errstr)
 	*errstr = NULL;
 	for (i = 0; i < c->nsecrets; i++) {
 		sec = &c->secrets[i];
-		if (sec->channel == NULL || *sec->dest != NULL ||
-		    (channel != NULL && strcmp(channel, sec->channel) != 0))
+		if (*sec->dest != NULL ||
+		    !conf_secret_wanted(sec, channel, job))
 			continue;
 		if ((err = conf_secret_read(sec->path, sec->dest)) != NULL) {
 			conf_secret_free(*sec->dest);
@@ -2174,27 +2187,15 @@ conf_read_secrets(struct conf *c, const char *channel, char **errstr)
 }
 
 int
+conf_read_secrets(struct conf *c, const char *channel, char **errstr)
+{
+	return conf_read_secrets_of(c, channel, NULL, errstr);
+}
+
+int
 conf_read_job_secrets(struct conf *c, const char *job, char **errstr)
 {
-	struct conf_secret *sec;
-	char               *err;
-	size_t              i;
-
-	*errstr = NULL;
-	for (i = 0; i < c->nsecrets; i++) {
-		sec = &c->secrets[i];
-		if (sec->job == NULL || *sec->dest != NULL ||
-		    strcmp(job, sec->job) != 0)
-			continue;
-		if ((err = conf_secret_read(sec->path, sec->dest)) != NULL) {
-			conf_secret_free(*sec->dest);
-			*sec->dest = NULL;
-			*errstr = xasprintf("%s: %s", sec->where, err);
-			free(err);
-			return -1;
-		}
-	}
-	return 0;
+	return conf_read_secrets_of(c, NULL, job, errstr);
 }
 
 void
@@ -2593,6 +2594,8 @@ conf_print(const struct conf *c)
 		printf("#   %s: %s\n", c->secrets[i].path,
 		    c->secrets[i].channel != NULL
 		        ? "outbox dispatch (sending on this channel)"
+		        : c->secrets[i].job != NULL
+		        ? "run (this job)"
 		        : "every command that uses the database");
 	fflush(stdout);
 }
