@@ -119,7 +119,7 @@ struct conf_job {
 	int64_t           once_per_ms; /* 0 = every launch runs */
 	char             *timezone;    /* of once_per's slots; NULL: the
 	                                * database's */
-	unsigned keep_runs;            /* CONF_KEEP_RUNS; 0 = keep all */
+	unsigned         keep_runs;    /* CONF_KEEP_RUNS; 0 = keep all */
 	enum output_mode output;       /* on_failure */
 	long long        output_max;   /* bytes; OUTPUT_MAX_DEFAULT */
 	char            *ping_url;     /* NULL: none; from ping_url_file
