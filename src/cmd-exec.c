@@ -17,6 +17,7 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct conf_job  def;
 	const char      *errstr, *v;
 	long long        n;
+	size_t           i;
 
 	/* The defaults of a configured job (cronguard.conf(5)). */
 	conf_job_defaults(&def);
@@ -30,6 +31,9 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 	gj.on_lock_lost = def.on_lock_lost;
 	gj.busy_exit = def.busy_exit;
 	gj.timeout_ms = def.timeout_ms;
+	/* exec is flock(1): the command's output is its own by default. */
+	gj.output = OUTPUT_INHERIT;
+	gj.output_max = (size_t)def.output_max;
 
 	if ((gj.lock = cmd_opt_value(ctx, "lock")) == NULL)
 		return cmd_usage_error(ctx->entry, "--lock is required");
@@ -51,9 +55,20 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 	    duration_parse(v, &gj.timeout_ms, &errstr) != 0)
 		return cmd_usage_error(
 		    ctx->entry, "--timeout: %s: %s", v, errstr);
+	if ((v = cmd_opt_value(ctx, "output")) != NULL) {
+		for (i = 0; output_mode_names[i] != NULL &&
+		     strcmp(v, output_mode_names[i]) != 0;
+		     i++)
+			;
+		if (output_mode_names[i] == NULL)
+			return cmd_usage_error(ctx->entry,
+			    "--output: %s is not inherit, capture or on_failure",
+			    v);
+		gj.output = (enum output_mode)i;
+	}
 	gj.job = gj.lock;
 	gj.argv = ctx->args;
-	return guard_run(&gj, &lock_db_real, &c->db);
+	return cmd_run_job(&gj, &lock_db_real, &c->db);
 }
 
 static const struct cmd_option cmd_exec_options[] = {
@@ -61,13 +76,14 @@ static const struct cmd_option cmd_exec_options[] = {
 	{ "max-runtime", 1 },
 	{ "busy-exit", 1 },
 	{ "timeout", 1 },
+	{ "output", 1 },
 	{ NULL, 0 },
 };
 
 const struct cmd_entry cmd_exec_entry = {
 	.name = "exec",
 	.usage =
-	    "--lock name [--max-runtime duration] [--busy-exit n] [--timeout duration] -- command [arg ...]",
+	    "--lock name [--max-runtime duration] [--busy-exit n] [--timeout duration] [--output inherit|capture|on_failure] -- command [arg ...]",
 	.summary =
 	    "Run a command under a named lock: flock(1) for a whole fleet.  Needs only the database section.",
 	.options = cmd_exec_options,

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -15,10 +16,16 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	const struct conf_job *j;
 	struct guard_job       gj;
 	struct conf_database   db;
+	char                  *errstr = NULL;
 
 	if ((j = conf_job_find(c, ctx->args[0])) == NULL)
 		return cmd_usage_error(
 		    ctx->entry, "no job \"%s\" in %s", ctx->args[0], c->path);
+	if (conf_read_job_secrets(c, j->name, &errstr) != 0) {
+		fprintf(stderr, "cronguard: %s\n", errstr);
+		free(errstr);
+		return EXIT_CONFIG;
+	}
 
 	memset(&gj, 0, sizeof gj);
 	gj.job = j->name;
@@ -38,6 +45,9 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	gj.once_per_ms = j->once_per_ms;
 	gj.timezone = j->timezone;
 	gj.keep_runs = j->keep_runs;
+	gj.output = j->output;
+	gj.output_max = (size_t)j->output_max;
+	gj.ping_url = j->ping_url;
 	/*
 	 * An SQL job's statement is one long read on the lock session: the
 	 * configured read_timeout, meant for short queries, would cut it off
@@ -53,7 +63,7 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 		    : DURATION_MAX_MS;
 	/* Without a database (guard "local" or "none" only, conf.c checks)
 	 * there is no run record. */
-	return guard_run(&gj, c->have_database ? &lock_db_real : NULL, &db);
+	return cmd_run_job(&gj, c->have_database ? &lock_db_real : NULL, &db);
 }
 
 const struct cmd_entry cmd_run_entry = {

@@ -361,3 +361,29 @@ cmd_ids_changed(
 	    ctx->entry->name, (unsigned long long)nids - n, nids, states);
 	return EXIT_DATAERR;
 }
+
+int
+cmd_run_job(
+    const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
+{
+	struct guard_result res;
+	const char         *p;
+	size_t              len;
+	int                 code;
+
+	code = guard_run(gj, ops, ctx, &res);
+	if (res.captured &&
+	    (gj->output == OUTPUT_CAPTURE ||
+	        (gj->output == OUTPUT_ON_FAILURE && res.failed))) {
+		p = output_tail(&res.output, &len);
+		if (res.output.total > len)
+			printf("[cronguard: output truncated: the last %zu of "
+			       "%llu bytes follow]\n",
+			    len, res.output.total);
+		if (len > 0)
+			fwrite(p, 1, len, stdout);
+		fflush(stdout);
+	}
+	guard_result_free(&res);
+	return code;
+}

@@ -8,6 +8,7 @@
 #include "conf.h"
 #include "db.h"
 #include "exitcode.h"
+#include "guard.h"
 
 /* The global options, before every command's own. */
 #define CMD_GLOBAL_USAGE \
@@ -70,6 +71,12 @@ int cmd_run(
 
 /* Print "usage: cronguard NAME USAGE" to f. */
 void cmd_usage(const struct cmd_entry *, FILE *f);
+
+/* run and exec: guard_run, then the job's captured output on stdout as
+ * gj->output says (capture: always; on_failure: when the exit code is
+ * not 0).  Returns guard_run's exit code. */
+int cmd_run_job(
+    const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx);
 /* Print "cronguard: message", then usage, to stderr and return
  * EXIT_USAGE: for bad arguments. */
 int cmd_usage_error(const struct cmd_entry *, const char *fmt, ...)

@@ -34,6 +34,7 @@ _Static_assert(sizeof(enum guard_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum on_lock_lost) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum ordering) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum output_mode) == sizeof(int), "enum size");
 
 /*
  * The key table: each configuration key is written once, here, with its
@@ -67,6 +68,7 @@ enum key_kind {
 #define KF_URL 0x1     /* printed with userinfo and query masked */
 #define KF_HEADERS 0x2 /* "Name: value" strings, values masked in print */
 #define KF_EMPTY 0x4   /* K_STR: "" is a meaningful value */
+#define KF_SIZE 0x10   /* K_LL: bytes, or a string with a K or M suffix */
 #define KF_PRESENT \
 	0x8 /* K_GROUP: bool at off2 says it was given; printed \
 	     * only then */
@@ -120,6 +122,9 @@ static int         conf_db_uses_tcp(const void *);
 static const char *conf_db_tls_note(const void *);
 static int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 static int conf_parse_job(struct parse *, const config_setting_t *, void *);
+static const config_setting_t *conf_member(
+    const config_setting_t *, const char *name);
+static int      conf_job_has_command(const void *);
 static unsigned conf_channel_types(const void *);
 
 #define DB(f) offsetof(struct conf_database, f)
@@ -496,6 +501,32 @@ static const struct key job_keys[] = {
 	    .off = JB(keep_runs),
 	    .max = 100000000,
 	    .def = CONF_KEEP_RUNS },
+	/* exec's default is "inherit" (cmd-exec.c); SQL jobs have no
+	 * output (conf_parse_job). */
+	{ .name = "output",
+	    .kind = K_ENUM,
+	    .off = JB(output),
+	    .values = output_mode_names,
+	    .def = OUTPUT_ON_FAILURE,
+	    .shown = conf_job_has_command },
+	{ .name = "output_max",
+	    .kind = K_LL,
+	    .off = JB(output_max),
+	    .min = 1,
+	    .max = OUTPUT_MAX_LIMIT,
+	    .flags = KF_SIZE,
+	    .def = OUTPUT_MAX_DEFAULT,
+	    .shown = conf_job_has_command },
+	/* A URL with a secret goes in ping_url_file, read when the job
+	 * runs (conf_read_job_secrets). */
+	{ .name = "ping_url",
+	    .kind = K_STR,
+	    .off = JB(ping_url),
+	    .flags = KF_URL },
+	{ .name = "ping_url_file",
+	    .kind = K_SECRETFILE,
+	    .off = JB(ping_url_file),
+	    .off2 = JB(ping_url) },
 	{ .name = NULL },
 };
 #undef JB
@@ -557,6 +588,7 @@ struct parse {
 	char       **includes; /* every @include'd file, resolved */
 	size_t       nincludes;
 	const char  *channel; /* the channel being parsed, or NULL */
+	const char  *job;     /* the job being parsed, or NULL */
 	struct conf *c;
 	config_t     cfg;
 	char        *err;
@@ -864,6 +896,47 @@ conf_get_integer(struct parse *p, const config_setting_t *s,
 	return 0;
 }
 
+/* A size: an integer (bytes) or a string "64K", "1M" (KiB, MiB). */
+static int
+conf_get_size(struct parse *p, const config_setting_t *s, const struct key *k,
+    long long *out)
+{
+	const char *v, *e;
+	char        num[32];
+	size_t      n;
+	long long   mul = 1, x;
+
+	if (conf_is_int(s))
+		return conf_get_integer(p, s, k, out);
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return conf_wrong_type(p, s, "a size (65536, \"64K\", \"1M\")");
+	v = config_setting_get_string(s);
+	n = strlen(v);
+	if (n > 0 && (v[n - 1] == 'K' || v[n - 1] == 'k'))
+		mul = 1024;
+	else if (n > 0 && (v[n - 1] == 'M' || v[n - 1] == 'm'))
+		mul = 1024 * 1024;
+	if (mul > 1)
+		n--;
+	if (n == 0 || n >= sizeof num)
+		return conf_key_error(p, s,
+		    "\"%s\" is not a size (65536, "
+		    "\"64K\", \"1M\")",
+		    v);
+	memcpy(num, v, n);
+	num[n] = '\0';
+	if (parse_ll(num, 0, LLONG_MAX / mul, &x, &e) != 0)
+		return conf_key_error(p, s,
+		    "\"%s\" is not a size (65536, "
+		    "\"64K\", \"1M\"): %s",
+		    v, e);
+	if (x * mul < k->min || x * mul > k->max)
+		return conf_key_error(
+		    p, s, "%s is out of range %lld..%lld", v, k->min, k->max);
+	*out = x * mul;
+	return 0;
+}
+
 static int
 conf_get_number(struct parse *p, const config_setting_t *s, const struct key *k,
     double *out)
@@ -1011,8 +1084,9 @@ conf_secret_file(
 	sec->where = conf_where(p, s);
 	sec->path = path;
 	sec->channel = p->channel;
+	sec->job = p->job;
 	sec->dest = out;
-	if (p->channel != NULL)
+	if (p->channel != NULL || p->job != NULL)
 		return 0;
 	if ((err = conf_secret_read(path, out)) == NULL)
 		return 0;
@@ -1068,6 +1142,9 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 		*(int *)(void *)field = (int)ll;
 		return 0;
 	case K_LL:
+		if (k->flags & KF_SIZE)
+			return conf_get_size(
+			    p, s, k, (long long *)(void *)field);
 		return conf_get_integer(p, s, k, (long long *)(void *)field);
 	case K_DBL:
 		return conf_get_number(p, s, k, (double *)(void *)field);
@@ -1421,6 +1498,12 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 	return 0;
 }
 
+static int
+conf_job_has_command(const void *base)
+{
+	return ((const struct conf_job *)base)->command != NULL;
+}
+
 void
 conf_job_defaults(struct conf_job *j)
 {
@@ -1432,6 +1515,7 @@ static int
 conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 {
 	struct conf_job *j = elem;
+	int              rv;
 
 	conf_job_defaults(j);
 	j->name = xstrdup(config_setting_name(s));
@@ -1440,11 +1524,26 @@ conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 		return -1;
 	if (!config_setting_is_group(s))
 		return conf_wrong_type(p, s, "a group { command = [...]; }");
-	if (conf_parse_group(p, s, job_keys, j, 0) == -1)
+	p->job = j->name;
+	rv = conf_parse_group(p, s, job_keys, j, 0);
+	p->job = NULL;
+	if (rv == -1)
 		return -1;
 	if ((j->command == NULL) == (j->sql == NULL))
 		return conf_key_error(
 		    p, s, "give exactly one of command and sql");
+	if (j->sql != NULL &&
+	    (conf_member(s, "output") != NULL ||
+	        conf_member(s, "output_max") != NULL))
+		return conf_key_error(p,
+		    conf_member(s, "output") != NULL
+		        ? conf_member(s, "output")
+		        : conf_member(s, "output_max"),
+		    "an SQL job has no output to capture: remove it");
+	if (conf_member(s, "ping_url") != NULL &&
+	    conf_member(s, "ping_url_file") != NULL)
+		return conf_key_error(p, conf_member(s, "ping_url_file"),
+		    "give ping_url or ping_url_file, not both");
 	if (j->command != NULL && j->ncommand == 0)
 		return conf_key_error(p,
 		    config_setting_get_member(s, "command"),
@@ -2056,8 +2155,21 @@ conf_keys_free(char **v)
 	conf_strv_free(v, n);
 }
 
-int
-conf_read_secrets(struct conf *c, const char *channel, char **errstr)
+/* The secret files a command asks for: a job's (job not NULL), else the
+ * channel's (every channel's when channel is NULL). */
+static int
+conf_secret_wanted(
+    const struct conf_secret *sec, const char *channel, const char *job)
+{
+	if (job != NULL)
+		return sec->job != NULL && strcmp(job, sec->job) == 0;
+	return sec->channel != NULL &&
+	    (channel == NULL || strcmp(channel, sec->channel) == 0);
+}
+
+static int
+conf_read_secrets_of(
+    struct conf *c, const char *channel, const char *job, char **errstr)
 {
 	struct conf_secret *sec;
 	char               *err;
@@ -2066,8 +2178,8 @@ conf_read_secrets(struct conf *c, const char *channel, char **errstr)
 	*errstr = NULL;
 	for (i = 0; i < c->nsecrets; i++) {
 		sec = &c->secrets[i];
-		if (sec->channel == NULL || *sec->dest != NULL ||
-		    (channel != NULL && strcmp(channel, sec->channel) != 0))
+		if (*sec->dest != NULL ||
+		    !conf_secret_wanted(sec, channel, job))
 			continue;
 		if ((err = conf_secret_read(sec->path, sec->dest)) != NULL) {
 			conf_secret_free(*sec->dest);
@@ -2078,6 +2190,18 @@ conf_read_secrets(struct conf *c, const char *channel, char **errstr)
 		}
 	}
 	return 0;
+}
+
+int
+conf_read_secrets(struct conf *c, const char *channel, char **errstr)
+{
+	return conf_read_secrets_of(c, channel, NULL, errstr);
+}
+
+int
+conf_read_job_secrets(struct conf *c, const char *job, char **errstr)
+{
+	return conf_read_secrets_of(c, NULL, job, errstr);
 }
 
 void
@@ -2476,6 +2600,8 @@ conf_print(const struct conf *c)
 		printf("#   %s: %s\n", c->secrets[i].path,
 		    c->secrets[i].channel != NULL
 		        ? "outbox dispatch (sending on this channel)"
+		        : c->secrets[i].job != NULL
+		        ? "run (this job)"
 		        : "every command that uses the database");
 	fflush(stdout);
 }

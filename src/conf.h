@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output.h"
+
 enum tls_mode {
 	TLS_DISABLED,
 	TLS_PREFERRED,
@@ -118,7 +120,12 @@ struct conf_job {
 	int64_t           once_per_ms; /* 0 = every launch runs */
 	char             *timezone;    /* of once_per's slots; NULL: the
 	                                * database's */
-	unsigned keep_runs;            /* CONF_KEEP_RUNS; 0 = keep all */
+	unsigned         keep_runs;    /* CONF_KEEP_RUNS; 0 = keep all */
+	enum output_mode output;       /* on_failure */
+	long long        output_max;   /* bytes; OUTPUT_MAX_DEFAULT */
+	char            *ping_url;     /* NULL: none; from ping_url_file
+	                                * once conf_read_job_secrets ran */
+	char *ping_url_file;
 };
 
 /* The runs kept per job by default (keep_runs): three years of a daily
@@ -131,6 +138,7 @@ struct conf_secret {
 	char       *where;   /* "file:line: channels.mail.password_file" */
 	const char *path;    /* the key's value, owned by its struct */
 	const char *channel; /* the channel's name; NULL: the database's */
+	const char *job;     /* or the job's (ping_url_file) */
 	char      **dest;    /* the secret, once read */
 };
 
@@ -183,6 +191,10 @@ void conf_free(struct conf *);
  * allocated "file:line: key: message" (exit 78).  conf_free wipes them.
  */
 int conf_read_secrets(struct conf *, const char *channel, char **errstr);
+
+/* The same for job's secret files (ping_url_file), read when the job
+ * runs: 0, or -1 with *errstr (exit 78). */
+int conf_read_job_secrets(struct conf *, const char *job, char **errstr);
 
 /* Make the process non-dumpable (prctl PR_SET_DUMPABLE 0): the secrets
  * it reads reach no core file, and other processes of the same user

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -24,6 +25,8 @@
 #include "guard.h"
 #include "lock.h"
 #include "log.h"
+#include "output.h"
+#include "ping.h"
 #include "runs.h"
 #include "util.h"
 
@@ -47,7 +50,15 @@ struct child {
 	int     timed_out;
 	int     terminating; /* SIGTERM sent by us */
 	int64_t kill_at;     /* SIGKILL then; 0 none */
+	int     outfd;       /* read end of the job's stdout and stderr;
+	                      * -1 when not captured or at its end */
+	struct output *out;  /* where that goes */
 };
+
+/* After the job has exited, its output still in the pipe is read for at
+ * most this long: a process it left behind may hold the pipe open and
+ * keep writing. */
+#define GUARD_DRAIN_MS 100
 
 /* ----------------------------------------------------- local flock */
 
@@ -334,13 +345,45 @@ guard_signals_restore(void)
 	guard_sigpipe[0] = guard_sigpipe[1] = -1;
 }
 
-/* In the child: default signal dispositions (SIG_IGN survives exec),
- * its own process group, exec; on failure errno goes up the pipe. */
-static void __attribute__((noreturn)) guard_child(char *const *argv, int errfd)
+/* Make fd the descriptor target in the child (dup2 leaves a descriptor
+ * that already is target with its close-on-exec flag). */
+static int
+guard_child_fd(int fd, int target)
+{
+	if (fd == target)
+		return fcntl(fd, F_SETFD, 0);
+	return dup2(fd, target) == target ? 0 : -1;
+}
+
+/*
+ * In the child: the output pipe (outfd, -1 when not captured) on stdout
+ * and stderr alike, so the job's writes keep their order; default signal
+ * dispositions (SIG_IGN survives exec); SIGKILL when cronguard dies
+ * (parent is its pid), so that a SIGKILLed guard, whose lock goes with
+ * its session, cannot leave the job running unguarded; its own process
+ * group; exec.  On failure errno goes up errfd.
+ */
+static void __attribute__((noreturn))
+guard_child(char *const *argv, int errfd, int outfd, pid_t parent)
 {
 	sigset_t none;
 	int      err;
 	size_t   i;
+
+	/* SIGKILL, not SIGTERM: a job may ignore SIGTERM, and another host
+	 * can take the lock the moment the guard's session is gone.  The
+	 * guard may have died before the prctl: then the child is already
+	 * someone else's, and must not start. */
+	if ((outfd != -1 &&
+	        (guard_child_fd(outfd, STDOUT_FILENO) == -1 ||
+	            guard_child_fd(outfd, STDERR_FILENO) == -1)) ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1) {
+		err = errno;
+		(void)!write(errfd, &err, sizeof err);
+		_exit(EXIT_NOEXEC);
+	}
+	if (getppid() != parent)
+		_exit(EXIT_NOEXEC);
 
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
@@ -355,16 +398,25 @@ static void __attribute__((noreturn)) guard_child(char *const *argv, int errfd)
 	_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }
 
-/* Fork and exec; returns 0 (ch->pid set, or ch->exec_errno when exec
- * failed) or -1 with *errstr. */
+/* Fork and exec, with the job's output into a pipe when ch->out is set
+ * (ch->outfd its read end, non-blocking); returns 0 (ch->pid set, or
+ * ch->exec_errno when exec failed) or -1 with *errstr. */
 static int
 guard_spawn(char *const *argv, struct child *ch, char **errstr)
 {
-	int     p[2], err;
+	int     p[2], o[2] = { -1, -1 }, err;
+	pid_t   parent = getpid();
 	ssize_t n;
 
+	ch->outfd = -1;
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		*errstr = xasprintf("pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (ch->out != NULL && pipe2(o, O_CLOEXEC) != 0) {
+		*errstr = xasprintf("pipe: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
 		return -1;
 	}
 	fflush(NULL);
@@ -372,15 +424,26 @@ guard_spawn(char *const *argv, struct child *ch, char **errstr)
 		*errstr = xasprintf("fork: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
+		if (o[0] != -1) {
+			close(o[0]);
+			close(o[1]);
+		}
 		return -1;
 	}
 	if (ch->pid == 0) {
 		close(p[0]);
-		guard_child(argv, p[1]);
+		if (o[0] != -1)
+			close(o[0]);
+		guard_child(argv, p[1], o[1], parent);
 	}
 	/* Also here, so that a signal forwarded at once finds the group. */
 	setpgid(ch->pid, ch->pid);
 	close(p[1]);
+	if (o[0] != -1) {
+		close(o[1]);
+		(void)fcntl(o[0], F_SETFL, O_NONBLOCK);
+		ch->outfd = o[0];
+	}
 	do
 		n = read(p[0], &err, sizeof err);
 	while (n == -1 && errno == EINTR);
@@ -435,6 +498,43 @@ guard_drain_signals(struct child *ch)
 	}
 }
 
+/* Read what the job wrote until EAGAIN or the pipe's end (then closed),
+ * but stop after the first read when until is 0, so that a job printing
+ * without pause cannot keep the wait loop from its heartbeat and timeout,
+ * else at until (now_mono_ms). */
+static void
+guard_read_output(struct child *ch, int64_t until)
+{
+	char    buf[65536];
+	ssize_t n;
+
+	while (ch->outfd != -1) {
+		n = read(ch->outfd, buf, sizeof buf);
+		if (n > 0) {
+			output_add(ch->out, buf, (size_t)n);
+			if (until == 0 || now_mono_ms() >= until)
+				return;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		close(ch->outfd);
+		ch->outfd = -1;
+	}
+}
+
+/* Once the job has exited, what it wrote is all in the pipe. */
+static void
+guard_drain_output(struct child *ch)
+{
+	guard_read_output(ch, now_mono_ms() + GUARD_DRAIN_MS);
+	if (ch->outfd != -1)
+		close(ch->outfd);
+	ch->outfd = -1;
+}
+
 static int64_t
 min_deadline(int64_t a, int64_t b)
 {
@@ -449,9 +549,9 @@ min_deadline(int64_t a, int64_t b)
 static void
 guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 {
-	struct pollfd pfd;
+	struct pollfd pfd[2];
 	int64_t       now, deadline = 0, next_hb = 0, until, hb;
-	int           timeout;
+	int           timeout, nfd;
 
 	now = now_mono_ms();
 	if (gj->timeout_ms > 0)
@@ -499,11 +599,24 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 			timeout = INT32_MAX;
 		else
 			timeout = (int)(until - now);
-		pfd.fd = guard_sigpipe[0];
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, timeout) > 0)
+		pfd[0].fd = guard_sigpipe[0];
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		nfd = 1;
+		if (ch->outfd != -1) {
+			pfd[1].fd = ch->outfd;
+			pfd[1].events = POLLIN;
+			pfd[1].revents = 0;
+			nfd = 2;
+		}
+		if (poll(pfd, (nfds_t)nfd, timeout) <= 0)
+			continue;
+		if (pfd[0].revents != 0)
 			guard_drain_signals(ch);
+		if (nfd == 2 && pfd[1].revents != 0)
+			guard_read_output(ch, 0);
 	}
+	guard_drain_output(ch);
 }
 
 /* ------------------------------------------------------- the guard */
@@ -530,16 +643,18 @@ guard_setenv(const struct guard_job *gj, const struct lock *l)
 		unsetenv("CRONGUARD_FENCE");
 }
 
-/* Run the command; fill end (strings static or in errbuf). */
+/* Run the command, its output into out (NULL: inherited); fill end
+ * (strings static or in errbuf). */
 static int
-guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
-    char *errbuf, size_t errlen)
+guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
+    struct run_end *end, char *errbuf, size_t errlen)
 {
 	struct child ch;
 	char        *errstr = NULL;
 	int          code, sig;
 
 	memset(&ch, 0, sizeof ch);
+	ch.out = out;
 	guard_setenv(gj, l);
 	if (guard_signals_install(&errstr) != 0 ||
 	    guard_spawn(gj->argv, &ch, &errstr) != 0) {
@@ -555,6 +670,7 @@ guard_command(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		/* The child exits at once; reap it. */
 		while (waitpid(ch.pid, &ch.status, 0) == -1 && errno == EINTR)
 			;
+		guard_drain_output(&ch);
 		guard_signals_restore();
 		code = ch.exec_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 		snprintf(errbuf, errlen, "cannot execute %s: %s", gj->argv[0],
@@ -993,21 +1109,64 @@ out:
 	return code;
 }
 
+/* Ping gj's ping URL, if any; the fail ping carries the output's tail
+ * (out NULL: not captured, a GET).  A failure is logged, nothing else:
+ * the ping never changes the run's exit status. */
+static void
+guard_ping(const struct guard_job *gj, enum ping_kind kind, const char *rid,
+    struct output *out)
+{
+	static const char *const names[] = { "start", "success", "fail" };
+	const char              *body = NULL;
+	char                    *errstr = NULL;
+	size_t                   len = 0;
+
+	if (gj->ping_url == NULL)
+		return;
+	if (kind == PING_FAIL && out != NULL &&
+	    (body = output_tail(out, &len)) == NULL)
+		body = "";
+	if (ping_send(gj->ping_url, kind, rid, body, len, &errstr) != 0)
+		log_kv(LOG_WARN, "ping_failed", "job", gj->job, "ping",
+		    names[kind], "rid", rid, "error", errstr, NULL);
+	free(errstr);
+}
+
+void
+guard_result_free(struct guard_result *res)
+{
+	output_free(&res->output);
+	memset(res, 0, sizeof *res);
+}
+
 int
-guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
+guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
+    struct guard_result *res)
 {
 	struct lock         lk, *l = NULL;
 	struct lock_holder  h;
 	struct run_end      end;
+	struct run_output   ro;
+	struct output       out, *outp = NULL;
 	enum lock_result    lr;
 	char               *path = NULL, *errstr = NULL, errbuf[512];
-	char                status[16];
+	char                status[16], rid[37];
 	struct local_holder lh;
 	enum local_status   ls;
 	int                 fd = -1, code;
 
 	memset(&h, 0, sizeof h);
 	memset(&end, 0, sizeof end);
+	memset(&out, 0, sizeof out);
+	if (res != NULL)
+		memset(res, 0, sizeof *res);
+	/* SQL jobs print nothing: there is no output to capture. */
+	if (gj->argv != NULL && gj->output != OUTPUT_INHERIT) {
+		output_init(&out,
+		    gj->output_max > 0 ? gj->output_max : OUTPUT_MAX_DEFAULT);
+		outp = &out;
+	}
+	uuid_v4(rid);
 	if (guard_in_db(gj->guard) && ops == NULL) {
 		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
 		    "the database lock needs a database", NULL);
@@ -1061,7 +1220,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 	    (code = guard_once_per(gj, l)) != -1)
 		goto out;
 	if (l != NULL &&
-	    runs_start(l, self_hostname(), (long)getpid(), &errstr) !=
+	    runs_start(l, self_hostname(), (long)getpid(), rid, &errstr) !=
 	        LOCK_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
 		    errstr, NULL);
@@ -1069,10 +1228,16 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 		goto out;
 	}
 
+	guard_ping(gj, PING_START, rid, NULL);
 	if (gj->argv != NULL)
-		code = guard_command(gj, l, &end, errbuf, sizeof errbuf);
+		code = guard_command(gj, l, outp, &end, errbuf, sizeof errbuf);
 	else
 		code = guard_sql(gj, l, &end, errbuf, sizeof errbuf);
+	if (outp != NULL) {
+		ro.data = output_tail(outp, &ro.len);
+		ro.total = outp->total;
+		end.output = &ro;
+	}
 	if (code != 0 && end.exit_status > 0 && code != EXIT_NOEXEC &&
 	    code != EXIT_NOTFOUND) {
 		snprintf(status, sizeof status, "%d", end.exit_status);
@@ -1084,8 +1249,20 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx)
 	else
 		log_kv(LOG_INFO, "job_finished", "job", gj->job, "outcome",
 		    end.outcome, NULL);
+	/* After the release: a slow ping server does not hold the lock. */
+	guard_ping(gj, code == 0 ? PING_SUCCESS : PING_FAIL, rid, outp);
+	if (res != NULL) {
+		res->ran = 1;
+		res->failed = code != 0;
+		if (outp != NULL) {
+			res->captured = 1;
+			res->output = out;
+			memset(&out, 0, sizeof out);
+		}
+	}
 
 out:
+	output_free(&out);
 	lock_holder_free(&h);
 	if (l != NULL)
 		lock_close(l);

@@ -6,6 +6,7 @@
 
 #include "conf.h"
 #include "lock.h"
+#include "output.h"
 
 /* After SIGTERM (timeout, lost lock), SIGKILL follows this much later. */
 #define GUARD_KILL_AFTER_MS 10000
@@ -28,7 +29,20 @@ struct guard_job {
 	int64_t           once_per_ms; /* 0: every launch runs */
 	const char       *timezone;    /* of the slots; NULL: the server's */
 	unsigned          keep_runs;   /* runs kept after a run; 0: all */
+	enum output_mode  output;      /* command jobs; SQL jobs print none */
+	size_t            output_max;  /* 0: OUTPUT_MAX_DEFAULT */
+	const char       *ping_url;    /* NULL: no pings */
 };
+
+/* What a run leaves for the command layer, which prints the output. */
+struct guard_result {
+	int ran;      /* the job was started */
+	int failed;   /* ...and the exit code is not 0: it failed, timed
+	               * out, was killed or had a lock incident */
+	int captured; /* output holds the tail of its stdout and stderr */
+	struct output output;
+};
+void guard_result_free(struct guard_result *);
 
 /*
  * Run gj under its three layers: the local flock in runtime_dir (unless
@@ -41,8 +55,16 @@ struct guard_job {
  * incident, 0 or busy_exit when skipped (the lock busy, or once_per: a
  * successful run already started in the current slot), 75, 76, 69, 78, 124,
  * 126, 127.
+ *
+ * A command job's stdout and stderr go into one pipe (its writes stay in
+ * order) unless gj->output is OUTPUT_INHERIT; the last output_max bytes
+ * are kept in the run record (output, output_bytes) and handed back in
+ * *res (guard_result_free; res NULL: not wanted).  The job is SIGKILLed
+ * when cronguard dies.  With a ping_url: the start ping once the run
+ * record is written, success or fail (with the output's tail) after the
+ * release; rid= is the run's run_uuid.
  */
-int guard_run(
-    const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx);
+int guard_run(const struct guard_job *gj, const struct lock_db_ops *ops,
+    void *ctx, struct guard_result *res);
 
 #endif

@@ -186,9 +186,11 @@ real_run_heartbeat(void *conn, unsigned long long id, char **errstr)
 
 static enum db_status
 real_run_finish(void *conn, unsigned long long id, const char *outcome,
-    int exit_status, const char *error, char **errstr)
+    int exit_status, const char *error, const struct run_output *output,
+    char **errstr)
 {
-	return runs_finish(conn, id, outcome, exit_status, error, errstr);
+	return runs_finish(
+	    conn, id, outcome, exit_status, error, output, errstr);
 }
 
 static unsigned long long

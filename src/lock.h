@@ -46,6 +46,14 @@ struct run_start_info {
 	long               pid;
 	unsigned long long connection_id; /* 0 without a named lock */
 	unsigned long long fence;         /* 0 without a lock */
+	const char        *uuid;          /* run_uuid (ping rid=); NULL none */
+};
+
+/* A command job's captured output, for the run record. */
+struct run_output {
+	const char        *data; /* the tail kept: len bytes, may hold NUL */
+	size_t             len;
+	unsigned long long total; /* bytes the job wrote in all */
 };
 
 struct run_slot; /* runs.h */
@@ -80,10 +88,11 @@ struct lock_db_ops {
 	/* heartbeat_at = NOW(6) */
 	enum db_status (*run_heartbeat)(
 	    void *conn, unsigned long long id, char **errstr);
-	/* finished_at = NOW(6), outcome, exit_status (-1: NULL), error. */
+	/* finished_at = NOW(6), outcome, exit_status (-1: NULL), error,
+	 * output and output_bytes (output NULL: not captured, both NULL). */
 	enum db_status (*run_finish)(void *conn, unsigned long long id,
 	    const char *outcome, int exit_status, const char *error,
-	    char **errstr);
+	    const struct run_output *output, char **errstr);
 	/* The session's connection id as the client knows it (no query). */
 	unsigned long long (*connection_id)(void *conn);
 	/* KILL QUERY id: stop a statement, keep the session. */
@@ -211,9 +220,10 @@ int lock_exec_sql(struct lock *l, const char *sql, char **errstr);
 
 /* How the job ended, for the run record. */
 struct run_end {
-	const char *outcome;     /* success, failure, timeout, ... */
-	int         exit_status; /* the job's own status; -1 none */
-	const char *error;       /* the job's error, or NULL */
+	const char *outcome;             /* success, failure, timeout, ... */
+	int         exit_status;         /* the job's own status; -1 none */
+	const char *error;               /* the job's error, or NULL */
+	const struct run_output *output; /* NULL: not captured */
 };
 
 /*

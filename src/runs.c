@@ -72,10 +72,10 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 	runs_abandon_quietly(db, ri->job);
 	st = db_query(db, &r, errstr,
 	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
-	    " connection_id, fence) VALUES (%s, %s, %s, %lld,"
-	    " IF(%d, CONNECTION_ID(), NULL), NULLIF(%llu, 0))",
+	    " connection_id, fence, run_uuid) VALUES (%s, %s, %s, %lld,"
+	    " IF(%d, CONNECTION_ID(), NULL), NULLIF(%llu, 0), %s)",
 	    ri->job, ri->lock, ri->host, (long long)ri->pid,
-	    ri->connection_id != 0, ri->fence);
+	    ri->connection_id != 0, ri->fence, ri->uuid);
 	if (st == DB_OK)
 		*id = r->insert_id;
 	db_result_free(r);
@@ -93,18 +93,33 @@ runs_heartbeat(struct db *db, unsigned long long id, char **errstr)
 
 enum db_status
 runs_finish(struct db *db, unsigned long long id, const char *outcome,
-    int exit_status, const char *error, char **errstr)
+    int exit_status, const char *error, const struct run_output *output,
+    char **errstr)
 {
 	/* A job's status is 0..255: -1 (none) becomes NULL. */
+	int status = exit_status < 0 ? -1 : exit_status;
+
+	if (output == NULL)
+		return db_query(db, NULL, errstr,
+		    "UPDATE cronguard_runs"
+		    " SET finished_at = NOW(6), outcome = %s,"
+		    " exit_status = NULLIF(%d, -1), error = %s WHERE id = %llu",
+		    outcome, status, error, id);
+	/* The output is bytes: _binary keeps the server from reading them
+	 * as the session's utf8mb4 (a job may print anything, NUL too).
+	 * The tail is at most OUTPUT_MAX_LIMIT, within %.*s's int. */
 	return db_query(db, NULL, errstr,
 	    "UPDATE cronguard_runs"
 	    " SET finished_at = NOW(6), outcome = %s,"
-	    " exit_status = NULLIF(%d, -1), error = %s WHERE id = %llu",
-	    outcome, exit_status < 0 ? -1 : exit_status, error, id);
+	    " exit_status = NULLIF(%d, -1), error = %s,"
+	    " output = _binary %.*s, output_bytes = %llu WHERE id = %llu",
+	    outcome, status, error, (int)output->len,
+	    output->data != NULL ? output->data : "", output->total, id);
 }
 
 enum lock_result
-runs_start(struct lock *l, const char *host, long pid, char **errstr)
+runs_start(
+    struct lock *l, const char *host, long pid, const char *uuid, char **errstr)
 {
 	struct run_start_info ri;
 
@@ -115,6 +130,7 @@ runs_start(struct lock *l, const char *host, long pid, char **errstr)
 	ri.pid = pid;
 	ri.connection_id = l->held && l->lease_us == 0 ? l->connection_id : 0;
 	ri.fence = l->fence;
+	ri.uuid = uuid;
 	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
 		l->run_id = 0;
 		return LOCK_ERR_DB;
@@ -179,7 +195,7 @@ runs_end(struct lock *l, const struct run_end *end, int incident,
 		free(errstr);
 		errstr = NULL;
 		st = l->ops->run_finish(l->conn, l->run_id, outcome,
-		    end->exit_status, error, &errstr);
+		    end->exit_status, error, end->output, &errstr);
 		if (st != DB_ERR_LOST)
 			break;
 		l->dead = 1;

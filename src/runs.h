@@ -26,14 +26,16 @@ enum db_status runs_insert(struct db *, const struct run_start_info *ri,
 /* heartbeat_at = NOW(6) */
 enum db_status runs_heartbeat(
     struct db *, unsigned long long id, char **errstr);
-/* finished_at = NOW(6), outcome, exit_status (-1: NULL), error (NULL). */
+/* finished_at = NOW(6), outcome, exit_status (-1: NULL), error (NULL),
+ * output and output_bytes (output NULL: both NULL, not captured). */
 enum db_status runs_finish(struct db *, unsigned long long id,
-    const char *outcome, int exit_status, const char *error, char **errstr);
+    const char *outcome, int exit_status, const char *error,
+    const struct run_output *output, char **errstr);
 
-/* Insert the run record of l's run (l->run_id).  LOCK_OK or LOCK_ERR_DB
- * with *errstr. */
-enum lock_result runs_start(
-    struct lock *l, const char *host, long pid, char **errstr);
+/* Insert the run record of l's run (l->run_id), uuid its run_uuid (NULL:
+ * none).  LOCK_OK or LOCK_ERR_DB with *errstr. */
+enum lock_result runs_start(struct lock *l, const char *host, long pid,
+    const char *uuid, char **errstr);
 
 /*
  * Finish the run record of l's run with the job's end; with incident set

@@ -10,7 +10,7 @@ jobs = {
   seven = { command = [ \"sh\", \"-c\", \"exit 7\" ]; };
   env = { command = [ \"sh\", \"-c\",
     \"echo \$CRONGUARD_JOB \$CRONGUARD_RUN_ID \$CRONGUARD_LOCK\" ];
-    lock = \"t0310:env\"; };
+    lock = \"t0310:env\"; output = \"capture\"; };
   slow = { command = [ \"sleep\", \"30\" ]; timeout = \"1s\"; };
   selfkill = { command = [ \"sh\", \"-c\", \"kill -9 \$\$\" ]; };
 };"

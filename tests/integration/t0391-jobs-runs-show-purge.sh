@@ -9,7 +9,7 @@
 need_servers
 write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = {
-  hello = { command = [ \"true\" ]; keep_runs = 3; };
+  hello = { command = [ \"true\" ]; keep_runs = 3; output = \"inherit\"; };
   flaky = { command = [ \"sh\", \"-c\", \"exit \${FAIL:-0}\" ]; keep_runs = 2; };
   all = { command = [ \"true\" ]; keep_runs = 0; };
   dflt = { command = [ \"true\" ]; };

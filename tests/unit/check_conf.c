@@ -192,11 +192,14 @@ static const char full_fmt[] =
     "    max_runtime = \"1h\"; timeout = \"2h\"; expect_every = \"1d\";\n"
     "    grace = \"5m\"; heartbeat = \"10s\"; on_lock_lost = \"continue\";\n"
     "    busy_exit = 3; once_per = \"1d\"; timezone = \"Europe/Berlin\";\n"
+    "    output = \"capture\"; output_max = \"1M\";\n"
+    "    ping_url = \"https://hc-ping.com/abc?x=1\";\n"
     "  };\n"
     "  monthly-billing = { sql = \"CALL build_monthly_billing()\";\n"
     "    max_runtime = \"10m\"; expect_every = \"31d\"; guard = \"local\";\n"
     "    lock = \"app:billing\"; };\n"
-    "  cleanup = { command = [ \"/bin/true\" ]; guard = \"none\"; };\n"
+    "  cleanup = { command = [ \"/bin/true\" ]; guard = \"none\";\n"
+    "    ping_url_file = \"%s\"; output_max = 4096; };\n"
     "};\n"
     "alert = { url = \"https://ops@hooks.example.com/ops?token=abc#x\";\n"
     "          timeout = \"3s\"; };\n";
@@ -211,7 +214,8 @@ full_config(struct secrets *s)
 	s->db = tmp_file("db-pass-word\n", 0600);
 	s->smtp = tmp_file("smtp-pass-word\n", 0640);
 	s->sig = tmp_file("whsec_signing\n", 0600);
-	return xasprintf(full_fmt, s->db, s->smtp, s->sig);
+	/* The signing secret doubles as a job's ping URL file. */
+	return xasprintf(full_fmt, s->db, s->smtp, s->sig, s->sig);
 }
 
 static void
@@ -322,6 +326,21 @@ START_TEST(test_full)
 	ck_assert_int_eq(j->busy_exit, 3);
 	ck_assert_int_eq(j->once_per_ms, 86400000);
 	ck_assert_str_eq(j->timezone, "Europe/Berlin");
+	ck_assert_int_eq(j->output, OUTPUT_CAPTURE);
+	ck_assert_int_eq(j->output_max, 1048576);
+	ck_assert_str_eq(j->ping_url, "https://hc-ping.com/abc?x=1");
+	j = conf_job_find(&c, "cleanup");
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(j->output, OUTPUT_ON_FAILURE);
+	ck_assert_int_eq(j->output_max, 4096);
+	/* A job's secret file is read when the job runs, not before. */
+	ck_assert_ptr_null(j->ping_url);
+	ck_assert_int_eq(conf_read_secrets(&c, NULL, &err), 0);
+	ck_assert_ptr_null(j->ping_url);
+	ck_assert_int_eq(conf_read_job_secrets(&c, "leave-accrual", &err), 0);
+	ck_assert_ptr_null(j->ping_url);
+	ck_assert_int_eq(conf_read_job_secrets(&c, "cleanup", &err), 0);
+	ck_assert_str_eq(j->ping_url, "whsec_signing");
 	j = conf_job_find(&c, "monthly-billing");
 	ck_assert_ptr_nonnull(j);
 	ck_assert_ptr_null(j->command);
@@ -458,6 +477,24 @@ static const struct bad {
 	{ "database = { name = \"a\"; };\njobs = {\n x = { command = "
 	  "[\"/bin/true\"];\n sql = \"SELECT 1\"; }; };\n",
 	    3, "jobs.x: give exactly one of command and sql" },
+	{ "database = { name = \"a\"; };\njobs = {\n x = { sql = \"SELECT 1\";\n"
+	  " output = \"capture\"; }; };\n",
+	    4, "jobs.x.output: an SQL job has no output to capture" },
+	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
+	  " output = \"mail\"; }; };\n",
+	    4, "jobs.x.output: " },
+	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
+	  " output_max = \"12X\"; }; };\n",
+	    4, "jobs.x.output_max: \"12X\" is not a size" },
+	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
+	  " output_max = 0; }; };\n",
+	    4, "jobs.x.output_max: 0 is out of range" },
+	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
+	  " output_max = \"17M\"; }; };\n",
+	    4, "jobs.x.output_max: 17M is out of range" },
+	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
+	  " ping_url = \"http://h/p\";\n ping_url_file = \"/nonexistent\"; }; };\n",
+	    5, "jobs.x.ping_url_file: give" },
 	{ "database = { name = \"a\"; };\njobs = {\n x = { grace = \"1m\"; };"
 	  " };\n",
 	    3, "jobs.x: give exactly one of command and sql" },

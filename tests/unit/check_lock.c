@@ -238,10 +238,12 @@ f_run_heartbeat(void *conn, unsigned long long id, char **errstr)
 
 static enum db_status
 f_run_finish(void *conn, unsigned long long id, const char *outcome,
-    int exit_status, const char *error, char **errstr)
+    int exit_status, const char *error, const struct run_output *output,
+    char **errstr)
 {
 	(void)conn;
 	(void)id;
+	(void)output;
 	F.finishes++;
 	snprintf(F.finish_outcome, sizeof F.finish_outcome, "%s", outcome);
 	F.finish_status = exit_status;
@@ -332,11 +334,11 @@ take(struct lock *l)
 	ck_assert_int_eq(lock_open(l, &errstr), LOCK_OK);
 	ck_assert_int_eq(lock_acquire(l, &h, &errstr), LOCK_OK);
 	ck_assert_int_eq(l->held, 1);
-	ck_assert_int_eq(runs_start(l, "host1", 1234, &errstr), LOCK_OK);
+	ck_assert_int_eq(runs_start(l, "host1", 1234, NULL, &errstr), LOCK_OK);
 	ck_assert_ptr_null(errstr);
 }
 
-static const struct run_end ok_end = { "success", 0, NULL };
+static const struct run_end ok_end = { "success", 0, NULL, NULL };
 
 START_TEST(release_ok)
 {
@@ -716,7 +718,7 @@ START_TEST(guard_failing_job_and_release)
 	F.release_st = DB_ERR_LOST;
 	F.is_used_self = 1;
 	guard_setup_job(&gj, argv);
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL), 76);
+	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 76);
 	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
 	ck_assert_ptr_nonnull(
 	    strstr(seen_detail("lock_release_failed"), "status 3"));
@@ -733,7 +735,7 @@ START_TEST(guard_status_passthrough)
 	struct guard_job gj;
 
 	guard_setup_job(&gj, argv);
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL), 5);
+	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 5);
 	ck_assert_int_eq(nseen, 0);
 	ck_assert_str_eq(F.finish_outcome, "failure");
 	ck_assert_int_eq(F.finish_status, 5);
@@ -751,10 +753,10 @@ START_TEST(guard_busy_skips)
 	F.holder.run_age_s = 10;
 	guard_setup_job(&gj, argv);
 	gj.busy_exit = 3;
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL), 3);
+	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 3);
 	ck_assert_int_eq(F.run_starts, 0);
 	F.holder.run_age_s = 7200;
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL), EXIT_TEMPFAIL);
+	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), EXIT_TEMPFAIL);
 	ck_assert_int_eq(F.run_starts, 0);
 }
 END_TEST
@@ -771,7 +773,7 @@ START_TEST(guard_lost_terminates)
 	guard_setup_job(&gj, argv);
 	gj.heartbeat_ms = 100;
 	t0 = now_mono_ms();
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL), 76);
+	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 76);
 	ck_assert_int_lt(now_mono_ms() - t0, 5000);
 	ck_assert_int_eq(seen_event("lock_lost"), 1);
 	ck_assert_str_eq(F.finish_outcome, "lock_lost");
@@ -797,7 +799,7 @@ START_TEST(guard_signals_blocked_by_parent)
 	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &set, NULL), 0);
 	guard_setup_job(&gj, argv);
 	t0 = now_mono_ms();
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL), 128 + SIGTERM);
+	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 128 + SIGTERM);
 	ck_assert_int_lt(now_mono_ms() - t0, 4000);
 	ck_assert_str_eq(F.finish_outcome, "killed");
 	ck_assert_int_eq(nseen, 0);
