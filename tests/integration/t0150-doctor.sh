@@ -20,7 +20,8 @@ conf()
 	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = { nightly = { command = [ \"/bin/true\" ]; heartbeat = \"30s\"; }; };
 channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\";
-  from = \"cg@example.com\"; username = \"cg\"; password_file = \"$secret\"; }; };"
+  from = \"cg@example.com\"; username = \"cg\"; password_file = \"$secret\";
+  allow_plaintext_auth = true; }; };"
 	if [ -n "${1:-}" ]; then
 		printf '[client]\n%s\n' "$1" > "$TEST_TMP/my.cnf"
 		sed -i "s|^database = {|database = { option_file = \"$TEST_TMP/my.cnf\";|" "$CONF"
