@@ -388,16 +388,55 @@ fail:
 	return NULL;
 }
 
+/* Longest secret file. */
+#define SECRET_MAX (64 * 1024)
+
+/*
+ * As read_file, but the secret is read straight into one buffer (no
+ * stack chunk, no realloc leaving copies behind), and every byte of it
+ * that is not returned is overwritten before it is freed.
+ */
 char *
 read_secret_file(const char *path, char **errstr)
 {
-	char  *s;
-	size_t len;
+	char   *big, *s = NULL;
+	size_t  len = 0;
+	ssize_t n;
+	int     fd;
 
-	if ((s = read_file(path, 64 * 1024, &len, errstr)) == NULL)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		*errstr =
+		    xasprintf("cannot open %s: %s", path, strerror(errno));
 		return NULL;
-	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-		s[--len] = '\0';
+	}
+	big = xmalloc(SECRET_MAX + 1);
+	for (;;) {
+		n = read(fd, big + len, SECRET_MAX + 1 - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			*errstr = xasprintf(
+			    "cannot read %s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > SECRET_MAX) {
+			*errstr = xasprintf(
+			    "%s: larger than %d bytes", path, SECRET_MAX);
+			goto out;
+		}
+	}
+	while (len > 0 && (big[len - 1] == '\n' || big[len - 1] == '\r'))
+		len--;
+	s = xmalloc(len + 1);
+	memcpy(s, big, len);
+	s[len] = '\0';
+out:
+	explicit_bzero(big, SECRET_MAX + 1);
+	free(big);
+	close(fd);
 	return s;
 }
 
