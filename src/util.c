@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,63 +346,28 @@ self_identity(void)
 	return id;
 }
 
-char *
-read_file(const char *path, size_t max, size_t *len, char **errstr)
+/* Free buf, overwriting its first len bytes first if they are secret. */
+static void
+util_release(char *buf, size_t len, bool secret)
 {
-	struct buf b;
-	char       chunk[4096];
-	ssize_t    n;
-	int        fd;
-
-	buf_init(&b);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		*errstr =
-		    xasprintf("cannot open %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			*errstr = xasprintf(
-			    "cannot read %s: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		if (b.len + (size_t)n > max) {
-			*errstr =
-			    xasprintf("%s: larger than %zu bytes", path, max);
-			goto fail;
-		}
-		buf_add(&b, chunk, (size_t)n);
-	}
-	close(fd);
-	if (len != NULL)
-		*len = b.len;
-	return buf_steal(&b);
-
-fail:
-	close(fd);
-	buf_free(&b);
-	return NULL;
+	if (buf != NULL && secret)
+		explicit_bzero(buf, len);
+	free(buf);
 }
 
-/* Longest secret file. */
-#define SECRET_MAX (64 * 1024)
-
 /*
- * As read_file, but the secret is read straight into one buffer (no
- * stack chunk, no realloc leaving copies behind), and every byte of it
- * that is not returned is overwritten before it is freed.
+ * path whole, at most max bytes, read straight into one growing
+ * allocation (NUL-terminated); with secret, every buffer given up on the
+ * way (outgrown, or on failure) is overwritten before it is freed, so
+ * the result is the only copy left.
  */
-char *
-read_secret_file(const char *path, char **errstr)
+static char *
+util_read_file(
+    const char *path, size_t max, size_t *len, bool secret, char **errstr)
 {
-	char   *big, *s = NULL;
-	size_t  len = 0;
-	ssize_t n;
+	char   *data = NULL, *bigger;
+	size_t  cap = 0, n = 0;
+	ssize_t r;
 	int     fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
@@ -409,34 +375,62 @@ read_secret_file(const char *path, char **errstr)
 		    xasprintf("cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	big = xmalloc(SECRET_MAX + 1);
 	for (;;) {
-		n = read(fd, big + len, SECRET_MAX + 1 - len);
-		if (n == -1 && errno == EINTR)
+		if (n == cap) {
+			cap = cap == 0 ? 4096 : cap * 2;
+			if (cap > max + 1)
+				cap = max + 1;
+			bigger = xmalloc(cap + 1);
+			if (n > 0)
+				memcpy(bigger, data, n);
+			util_release(data, n, secret);
+			data = bigger;
+		}
+		r = read(fd, data + n, cap - n);
+		if (r == -1 && errno == EINTR)
 			continue;
-		if (n == -1) {
+		if (r == -1) {
 			*errstr = xasprintf(
 			    "cannot read %s: %s", path, strerror(errno));
-			goto out;
+			goto fail;
 		}
-		if (n == 0)
+		if (r == 0)
 			break;
-		len += (size_t)n;
-		if (len > SECRET_MAX) {
-			*errstr = xasprintf(
-			    "%s: larger than %d bytes", path, SECRET_MAX);
-			goto out;
+		n += (size_t)r;
+		if (n > max) {
+			*errstr =
+			    xasprintf("%s: larger than %zu bytes", path, max);
+			goto fail;
 		}
 	}
-	while (len > 0 && (big[len - 1] == '\n' || big[len - 1] == '\r'))
-		len--;
-	s = xmalloc(len + 1);
-	memcpy(s, big, len);
-	s[len] = '\0';
-out:
-	explicit_bzero(big, SECRET_MAX + 1);
-	free(big);
 	close(fd);
+	data[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return data;
+
+fail:
+	close(fd);
+	util_release(data, n, secret);
+	return NULL;
+}
+
+char *
+read_file(const char *path, size_t max, size_t *len, char **errstr)
+{
+	return util_read_file(path, max, len, false, errstr);
+}
+
+char *
+read_secret_file(const char *path, char **errstr)
+{
+	char  *s;
+	size_t len;
+
+	if ((s = util_read_file(path, 64 * 1024, &len, true, errstr)) == NULL)
+		return NULL;
+	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		s[--len] = '\0';
 	return s;
 }
 
