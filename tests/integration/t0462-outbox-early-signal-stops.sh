@@ -11,6 +11,8 @@
 #     from its first line, /proc/PID/status SigBlk), i.e. while the
 #     configuration is read: exit 0, and it does not even connect;
 #  3. the same with SIGTERM and SIGINT.
+# (2 and 3 need the real binary: under a wrapper such as valgrind, SigBlk
+# is the wrapper's.)
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 [ -r /proc/self/status ] || { echo "SKIP: no /proc"; exit 77; }
@@ -60,6 +62,11 @@ untouched "SIGHUP while connecting"
 rm -f "$TEST_TMP/go"
 
 # 2, 3. From the first line of main, while the configuration is read.
+# A wrapper (scripts/test --valgrind) has a mask of its own in SigBlk.
+if [ -n "${CRONGUARD_TEST_BIN:-}" ]; then
+	echo "PASS: $TEST_NAME (signals at start not tried under $CRONGUARD_TEST_BIN)"
+	exit 0
+fi
 # sigblk PID: the process's blocked-signal mask, hex.
 sigblk() { sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$1/status" 2> /dev/null; }
 for sig in HUP TERM INT; do

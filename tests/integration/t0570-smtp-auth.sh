@@ -67,11 +67,9 @@ mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, next_attempt
     NOW(6) - INTERVAL 1 SECOND FROM seq_1_to_5"
 before=$(mysql_q "SELECT GROUP_CONCAT(id, ':', next_attempt_at ORDER BY id)
     FROM outbox_messages WHERE event_type = 'auth-bad'")
-t0=$(date +%s)
+# The server's own reply (535 5.7.8 in the incident and the circuit's
+# error below), not a timeout.
 assert_exit 0 cg outbox dispatch
-t1=$(date +%s)
-# The server's own reply, not a timeout (timeout = 3s).
-[ $((t1 - t0)) -lt 3 ] || fail "wrong password: took $((t1 - t0)) s (timed out?)"
 assert_eq "5 0" "$(mysql_q "SELECT COUNT(*), SUM(attempts) FROM outbox_messages
     WHERE event_type = 'auth-bad' AND status = 'PENDING'" | tr '\t' ' ')" \
     "PENDING rows, attempts"
