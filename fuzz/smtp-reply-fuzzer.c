@@ -11,8 +11,10 @@
  * kept reply and recipient are NUL-terminated within their buffers and
  * hold no control character; the refused list stays within SMTP_REFUSED
  * plus one entry; a refusal is counted only for a final 4xx/5xx line
- * after a RCPT TO; and a 5xx code with a failed transfer is permanent,
- * anything else that failed is transient.
+ * after a RCPT TO; a transfer is marked to be aborted for want of AUTH
+ * (noauth) only with credentials set, only at a MAIL FROM, and only
+ * when no 235 followed the last EHLO/HELO; and a 5xx code with a failed
+ * transfer is permanent, anything else that failed is transient.
  */
 #include "../src/channel-smtp.c"
 
@@ -43,10 +45,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t           len;
 	unsigned         before;
 	int              rcpt_pending;
+	bool             noauth, greeted, authed;
 	long             code;
 
 	memset(&x, 0, sizeof x);
 	buf_init(&x.refused);
+	/* Credentials set or not: the last input byte decides. */
+	x.login = size > 0 && (data[size - 1] & 1) != 0;
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		len = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(end - p);
@@ -57,13 +62,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		before = x.nrefused;
 		rcpt_pending = x.rcpt[0] != '\0';
+		noauth = x.noauth;
+		greeted = x.greeted;
+		authed = x.authed;
 		if (*p == '>') {
 			memcpy(line, p + 1, len - 1);
 			smtp_debug_cb(
 			    NULL, CURLINFO_HEADER_OUT, line, len - 1, &x);
+			if (x.noauth && !noauth &&
+			    (!x.login || !greeted || authed || len - 1 < 10 ||
+			        strncasecmp(line, "MAIL FROM:", 10) != 0))
+				abort(); /* noauth without its reasons */
 		} else {
 			memcpy(line, p, len);
 			smtp_debug_cb(NULL, CURLINFO_HEADER_IN, line, len, &x);
+			if (x.noauth != noauth)
+				abort(); /* only a command sets it */
 			if (x.nrefused != before &&
 			    (!rcpt_pending || len < 4 || line[3] != ' ' ||
 			        (line[0] != '4' && line[0] != '5')))

@@ -8,12 +8,24 @@
  * are pooled with the options that never change set once.
  *
  * Reply classification (CONTRACT 6.3): connection failures, timeouts and
- * 4xx replies are transient; 5xx replies are permanent, except a refused
- * login, which is the channel's problem, not the message's: transient, so
- * the circuit breaker stops the channel instead of failing every message.
+ * 4xx replies are transient; 5xx replies are permanent.  A refused login
+ * (535), and a server that offers no AUTH when credentials are set, are
+ * the channel's problem, not the message's: as channel-amqp.c does for a
+ * refused login, the message goes back SEND_NONE with the error (a
+ * circuit failure, no attempt counted; see channel.h), nothing more of
+ * the batch is started, and an incident (channel_auth_failed) is
+ * reported once until a message goes out again.
+ *
+ * libcurl skips AUTH without a word when the server does not offer it
+ * (and sends the mail unauthenticated), so the protocol trace watches
+ * for a MAIL FROM on a connection greeted in this transfer that no 235
+ * followed; the progress callback then aborts the transfer, which makes
+ * libcurl close the connection before the end of the data: the server
+ * never gets a complete message.
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +36,7 @@
 
 #include "channel-multi.h"
 #include "channel.h"
+#include "incident.h"
 #include "log.h"
 #include "mime.h"
 #include "util.h"
@@ -50,6 +63,10 @@ struct smtp_xfer {
 	char               rcpt[SMTP_REPLY];  /* RCPT TO in flight */
 	struct buf         refused;           /* "addr (reply), ..." */
 	unsigned           nrefused;
+	bool               login;   /* credentials are set */
+	bool               greeted; /* EHLO/HELO sent in this transfer */
+	bool               authed;  /* 235 since the last EHLO/HELO */
+	bool               noauth;  /* MAIL FROM without AUTH: abort */
 };
 
 struct channel {
@@ -59,6 +76,8 @@ struct channel {
 	unsigned                   nxfers;
 	unsigned long long         messages; /* transfers finished */
 	unsigned long long         connects; /* connections opened */
+	bool auth_failed;   /* this batch: start nothing more */
+	bool auth_reported; /* incident reported, until a message goes out */
 };
 
 /*
@@ -77,11 +96,22 @@ smtp_debug_cb(
 		x->rcpt[0] = '\0';
 		if (size > 8 && strncasecmp(data, "RCPT TO:", 8) == 0)
 			line_copy(x->rcpt, sizeof x->rcpt, data + 8, size - 8);
+		else if (size > 5 &&
+		    (strncasecmp(data, "EHLO ", 5) == 0 ||
+		        strncasecmp(data, "HELO ", 5) == 0)) {
+			x->greeted = true;
+			x->authed = false;
+		} else if (size > 10 &&
+		    strncasecmp(data, "MAIL FROM:", 10) == 0 && x->greeted &&
+		    !x->authed && x->login)
+			x->noauth = true;
 		return 0;
 	}
 	if (type != CURLINFO_HEADER_IN || size < 4)
 		return 0;
 	line_copy(x->reply, sizeof x->reply, data, size);
+	if (strncmp(data, "235 ", 4) == 0)
+		x->authed = true;
 	/* The last line of a reply has a space after the code. */
 	if (x->rcpt[0] != '\0' && data[3] == ' ' &&
 	    (data[0] == '4' || data[0] == '5')) {
@@ -93,6 +123,20 @@ smtp_debug_cb(
 	if (data[3] == ' ')
 		x->rcpt[0] = '\0';
 	return 0;
+}
+
+/* Abort a transfer that would send mail without the AUTH configured. */
+static int
+smtp_progress_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+    curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct smtp_xfer *x = arg;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return x->noauth ? 1 : 0;
 }
 
 static int
@@ -140,10 +184,15 @@ smtp_open(const struct conf_channel *conf, struct channel **out, char **errstr)
 			curl_easy_setopt(
 			    x->easy, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
 		if (conf->username != NULL) {
+			x->login = true;
 			curl_easy_setopt(
 			    x->easy, CURLOPT_USERNAME, conf->username);
 			curl_easy_setopt(x->easy, CURLOPT_PASSWORD,
 			    conf->password != NULL ? conf->password : "");
+			curl_easy_setopt(x->easy, CURLOPT_NOPROGRESS, 0L);
+			curl_easy_setopt(x->easy, CURLOPT_XFERINFOFUNCTION,
+			    smtp_progress_cb);
+			curl_easy_setopt(x->easy, CURLOPT_XFERINFODATA, x);
 		}
 	}
 	*out = ch;
@@ -255,6 +304,11 @@ smtp_prepare(struct channel *ch, struct outbox_msg *msg)
 	struct smtp_xfer *x = smtp_idle_xfer(ch);
 	char             *why = NULL;
 
+	if (ch->auth_failed) {
+		/* Back unattempted: the login failed for every message. */
+		msg->result = SEND_NONE;
+		return NULL;
+	}
 	if (smtp_build(ch->conf, msg, &x->mail, &why) != 0) {
 		msg->result = SEND_PERMANENT;
 		msg->error = why;
@@ -275,6 +329,9 @@ smtp_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 	x->rcpt[0] = '\0';
 	buf_reset(&x->refused);
 	x->nrefused = 0;
+	x->greeted = false;
+	x->authed = false;
+	x->noauth = false;
 	x->msg = msg;
 	if ((x->mime = mime_curl(x->mail, x->easy, &why)) == NULL) {
 		msg->result = SEND_RETRY;
@@ -291,17 +348,39 @@ smtp_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 	return 0;
 }
 
-/* CONTRACT 6.3 for a finished SMTP transfer. */
+/* CONTRACT 6.3 for a finished SMTP transfer (a login that failed is
+ * smtp_login_failed's). */
 static enum send_result
 smtp_classify(CURLcode cc, long code)
 {
 	if (cc == CURLE_OK)
 		return SEND_OK;
-	if (cc == CURLE_LOGIN_DENIED)
-		return SEND_RETRY;
 	if (code >= 500 && code <= 599)
 		return SEND_PERMANENT;
 	return SEND_RETRY;
+}
+
+/*
+ * The login failed for the channel, not for msg: back unattempted with
+ * the error for the circuit breaker, nothing more of this batch started,
+ * and one incident until a message goes out again.
+ */
+static void
+smtp_login_failed(struct channel *ch, struct outbox_msg *msg, char *error)
+{
+	struct incident inc;
+
+	msg->result = SEND_NONE;
+	msg->error = error;
+	ch->auth_failed = true;
+	if (ch->auth_reported)
+		return;
+	ch->auth_reported = true;
+	memset(&inc, 0, sizeof inc);
+	inc.event = "channel_auth_failed";
+	inc.channel = ch->conf->name;
+	inc.detail = error;
+	incident_report(&inc);
 }
 
 static struct outbox_msg *
@@ -318,9 +397,22 @@ smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 	ch->messages++;
 	ch->connects += (unsigned long long)nconn;
 
-	msg->result = smtp_classify(cc, code);
 	what = x->errbuf[0] != '\0' ? x->errbuf : curl_easy_strerror(cc);
+	if (x->noauth && cc != CURLE_OK) {
+		smtp_login_failed(ch, msg,
+		    xasprintf("smtp: the server offers no AUTH and a username "
+		              "is set: nothing sent unauthenticated"));
+		goto out;
+	}
+	if (cc == CURLE_LOGIN_DENIED) {
+		smtp_login_failed(ch, msg,
+		    xasprintf("smtp: login refused: %s",
+		        x->reply[0] != '\0' ? x->reply : what));
+		goto out;
+	}
+	msg->result = smtp_classify(cc, code);
 	if (msg->result == SEND_OK) {
+		ch->auth_reported = false;
 		/* Partial refusal: delivered to the others, so it counts as
 		 * sent (a retry would duplicate it for them); the refused
 		 * recipients are recorded. */
@@ -340,6 +432,7 @@ smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 		msg->error = xasprintf("smtp: %s", x->reply);
 	else
 		msg->error = xasprintf("smtp: %s", what);
+out:
 	smtp_reset(x);
 	return msg;
 }
@@ -355,6 +448,7 @@ static void
 smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
 {
+	ch->auth_failed = false;
 	channel_multi_send(
 	    ch, ch->multi, ch->nxfers, &smtp_multi_ops, msgs, n, ctl);
 }

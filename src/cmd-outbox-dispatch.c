@@ -20,7 +20,8 @@
 static volatile sig_atomic_t cmd_outbox_dispatch_stop;
 
 /* Signals that stop dispatch (claimed but unsent rows go back at once)
- * and signals ignored while it runs; the old handlers are restored. */
+ * and signals ignored while it runs, from the start of the command (held
+ * since main began, cmd_signals_hold); the old handlers are restored. */
 static const int cmd_outbox_dispatch_stop_signals[] = { SIGTERM, SIGINT,
 	SIGHUP };
 static const int cmd_outbox_dispatch_ignore_signals[] = { SIGUSR1, SIGUSR2,
@@ -69,23 +70,44 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	const char        *e, *v;
 	int                rc = EXIT_OK;
 
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = cmd_outbox_dispatch_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; /* no SA_RESTART: a sleep ends at once */
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	for (i = 0; i < nitems(cmd_outbox_dispatch_stop_signals); i++)
+		sigaction(
+		    cmd_outbox_dispatch_stop_signals[i], &sa, &old_stop[i]);
+	for (i = 0; i < nitems(cmd_outbox_dispatch_ignore_signals); i++)
+		sigaction(
+		    cmd_outbox_dispatch_ignore_signals[i], &ign, &old_ign[i]);
+	cmd_signals_release();
+
 	memset(&opts, 0, sizeof opts);
 	opts.batch = c->outbox.batch_size;
 	opts.stop = &cmd_outbox_dispatch_stop;
 	if ((v = cmd_opt_value(ctx, "for")) != NULL &&
-	    duration_parse(v, &opts.for_ms, &e) != 0)
-		return cmd_usage_error(ctx->entry, "--for %s: %s", v, e);
+	    duration_parse(v, &opts.for_ms, &e) != 0) {
+		rc = cmd_usage_error(ctx->entry, "--for %s: %s", v, e);
+		goto out;
+	}
 	only = cmd_opt_values(ctx, "channel", &nonly);
 	for (i = 0; i < nonly; i++) {
-		if (conf_channel_find(c, only[i]) == NULL)
-			return cmd_usage_error(ctx->entry,
+		if (conf_channel_find(c, only[i]) == NULL) {
+			rc = cmd_usage_error(ctx->entry,
 			    "--channel %s: no such channel in %s", only[i],
 			    c->path != NULL ? c->path : "configuration");
+			goto out;
+		}
 	}
 	if ((v = cmd_opt_value(ctx, "batch")) != NULL) {
-		if (parse_ll(v, 1, 1000, &n, &e) != 0)
-			return cmd_usage_error(
-			    ctx->entry, "--batch %s: %s", v, e);
+		if (parse_ll(v, 1, 1000, &n, &e) != 0) {
+			rc =
+			    cmd_usage_error(ctx->entry, "--batch %s: %s", v, e);
+			goto out;
+		}
 		opts.batch = (unsigned)n;
 	}
 	opts.no_send = cmd_opt_count(ctx, "bench-no-send") > 0;
@@ -108,22 +130,14 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (dispatch_nchannels(dp) == 0)
 		log_kv(LOG_WARN, "outbox_no_channels", "msg",
 		    "no channel configured: nothing to dispatch", NULL);
+	/* Stopped before connecting: nothing to do, nothing claimed. */
+	if (cmd_outbox_dispatch_stop) {
+		log_kv(LOG_INFO, "outbox_dispatch_stopped", "msg",
+		    "stopped by signal before the first pass", NULL);
+		goto out;
+	}
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = cmd_outbox_dispatch_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0; /* no SA_RESTART: a sleep ends at once */
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	for (i = 0; i < nitems(cmd_outbox_dispatch_stop_signals); i++)
-		sigaction(
-		    cmd_outbox_dispatch_stop_signals[i], &sa, &old_stop[i]);
-	for (i = 0; i < nitems(cmd_outbox_dispatch_ignore_signals); i++)
-		sigaction(
-		    cmd_outbox_dispatch_ignore_signals[i], &ign, &old_ign[i]);
 
 	st = dispatch_run(dp, db, &stats, &errstr);
 	if (st != DISPATCH_OK)
@@ -134,16 +148,15 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 			    "stopped by signal", NULL);
 		cmd_outbox_dispatch_summary(&stats);
 	}
-
+out:
+	dispatch_close(dp);
+	db_close(db);
 	for (i = 0; i < nitems(cmd_outbox_dispatch_stop_signals); i++)
 		sigaction(
 		    cmd_outbox_dispatch_stop_signals[i], &old_stop[i], NULL);
 	for (i = 0; i < nitems(cmd_outbox_dispatch_ignore_signals); i++)
 		sigaction(
 		    cmd_outbox_dispatch_ignore_signals[i], &old_ign[i], NULL);
-out:
-	dispatch_close(dp);
-	db_close(db);
 	free(errstr);
 	return rc;
 }
@@ -164,6 +177,6 @@ const struct cmd_entry cmd_outbox_dispatch_entry = {
 	.summary =
 	    "Recover stale claims, then claim, send and finalise due messages until none is due; with --for, keep polling.",
 	.options = cmd_outbox_dispatch_options,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OWN_SIGNALS,
 	.exec = cmd_outbox_dispatch_exec,
 };

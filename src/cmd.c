@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +324,33 @@ cmd_run(const struct cmd_entry *e, const char *conf_path, int argc, char **argv)
 	conf_free(&c);
 	incident_set_alert(NULL, 0);
 	return rc;
+}
+
+static sigset_t cmd_signals_saved;
+static bool     cmd_signals_held;
+
+void
+cmd_signals_hold(void)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2,
+		SIGPIPE };
+	sigset_t         set;
+	size_t           i;
+
+	sigemptyset(&set);
+	for (i = 0; i < nitems(sigs); i++)
+		sigaddset(&set, sigs[i]);
+	if (sigprocmask(SIG_BLOCK, &set, &cmd_signals_saved) == 0)
+		cmd_signals_held = true;
+}
+
+void
+cmd_signals_release(void)
+{
+	if (!cmd_signals_held)
+		return;
+	cmd_signals_held = false;
+	sigprocmask(SIG_SETMASK, &cmd_signals_saved, NULL);
 }
 
 int

@@ -44,6 +44,8 @@ struct cmd_ctx {
 /* Needs a database section (else exit 78 before exec); the command
  * connects with cmd_db_connect once its arguments are checked. */
 #define CMD_NEEDS_DB (0x2 | CMD_NEEDS_CONF)
+/* Handles SIGTERM, SIGINT and SIGHUP itself (see cmd_signals_hold). */
+#define CMD_OWN_SIGNALS 0x4
 
 struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */
@@ -68,6 +70,19 @@ extern const struct cmd_entry *const cmd_table[];
  */
 int cmd_run(
     const struct cmd_entry *e, const char *conf_path, int argc, char **argv);
+
+/*
+ * The stop signals (SIGTERM, SIGINT, SIGHUP) and SIGUSR1, SIGUSR2 and
+ * SIGPIPE are blocked from the first line of main until the command is
+ * known, so that one arriving before a command installs its handlers is
+ * held rather than fatal (an operator's ssh session dropping while
+ * outbox dispatch reads its configuration or connects).  A command with
+ * CMD_OWN_SIGNALS installs its handlers, then calls cmd_signals_release,
+ * which delivers what came meanwhile to them; for every other command
+ * main releases them at once, and they act as they always did.
+ */
+void cmd_signals_hold(void);
+void cmd_signals_release(void);
 
 /* Print "usage: cronguard NAME USAGE" to f. */
 void cmd_usage(const struct cmd_entry *, FILE *f);

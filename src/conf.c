@@ -361,6 +361,11 @@ static const struct key channel_keys[] = {
 	    .off = CH(password_file),
 	    .off2 = CH(password),
 	    .types = CH_SMTP | CH_AMQP },
+	{ .name = "allow_plaintext_auth",
+	    .kind = K_BOOL,
+	    .off = CH(allow_plaintext_auth),
+	    .types = CH_SMTP,
+	    .def = false },
 	{ .name = "from", .kind = K_STR, .off = CH(from), .types = CH_SMTP },
 	{ .name = "tls",
 	    .kind = K_SENUM,
@@ -1424,6 +1429,35 @@ conf_check_tls_ca(
 	return 0;
 }
 
+/*
+ * SMTP credentials go out only over TLS (smtps://, or STARTTLS required),
+ * unless the channel says in so many words that clear text is fine (a
+ * relay on the same host); the key then has no effect with TLS.
+ */
+static int
+conf_check_smtp_auth(
+    struct parse *p, const config_setting_t *s, const struct conf_channel *ch)
+{
+	bool tls;
+
+	if (ch->type != CHANNEL_SMTP)
+		return 0;
+	tls = strncasecmp(ch->url, "smtps://", 8) == 0 ||
+	    strcmp(ch->tls, "required") == 0;
+	if (ch->username != NULL && !tls && !ch->allow_plaintext_auth)
+		return conf_key_error(p,
+		    config_setting_get_member(s, "username"),
+		    "credentials would cross the network in clear: use "
+		    "smtps://, or tls = \"required\" (STARTTLS), or set "
+		    "allow_plaintext_auth = true");
+	if (ch->allow_plaintext_auth && (tls || ch->username == NULL))
+		conf_key_warn(p,
+		    config_setting_get_member(s, "allow_plaintext_auth"),
+		    "has no effect %s",
+		    tls ? "with TLS" : "without a username");
+	return 0;
+}
+
 static unsigned
 conf_channel_types(const void *elem)
 {
@@ -1488,6 +1522,8 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 	if ((ch->password != NULL || ch->password_file != NULL) &&
 	    ch->username == NULL)
 		return conf_key_error(p, s, "a password needs a username");
+	if (conf_check_smtp_auth(p, s, ch) == -1)
+		return -1;
 	m = config_setting_get_member(s, "headers");
 	for (i = 0; i < ch->nheaders; i++) {
 		if (conf_check_header(p,

@@ -80,9 +80,10 @@ struct conf_channel {
 	char     *password; /* from password or password_file */
 	char     *password_file;
 	char     *from;
-	char     *tls;         /* smtp://: "none" (default) | "required" */
-	unsigned  connections; /* 4 */
-	long long max_size;    /* bytes, default 10 MiB */
+	char     *tls; /* smtp://: "none" (default) | "required" */
+	bool      allow_plaintext_auth; /* credentials without TLS */
+	unsigned  connections;          /* 4 */
+	long long max_size;             /* bytes, default 10 MiB */
 	/* http */
 	char    *method;  /* POST */
 	char   **headers; /* "Name: value" */

@@ -52,6 +52,8 @@ incident_json(const struct incident *in)
 		json_object_set_new(o, "job", json_string(in->job));
 	if (in->lock != NULL)
 		json_object_set_new(o, "lock", json_string(in->lock));
+	if (in->channel != NULL)
+		json_object_set_new(o, "channel", json_string(in->channel));
 	if (in->run_id != 0)
 		json_object_set_new(
 		    o, "run_id", json_integer((json_int_t)in->run_id));
@@ -131,7 +133,8 @@ incident_report(const struct incident *in)
 		snprintf(conn, sizeof conn, "%lu", in->connection_id);
 	/* Logged at error whatever the verbosity: -q keeps errors. */
 	log_kv(LOG_ERROR, in->event, "incident", "1", "job", in->job, "lock",
-	    in->lock, "run_id", run[0] != '\0' ? run : NULL, "connection_id",
+	    in->lock, "channel", in->channel, "run_id",
+	    run[0] != '\0' ? run : NULL, "connection_id",
 	    conn[0] != '\0' ? conn : NULL, "detail", in->detail, NULL);
 	if (alert_url != NULL)
 		incident_alert(in);

@@ -14,10 +14,11 @@
  * caller passes run_id so the log line and alert identify it.
  */
 struct incident {
-	const char        *event;  /* lock_lost, lock_release_failed, ... */
-	const char        *job;    /* job or lock owner name, or NULL */
-	const char        *lock;   /* lock name, or NULL */
-	unsigned long long run_id; /* 0 if none */
+	const char        *event;   /* lock_lost, lock_release_failed, ... */
+	const char        *job;     /* job or lock owner name, or NULL */
+	const char        *lock;    /* lock name, or NULL */
+	const char        *channel; /* outbox channel name, or NULL */
+	unsigned long long run_id;  /* 0 if none */
 	unsigned long      connection_id; /* 0 if none */
 	const char        *detail;        /* human-readable why, or NULL */
 };

@@ -101,6 +101,7 @@ main(int argc, char **argv)
 	enum log_format         fmt = LOG_TEXT;
 	int                     ch, verbose = 0, quiet = 0, words, rc;
 
+	cmd_signals_hold();
 	conf_protect_secrets();
 	conf_path = conf_default_path();
 	/* "+": stop at the command word, its options are its own. */
@@ -161,6 +162,8 @@ main(int argc, char **argv)
 		}
 		return EXIT_USAGE;
 	}
+	if (!(e->flags & CMD_OWN_SIGNALS))
+		cmd_signals_release();
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		fputs("cronguard: curl_global_init failed\n", stderr);

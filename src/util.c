@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,47 +346,79 @@ self_identity(void)
 	return id;
 }
 
-char *
-read_file(const char *path, size_t max, size_t *len, char **errstr)
+/* Free buf, overwriting its first len bytes first if they are secret. */
+static void
+util_release(char *buf, size_t len, bool secret)
 {
-	struct buf b;
-	char       chunk[4096];
-	ssize_t    n;
-	int        fd;
+	if (buf != NULL && secret)
+		explicit_bzero(buf, len);
+	free(buf);
+}
 
-	buf_init(&b);
+/*
+ * path whole, at most max bytes, read straight into one growing
+ * allocation (NUL-terminated); with secret, every buffer given up on the
+ * way (outgrown, or on failure) is overwritten before it is freed, so
+ * the result is the only copy left.
+ */
+static char *
+util_read_file(
+    const char *path, size_t max, size_t *len, bool secret, char **errstr)
+{
+	char   *data = NULL, *bigger;
+	size_t  cap = 0, n = 0;
+	ssize_t r;
+	int     fd;
+
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		*errstr =
 		    xasprintf("cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
-		if (n == -1 && errno == EINTR)
+		if (n == cap) {
+			cap = cap == 0 ? 4096 : cap * 2;
+			if (cap > max + 1)
+				cap = max + 1;
+			bigger = xmalloc(cap + 1);
+			if (n > 0)
+				memcpy(bigger, data, n);
+			util_release(data, n, secret);
+			data = bigger;
+		}
+		r = read(fd, data + n, cap - n);
+		if (r == -1 && errno == EINTR)
 			continue;
-		if (n == -1) {
+		if (r == -1) {
 			*errstr = xasprintf(
 			    "cannot read %s: %s", path, strerror(errno));
 			goto fail;
 		}
-		if (n == 0)
+		if (r == 0)
 			break;
-		if (b.len + (size_t)n > max) {
+		n += (size_t)r;
+		if (n > max) {
 			*errstr =
 			    xasprintf("%s: larger than %zu bytes", path, max);
 			goto fail;
 		}
-		buf_add(&b, chunk, (size_t)n);
 	}
 	close(fd);
+	data[n] = '\0';
 	if (len != NULL)
-		*len = b.len;
-	return buf_steal(&b);
+		*len = n;
+	return data;
 
 fail:
 	close(fd);
-	buf_free(&b);
+	util_release(data, n, secret);
 	return NULL;
+}
+
+char *
+read_file(const char *path, size_t max, size_t *len, char **errstr)
+{
+	return util_read_file(path, max, len, false, errstr);
 }
 
 char *
@@ -394,7 +427,7 @@ read_secret_file(const char *path, char **errstr)
 	char  *s;
 	size_t len;
 
-	if ((s = read_file(path, 64 * 1024, &len, errstr)) == NULL)
+	if ((s = util_read_file(path, 64 * 1024, &len, true, errstr)) == NULL)
 		return NULL;
 	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
 		s[--len] = '\0';

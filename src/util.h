@@ -65,7 +65,8 @@ const char *self_hostname(void);
 
 /* Read a whole (small) file; returns NULL and sets *errstr (allocated). */
 char *read_file(const char *path, size_t max, size_t *len, char **errstr);
-/* Read a secret file: whole file, trailing newline stripped. */
+/* Read a secret file: whole file (at most 64 KiB), trailing newline
+ * stripped; the returned string is the only copy left in memory. */
 char *read_secret_file(const char *path, char **errstr);
 
 /* Write data to path atomically: a temporary file made by mkstemp in the

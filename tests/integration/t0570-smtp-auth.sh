@@ -1,10 +1,17 @@
 #!/bin/sh
-# SMTP AUTH with username/password_file against a server that requires it:
-# delivered; a wrong password is refused by the server (535 5.7.8) and
-# counts as transient, not permanent: it is the channel's configuration
-# that is wrong, for every message alike, so the message stays PENDING
-# (retried once the password is fixed) and repeated refusals open the
-# circuit instead of marking good mail FAILED one message at a time.
+# SMTP AUTH with username/password_file (issue 13, defect 5):
+#  - credentials on smtp:// without TLS are a configuration error (exit 78,
+#    naming the channel and the key) for config check and for every
+#    command that loads the configuration, unless allow_plaintext_auth;
+#  - with allow_plaintext_auth, against a server that requires AUTH:
+#    delivered;
+#  - a wrong password (535 5.7.8) is the channel's fault, not the
+#    message's: the rows stay PENDING with attempts and next_attempt_at
+#    unchanged, never FAILED; the refusal opens the circuit and is
+#    reported once as an incident (event=channel_auth_failed); with the
+#    circuit open no further login is tried;
+#  - a server that offers no AUTH while credentials are set is the same
+#    channel failure: nothing goes out unauthenticated.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 mkdir -p "$TEST_TMP/auth"
@@ -20,46 +27,92 @@ PORT=$(cat "$TEST_TMP/auth/ready")
 SMTP_DIR=$TEST_TMP/auth/msg
 
 (umask 077; printf 's3cret pass\n' > "$TEST_TMP/pw"; printf 'wrong\n' > "$TEST_TMP/bad")
+# channels PASSWORD_FILE [KEYS] [URL]
 channels()
 {
 	echo "outbox = { backoff = { initial = \"1s\"; max = \"1s\"; jitter = 0.0; }; };
-channels = { mail = { type = \"smtp\"; url = \"smtp://127.0.0.1:$PORT\";
-  from = \"noreply@example.com\"; username = \"cronguard\"; password_file = \"$1\";
+channels = { mail = { type = \"smtp\"; url = \"${3:-smtp://127.0.0.1:$PORT}\";
+  from = \"noreply@example.com\";
+  username = \"cronguard\"; password_file = \"$1\";
   timeout = \"3s\"; connections = 1; ${2:-} }; };"
 }
-write_config "$CONF" "$(channels "$TEST_TMP/pw")"
 export CRONGUARD_SQLDIR="${CRONGUARD_SQLDIR:-$CRONGUARD_SRCDIR/sql}"
+
+# Credentials in clear without saying so: refused before anything runs.
+write_config "$CONF" "$(channels "$TEST_TMP/pw")"
+line=$(grep -n 'username = ' "$CONF" | cut -d: -f1)
+for cmd in "config check" "outbox dispatch" "outbox check" "db status"; do
+	# shellcheck disable=SC2086 # the command's words
+	assert_exit 78 cg $cmd
+	assert_grep "cronguard.conf:$line: channels.mail.username: credentials would cross the network in clear: use smtps://, or tls = \"required\" \(STARTTLS\), or set allow_plaintext_auth = true" "$ERR"
+done
+
+write_config "$CONF" "$(channels "$TEST_TMP/pw" 'allow_plaintext_auth = true;')"
+assert_exit 0 cg config check
+assert_grep 'allow_plaintext_auth = true' "$OUT"
 assert_exit 0 cg db migrate
 assert_exit 0 cg outbox enqueue --channel mail --type auth --payload \
     "{\"to\": \"kim@$MAIL_DOMAIN\", \"subject\": \"auth\", \"text\": \"x\"}"
 assert_exit 0 cg outbox dispatch
 assert_eq "SENT" "$(mysql_q "SELECT status FROM outbox_messages")"
 assert_eq 1 "$(smtp_count)" "received"
+assert_grep '"event": "auth", .*"ok": true' "$TEST_TMP/auth/log"
 
-write_config "$CONF" "$(channels "$TEST_TMP/bad")"
-assert_exit 0 cg outbox enqueue --channel mail --type auth-bad --payload \
-    "{\"to\": \"lee@$MAIL_DOMAIN\", \"text\": \"x\"}"
-t0=$(date +%s)
-assert_exit 0 cg outbox dispatch
-t1=$(date +%s)
-row=$(mysql_q "SELECT status, attempts, last_error FROM outbox_messages WHERE event_type = 'auth-bad'")
-# The server's own reply, not a timeout (timeout = 3s).
-echo "$row" | grep -qE '^PENDING	1	smtp: 535 5\.7\.8 ' || fail "wrong password: $row"
-[ $((t1 - t0)) -lt 3 ] || fail "wrong password: took $((t1 - t0)) s (timed out?)"
-assert_eq 1 "$(smtp_count)" "received"
-
-# Every message is refused alike: with a circuit breaker, the refusals
-# open it and the rest of the batch is not attempted (not burned).
+# A wrong password: every row stays as it was, the circuit opens (one
+# refusal is enough with failures = 1) and one incident is reported.
 write_config "$CONF" "$(channels "$TEST_TMP/bad" \
-    'circuit = { failures = 2; cooldown = "1m"; };')"
-mysql_q "UPDATE outbox_messages SET next_attempt_at = NOW(6) WHERE status = 'PENDING'"
-mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
-    SELECT 'mail', 'auth-bad', JSON_OBJECT('to', CONCAT('u', seq, '@$MAIL_DOMAIN'), 'text', 'x')
-    FROM seq_1_to_5"
+    'allow_plaintext_auth = true; circuit = { failures = 1; cooldown = "1m"; };')"
+mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, next_attempt_at)
+    SELECT 'mail', 'auth-bad', JSON_OBJECT('to', CONCAT('u', seq, '@$MAIL_DOMAIN'), 'text', 'x'),
+    NOW(6) - INTERVAL 1 SECOND FROM seq_1_to_5"
+before=$(mysql_q "SELECT GROUP_CONCAT(id, ':', next_attempt_at ORDER BY id)
+    FROM outbox_messages WHERE event_type = 'auth-bad'")
+# The server's own reply (535 5.7.8 in the incident and the circuit's
+# error below), not a timeout.
 assert_exit 0 cg outbox dispatch
-assert_grep 'event=circuit_open channel=mail failures=2' "$ERR"
-assert_eq "6 3" "$(mysql_q "SELECT COUNT(*), SUM(attempts) FROM outbox_messages WHERE status = 'PENDING'" | tr '\t' ' ')" \
-    "PENDING rows, attempts (1 before, 2 to open the circuit)"
-mysql_q "SELECT circuit_error FROM cronguard_channels WHERE name = 'mail'" |
+assert_eq "5 0" "$(mysql_q "SELECT COUNT(*), SUM(attempts) FROM outbox_messages
+    WHERE event_type = 'auth-bad' AND status = 'PENDING'" | tr '\t' ' ')" \
+    "PENDING rows, attempts"
+assert_eq "$before" "$(mysql_q "SELECT GROUP_CONCAT(id, ':', next_attempt_at ORDER BY id)
+    FROM outbox_messages WHERE event_type = 'auth-bad'")" "next_attempt_at"
+assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'FAILED'")" \
+    "FAILED rows"
+assert_grep 'level=error event=channel_auth_failed incident=1 channel=mail detail="smtp: login refused: 535 5\.7\.8 ' "$ERR"
+assert_eq 1 "$(grep -c 'event=channel_auth_failed' "$ERR")" "incidents reported"
+assert_grep 'event=circuit_open channel=mail failures=1 .*error="smtp: login refused: 535 5\.7\.8' "$ERR"
+mysql_q "SELECT circuit_error FROM cronguard_channels
+    WHERE name = 'mail' AND circuit_open_until > NOW(6)" |
     grep -q '535 5.7.8' || fail "circuit_error: $(mysql_q 'SELECT circuit_error FROM cronguard_channels')"
+cg outbox check > "$OUT" 2>&1 || :
+assert_grep "circuit_open=mail" "$OUT"
+logins=$(grep -c '"event": "auth"' "$TEST_TMP/auth/log")
+# The circuit is open: a second run does not even log in.
+assert_exit 0 cg outbox dispatch
+if grep -q channel_auth_failed "$ERR"; then
+	fail "a login was tried with the circuit open"
+fi
+assert_eq "$logins" "$(grep -c '"event": "auth"' "$TEST_TMP/auth/log")" "logins"
 assert_eq 1 "$(smtp_count)" "received"
+
+# Fixed password, circuit closed by hand: every row goes out, once.
+write_config "$CONF" "$(channels "$TEST_TMP/pw" 'allow_plaintext_auth = true;')"
+mysql_q "UPDATE cronguard_channels SET circuit_open_until = NULL,
+    circuit_failures = 0, circuit_probe_at = NULL WHERE name = 'mail'"
+assert_exit 0 cg outbox dispatch
+assert_eq "6 6" "$(mysql_q "SELECT COUNT(*), SUM(attempts) FROM outbox_messages WHERE status = 'SENT'" | tr '\t' ' ')" \
+    "SENT rows, attempts"
+assert_eq 6 "$(smtp_count)" "received"
+
+# The shared test server offers no AUTH: with credentials set, nothing is
+# sent unauthenticated; the rows stay PENDING, unattempted.
+write_config "$CONF" "$(channels "$TEST_TMP/pw" 'allow_plaintext_auth = true;' "$SMTP_URL")"
+mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+    SELECT 'mail', 'no-auth', JSON_OBJECT('to', CONCAT('n', seq, '-$TEST_ID@$MAIL_DOMAIN'), 'text', 'x')
+    FROM seq_1_to_3"
+assert_exit 0 cg outbox dispatch
+assert_eq "3 0" "$(mysql_q "SELECT COUNT(*), SUM(attempts) FROM outbox_messages
+    WHERE event_type = 'no-auth' AND status = 'PENDING'" | tr '\t' ' ')" \
+    "no AUTH: PENDING rows, attempts"
+assert_grep 'level=error event=channel_auth_failed incident=1 channel=mail detail="smtp: the server offers no AUTH' "$ERR"
+SMTP_DIR=$CRONGUARD_TEST_SMTP_DIR
+assert_eq 0 "$(smtp_count "-$TEST_ID@")" "no AUTH: received"

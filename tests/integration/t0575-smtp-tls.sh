@@ -6,32 +6,45 @@
 #  - smtp:// with tls = "required" against a server without STARTTLS: a
 #    transient failure that says so, and nothing reaches the server in clear;
 #  - a certificate from another CA: a transient failure with the
-#    certificate error in last_error, nothing delivered.
+#    certificate error in last_error, nothing delivered;
+#  - credentials with STARTTLS required (no allow_plaintext_auth): valid,
+#    and the login goes over TLS to a server that requires AUTH.
 # The CAs and the server certificate are made by the openssl command line
 # (smtp_server.py --tls-dir / --make-certs).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 command -v openssl > /dev/null || fail "the openssl command is needed"
 
-# tls_server NAME MODE: start a TLS test server of this test's own; its
-# port in $TEST_TMP/NAME/ready, its messages in $TEST_TMP/NAME/msg.
+# tls_server NAME MODE [OPTION...]: start a TLS test server of this
+# test's own; its port in $TEST_TMP/NAME/ready, its messages in
+# $TEST_TMP/NAME/msg.
 tls_server()
 {
-	mkdir -p "$TEST_TMP/$1"
+	local name=$1 mode=$2
+	shift 2
+	mkdir -p "$TEST_TMP/$name"
 	"$LIB_PY" "$CRONGUARD_SRCDIR/tests/testservers/smtp_server.py" \
-	    --host 127.0.0.1 --port 0 --dir "$TEST_TMP/$1/msg" \
-	    --log "$TEST_TMP/$1/log" --ready-file "$TEST_TMP/$1/ready" \
-	    --tls "$2" --tls-dir "$TEST_TMP/certs" > "$TEST_TMP/$1/out" 2>&1 &
+	    --host 127.0.0.1 --port 0 --dir "$TEST_TMP/$name/msg" \
+	    --log "$TEST_TMP/$name/log" --ready-file "$TEST_TMP/$name/ready" \
+	    --tls "$mode" --tls-dir "$TEST_TMP/certs" "$@" \
+	    > "$TEST_TMP/$name/out" 2>&1 &
 	at_exit "kill $! 2> /dev/null"
 }
 tls_server starttls require-starttls
 tls_server smtps smtps
+tls_server authtls require-starttls --auth cronguard:s3cret
 "$LIB_PY" "$CRONGUARD_SRCDIR/tests/testservers/smtp_server.py" \
     --make-certs "$TEST_TMP/wrong" || fail "cannot make the second CA"
-ready() { [ -s "$TEST_TMP/starttls/ready" ] && [ -s "$TEST_TMP/smtps/ready" ]; }
+ready()
+{
+	[ -s "$TEST_TMP/starttls/ready" ] && [ -s "$TEST_TMP/smtps/ready" ] &&
+	    [ -s "$TEST_TMP/authtls/ready" ]
+}
 wait_for 30 ready
 STARTTLS_PORT=$(cat "$TEST_TMP/starttls/ready")
 SMTPS_PORT=$(cat "$TEST_TMP/smtps/ready")
+AUTHTLS_PORT=$(cat "$TEST_TMP/authtls/ready")
+(umask 077; printf 's3cret\n' > "$TEST_TMP/pw")
 CA=$TEST_TMP/certs/ca.pem
 
 write_config "$CONF" "
@@ -47,10 +60,14 @@ channels = {
   wrongca = { type = \"smtp\"; url = \"smtps://localhost:$SMTPS_PORT\";
     tls_ca = \"$TEST_TMP/wrong/ca.pem\"; from = \"noreply@example.com\";
     timeout = \"10s\"; };
+  authtls = { type = \"smtp\"; url = \"smtp://127.0.0.1:$AUTHTLS_PORT\";
+    tls = \"required\"; tls_ca = \"$CA\"; from = \"noreply@example.com\";
+    username = \"cronguard\"; password_file = \"$TEST_TMP/pw\";
+    timeout = \"10s\"; };
 };"
 export CRONGUARD_SQLDIR="${CRONGUARD_SQLDIR:-$CRONGUARD_SRCDIR/sql}"
 assert_exit 0 cg db migrate
-for ch in starttls smtps cleartext wrongca; do
+for ch in starttls smtps cleartext wrongca authtls; do
 	assert_exit 0 cg outbox enqueue --channel "$ch" --type "$ch" --payload \
 	    "{\"to\": \"$ch@$MAIL_DOMAIN\", \"subject\": \"tls\", \"text\": \"x\"}"
 done
@@ -86,6 +103,18 @@ echo "$r" | grep -qE '^PENDING	1	smtp: SSL certificate problem' ||
     fail "wrongca: $r"
 # Only the smtps channel's own message reached that server.
 assert_eq 1 "$(SMTP_DIR=$TEST_TMP/smtps/msg smtp_count "")" "smtps: received"
+
+r=$(row authtls)
+echo "$r" | grep -qE '^SENT	1	NULL$' || fail "authtls: $r"
+assert_eq TLSv1.3 "$(tls_of "$TEST_TMP/authtls/msg")" "authtls: message TLS"
+# The login came after STARTTLS on its connection.
+"$LIB_PY" - "$TEST_TMP/authtls/log" <<-'PY' || fail "authtls: no login over TLS"
+	import json, sys
+	ev = [json.loads(l) for l in open(sys.argv[1])]
+	tls = {e["conn"] for e in ev if e["event"] == "starttls"}
+	ok = [e for e in ev if e["event"] == "auth" and e["ok"]]
+	sys.exit(0 if ok and all(e["conn"] in tls for e in ok) else 1)
+	PY
 
 # A tls_ca that cannot be read is a configuration error, with file:line.
 write_config "$CONF" "

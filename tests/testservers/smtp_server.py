@@ -39,6 +39,8 @@ Event log (--log, JSON lines, flushed per line), one line per event:
     {"event": "starttls", "conn": N, "time": T}   (TLS is up on conn N)
     {"event": "message", "conn": N, "seq": S, "rcpt_tos": [...], "time": T}
     {"event": "fault", "conn": N, "code": 451, "rcpt": "...", "time": T}
+    {"event": "auth", "conn": N, "mechanism": "PLAIN", "ok": B, "time": T}
+                                                  (with --auth: a login)
     {"event": "disconnect", "conn": N, "messages": K, "time": T}
 Connections are numbered from 1 per server process (a restart starts
 again at 1 but logs "start" first: {"event": "start", "port": P}).
@@ -56,7 +58,8 @@ message whose DATA is refused is not stored.
 
 AUTH.  With --auth USER:PASS the server offers AUTH PLAIN and LOGIN (in
 clear too) and refuses MAIL without it (530); other credentials get
-"535 5.7.8 Authentication credentials invalid".
+"535 5.7.8 Authentication credentials invalid".  Without --auth it offers
+no AUTH at all (a client that logs in anyway gets 503).
 """
 
 import argparse
@@ -290,6 +293,8 @@ def main():
             ok = (isinstance(auth_data, LoginPassword)
                   and auth_data.login.decode() == user
                   and auth_data.password.decode() == password)
+            store.event(event="auth", conn=getattr(session, "cg_conn", None),
+                        mechanism=mechanism, ok=ok)
             # handled defaults to True, which tells aiosmtpd the reply was
             # already sent: a refusal would then get no answer at all.
             # handled=False makes it answer 535 5.7.8.

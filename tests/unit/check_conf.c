@@ -872,10 +872,50 @@ START_TEST(test_url_password)
 }
 END_TEST
 
+/* SMTP credentials need TLS, or allow_plaintext_auth said in so many
+ * words (issue 13, defect 5). */
+START_TEST(test_smtp_auth_needs_tls)
+{
+	static const char *const ok[] = {
+		"url = \"smtps://x\";",
+		"url = \"smtp://x\"; tls = \"required\";",
+		"url = \"smtp://x\"; allow_plaintext_auth = true;",
+	};
+	struct conf c;
+	char       *err = NULL, *text;
+	size_t      i;
+
+	text = xasprintf("channels = { mail = { type = \"smtp\";\n"
+	                 " url = \"smtp://x\"; from = \"a@b\";\n"
+	                 " username = \"u\"; password = \"pw\"; }; };\n");
+	ck_assert_int_eq(load_text(text, 0600, &c, &err, NULL), -1);
+	ck_assert_msg(strstr(err,
+	                  ":3: channels.mail.username: credentials "
+	                  "would cross the network in clear") != NULL,
+	    "%s", err);
+	free(err);
+	free(text);
+	for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		text =
+		    xasprintf("channels = { mail = { type = \"smtp\";\n"
+		              " %s from = \"a@b\";\n"
+		              " username = \"u\"; password = \"pw\"; }; };\n",
+		        ok[i]);
+		ck_assert_msg(load_text(text, 0600, &c, &err, NULL) == 0,
+		    "%s: %s", ok[i], err);
+		ck_assert_int_eq(
+		    conf_channel_find(&c, "mail")->allow_plaintext_auth,
+		    i == 2);
+		conf_free(&c);
+		free(text);
+	}
+}
+END_TEST
+
 START_TEST(test_inline_channel_secrets)
 {
 	static const char text[] =
-	    "channels = {\n m = { type = \"smtp\"; url = \"smtp://x\";\n"
+	    "channels = {\n m = { type = \"smtp\"; url = \"smtps://x\";\n"
 	    " from = \"a@b\"; username = \"u\";\n password = \"pw\"; };\n"
 	    " h = { type = \"http\"; url = \"http://x/\";\n"
 	    " signing_secret = \"sig\"; }; };\n";
@@ -908,7 +948,7 @@ check_secret_file_error(const char *key, const char *secret_path,
 	else if (strcmp(key, "smtp") == 0)
 		text = xasprintf(
 		    "channels = { m = { type = \"smtp\";\n"
-		    " url = \"smtp://x\"; from = \"a@b\"; username = \"u\";\n"
+		    " url = \"smtps://x\"; from = \"a@b\"; username = \"u\";\n"
 		    "\n password_file = \"%s\"; }; };\n",
 		    secret_path);
 	else
@@ -1216,7 +1256,7 @@ static const char inline_fmt[] =
     "database = { host = \"db\"; port = 3307; user = \"u\";\n"
     "  password = \"hunter2\"; name = \"app\"; };\n"
     "channels = {\n"
-    "  mail = { type = \"smtp\"; url = \"smtp://127.0.0.1:2525\";\n"
+    "  mail = { type = \"smtp\"; url = \"smtps://127.0.0.1:2525\";\n"
     "    from = \"a@b\"; username = \"u\"; password = \"smtp-pw\"; };\n"
     "  hook = { type = \"http\"; url = \"https://127.0.0.1/\";\n"
     "    signing_secret = \"whsec_x\"; tls_ca = \"%s\"; };\n"
@@ -1612,6 +1652,7 @@ conf_suite(void)
 	tcase_add_test(tc, test_not_regular_refused);
 	tcase_add_test(tc, test_inline_password_modes);
 	tcase_add_test(tc, test_inline_channel_secrets);
+	tcase_add_test(tc, test_smtp_auth_needs_tls);
 	tcase_add_test(tc, test_url_password);
 	tcase_add_test(tc, test_secret_files);
 	tcase_add_test(tc, test_tls_ca);
