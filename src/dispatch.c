@@ -500,8 +500,8 @@ dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
 	dp->db = db;
 	started = now_mono_ms();
 	/* See outbox.c: no gap locks on the claim's range read. */
-	st->db = db_query(db, NULL, errstr,
-	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+	st->db = db_session_set(db,
+	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", errstr);
 	if (st->db != DB_OK) {
 		rc = DISPATCH_ERR_SESSION;
 		goto out;
@@ -511,6 +511,8 @@ dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
 		dp->until = started + for_ms -
 		    (for_ms / 10 < DISPATCH_MARGIN_MS ? for_ms / 10
 		                                      : DISPATCH_MARGIN_MS);
+	/* A restarted server or a conflict costs a wait, not the pass. */
+	db_reconnect_enable(db, dp->until);
 	for (;;) {
 		if (dp->nchans > 0 &&
 		    (st->db = dispatch_pass(dp, errstr)) != DB_OK) {
@@ -529,6 +531,7 @@ dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
 out:
 	st->tally = dp->tally;
 	st->recovered = dp->recovered;
+	st->conflicts = db_conflicts(db);
 	st->stopped = *dp->stop != 0;
 	st->ms = now_mono_ms() - started;
 	dp->db = NULL;
