@@ -106,17 +106,17 @@ if grep -q '^#define ENABLE_FAULT_INJECTION 1' \
 		    { cat "$TEST_TMP/f.err" >&2; fail "$fault: dispatch failed"; }
 		cat "$TEST_TMP/f.err" >&2
 		assert_grep 'event=db_reconnected' "$TEST_TMP/f.err"
+		assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+		    WHERE status <> 'SENT'")" "$fault: rows not SENT"
+		assert_eq $((before + 100)) "$(http_count)" "$fault: requests"
+		assert_eq "$dups_before" "$(dups)" \
+		    "$fault: messages delivered twice (before: $dups_before)"
 		case $fault in
 		commit_lost) want=1 ;;
 		*) want=0 ;;
 		esac
 		assert_grep "event=outbox_claim_commit_unknown .*committed=$want" \
 		    "$TEST_TMP/f.err"
-		assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-		    WHERE status <> 'SENT'")" "$fault: rows not SENT"
-		assert_eq $((before + 100)) "$(http_count)" "$fault: requests"
-		assert_eq "$dups_before" "$(dups)" \
-		    "$fault: messages delivered twice (before: $dups_before)"
 	done
 else
 	echo "note: built without --enable-fault-injection: COMMIT faults not tested"
