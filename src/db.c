@@ -556,8 +556,8 @@ fail:
  * After a statement or transaction failed with *st: whether to repeat
  * it.  A lost connection, with the reconnect policy on, after
  * reconnecting (at most DB_RECONNECTS times for one statement); a
- * conflict after a jittered pause, within db_retry_deadline with the
- * policy on, else at most DB_RETRIES times.  false: *st and *errstr are
+ * conflict after a jittered pause, DB_RETRIES times, and with the policy
+ * on for as long as db_retry_deadline allows.  false: *st and *errstr are
  * what to return.
  */
 static bool
@@ -583,11 +583,16 @@ db_retry_again(struct db *db, struct db_retry *r, enum db_status *st,
 	}
 	if (!conflict)
 		return false;
+	/* DB_RETRIES times in any case; with the policy on, then on until
+	 * its bound. */
 	if (db->reconnect) {
 		if (r->deadline == 0)
 			r->deadline = db_retry_deadline(db);
-		if ((left = r->deadline - now_mono_ms()) <= 0)
-			return false;
+		if ((left = r->deadline - now_mono_ms()) <= 0) {
+			if (r->attempt >= DB_RETRIES)
+				return false;
+			left = INT64_MAX;
+		}
 	} else if (r->attempt >= DB_RETRIES)
 		return false;
 	r->attempt++;

@@ -107,7 +107,7 @@ enum db_status db_query_statement(
  * jittered pause growing from 10 ms to 500 ms) on a conflict (deadlock
  * 1213, which is also how Galera reports a certification failure, lock
  * wait timeout 1205, Galera's 1047 "WSREP has not yet prepared node"),
- * DB_RETRIES times, or with the reconnect policy on until its bound; and
+ * DB_RETRIES times, with the reconnect policy on also until its bound; and
  * with the policy on, repeated on a new session when the connection was
  * lost.  Only in autocommit mode: a deadlock rolls back the whole
  * transaction, so inside one return the status and let db_txn repeat all

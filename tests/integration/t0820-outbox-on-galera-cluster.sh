@@ -6,7 +6,10 @@
 # fails the other with 1213): the loser retries with jittered backoff and
 # never sends the rows it did not get.  Every message is delivered once
 # (counted at the sink by message id), every pass exits 0, and the
-# conflicts retried are printed from the passes' summaries.
+# conflicts retried are printed from the passes' summaries.  The channel
+# has a daily quota, so every batch also updates the limiter's row, from
+# all three nodes: its count ends exactly at the messages sent (a conflict
+# is retried, never counted twice).
 #   CRONGUARD_TEST_CLUSTER_MESSAGES: how many (default 20000).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
@@ -25,7 +28,7 @@ host_config()
 	outbox = { batch_size = 100; };
 	channels = {
 	  hook = { type = "http"; url = "$HTTP_BASE/ok"; concurrency = 16;
-	           timeout = "10s"; };
+	           timeout = "10s"; daily_quota = 1000000; };
 	};
 	EOF
 }
@@ -71,6 +74,8 @@ echo "$N messages by 3 dispatchers on 3 nodes in ${took}s," \
 
 assert_eq "$N" "$(node_q 2 "SELECT COUNT(*) FROM $DB.outbox_messages
     WHERE status = 'SENT' AND attempts = 1")" "rows SENT at the first attempt"
+assert_eq "$N" "$(node_q 3 "SELECT quota_used FROM $DB.cronguard_channels
+    WHERE name = 'hook'")" "quota used"
 http_field headers.webhook-id | sort > "$TEST_TMP/got"
 assert_eq "$N" "$(sort -u "$TEST_TMP/got" | wc -l | tr -d ' ')" "ids received"
 assert_eq "" "$(uniq -d "$TEST_TMP/got" | head -n 5)" "ids received twice"
