@@ -37,8 +37,9 @@ cmd_outbox_dispatch_signal(int sig)
 static void
 cmd_outbox_dispatch_summary(const struct dispatch_stats *st)
 {
-	char s[6][32], ms[32];
+	char s[7][32], ms[32];
 
+	snprintf(s[6], sizeof s[6], "%llu", st->conflicts);
 	snprintf(s[5], sizeof s[5], "%llu", st->recovered);
 	snprintf(s[0], sizeof s[0], "%llu", st->tally.sent);
 	snprintf(s[1], sizeof s[1], "%llu", st->tally.retried);
@@ -48,7 +49,7 @@ cmd_outbox_dispatch_summary(const struct dispatch_stats *st)
 	snprintf(ms, sizeof ms, "%lld", (long long)st->ms);
 	log_kv(LOG_INFO, "outbox_dispatched", "sent", s[0], "retried", s[1],
 	    "failed", s[2], "released", s[3], "lost", s[4], "recovered", s[5],
-	    "ms", ms, NULL);
+	    "conflicts", s[6], "ms", ms, NULL);
 }
 
 static int

@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <errmsg.h>
@@ -29,6 +31,23 @@
 struct db {
 	MYSQL *mysql;
 	char  *where; /* "127.0.0.1:3306" or "socket /path" */
+	const struct conf_database *conf; /* for a reconnect */
+	/* The reconnect policy (db_reconnect_enable). */
+	bool               reconnect;
+	int64_t            reconnect_until; /* monotonic ms, or 0 */
+	bool               in_txn;  /* between START TRANSACTION and its end */
+	char             **session; /* replayed after a reconnect */
+	size_t             nsession;
+	unsigned long long conflicts;
+	unsigned long long reconnects;
+};
+
+/* One statement's or transaction's retries so far. */
+struct db_retry {
+	unsigned attempt;    /* conflicts retried */
+	unsigned reconnects; /* reconnects for it */
+	int64_t  deadline;   /* of conflict retries; 0 until the first */
+	bool     once;       /* never repeat after a lost connection */
 };
 
 static enum db_status db_classify(unsigned);
@@ -40,7 +59,7 @@ static enum db_status db_run(
     struct db *, const char *, size_t, struct db_result **, char **);
 static enum db_status    db_drain(struct db *, char **);
 static struct db_result *db_result_build(MYSQL *, MYSQL_RES *);
-static void              db_pause(unsigned);
+static enum db_status    db_simple(struct db *, const char *, char **);
 
 /* Timeouts are whole seconds in Connector/C: round up, at least 1. */
 static unsigned
@@ -64,6 +83,7 @@ db_classify(unsigned err)
 	case CR_SERVER_LOST:
 	case CR_SERVER_LOST_EXTENDED:
 	case ER_CONNECTION_KILLED:
+	case ER_SERVER_SHUTDOWN:
 	case DB_ER_CLIENT_INTERACTION_TIMEOUT:
 		return DB_ERR_LOST;
 	case ER_LOCK_DEADLOCK:
@@ -282,6 +302,7 @@ db_connect_once(const struct conf_database *c, struct db **out, unsigned *err,
 		    db->where, mysql_error(db->mysql));
 		goto fail;
 	}
+	db->conf = c;
 	*out = db;
 	return DB_OK;
 
@@ -303,6 +324,7 @@ db_connect_transient(unsigned err)
 	case CR_CONNECTION_ERROR:
 	case CR_CONN_HOST_ERROR:
 	case CR_SERVER_LOST:
+	case ER_SERVER_SHUTDOWN:
 		return 1;
 	default:
 		return 0;
@@ -375,10 +397,15 @@ db_connect_check(const struct conf_database *c, struct db **out, char **errstr)
 void
 db_close(struct db *db)
 {
+	size_t i;
+
 	if (db == NULL)
 		return;
 	if (db->mysql != NULL)
 		mysql_close(db->mysql);
+	for (i = 0; i < db->nsession; i++)
+		free(db->session[i]);
+	free(db->session);
 	free(db->where);
 	free(db);
 }
@@ -393,6 +420,189 @@ unsigned
 db_errno(struct db *db)
 {
 	return mysql_errno(db->mysql);
+}
+
+/* --------------------------------------------------------- reconnects */
+
+/* Pauses between retries of a conflict: from 10 ms doubling to 500 ms,
+ * each spread by +-50 % so that the sessions that collided do not
+ * collide again at once. */
+static const struct conf_outbox db_conflict_backoff = {
+	.backoff_initial_ms = 10,
+	.backoff_multiplier = 2.0,
+	.backoff_max_ms = 500,
+	.backoff_jitter = 0.5,
+};
+
+void
+db_reconnect_enable(struct db *db, int64_t until_ms)
+{
+	db->reconnect = true;
+	db->reconnect_until = until_ms;
+}
+
+enum db_status
+db_session_set(struct db *db, const char *sql, char **errstr)
+{
+	enum db_status st;
+
+	if ((st = db_simple(db, sql, errstr)) != DB_OK)
+		return st;
+	db->session =
+	    xreallocarray(db->session, db->nsession + 1, sizeof *db->session);
+	db->session[db->nsession++] = xstrdup(sql);
+	return DB_OK;
+}
+
+unsigned long long
+db_conflicts(const struct db *db)
+{
+	return db->conflicts;
+}
+
+unsigned long long
+db_reconnects(const struct db *db)
+{
+	return db->reconnects;
+}
+
+/* Until when (monotonic ms) a reconnect or a conflict that starts now may
+ * be retried: the policy's deadline, but at least connect_retry. */
+static int64_t
+db_retry_deadline(const struct db *db)
+{
+	int64_t until = now_mono_ms() + db->conf->connect_retry_ms;
+
+	return db->reconnect_until > until ? db->reconnect_until : until;
+}
+
+/*
+ * A refusal that passes by itself: deadlock or lock wait timeout (a
+ * Galera certification failure is reported as deadlock 1213), and a
+ * Galera node not ready for clients (1047 "WSREP has not yet prepared
+ * node for application use": joining, or cut off from the primary
+ * component).  Read right after the failure.
+ */
+static bool
+db_conflict(struct db *db, enum db_status st)
+{
+	return st == DB_ERR_RETRYABLE ||
+	    (st == DB_ERR_QUERY &&
+	        mysql_errno(db->mysql) == ER_UNKNOWN_COM_ERROR);
+}
+
+/*
+ * Replace the lost session with a new one to the same server with the
+ * same settings (db_session_set), retrying while the server is away
+ * (restarting: connection refused) until db_retry_deadline.  *errstr
+ * holds the loss on entry; DB_OK frees it and logs one db_reconnected,
+ * else *errstr says both and the status is DB_ERR_CONNECT.
+ */
+static enum db_status
+db_reconnect(struct db *db, char **errstr)
+{
+	struct db     *fresh = NULL;
+	enum db_status st = DB_ERR_CONNECT;
+	unsigned       err = 0, attempt;
+	int64_t        start, deadline, left, pause;
+	char          *why, *e = NULL, n[32], ms[32];
+	size_t         i;
+
+	why = *errstr != NULL ? *errstr : xstrdup("connection lost");
+	*errstr = NULL;
+	start = now_mono_ms();
+	deadline = db_retry_deadline(db);
+	for (attempt = 1;; attempt++) {
+		free(e);
+		e = NULL;
+		st = db_connect_once(db->conf, &fresh, &err, &e);
+		if (st == DB_OK) {
+			mysql_close(db->mysql);
+			db->mysql = fresh->mysql;
+			fresh->mysql = NULL;
+			db_close(fresh);
+			db->in_txn = false;
+			for (i = 0; st == DB_OK && i < db->nsession; i++)
+				st = db_simple(db, db->session[i], &e);
+			if (st == DB_OK)
+				break;
+			err = st == DB_ERR_LOST ? CR_SERVER_LOST : 0;
+		}
+		if (!db_connect_transient(err) ||
+		    (left = deadline - now_mono_ms()) <= 0)
+			goto fail;
+		pause = backoff_delay_ms(
+		    &db_connect_backoff, attempt, 0, backoff_random());
+		sleep_ms(pause < left ? pause : left);
+	}
+	db->reconnects++;
+	snprintf(n, sizeof n, "%u", attempt);
+	snprintf(ms, sizeof ms, "%lld", (long long)(now_mono_ms() - start));
+	log_kv(LOG_WARN, "db_reconnected", "error", why, "attempts", n, "ms",
+	    ms, NULL);
+	free(why);
+	return DB_OK;
+
+fail:
+	duration_format(now_mono_ms() - start, ms, sizeof ms);
+	*errstr = xasprintf("%s; reconnecting failed: %s (%u attempts in %s)",
+	    why, e != NULL ? e : "error", attempt, ms);
+	free(why);
+	free(e);
+	return DB_ERR_CONNECT;
+}
+
+/*
+ * After a statement or transaction failed with *st: whether to repeat
+ * it.  A lost connection, with the reconnect policy on, after
+ * reconnecting (at most DB_RECONNECTS times for one statement); a
+ * conflict after a jittered pause, DB_RETRIES times, and with the policy
+ * on for as long as db_retry_deadline allows.  false: *st and *errstr are
+ * what to return.
+ */
+static bool
+db_retry_again(struct db *db, struct db_retry *r, enum db_status *st,
+    bool conflict, char **errstr)
+{
+	enum db_status rst;
+	int64_t        pause, left = INT64_MAX;
+
+	if (*st == DB_ERR_LOST) {
+		if (!db->reconnect || r->reconnects++ >= DB_RECONNECTS)
+			return false;
+		if ((rst = db_reconnect(db, errstr)) != DB_OK) {
+			*st = rst;
+			return false;
+		}
+		if (r->once) {
+			*errstr = xstrdup("statement outcome unknown: "
+			                  "connection lost");
+			return false;
+		}
+		return true;
+	}
+	if (!conflict)
+		return false;
+	/* DB_RETRIES times in any case; with the policy on, then on until
+	 * its bound. */
+	if (db->reconnect) {
+		if (r->deadline == 0)
+			r->deadline = db_retry_deadline(db);
+		if ((left = r->deadline - now_mono_ms()) <= 0) {
+			if (r->attempt >= DB_RETRIES)
+				return false;
+			left = INT64_MAX;
+		}
+	} else if (r->attempt >= DB_RETRIES)
+		return false;
+	r->attempt++;
+	db->conflicts++;
+	pause = backoff_delay_ms(
+	    &db_conflict_backoff, r->attempt, 0, backoff_random());
+	free(*errstr);
+	*errstr = NULL;
+	sleep_ms(pause < left ? pause : left);
+	return true;
 }
 
 /* ------------------------------------------------------------ results */
@@ -783,47 +993,58 @@ db_query(
 	return st;
 }
 
-/* A short randomised pause before retry attempt n (1-based), so that two
- * deadlocked sessions do not collide again at once. */
-static void
-db_pause(unsigned n)
+static enum db_status
+db_vquery_retry(struct db *db, struct db_result **res, bool once, char **errstr,
+    const char *fmt, va_list ap)
 {
-	static _Thread_local unsigned seed; /* per thread: dispatch.c */
+	struct buf      b;
+	enum db_status  st;
+	struct db_retry r;
 
-	if (seed == 0)
-		seed = (unsigned)now_mono_ms() ^ ((unsigned)getpid() << 16) ^ 1;
-	sleep_ms(10 * (int64_t)n + rand_r(&seed) % (50 * n));
+	if (res != NULL)
+		*res = NULL;
+	buf_init(&b);
+	if (db_format(db, &b, errstr, fmt, ap) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	memset(&r, 0, sizeof r);
+	r.once = once;
+	for (;;) {
+		st = db_run(db, b.data, b.len, res, errstr);
+		/* Inside a transaction only db_txn may repeat: all of it. */
+		if (st == DB_OK || db->in_txn ||
+		    !db_retry_again(db, &r, &st, db_conflict(db, st), errstr))
+			break;
+	}
+out:
+	buf_free(&b);
+	return st;
 }
 
 enum db_status
 db_query_retry(
     struct db *db, struct db_result **res, char **errstr, const char *fmt, ...)
 {
-	struct buf     b;
 	va_list        ap;
 	enum db_status st;
-	unsigned       attempt;
 
-	if (res != NULL)
-		*res = NULL;
-	buf_init(&b);
 	va_start(ap, fmt);
-	if (db_format(db, &b, errstr, fmt, ap) != 0) {
-		va_end(ap);
-		st = DB_ERR_QUERY;
-		goto out;
-	}
+	st = db_vquery_retry(db, res, false, errstr, fmt, ap);
 	va_end(ap);
-	for (attempt = 0;; attempt++) {
-		st = db_run(db, b.data, b.len, res, errstr);
-		if (st != DB_ERR_RETRYABLE || attempt == DB_RETRIES)
-			break;
-		free(*errstr);
-		*errstr = NULL;
-		db_pause(attempt + 1);
-	}
-out:
-	buf_free(&b);
+	return st;
+}
+
+enum db_status
+db_query_once(
+    struct db *db, struct db_result **res, char **errstr, const char *fmt, ...)
+{
+	va_list        ap;
+	enum db_status st;
+
+	va_start(ap, fmt);
+	st = db_vquery_retry(db, res, true, errstr, fmt, ap);
+	va_end(ap);
 	return st;
 }
 
@@ -906,38 +1127,126 @@ db_simple(struct db *db, const char *sql, char **errstr)
 enum db_status
 db_begin(struct db *db, char **errstr)
 {
-	return db_simple(db, "START TRANSACTION", errstr);
+	enum db_status st;
+
+	st = db_simple(db, "START TRANSACTION", errstr);
+	db->in_txn = st == DB_OK;
+	return st;
 }
+
+#ifdef ENABLE_FAULT_INJECTION
+/*
+ * Test builds only (t0830): with CRONGUARD_FAULT=commit_lost the first
+ * COMMIT of the process reaches the server but its reply is lost (the
+ * socket is shut down after sending it); with commit_lost_before the
+ * first COMMIT never reaches the server.  Returns 1 when it broke the
+ * connection (the COMMIT's outcome is then for the caller to find out).
+ */
+static int
+db_fault_commit(struct db *db)
+{
+	static bool done;
+	const char *want = getenv("CRONGUARD_FAULT");
+	int         fd, before;
+
+	if (done || want == NULL)
+		return 0;
+	if (strcmp(want, "commit_lost") == 0)
+		before = 0;
+	else if (strcmp(want, "commit_lost_before") == 0)
+		before = 1;
+	else
+		return 0;
+	done = true;
+	fd = (int)mysql_get_socket(db->mysql);
+	if (before)
+		(void)shutdown(fd, SHUT_RDWR);
+	if (mysql_send_query(db->mysql, "COMMIT", 6) == 0) {
+		/* Let the server read and run it before it sees the end. */
+		sleep_ms(100);
+		(void)shutdown(fd, SHUT_RDWR);
+		(void)mysql_read_query_result(db->mysql);
+	}
+	return 1;
+}
+#else
+#define db_fault_commit(db) 0
+#endif
 
 enum db_status
 db_commit(struct db *db, char **errstr)
 {
+	db->in_txn = false;
+	if (db_fault_commit(db)) {
+		free(*errstr);
+		*errstr = xstrdup("COMMIT failed: connection lost (fault "
+		                  "injected)");
+		return DB_ERR_LOST;
+	}
 	return db_simple(db, "COMMIT", errstr);
 }
 
 enum db_status
 db_rollback(struct db *db, char **errstr)
 {
+	db->in_txn = false;
 	return db_simple(db, "ROLLBACK", errstr);
 }
 
-enum db_status
-db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
+/* START TRANSACTION, fn, COMMIT; *at_commit says the COMMIT failed. */
+static enum db_status
+db_txn_once(
+    struct db *db, db_txn_fn fn, void *arg, bool *at_commit, char **errstr)
 {
-	enum db_status st, rst;
-	unsigned       attempt;
-	char          *rberr = NULL, *tmp;
+	enum db_status st;
 
-	for (attempt = 0;; attempt++) {
-		if ((st = db_begin(db, errstr)) != DB_OK)
-			return st;
-		st = fn(db, arg, errstr);
-		if (st == DB_OK)
-			st = db_commit(db, errstr);
+	*at_commit = false;
+	if ((st = db_begin(db, errstr)) != DB_OK)
+		return st;
+	if ((st = fn(db, arg, errstr)) != DB_OK)
+		return st;
+	*at_commit = true;
+	return db_commit(db, errstr);
+}
+
+enum db_status
+db_txn_checked(struct db *db, db_txn_fn fn, db_txn_check_fn check, void *arg,
+    char **errstr)
+{
+	struct db_retry r;
+	enum db_status  st, rst;
+	char           *rberr = NULL, *tmp;
+	bool            at_commit, conflict, committed;
+
+	memset(&r, 0, sizeof r);
+	for (;;) {
+		st = db_txn_once(db, fn, arg, &at_commit, errstr);
 		if (st == DB_OK)
 			return DB_OK;
-		if (st == DB_ERR_LOST)
-			return st;
+		conflict = db_conflict(db, st);
+		if (st == DB_ERR_LOST) {
+			/* The server rolls back a transaction whose session
+			 * ends before COMMIT: it can be repeated.  A COMMIT
+			 * whose reply was lost may have committed: only
+			 * check can tell, on the new session. */
+			db->in_txn = false;
+			if (at_commit && check == NULL && db->reconnect) {
+				if ((rst = db_reconnect(db, errstr)) != DB_OK)
+					return rst;
+				*errstr = xstrdup("commit outcome unknown: "
+				                  "connection lost at COMMIT");
+				return DB_ERR_LOST;
+			}
+			if (!db_retry_again(db, &r, &st, false, errstr))
+				return st;
+			if (!at_commit)
+				continue;
+			if ((st = check(db, arg, &committed, errstr)) != DB_OK)
+				return st;
+			if (committed)
+				return DB_OK;
+			continue;
+		}
 		/* The server may already have rolled back (deadlock); an
 		 * explicit ROLLBACK is still needed after a lock wait
 		 * timeout or any error fn returned. */
@@ -950,12 +1259,15 @@ db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
 			*errstr = tmp;
 			return rst;
 		}
-		if (st != DB_ERR_RETRYABLE || attempt == DB_RETRIES)
+		if (!db_retry_again(db, &r, &st, conflict, errstr))
 			return st;
-		free(*errstr);
-		*errstr = NULL;
-		db_pause(attempt + 1);
 	}
+}
+
+enum db_status
+db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
+{
+	return db_txn_checked(db, fn, NULL, arg, errstr);
 }
 
 /* ------------------------------------------------------------ parsing */

@@ -3,6 +3,7 @@
 #define CRONGUARD_DB_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -103,12 +104,24 @@ enum db_status db_vquery(struct db *, struct db_result **res, char **errstr,
 enum db_status db_query_statement(
     struct db *, struct db_result **res, char **errstr, const char *sql);
 /* Like db_query for statements that are safe to repeat: retried (with a
- * short randomised pause) on deadlock and lock wait timeout, at most
- * DB_RETRIES times.  Only in autocommit mode: a deadlock rolls back the
- * whole transaction, so inside one return the status and let db_txn
- * repeat all of it. */
+ * jittered pause growing from 10 ms to 500 ms) on a conflict (deadlock
+ * 1213, which is also how Galera reports a certification failure, lock
+ * wait timeout 1205, Galera's 1047 "WSREP has not yet prepared node"),
+ * DB_RETRIES times, with the reconnect policy on also until its bound; and
+ * with the policy on, repeated on a new session when the connection was
+ * lost.  Only in autocommit mode: a deadlock rolls back the whole
+ * transaction, so inside one return the status and let db_txn repeat all
+ * of it. */
 #define DB_RETRIES 5
+#define DB_RECONNECTS 3
 enum db_status db_query_retry(
+    struct db *, struct db_result **res, char **errstr, const char *fmt, ...);
+/* db_query_retry for a statement that must not run twice (it adds to a
+ * counter): conflicts are retried (the server did not apply it), but
+ * after a lost connection it is not repeated: with the reconnect policy
+ * on, the session is replaced and DB_ERR_LOST says the statement's
+ * outcome is unknown (DB_ERR_CONNECT: the server stayed away). */
+enum db_status db_query_once(
     struct db *, struct db_result **res, char **errstr, const char *fmt, ...);
 
 /* Run a multi-statement script (a migration): multi-statements are on
@@ -119,13 +132,47 @@ enum db_status db_query_retry(
 enum db_status db_exec_script(struct db *, const char *sql, char **errstr);
 
 /* Transactions.  db_txn runs fn inside START TRANSACTION ... COMMIT and
- * retries the whole of it on deadlock or lock wait timeout (fn must be
- * safe to repeat); fn returns a db_status; anything but DB_OK rolls back. */
+ * retries the whole of it on a conflict as db_query_retry (fn must be
+ * safe to repeat); fn returns a db_status; anything but DB_OK rolls back.
+ * With the reconnect policy on, a transaction whose connection was lost
+ * before COMMIT is repeated on a new session (the server rolled it back).
+ * A COMMIT whose reply was lost may or may not have committed: db_txn
+ * then reconnects and returns DB_ERR_LOST ("commit outcome unknown");
+ * db_txn_checked asks check, on the new session, whether it committed
+ * (*committed): if so it returns DB_OK, else it repeats the transaction.
+ * check must look for something only this transaction writes (a claim
+ * token). */
 enum db_status db_begin(struct db *, char **errstr);
 enum db_status db_commit(struct db *, char **errstr);
 enum db_status db_rollback(struct db *, char **errstr);
 typedef enum db_status (*db_txn_fn)(struct db *, void *arg, char **errstr);
+typedef enum db_status (*db_txn_check_fn)(
+    struct db *, void *arg, bool *committed, char **errstr);
 enum db_status db_txn(struct db *, db_txn_fn, void *arg, char **errstr);
+enum db_status db_txn_checked(
+    struct db *, db_txn_fn, db_txn_check_fn check, void *arg, char **errstr);
+
+/*
+ * The reconnect policy, for a long-lived worker (outbox dispatch) whose
+ * statements are safe to repeat; never for a named lock's session, whose
+ * lock a new session would not hold.  When the connection is lost (the
+ * server restarted, 2006, 2013, 1053, 1927), db_query_retry and db_txn
+ * open a new session in place with the same configuration, replay every
+ * db_session_set statement, log one db_reconnected warning and carry on.
+ * While the server refuses connections they retry with jittered backoff
+ * (250 ms doubling to 4 s, +-50 %) until until_ms (monotonic ms: the
+ * worker's deadline) or database.connect_retry from the loss, whichever
+ * is later; then DB_ERR_CONNECT.  Conflicts are retried within the same
+ * bound.  Plain db_query, db_query_value and db_query_statement are
+ * never repeated.
+ */
+void db_reconnect_enable(struct db *, int64_t until_ms);
+/* Run a session setting (SET SESSION ...) now and after every
+ * reconnect.  sql is constant text, never data. */
+enum db_status db_session_set(struct db *, const char *sql, char **errstr);
+/* Conflicts retried (as above) and reconnects made on this handle. */
+unsigned long long db_conflicts(const struct db *);
+unsigned long long db_reconnects(const struct db *);
 
 /* Single-value helpers: run a query that yields one row and one column
  * (anything else is DB_ERR_QUERY). */

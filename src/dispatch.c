@@ -950,13 +950,20 @@ dispatch_nchannels(const struct dispatch *dp)
 
 /*
  * Every connection of the dispatcher is set up here.  READ COMMITTED (see
- * outbox.c): no gap locks on the claim's range read.
+ * outbox.c): no gap locks on the claim's range read; replayed after a
+ * reconnect.  A restarted server or a conflict costs a wait within the
+ * pass's deadline, not the pass (db_reconnect_enable).
  */
 static enum db_status
-dispatch_session(struct db *db, char **errstr)
+dispatch_session(const struct dispatch *dp, struct db *db, char **errstr)
 {
-	return db_query(db, NULL, errstr,
-	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
+	enum db_status st;
+
+	st = db_session_set(db,
+	    "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", errstr);
+	if (st == DB_OK)
+		db_reconnect_enable(db, dp->until);
+	return st;
 }
 
 /* Open and set up the pipeline's two connections, when passes pipeline. */
@@ -968,9 +975,9 @@ dispatch_connect_pipeline(struct dispatch *dp, char **errstr)
 	if (!dispatch_pipelined(dp))
 		return DB_OK;
 	if ((st = db_connect(&dp->conf->db, &dp->claim_db, errstr)) != DB_OK ||
-	    (st = dispatch_session(dp->claim_db, errstr)) != DB_OK ||
+	    (st = dispatch_session(dp, dp->claim_db, errstr)) != DB_OK ||
 	    (st = db_connect(&dp->conf->db, &dp->fin_db, errstr)) != DB_OK ||
-	    (st = dispatch_session(dp->fin_db, errstr)) != DB_OK)
+	    (st = dispatch_session(dp, dp->fin_db, errstr)) != DB_OK)
 		return st;
 	return DB_OK;
 }
@@ -1003,17 +1010,16 @@ dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
 
 	memset(st, 0, sizeof *st);
 	dp->db = db;
-	started = now_mono_ms();
-	if ((st->db = dispatch_session(db, errstr)) != DB_OK ||
-	    (st->db = dispatch_connect_pipeline(dp, errstr)) != DB_OK) {
-		rc = DISPATCH_ERR_SESSION;
-		goto out;
-	}
 	started = worked = now_mono_ms();
 	if (for_ms > 0)
 		dp->until = started + for_ms -
 		    (for_ms / 10 < DISPATCH_MARGIN_MS ? for_ms / 10
 		                                      : DISPATCH_MARGIN_MS);
+	if ((st->db = dispatch_session(dp, db, errstr)) != DB_OK ||
+	    (st->db = dispatch_connect_pipeline(dp, errstr)) != DB_OK) {
+		rc = DISPATCH_ERR_SESSION;
+		goto out;
+	}
 	for (;;) {
 		if (dp->nchans > 0 &&
 		    (st->db = dispatch_pass(dp, errstr)) != DB_OK) {
@@ -1035,6 +1041,11 @@ dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
 out:
 	st->tally = dp->tally;
 	st->recovered = dp->recovered;
+	st->conflicts = db_conflicts(db);
+	if (dp->claim_db != NULL)
+		st->conflicts += db_conflicts(dp->claim_db);
+	if (dp->fin_db != NULL)
+		st->conflicts += db_conflicts(dp->fin_db);
 	st->stopped = *dp->stop != 0;
 	st->ms = now_mono_ms() - started;
 	dp->db = NULL;

@@ -41,9 +41,11 @@ enum dispatch_status {
 struct dispatch_stats {
 	struct outbox_tally tally;
 	unsigned long long  recovered; /* stale claims recovered */
-	int64_t             ms;        /* time the run took */
-	bool                stopped;   /* by *opts.stop */
-	enum db_status      db;        /* of a DISPATCH_ERR_* failure */
+	unsigned long long  conflicts; /* deadlocks, certification
+	                                * failures retried (db_conflicts) */
+	int64_t        ms;             /* time the run took */
+	bool           stopped;        /* by *opts.stop */
+	enum db_status db;             /* of a DISPATCH_ERR_* failure */
 };
 
 struct dispatch;

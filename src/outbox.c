@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,43 @@ out:
 	return st;
 }
 
+/*
+ * The claim's COMMIT reply was lost (db_txn_checked): it committed if and
+ * only if its token is in the table (the token is fresh for every
+ * attempt, and a commit is all or nothing).  Only then are the rows sent;
+ * otherwise the claim is made again.  A COMMIT still running on the old
+ * session when this looks would leave its rows PROCESSING under a token
+ * nobody sends: they wait for the lease, never sent twice.
+ */
+static enum db_status
+claim_committed(struct db *db, void *arg, bool *committed, char **errstr)
+{
+	struct claim_args *a = arg;
+	struct db_result  *res = NULL;
+	enum db_status     st;
+	long long          n;
+
+	*committed = false;
+	st = db_query_retry(db, &res, errstr,
+	    "SELECT COUNT(*) FROM outbox_messages WHERE claim_token = %s",
+	    a->c->token);
+	if (st != DB_OK)
+		goto out;
+	if ((st = db_one_row(res, 1, errstr)) != DB_OK)
+		goto out;
+	if ((n = db_cell_ll(res, 0, 0, -1)) < 0) {
+		*errstr = xstrdup("claim failed: bad count");
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	*committed = (unsigned long long)n == a->c->n;
+	log_kv(LOG_WARN, "outbox_claim_commit_unknown", "token", a->c->token,
+	    "committed", *committed ? "1" : "0", NULL);
+out:
+	db_result_free(res);
+	return st;
+}
+
 enum db_status
 outbox_claim(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
@@ -238,7 +276,7 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 	}
 	a.sql = &sql;
 	a.c = c;
-	st = db_txn(db, claim_txn, &a, errstr);
+	st = db_txn_checked(db, claim_txn, claim_committed, &a, errstr);
 	if (st != DB_OK)
 		claim_reset(c);
 	else if (c->n > 0)
@@ -442,7 +480,7 @@ fin_find_lost(struct db *db, struct claim *c, const unsigned char *deleted,
 	ids = xcalloc(c->n + 1, sizeof *ids);
 	for (i = 0; i < c->n; i++)
 		ids[i] = c->msgs[i]->id;
-	st = db_query(db, &res, errstr,
+	st = db_query_retry(db, &res, errstr,
 	    "SELECT id, claim_token <=> %s FROM outbox_messages"
 	    " WHERE id IN (%L)",
 	    c->token, c->n, ids);
@@ -493,7 +531,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 	if (ndel > 0) {
 		st = db_query_retry(db, &res, errstr,
 		    "DELETE FROM outbox_messages WHERE id IN (%L)"
-		    " AND claim_token = %s",
+		    " AND claim_token = %s AND status = 'PROCESSING'",
 		    ndel, delids, c->token);
 		if (st != DB_OK)
 			goto out;
@@ -510,8 +548,9 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 			fin_assign(&sql, rows, nrows, (enum fin_col)k);
 		}
 		st = db_query_retry(db, &res, errstr,
-		    "%F WHERE id IN (%L) AND claim_token = %s", &sql, nrows,
-		    rowids, c->token);
+		    "%F WHERE id IN (%L) AND claim_token = %s"
+		    " AND status = 'PROCESSING'",
+		    &sql, nrows, rowids, c->token);
 		if (st != DB_OK)
 			goto out;
 		matched += res->affected;

@@ -189,6 +189,55 @@ START_TEST(test_live_lost)
 }
 END_TEST
 
+/* The reconnect policy: a lost session is replaced in place, its
+ * session settings replayed, and the statement repeated by
+ * db_query_retry; db_query_once reconnects but does not repeat; plain
+ * db_query is never repeated. */
+START_TEST(test_live_reconnect_policy)
+{
+	struct conf_database c;
+	struct db           *db = NULL;
+	char                *errstr = NULL, *v = NULL;
+	unsigned long        id;
+
+	ck_assert(testutil_live_db(&c));
+	ck_assert_int_eq(db_connect(&c, &db, &errstr), DB_OK);
+	db_reconnect_enable(db, 0);
+	ck_assert_int_eq(db_session_set(db,
+	                     "SET SESSION TRANSACTION ISOLATION LEVEL READ "
+	                     "COMMITTED",
+	                     &errstr),
+	    DB_OK);
+
+	id = db_connection_id(db);
+	kill_session(&c, db);
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1"), DB_ERR_LOST);
+	free(errstr);
+	errstr = NULL;
+	ck_assert_uint_eq(db_reconnects(db), 0);
+	ck_assert_int_eq(db_query_retry(db, NULL, &errstr, "SELECT 1"), DB_OK);
+	ck_assert_ptr_null(errstr);
+	ck_assert_uint_eq(db_reconnects(db), 1);
+	ck_assert_uint_ne(db_connection_id(db), id);
+	ck_assert_int_eq(db_query_value(db, &v, &errstr,
+	                     "SELECT CONCAT(@@session.tx_isolation, ' ', "
+	                     "@@session.time_zone)"),
+	    DB_OK);
+	ck_assert_str_eq(v, "READ-COMMITTED +00:00");
+	free(v);
+
+	kill_session(&c, db);
+	ck_assert_int_eq(
+	    db_query_once(db, NULL, &errstr, "SELECT 1"), DB_ERR_LOST);
+	ck_assert_ptr_nonnull(strstr(errstr, "outcome unknown"));
+	free(errstr);
+	errstr = NULL;
+	ck_assert_uint_eq(db_reconnects(db), 2);
+	ck_assert_int_eq(db_query(db, NULL, &errstr, "SELECT 1"), DB_OK);
+	db_close(db);
+}
+END_TEST
+
 START_TEST(test_live_connect_refused)
 {
 	struct conf_database c;
@@ -313,6 +362,7 @@ db_live_suite(void)
 	tcase_add_test(tc, test_live_session);
 	tcase_add_test(tc, test_live_reconnect_off);
 	tcase_add_test(tc, test_live_lost);
+	tcase_add_test(tc, test_live_reconnect_policy);
 	tcase_add_test(tc, test_live_txn_retry);
 	tcase_add_test(tc, test_live_connect_refused);
 	suite_add_tcase(s, tc);
