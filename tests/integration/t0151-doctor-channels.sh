@@ -47,7 +47,7 @@ smtp() { echo "$1 = { type = \"smtp\"; url = \"$2\"; from = \"cg@example.com\"; 
 http() { echo "$1 = { type = \"http\"; url = \"$2\"; timeout = \"${3:-5s}\"; };"; }
 
 # --- every stage passing: exit 0
-conf "$(smtp mail "smtp://127.0.0.1:$AUTH_PORT" "username = \"cg\"; password_file = \"$TEST_TMP/pw\";")
+conf "$(smtp mail "smtp://127.0.0.1:$AUTH_PORT" "username = \"cg\"; allow_plaintext_auth = true; password_file = \"$TEST_TMP/pw\";")
 $(smtp secure "smtps://localhost:$SMTPS_PORT" "tls_ca = \"$CA\";")
 $(http hooks "$HTTP_BASE/hooks/status=405")" \
     "alert = { url = \"$HTTP_BASE/alert\"; };"
@@ -73,8 +73,8 @@ http_field method | grep -vx HEAD && fail "a request other than HEAD"
 # --- every stage failing once; each line names the channel and has a fix
 conf "$(smtp unresolved "smtp://cronguard-doctor.invalid:25" "")
 $(smtp stopped "smtp://127.0.0.1:$closed" "")
-$(smtp badpw "smtp://127.0.0.1:$AUTH_PORT" "username = \"cg\"; password_file = \"$TEST_TMP/bad\";")
-$(smtp noauth "$SMTP_URL" "username = \"cg\"; password_file = \"$TEST_TMP/pw\";")
+$(smtp badpw "smtp://127.0.0.1:$AUTH_PORT" "username = \"cg\"; allow_plaintext_auth = true; password_file = \"$TEST_TMP/bad\";")
+$(smtp noauth "$SMTP_URL" "username = \"cg\"; allow_plaintext_auth = true; password_file = \"$TEST_TMP/pw\";")
 $(smtp nostarttls "$SMTP_URL" "tls = \"required\";")
 $(smtp wrongca "smtps://localhost:$SMTPS_PORT" "tls_ca = \"$TEST_TMP/wrong/ca.pem\";")
 $(http plainhttps "$HTTPS_BASE/hooks")
@@ -122,7 +122,7 @@ PY
 
 # --- a channel's secret file gone after the configuration was written
 (umask 077 && printf 's3cret\n' > "$TEST_TMP/gone")
-conf "$(smtp mail "smtp://127.0.0.1:$AUTH_PORT" "username = \"cg\"; password_file = \"$TEST_TMP/gone\";")"
+conf "$(smtp mail "smtp://127.0.0.1:$AUTH_PORT" "username = \"cg\"; allow_plaintext_auth = true; password_file = \"$TEST_TMP/gone\";")"
 rm -f "$TEST_TMP/gone"
 assert_exit 2 cg doctor
 assert_grep '^CRITICAL channel_secret: mail: .*gone.*; fix: make the secret file readable' "$OUT"
