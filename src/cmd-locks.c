@@ -14,6 +14,15 @@
 #include "runs.h"
 #include "util.h"
 
+/* Whether job j takes a database lock (a named lock, a lease, or either
+ * as "auto" decides). */
+static int
+locks_guarded(const struct conf_job *j)
+{
+	return j->guard == GUARD_NAMED_LOCK || j->guard == GUARD_LEASE ||
+	    j->guard == GUARD_AUTO;
+}
+
 /* The first job (of several sharing it) that uses lock name. */
 static const struct conf_job *
 first_user(const struct conf *c, const char *name)
@@ -21,7 +30,7 @@ first_user(const struct conf *c, const char *name)
 	size_t i;
 
 	for (i = 0; i < c->njobs; i++)
-		if (c->jobs[i].guard == GUARD_NAMED_LOCK &&
+		if (locks_guarded(&c->jobs[i]) &&
 		    strcmp(c->jobs[i].lock, name) == 0)
 			return &c->jobs[i];
 	return NULL;
@@ -138,7 +147,7 @@ locks_rows(const struct conf *c, const struct db_result *running,
 	*rows = xcalloc(c->njobs + running->nrows + 1, sizeof **rows);
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
-		if (j->guard != GUARD_NAMED_LOCK || first_user(c, j->lock) != j)
+		if (!locks_guarded(j) || first_user(c, j->lock) != j)
 			continue;
 		(*rows)[n].lock = j->lock;
 		(*rows)[n++].j = j;
@@ -152,13 +161,24 @@ locks_rows(const struct conf *c, const struct db_result *running,
 	return n;
 }
 
-/* Fill row r: its holder, state and fencing tokens. */
+/* Fill row r: its holder, state and fencing tokens.  A lease job's
+ * holder is its lease row's; an "auto" job's the named lock's, or the
+ * lease's when the named lock is free (a Galera node takes a lease). */
 static enum db_status
 locks_row_get(struct db *db, struct locks_row *r, char **errstr)
 {
 	enum db_status st;
 
-	if ((st = lock_holder_get(db, r->lock, &r->h, errstr)) != DB_OK)
+	if (r->j != NULL && r->j->guard == GUARD_LEASE)
+		st = lock_lease_holder_get(db, r->lock, &r->h, errstr);
+	else
+		st = lock_holder_get(db, r->lock, &r->h, errstr);
+	if (st == DB_OK && r->j != NULL && r->j->guard == GUARD_AUTO &&
+	    r->h.connection_id == 0) {
+		lock_holder_free(&r->h);
+		st = lock_lease_holder_get(db, r->lock, &r->h, errstr);
+	}
+	if (st != DB_OK)
 		return st;
 	r->state = locks_state(r);
 	return runs_lock_fence(

@@ -362,6 +362,37 @@ wsrep_enabled(const char *v)
 
 /* A busy lease's holder as a lock holder, for lock_holder_stuck: its
  * age is the lease's, the connection id 0 when it turns out free. */
+static void
+lock_holder_of_lease(struct lock_holder *holder, struct lease_holder *lh)
+{
+	if (lh->owner_token == NULL || lh->expired)
+		return;
+	holder->connection_id = lh->connection_id != 0 ? lh->connection_id : 1;
+	holder->run_id = lh->run_id;
+	holder->run_job = lh->run_job;
+	lh->run_job = NULL;
+	holder->run_host = lh->host;
+	lh->host = NULL;
+	holder->run_pid = lh->pid;
+	holder->run_age_s = lh->held_s;
+}
+
+enum db_status
+lock_lease_holder_get(
+    struct db *db, const char *name, struct lock_holder *h, char **errstr)
+{
+	struct lease_holder lh;
+	enum lease_status   ls;
+
+	memset(h, 0, sizeof *h);
+	h->run_age_s = h->idle_s = -1;
+	ls = lease_holder(db, name, &lh, errstr);
+	if (ls == LEASE_OK)
+		lock_holder_of_lease(h, &lh);
+	lease_holder_free(&lh);
+	return ls == LEASE_OK ? DB_OK : DB_ERR_QUERY;
+}
+
 static enum lock_result
 lock_lease_holder(struct lock *l, struct lock_holder *holder, char **errstr)
 {
@@ -371,17 +402,7 @@ lock_lease_holder(struct lock *l, struct lock_holder *holder, char **errstr)
 		lease_holder_free(&lh);
 		return LOCK_ERR_DB;
 	}
-	if (lh.owner_token != NULL && !lh.expired) {
-		holder->connection_id =
-		    lh.connection_id != 0 ? lh.connection_id : 1;
-		holder->run_id = lh.run_id;
-		holder->run_job = lh.run_job;
-		lh.run_job = NULL;
-		holder->run_host = lh.host;
-		lh.host = NULL;
-		holder->run_pid = lh.pid;
-		holder->run_age_s = lh.held_s;
-	}
+	lock_holder_of_lease(holder, &lh);
 	lease_holder_free(&lh);
 	return LOCK_BUSY;
 }

@@ -193,6 +193,11 @@ void lock_holder_free(struct lock_holder *);
  * process list (the real ops' holder).  Fills *h (lock_holder_free). */
 enum db_status lock_holder_get(
     struct db *, const char *name, struct lock_holder *h, char **errstr);
+/* Who holds the lease name now (guard "lease"): its row, and the running
+ * run with the lease's fencing token.  connection_id 0 = free or
+ * expired.  Fills *h (lock_holder_free). */
+enum db_status lock_lease_holder_get(
+    struct db *, const char *name, struct lock_holder *h, char **errstr);
 
 /* Report an incident of l's run (incident_report with the job, lock, run
  * and connection) and count it in l->incidents. */

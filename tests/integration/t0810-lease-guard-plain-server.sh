@@ -26,6 +26,8 @@ assert_eq "1 2 3" "$(mysql_q "SELECT fence FROM cronguard_runs ORDER BY id" |
     tr '\n' ' ' | sed 's/ $//')" "run records"
 assert_eq "NULL 3" "$(mysql_q "SELECT owner_token, fence FROM cronguard_leases
     WHERE name = '$LOCK'" | tr '\t' ' ')" "released"
+assert_exit 0 cg locks
+assert_grep "^$LOCK  *j  *free  *-  *-\$" "$OUT"
 
 # Held by a long run on "host 1": "host 2" (its own runtime directory) is
 # skipped without running the job.
@@ -43,6 +45,11 @@ assert_eq 4 "$(wc -l < "$TEST_TMP/fences" | tr -d ' ')" "runs so far"
 sleep 1.5
 assert_exit 0 cg run j
 assert_eq 4 "$(wc -l < "$TEST_TMP/fences" | tr -d ' ')" "still held"
+# locks shows the lease: held by host 1's run, with its fence (and
+# free once released, above).
+assert_exit 0 cg locks
+cat "$OUT"
+assert_grep "^$LOCK  *j  *held  *4  *connection [0-9]*, run [0-9]* on " "$OUT"
 
 # Stolen: another owner writes the row (as after an expiry).  The next
 # heartbeat cannot extend it: lease_lost, job terminated, exit 76.
