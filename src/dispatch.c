@@ -866,7 +866,8 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 		    "lease expired", NULL);
 		dp->recovered += n;
 	}
-	if (dp->claim_db != NULL)
+	/* Stopped already (a signal while connecting): claim nothing ahead. */
+	if (dp->claim_db != NULL && !*dp->stop)
 		dpipe_start(dp);
 	while (!*dp->stop) {
 		st = dispatch_batch(dp, &claimed, &attempted, &rescan, errstr);
