@@ -518,17 +518,15 @@ static void
 amqp_report_refused(struct channel *ch, const char *err)
 {
 	struct incident inc;
-	char           *d;
 
 	if (ch->refused_reported)
 		return;
 	ch->refused_reported = true;
-	d = xasprintf("channel %s: %s", ch->conf->name, err);
 	memset(&inc, 0, sizeof inc);
-	inc.event = "amqp_login_refused";
-	inc.detail = d;
+	inc.event = "channel_auth_failed"; /* as the SMTP channel's 535 */
+	inc.channel = ch->conf->name;
+	inc.detail = err;
 	incident_report(&inc);
-	free(d);
 }
 
 static void

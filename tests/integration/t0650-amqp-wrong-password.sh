@@ -24,7 +24,7 @@ assert_exit 0 cg -v outbox dispatch --for 2s
 assert_eq 10 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
     WHERE status = 'PENDING' AND attempts = 0")" "rows untouched"
 assert_grep "event=circuit_open channel=bus failures=1 .*error=\"amqp: login: connection closed: 403 ACCESS_REFUSED" "$ERR"
-assert_eq 1 "$(grep -c 'level=error event=amqp_login_refused incident=1' "$ERR")" \
+assert_eq 1 "$(grep -c 'level=error event=channel_auth_failed incident=1 channel=bus detail="amqp: login: ' "$ERR")" \
     "incidents reported"
 assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM cronguard_channels
     WHERE name = 'bus' AND circuit_open_until > NOW(6)
@@ -33,7 +33,7 @@ cg outbox check > "$OUT" 2>&1 || :
 assert_grep "circuit_open=bus" "$OUT"
 # The circuit is open: a second run does not even log in.
 assert_exit 0 cg -v outbox dispatch
-if grep -q amqp_login_refused "$ERR"; then
+if grep -q channel_auth_failed "$ERR"; then
 	fail "a login was tried with the circuit open"
 fi
 assert_eq 0 "$(testenv_rabbitmq_count q)" "messages in the queue"
