@@ -753,7 +753,7 @@ sql_watchdog_wait(struct sql_watchdog *w)
 	unsigned char buf[64];
 	ssize_t       n, i;
 	int64_t       now;
-	int           timeout, sig = 0;
+	int           timeout, rc, sig = 0;
 
 	for (;;) {
 		timeout = -1;
@@ -770,7 +770,10 @@ sql_watchdog_wait(struct sql_watchdog *w)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = guard_sigpipe[0];
 		pfd[1].events = POLLIN;
-		if (poll(pfd, 2, timeout) == -1 && errno != EINTR)
+		/* An interrupted poll leaves revents unset: poll again. */
+		if ((rc = poll(pfd, 2, timeout)) == -1 && errno == EINTR)
+			continue;
+		if (rc == -1)
 			return -1;
 		if (pfd[0].revents != 0)
 			return -1;
