@@ -535,14 +535,6 @@ doctor_smtp_debug(
 	return 0;
 }
 
-static size_t
-doctor_discard(char *p, size_t size, size_t n, void *arg)
-{
-	(void)p;
-	(void)arg;
-	return size * n;
-}
-
 /* What a probe is about: "channel" with the channel, or "alert". */
 struct doctor_target {
 	const char                *kind;  /* prefix of the check names */
@@ -731,7 +723,7 @@ doctor_curl(struct doctor_report *r, const struct doctor_target *t)
 	} else {
 		curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
 		curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
-		curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, doctor_discard);
+		curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard_write);
 		curl_easy_setopt(
 		    easy, CURLOPT_USERAGENT, "cronguard/" PACKAGE_VERSION);
 		for (i = 0; ch != NULL && i < ch->nheaders; i++)

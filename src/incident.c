@@ -69,14 +69,6 @@ incident_json(const struct incident *in)
 	return o;
 }
 
-static size_t
-discard_body(char *p, size_t size, size_t n, void *arg)
-{
-	(void)p;
-	(void)arg;
-	return size * n;
-}
-
 /* POST the incident to the alert URL.  Failures are logged, never turned
  * into another incident (that could loop). */
 static void
@@ -100,7 +92,7 @@ incident_alert(const struct incident *in)
 	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
 	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body != NULL ? body : "{}");
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard_body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard_write);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "cronguard/" PACKAGE_VERSION);
 	rc = curl_easy_perform(h);
 	if (rc == CURLE_OK)

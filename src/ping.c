@@ -41,14 +41,6 @@ ping_url(const char *url, enum ping_kind kind, const char *rid)
 	return buf_steal(&b);
 }
 
-static size_t
-ping_discard(char *p, size_t size, size_t n, void *arg)
-{
-	(void)p;
-	(void)arg;
-	return size * n;
-}
-
 /* One attempt within timeout_ms: 0 done, 1 worth retrying, -1 final. */
 static int
 ping_attempt(const char *url, const char *body, size_t len, long timeout_ms,
@@ -66,7 +58,7 @@ ping_attempt(const char *url, const char *body, size_t len, long timeout_ms,
 		return -1;
 	}
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "cronguard/" PACKAGE_VERSION);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, ping_discard);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard_write);
 	if (body != NULL) {
 		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(

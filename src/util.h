@@ -91,4 +91,8 @@ int utf8_valid(const char *s);
  * truncated, NUL-terminated. */
 void line_copy(char *dst, size_t dstlen, const char *src, size_t len);
 
+/* A libcurl CURLOPT_WRITEFUNCTION that drops a response body (the alert
+ * hook, ping URLs, doctor's probes). */
+size_t discard_write(char *p, size_t size, size_t n, void *arg);
+
 #endif
