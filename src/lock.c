@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,19 +44,19 @@ real_destroy(void *conn, char **errstr)
 }
 
 /*
- * One round trip for the common case.  MySQL without Galera has no
+ * GET_LOCK without its fencing token, for a schema without the
+ * procedure (or a user without EXECUTE).  MySQL without Galera has no
  * wsrep_on variable (error 1193, raised before anything is evaluated, so
  * GET_LOCK did not run): ask again without it.  MariaDB always has it.
  */
 static enum db_status
-real_get_lock(
+real_get_lock_select(
     void *conn, const char *name, struct lock_acquire_row *row, char **errstr)
 {
 	struct db_result *r = NULL;
 	enum db_status    st;
 	int               wsrep = 1;
 
-	memset(row, 0, sizeof *row);
 	st = db_query(conn, &r, errstr,
 	    "SELECT GET_LOCK(%s, 0), CONNECTION_ID(), "
 	    "@@session.wait_timeout, @@wsrep_on",
@@ -79,6 +80,53 @@ real_get_lock(
 	row->wait_timeout = db_cell_dup(r, 0, 2);
 	if (wsrep)
 		row->wsrep_on = db_cell_dup(r, 0, 3);
+out:
+	db_result_free(r);
+	return st;
+}
+
+/*
+ * One round trip: cronguard_get_lock (sql/009_named_lock_fence.sql) takes
+ * the lock and, when it got it off Galera, the next fencing token.
+ * Before that migration, or without EXECUTE, it is GET_LOCK alone and
+ * lock_acquire takes the token in a second statement; the warning says
+ * how to get the single round trip back.  Failing before anything runs,
+ * the CALL took no lock.
+ */
+static enum db_status
+real_get_lock(
+    void *conn, const char *name, struct lock_acquire_row *row, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	unsigned          e;
+
+	memset(row, 0, sizeof *row);
+	st = db_query(conn, &r, errstr, "CALL cronguard_get_lock(%s)", name);
+	if (st == DB_ERR_QUERY &&
+	    ((e = db_errno(conn)) == ER_SP_DOES_NOT_EXIST ||
+	        e == ER_PROCACCESS_DENIED_ERROR)) {
+		log_kv(LOG_WARN, "lock_fence_extra_statement", "lock", name,
+		    "error", *errstr, "msg",
+		    e == ER_SP_DOES_NOT_EXIST
+		        ? "run cronguard db migrate: the fencing token costs "
+		          "a second statement until then"
+		        : "GRANT EXECUTE on the schema: the fencing token "
+		          "costs a second statement until then",
+		    NULL);
+		free(*errstr);
+		*errstr = NULL;
+		return real_get_lock_select(conn, name, row, errstr);
+	}
+	if (st != DB_OK)
+		goto out;
+	if ((st = db_one_row(r, 5, errstr)) != DB_OK)
+		goto out;
+	row->got = db_cell_dup(r, 0, 0);
+	row->connection_id = db_cell_dup(r, 0, 1);
+	row->wait_timeout = db_cell_dup(r, 0, 2);
+	row->wsrep_on = db_cell_dup(r, 0, 3);
+	row->fence = db_cell_dup(r, 0, 4);
 out:
 	db_result_free(r);
 	return st;
@@ -349,6 +397,7 @@ acquire_row_free(struct lock_acquire_row *row)
 	free(row->connection_id);
 	free(row->wait_timeout);
 	free(row->wsrep_on);
+	free(row->fence);
 }
 
 /* @@wsrep_on comes back as 0/1 (or ON/OFF from some servers). */
@@ -435,22 +484,30 @@ lock_lease_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 }
 
 /*
- * The named lock's fencing token, on the session that holds it, in a
- * second statement after GET_LOCK returned "1" (lease_fence_next).  Not
- * in GET_LOCK's round trip: a multi-statement batch needs
- * CLIENT_MULTI_STATEMENTS, switched on and off per call with a round trip
- * each (db_exec_script), or for the whole session, where the job's own
- * SQL also runs; and an INSERT ... SELECT around GET_LOCK has no result
- * set, so the exact "1"/"0"/NULL, the connection id, wait_timeout and
- * @@wsrep_on would need another statement anyway, and on Galera the
- * counter would be written before the guard refuses.  Its cost: 121 us
- * a statement against 70 us for SELECT 1 (2000 of each, one session,
- * MariaDB 10.11 on loopback), of a guarded run's seven statements.
- * t0811: one more per acquisition, none on a busy attempt.
+ * The named lock's fencing token: the one cronguard_get_lock took with
+ * the lock (row_fence), or, when it could not run, the next one from a
+ * second statement on the session that holds the lock (lease_fence_next).
+ * Not a multi-statement batch: that needs CLIENT_MULTI_STATEMENTS, on
+ * and off per call with a round trip each, or for the whole session,
+ * where the job's own SQL also runs.  Not INSERT ... SELECT GET_LOCK():
+ * it has no result set for GET_LOCK's exact answer, it writes the
+ * counter before the Galera check, and statement-based replication
+ * cannot log it safely.  t0811 counts the statements either way.
  */
 static enum lock_result
-lock_take_fence(struct lock *l, char **errstr)
+lock_take_fence(struct lock *l, const char *row_fence, char **errstr)
 {
+	const char *e;
+
+	if (row_fence != NULL) {
+		if (parse_ull(row_fence, ULLONG_MAX, &l->fence, &e) == 0 &&
+		    l->fence > 0)
+			return LOCK_OK;
+		*errstr = xasprintf("cronguard_get_lock(%s) returned the "
+		                    "fencing token '%s', not a positive number",
+		    l->name, row_fence);
+		return LOCK_ERR_VALUE;
+	}
 	if (l->ops->fence_next == NULL)
 		return LOCK_OK;
 	switch (l->ops->fence_next(l->conn, l->name, &l->fence, errstr)) {
@@ -531,7 +588,7 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 	switch (got) {
 	case 1:
 		l->held = 1;
-		if ((lr = lock_take_fence(l, errstr)) != LOCK_OK)
+		if ((lr = lock_take_fence(l, row.fence, errstr)) != LOCK_OK)
 			goto fail;
 		break;
 	case 0:

@@ -24,6 +24,8 @@ struct lock_acquire_row {
 	char *connection_id; /* CONNECTION_ID() */
 	char *wait_timeout;  /* @@session.wait_timeout, seconds */
 	char *wsrep_on;      /* @@wsrep_on; NULL when the server has none */
+	char *fence;         /* the fencing token taken with GET_LOCK's "1"
+	                      * (cronguard_get_lock); NULL when none was taken */
 };
 
 struct lock_holder {

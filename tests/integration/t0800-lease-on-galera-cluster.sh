@@ -86,6 +86,10 @@ awk '
 # Each run's fence is in its run record; the runs used the lease.
 assert_eq "$runs" "$(node_q 2 "SELECT COUNT(DISTINCT fence) FROM
     cg_$$.cronguard_runs WHERE outcome = 'success'")" "fenced run records"
+# One token per run: neither a busy attempt nor guard "auto"'s first try
+# of the named lock on a Galera node (cronguard_get_lock) took one.
+assert_eq "$runs" "$(node_q 3 "SELECT MAX(fence) FROM cg_$$.cronguard_leases")" \
+    "tokens issued"
 
 # ------------------------------------- 2. the lease holder's node is killed
 for n in 1 2 3; do host_config "$n" 60 4s; done

@@ -38,3 +38,28 @@ wait_for 10 released
 assert_exit 0 cg run j
 assert_eq "1 2 3 4" "$(fences)" "the next acquisition is one more"
 assert_eq 4 "$(counter)" "counter"
+
+# One round trip: the SQL job below runs on the lock's session and
+# records how many statements that session had run (Questions counts
+# the client's statements, not those inside the procedure).  Without
+# the procedure (a schema before migration 009) the token costs the
+# failed CALL and a second statement, and every acquisition says so.
+write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+jobs = { q = { sql = \"INSERT INTO t0811_q (n) SELECT VARIABLE_VALUE FROM
+    information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'QUESTIONS'\";
+    guard = \"named_lock\"; }; };"
+QLOCK=cronguard:$TEST_DB:q
+mysql_q "CREATE TABLE t0811_q (id INT AUTO_INCREMENT PRIMARY KEY, n BIGINT)"
+qcount() { mysql_q "SELECT n FROM t0811_q ORDER BY id DESC LIMIT 1"; }
+qfence() { mysql_q "SELECT fence FROM cronguard_leases WHERE name = '$QLOCK'"; }
+assert_exit 0 cg run q
+one=$(qcount)
+assert_eq 1 "$(qfence)" "SQL job's token"
+! grep -q lock_fence_extra_statement "$ERR" || fail "warned with the procedure"
+mysql_q "DROP PROCEDURE cronguard_get_lock"
+assert_exit 0 cg run q
+assert_eq 2 "$(qfence)" "the token without the procedure"
+assert_grep 'level=warn event=lock_fence_extra_statement' "$ERR"
+assert_grep 'run cronguard db migrate' "$ERR"
+assert_eq 2 "$(($(qcount) - one))" \
+    "statements before the job: the failed CALL and the fence's own"

@@ -87,8 +87,8 @@ DB_USER=cgpkg_$$
 DB_PASS=pw$$
 at_exit "mysql_admin \"DROP USER IF EXISTS '$DB_USER'@'%'\""
 mysql_admin "CREATE USER '$DB_USER'@'%' IDENTIFIED BY '$DB_PASS';
-    GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, ALTER, INDEX, DROP
-    ON \`$TEST_DB\`.* TO '$DB_USER'@'%'" || fail "cannot create $DB_USER"
+    GRANT SELECT, INSERT, UPDATE, DELETE, EXECUTE, CREATE, ALTER, INDEX,
+    DROP, CREATE ROUTINE, ALTER ROUTINE ON \`$TEST_DB\`.* TO '$DB_USER'@'%'" || fail "cannot create $DB_USER"
 chmod 711 "$TEST_TMP"
 SEC=$TEST_TMP/secrets
 RUN=$TEST_TMP/run
