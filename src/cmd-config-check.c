@@ -34,6 +34,15 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		    errstr, c->channels[i].name);
 		free(errstr);
 	}
+	/* The same for a job's ping_url_file, needed where the job runs. */
+	for (i = 0; i < c->njobs; i++) {
+		if (conf_read_job_secrets(c, c->jobs[i].name, &errstr) == 0)
+			continue;
+		fprintf(stderr,
+		    "cronguard: warning: %s (needed where job %s runs)\n",
+		    errstr, c->jobs[i].name);
+		free(errstr);
+	}
 	if (ferror(stdout)) {
 		fputs("cronguard: config check: cannot write to stdout\n",
 		    stderr);

@@ -103,10 +103,14 @@ cat > "$CONF" <<CONF
 runtime_dir = "$TEST_TMP/run";
 channels = { hook = { type = "http"; url = "https://hooks.example.com/x";
     signing_secret_file = "$TEST_TMP/missing.secret"; }; };
-jobs = { local = { command = [ "/bin/true" ]; guard = "none"; }; };
+jobs = { local = { command = [ "/bin/true" ]; guard = "none"; };
+    pinged = { command = [ "/bin/true" ]; guard = "none";
+        ping_url_file = "$TEST_TMP/missing.ping"; }; };
 CONF
 assert_exit 0 cg config check
 assert_grep "^cronguard: warning: $CONF:3: channels\.hook\.signing_secret_file: cannot read $TEST_TMP/missing\.secret: No such file or directory \(needed where outbox dispatch sends on channel hook\)" "$ERR"
+# The same for a job's ping URL file, needed where that job runs.
+assert_grep "^cronguard: warning: $CONF:6: jobs\.pinged\.ping_url_file: cannot read $TEST_TMP/missing\.ping: No such file or directory \(needed where job pinged runs\)" "$ERR"
 assert_exit 0 cg run local
 # outbox dispatch does need it: exit 78 with file:line, before any
 # connection attempt (the database here is unreachable: that would be 69).

@@ -118,6 +118,9 @@ assert_eq "$(ls /usr/share/cronguard/sql/*.sql | wc -l)" \
     "$(mysql_q 'SELECT COUNT(*) FROM cronguard_schema')" "migrations applied"
 assert_exit 0 as_cronguard /usr/bin/cronguard run leave-accrual
 [ -e "$RUN/ran" ] || fail "the guarded job did not run"
+# The README's runtime GRANTs include EXECUTE: the lock and its fencing
+# token in one round trip (cronguard_get_lock), no fallback warning.
+! grep -q lock_fence_extra_statement "$ERR" || { cat "$ERR"; fail "fence fallback"; }
 assert_eq "success" "$(mysql_q "SELECT outcome FROM cronguard_runs WHERE job = 'leave-accrual'")" "run record"
 mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
     VALUES ('billing', 'test.event', JSON_OBJECT('n', 1))"
