@@ -437,6 +437,18 @@ http_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	    ch, ch->multi, ch->nxfers, &http_multi_ops, msgs, n, ctl);
 }
 
+static void
+http_stream(struct channel *ch, struct send_ctl *ctl)
+{
+	channel_multi_stream(ch, ch->multi, ch->nxfers, &http_multi_ops, ctl);
+}
+
+static void
+http_wakeup(struct channel *ch)
+{
+	curl_multi_wakeup(ch->multi);
+}
+
 static int
 http_check(
     const struct conf_channel *cc, const struct outbox_msg *msg, char **why)
@@ -449,6 +461,8 @@ const struct channel_ops channel_http_ops = {
 	.type = "http",
 	.open = http_open,
 	.send = http_send,
+	.stream = http_stream,
+	.wakeup = http_wakeup,
 	.close = http_close,
 	.check = http_check,
 };

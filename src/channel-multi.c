@@ -127,32 +127,56 @@ channel_multi_reap(struct channel *ch, CURLM *multi,
 	return done;
 }
 
-void
-channel_multi_send(struct channel *ch, CURLM *multi, unsigned nslots,
-    const struct channel_multi_ops *ops, struct outbox_msg **msgs, size_t n,
+/* Where channel_multi_run takes its messages: an array (msgs, n), or
+ * ctl->next when msgs is NULL. */
+struct channel_multi_src {
+	struct outbox_msg **msgs;
+	size_t              n, next;
+};
+
+static struct outbox_msg *
+channel_multi_next(struct channel_multi_src *src, struct send_ctl *ctl)
+{
+	if (src->msgs == NULL)
+		return ctl->next(ctl);
+	return src->next < src->n ? src->msgs[src->next++] : NULL;
+}
+
+/*
+ * Start messages from src while a slot is free, each not before its
+ * not_before_ms, and drive the transfers, until src has nothing more and
+ * nothing is in flight, or the stop with nothing in flight.  Returns the
+ * message taken from src but never started (held back by its rate), or
+ * NULL.
+ */
+static struct outbox_msg *
+channel_multi_run(struct channel *ch, CURLM *multi, unsigned nslots,
+    const struct channel_multi_ops *ops, struct channel_multi_src *src,
     struct send_ctl *ctl)
 {
-	struct outbox_msg *msg;
-	size_t             next = 0;
+	struct outbox_msg *msg, *held = NULL;
 	unsigned           inflight = 0, done;
 	int                running, wait_ms;
 	int64_t            now;
 
 	for (;;) {
 		wait_ms = CHANNEL_MULTI_POLL_MS;
-		while (!*ctl->stop && next < n && inflight < nslots) {
-			msg = msgs[next];
-			if (msg->not_before_ms != 0 &&
-			    (now = now_mono_ms()) < msg->not_before_ms) {
-				if (msg->not_before_ms - now < wait_ms)
+		while (!*ctl->stop && inflight < nslots) {
+			if (held == NULL &&
+			    (held = channel_multi_next(src, ctl)) == NULL)
+				break;
+			if (held->not_before_ms != 0 &&
+			    (now = now_mono_ms()) < held->not_before_ms) {
+				if (held->not_before_ms - now < wait_ms)
 					wait_ms =
-					    (int)(msg->not_before_ms - now);
+					    (int)(held->not_before_ms - now);
 				break;
 			}
-			next++;
+			msg = held;
+			held = NULL;
 			inflight += channel_multi_start(ch, ops, msg, ctl);
 		}
-		if (inflight == 0 && (next == n || *ctl->stop))
+		if (inflight == 0 && (held == NULL || *ctl->stop))
 			break;
 
 		curl_multi_perform(multi, &running);
@@ -160,12 +184,38 @@ channel_multi_send(struct channel *ch, CURLM *multi, unsigned nslots,
 		inflight -= done;
 		/* A finished transfer frees a slot: start the next message
 		 * before waiting, or its connection idles until the poll
-		 * times out. */
-		if (done == 0 && (inflight > 0 || (next < n && !*ctl->stop)))
+		 * times out.  A stream's wakeup ends the wait too. */
+		if (done == 0)
 			curl_multi_poll(
 			    multi, NULL, 0, wait_ms > 0 ? wait_ms : 0, NULL);
 	}
+	return held;
+}
+
+void
+channel_multi_send(struct channel *ch, CURLM *multi, unsigned nslots,
+    const struct channel_multi_ops *ops, struct outbox_msg **msgs, size_t n,
+    struct send_ctl *ctl)
+{
+	struct channel_multi_src src = { msgs, n, 0 };
+	struct outbox_msg       *held;
+
 	/* Anything never started stays SEND_NONE: back to PENDING. */
-	for (; next < n; next++)
-		msgs[next]->result = SEND_NONE;
+	if ((held = channel_multi_run(ch, multi, nslots, ops, &src, ctl)) !=
+	    NULL)
+		held->result = SEND_NONE;
+	for (; src.next < n; src.next++)
+		msgs[src.next]->result = SEND_NONE;
+}
+
+void
+channel_multi_stream(struct channel *ch, CURLM *multi, unsigned nslots,
+    const struct channel_multi_ops *ops, struct send_ctl *ctl)
+{
+	struct channel_multi_src src = { NULL, 0, 0 };
+	struct outbox_msg       *held;
+
+	if ((held = channel_multi_run(ch, multi, nslots, ops, &src, ctl)) !=
+	    NULL)
+		held->result = SEND_NONE;
 }

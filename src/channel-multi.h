@@ -71,4 +71,13 @@ void channel_multi_send(struct channel *, CURLM *, unsigned nslots,
     const struct channel_multi_ops *, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl);
 
+/*
+ * channel_ops.stream for a libcurl channel: as channel_multi_send, with
+ * the messages ctl->next hands out, until it has none and nothing is in
+ * flight.  curl_multi_wakeup on multi (channel_ops.wakeup) makes it ask
+ * next again while it waits on its transfers.
+ */
+void channel_multi_stream(struct channel *, CURLM *, unsigned nslots,
+    const struct channel_multi_ops *, struct send_ctl *ctl);
+
 #endif

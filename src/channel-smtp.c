@@ -76,7 +76,7 @@ struct channel {
 	unsigned                   nxfers;
 	unsigned long long         messages; /* transfers finished */
 	unsigned long long         connects; /* connections opened */
-	bool auth_failed;   /* this batch: start nothing more */
+	bool auth_failed;   /* this batch or stream: start nothing more */
 	bool auth_reported; /* incident reported, until a message goes out */
 };
 
@@ -453,10 +453,25 @@ smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	    ch, ch->multi, ch->nxfers, &smtp_multi_ops, msgs, n, ctl);
 }
 
+static void
+smtp_stream(struct channel *ch, struct send_ctl *ctl)
+{
+	ch->auth_failed = false;
+	channel_multi_stream(ch, ch->multi, ch->nxfers, &smtp_multi_ops, ctl);
+}
+
+static void
+smtp_wakeup(struct channel *ch)
+{
+	curl_multi_wakeup(ch->multi);
+}
+
 const struct channel_ops channel_smtp_ops = {
 	.type = "smtp",
 	.open = smtp_open,
 	.send = smtp_send,
+	.stream = smtp_stream,
+	.wakeup = smtp_wakeup,
 	.close = smtp_close,
 	.check = smtp_check,
 };

@@ -41,13 +41,20 @@ struct outbox_msg {
 /*
  * Hooks the dispatcher gives a channel for one batch.  A channel calls
  * before_send just before starting each message (return non-zero to leave
- * that message unsent with SEND_NONE, e.g. circuit open) and after_send
- * once its result is known.  stop becomes non-zero on SIGTERM/SIGINT:
- * start nothing new, finish what is in flight within its timeout.
+ * that message unsent with SEND_NONE, e.g. circuit open; after_send is
+ * then not called for it) and after_send once its result is known.  stop
+ * becomes non-zero on SIGTERM/SIGINT: start nothing new, finish what is
+ * in flight within its timeout.
+ *
+ * next is for channel_ops.stream only: the next message to start, or NULL
+ * when none waits now (more may come: the stream calls it again whenever
+ * a slot is free, a transfer ends or wakeup is called).  before_send for
+ * a message next returned comes before next is called again.
  */
 struct send_ctl {
 	int (*before_send)(struct send_ctl *, struct outbox_msg *);
 	void (*after_send)(struct send_ctl *, struct outbox_msg *);
+	struct outbox_msg *(*next)(struct send_ctl *);
 	void                  *arg;
 	volatile sig_atomic_t *stop;
 };
@@ -64,6 +71,14 @@ struct channel_ops {
 	 * every msg->result.  Never touches the database. */
 	void (*send)(struct channel *, struct outbox_msg **msgs, size_t n,
 	    struct send_ctl *);
+	/* Optional: send what ctl->next hands out, up to the channel's
+	 * concurrency at once, until next returns NULL with nothing in
+	 * flight, or stop with nothing in flight.  NULL: the channel sends
+	 * whole batches only. */
+	void (*stream)(struct channel *, struct send_ctl *);
+	/* With stream: make a stream waiting on its transfers call next
+	 * again at once.  Safe from any thread. */
+	void (*wakeup)(struct channel *);
 	void (*close)(struct channel *);
 	/* Check msg as send would, sending nothing: 0, or -1 with *why
 	 * allocated when the payload could never be sent on this channel.

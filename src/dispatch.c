@@ -328,6 +328,10 @@ struct dbatch {
 	int64_t        claimed_ms; /* monotonic, just before the claim */
 	int64_t        claim_ms;   /* for -vv: the claim's duration */
 	int64_t        send_ms;    /* and the sends' */
+	int64_t        start_by;   /* streamed: no send starts after it */
+	size_t         handed;     /* streamed: messages handed out */
+	size_t         open;       /* of them, still without a result */
+	bool           tried;      /* streamed: one was attempted */
 	struct dbatch *next;
 };
 
@@ -351,6 +355,7 @@ struct dpipe {
 	enum db_status      st;       /* a helper thread's first failure */
 	char               *err;      /* and its message */
 	struct outbox_tally tally;    /* the finaliser's */
+	struct dchan       *stream;   /* the one channel, when it streams */
 	pthread_t           claimer, finaliser;
 	bool                has_claimer, has_finaliser;
 };
@@ -397,6 +402,15 @@ dispatch_tally_add(struct outbox_tally *to, const struct outbox_tally *t)
 	to->lost += t->lost;
 }
 
+/* A batch queued, or a failure: a stream waiting on its transfers asks
+ * for its next message at once, not after its next transfer ends. */
+static void
+dpipe_wake(struct dpipe *p)
+{
+	if (p->stream != NULL)
+		p->stream->ops->wakeup(p->stream->ch);
+}
+
 /* Record a helper thread's failure (the first one is kept) and stop
  * claiming.  Takes err.  Called with the lock held. */
 static void
@@ -409,6 +423,7 @@ dpipe_fail_locked(struct dpipe *p, enum db_status st, char *err)
 		free(err);
 	p->stopping = true;
 	pthread_cond_broadcast(&p->cond);
+	dpipe_wake(p);
 }
 
 /* Pass a stop request on to the claimer.  Only the main thread reads
@@ -493,6 +508,8 @@ dpipe_claimer(void *arg)
 			dbatchq_push(&p->sendq, b);
 			pthread_cond_broadcast(&p->cond);
 		}
+		if (got > 0)
+			dpipe_wake(p);
 		while (got < dp->batch && !p->stopping && p->inflight > 0)
 			pthread_cond_wait(&p->cond, &p->lock);
 		pthread_mutex_unlock(&p->lock);
@@ -550,13 +567,235 @@ dpipe_finaliser(void *arg)
 }
 
 /*
+ * Wait until a batch is queued to send, the claimer has ended, a helper
+ * thread failed or the stop.  Returns the failure, with its message in
+ * *errstr, not yet returned.  Called with the lock held.
+ */
+static enum db_status
+dpipe_await_locked(struct dispatch *dp, char **errstr)
+{
+	struct dpipe  *p = dp->pipe;
+	enum db_status st = DB_OK;
+
+	while (p->st == DB_OK && !*dp->stop && p->sendq.head == NULL &&
+	    !p->drained)
+		dpipe_wait_ms(p, 50);
+	if (p->st != DB_OK) {
+		st = p->st;
+		*errstr = p->err;
+		p->err = NULL;
+	}
+	dpipe_note_stop_locked(dp);
+	return st;
+}
+
+/*
+ * The streaming send (one unlimited channel, which streams): the channel
+ * starts a message whenever it has a free slot and one waits, batch after
+ * batch, and a batch goes to the finaliser as soon as every message of it
+ * has its result, so neither the slots nor the next claim wait for the
+ * slowest message of a group of batches.  The channel hands ctl back.
+ */
+struct dstream {
+	struct send_ctl  ctl; /* first */
+	struct dispatch *dp;
+	struct dbatchq   sending; /* taken from sendq, not finalised yet */
+	struct dbatch   *feed;    /* the last taken, whose messages next
+	                           * hands out, while it is sending */
+	size_t left;              /* batches it may still take */
+	size_t taken;             /* messages in the batches taken */
+	bool   tried;             /* a message was attempted */
+};
+
+/* The batch of msg among those being sent: a claim's messages are one
+ * array (outbox.c). */
+static struct dbatch *
+dstream_owner(struct dstream *s, const struct outbox_msg *msg)
+{
+	struct dbatch *b;
+	uintptr_t      m = (uintptr_t)msg, first;
+
+	for (b = s->sending.head; b != NULL; b = b->next) {
+		first = (uintptr_t)b->c.storage;
+		if (m >= first && m < first + b->c.n * sizeof *b->c.storage)
+			return b;
+	}
+	return NULL;
+}
+
+/*
+ * One more message of b has its result (or will never be started): once
+ * every message has one, b goes to the finaliser.  A batch of which
+ * nothing was attempted stops the claims, as dpipe_step does: claiming
+ * again would spin on rows nothing could send (a login refused).
+ */
+static void
+dstream_settle(struct dstream *s, struct dbatch *b)
+{
+	struct dpipe   *p = s->dp->pipe;
+	struct dbatch **pp;
+
+	if (--b->open > 0 || b->handed < b->c.n)
+		return;
+	for (pp = &s->sending.head; *pp != b; pp = &(*pp)->next)
+		;
+	if ((*pp = b->next) == NULL)
+		s->sending.tail = pp;
+	if (s->feed == b)
+		s->feed = NULL;
+	b->send_ms = now_mono_ms() - b->send_ms;
+	pthread_mutex_lock(&p->lock);
+	dbatchq_push(&p->finq, b);
+	if (!b->tried)
+		p->stopping = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The next batch queued, or NULL: none now, none allowed, the stop or a
+ * helper thread's failure. */
+static struct dbatch *
+dstream_take(struct dstream *s)
+{
+	struct dispatch *dp = s->dp;
+	struct dpipe    *p = dp->pipe;
+	struct dbatch   *b = NULL;
+	int64_t          until;
+
+	if (s->left == 0)
+		return NULL;
+	pthread_mutex_lock(&p->lock);
+	dpipe_note_stop_locked(dp);
+	if (p->st == DB_OK && !*dp->stop)
+		b = dbatchq_pop(&p->sendq);
+	pthread_mutex_unlock(&p->lock);
+	if (b == NULL)
+		return NULL;
+	s->left--;
+	s->taken += b->c.n;
+	/* As dispatch_send: a send started later could still run when the
+	 * row is stale and another worker may be sending it again. */
+	until = b->claimed_ms + dp->conf->outbox.lease_ms -
+	    p->stream->conf->timeout_ms;
+	b->start_by = dp->until != 0 && dp->until < until ? dp->until : until;
+	b->send_ms = now_mono_ms();
+	dbatchq_push(&s->sending, b);
+	return b;
+}
+
+static struct outbox_msg *
+dstream_next(struct send_ctl *ctl)
+{
+	struct dstream *s = (struct dstream *)ctl;
+	struct dbatch  *b = s->feed;
+
+	if (*s->dp->stop)
+		return NULL;
+	if (b == NULL || b->handed == b->c.n) {
+		if ((b = s->feed = dstream_take(s)) == NULL)
+			return NULL;
+	}
+	b->open++;
+	return b->c.msgs[b->handed++];
+}
+
+/* A message (of the feed: next handed it out last) starts only within
+ * its claim's lease, and before the --for deadline. */
+static int
+dstream_before(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	struct dstream *s = (struct dstream *)ctl;
+
+	(void)msg;
+	if (now_mono_ms() < s->feed->start_by)
+		return 0;
+	dstream_settle(s, s->feed);
+	return 1;
+}
+
+static void
+dstream_after(struct send_ctl *ctl, struct outbox_msg *msg)
+{
+	struct dstream *s = (struct dstream *)ctl;
+	struct dbatch  *b = dstream_owner(s, msg);
+
+	if (msg->result == SEND_OK)
+		faultpoint("after_send");
+	if (msg->result != SEND_NONE)
+		s->tried = b->tried = true;
+	dstream_settle(s, b);
+}
+
+/*
+ * Stream the queued batches through the pipeline's channel and hand each
+ * to the finaliser once it is done.  Batches claimed meanwhile join the
+ * stream, unless limited channels wait for their turn on this thread:
+ * then only those queued now.  What is never started (the stop, a
+ * failure) goes to the finaliser unsent.
+ */
+static enum db_status
+dpipe_stream(
+    struct dispatch *dp, size_t *claimed, bool *attempted, char **errstr)
+{
+	struct dpipe  *p = dp->pipe;
+	struct dstream s;
+	struct dbatch *b;
+	enum db_status st;
+	size_t         i;
+
+	memset(&s, 0, sizeof s);
+	s.ctl.before_send = dstream_before;
+	s.ctl.after_send = dstream_after;
+	s.ctl.next = dstream_next;
+	s.ctl.arg = &s;
+	s.ctl.stop = dp->stop;
+	s.dp = dp;
+	dbatchq_init(&s.sending);
+	pthread_mutex_lock(&p->lock);
+	st = dpipe_await_locked(dp, errstr);
+	s.left = SIZE_MAX;
+	for (i = 0; i < dp->nchans; i++) {
+		if (dp->chans[i].limited) {
+			for (s.left = 0, b = p->sendq.head; b != NULL;
+			     b = b->next)
+				s.left++;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (st != DB_OK)
+		return st;
+
+	p->stream->ops->stream(p->stream->ch, &s.ctl);
+	*claimed += s.taken;
+	*attempted = *attempted || s.tried;
+	pthread_mutex_lock(&p->lock);
+	while ((b = dbatchq_pop(&s.sending)) != NULL) {
+		b->send_ms = now_mono_ms() - b->send_ms;
+		dbatchq_push(&p->finq, b);
+	}
+	if (s.taken > 0 && !s.tried)
+		p->stopping = true;
+	if (p->st != DB_OK) {
+		st = p->st;
+		*errstr = p->err;
+		p->err = NULL;
+	}
+	dpipe_note_stop_locked(dp);
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return st;
+}
+
+/*
  * Send every claimed batch waiting, together, and hand them to the
- * finaliser.  Together, so that a slow sink sees the messages of several
- * batches at once instead of each batch waiting for its slowest message
- * before the next starts; each sends within the lease of the oldest
- * claim among them.  *claimed stays 0 when the claimer has ended with
- * nothing left to send (or on stop); a failure of a helper thread is
- * returned with its message.
+ * finaliser (a channel that does not stream, or several channels).
+ * Together, so that a slow sink sees the messages of several batches at
+ * once instead of each batch waiting for its slowest send before the
+ * next starts; each sends within the lease of the oldest claim among
+ * them.  *claimed stays 0 when the claimer has ended with nothing left to
+ * send (or on stop); a failure of a helper thread is returned with its
+ * message.
  */
 static enum db_status
 dpipe_step(struct dispatch *dp, size_t *claimed, bool *attempted, char **errstr)
@@ -565,25 +804,20 @@ dpipe_step(struct dispatch *dp, size_t *claimed, bool *attempted, char **errstr)
 	struct dbatchq q;
 	struct dbatch *b;
 	struct claim   all;
-	enum db_status st = DB_OK;
+	enum db_status st;
 	bool           tried = false;
 	size_t         i, n = 0;
 	int64_t        t0, oldest;
 
+	if (p->stream != NULL)
+		return dpipe_stream(dp, claimed, attempted, errstr);
 	dbatchq_init(&q);
 	pthread_mutex_lock(&p->lock);
-	while (p->st == DB_OK && !*dp->stop && p->sendq.head == NULL &&
-	    !p->drained)
-		dpipe_wait_ms(p, 50);
-	if (p->st != DB_OK) {
-		st = p->st;
-		*errstr = p->err;
-		p->err = NULL;
-	} else if (!*dp->stop && p->sendq.head != NULL) {
+	st = dpipe_await_locked(dp, errstr);
+	if (p->st == DB_OK && !*dp->stop && p->sendq.head != NULL) {
 		q = p->sendq;
 		dbatchq_init(&p->sendq);
 	}
-	dpipe_note_stop_locked(dp);
 	pthread_mutex_unlock(&p->lock);
 	if (q.head == NULL)
 		return st;
@@ -684,9 +918,15 @@ dpipe_start(struct dispatch *dp)
 	p->dp = dp;
 	p->names = xcalloc(dp->nchans + 1, sizeof *p->names);
 	for (i = 0; i < dp->nchans; i++) {
-		if (!dp->chans[i].limited)
+		if (!dp->chans[i].limited) {
 			p->names[p->nnames++] = dp->chans[i].conf->name;
+			p->stream = &dp->chans[i];
+		}
 	}
+	/* Several channels' sends would take turns on this thread: they
+	 * go as groups of batches (dpipe_step). */
+	if (p->nnames != 1 || dp->no_send || p->stream->ops->stream == NULL)
+		p->stream = NULL;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	dbatchq_init(&p->sendq);
