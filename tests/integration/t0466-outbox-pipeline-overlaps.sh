@@ -2,22 +2,22 @@
 # outbox.pipeline = 3: while a batch is sent, the next ones are claimed
 # (a slow sink sees more than one batch in flight; at pipeline = 1 a
 # batch's requests start only after the previous batch's answers, at
-# least the sink's delay apart); SIGTERM with batches claimed ahead puts
-# every unsent row back at once, no attempt counted; and a key whose
-# message is in flight is not claimed ahead (its next message waits for
-# the first, which fails once, to be SENT).
+# least the sink's delay apart); SIGTERM with batches claimed ahead, one
+# of them half started, puts every unsent row back at once, no attempt
+# counted; and a key whose message is in flight is not claimed ahead (its
+# next message waits for the first, which fails once, to be SENT).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 
-# conf DEPTH PATH: batch 10, a slow channel "hook" and "first", whose
-# messages fail once each.
+# conf DEPTH PATH [CONCURRENCY [CHANNEL]]: batch 10, a channel "hook"
+# (concurrency 40) to PATH, and CHANNEL's configuration if given.
 conf() {
 	write_config "$CONF" "
 outbox = { batch_size = 10; pipeline = $1; lease = \"10m\"; max_attempts = 5;
            backoff = { initial = \"1ms\"; jitter = 0.0; }; };
 channels = {
-  hook = { type = \"http\"; url = \"$HTTP_BASE/$2\"; concurrency = 40; timeout = \"5s\"; };
-  first = { type = \"http\"; url = \"$HTTP_BASE/first/fail-first=1\"; concurrency = 40; };
+  hook = { type = \"http\"; url = \"$HTTP_BASE/$2\"; concurrency = ${3:-40}; timeout = \"5s\"; };
+  ${4:-}
 };"
 }
 fill() {
@@ -50,14 +50,16 @@ fill
 assert_exit 0 cg outbox dispatch
 assert_eq 10 "$(most serial/ 900)" "pipeline 1: requests within 0.9 s (one batch)"
 
-# 2. SIGTERM while the first batch is sent and the next are claimed ahead.
-conf 3 term/delay=1500
+# 2. SIGTERM while the first batch and half the second are sent (15 at a
+# time) and the third is claimed ahead.
+conf 3 term/delay=1500 15
 fill
 "$CRONGUARD_BIN" -c "$CONF" -v outbox dispatch > "$TEST_TMP/d.out" 2> "$TEST_TMP/d.err" &
 pid=$!
 wait_for 10 sh -c "[ \$(grep -c '/$TEST_ID/term' '$HTTP_LOG') -ge 1 ]"
 all_claimed() { [ "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'PROCESSING'")" -eq 30 ]; }
 wait_for 10 all_claimed
+wait_for 5 sh -c "[ \$(grep -c '/$TEST_ID/term' '$HTTP_LOG') -ge 15 ]"
 sent=$(http_count "/$TEST_ID/term")
 echo "requests started before SIGTERM: $sent of 30"
 kill -TERM "$pid"
@@ -73,9 +75,10 @@ assert_eq $((30 - sent)) "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
 
 # 3. Ten keys, ten messages each, in id order k0..k9, k0..k9, ...: the
 # first claim is the first message of each key (a full batch, so the next
-# claim follows at once); those fail once.  The second of a key must not
-# be claimed while its first is in flight, or it is delivered first.
-conf 3 hook
+# claim follows at once) on channel "first", where each fails once.  The
+# second of a key must not be claimed while its first is in flight, or it
+# is delivered first.
+conf 3 hook 40 "first = { type = \"http\"; url = \"$HTTP_BASE/first/fail-first=1\"; concurrency = 40; };"
 mysql_q "DELETE FROM outbox_messages;
     INSERT INTO outbox_messages (channel, event_type, ordering_key, payload)
     SELECT IF(seq <= 10, 'first', 'hook'), 't', CONCAT('k', seq % 10),

@@ -40,6 +40,8 @@ path, in any order; other segments are free (use them to name your test):
     fail-rate=P       P percent of requests (at random) answer fail-status
     stall-rate=P      P percent of requests (at random) wait stall= MS
     stall=MS          milliseconds for stall-rate (default 30000)
+    stall-first=MS    the first request to this path waits MS milliseconds
+                      instead of delay= (one slow message among fast ones)
 Examples:
     /t0410/status=503
     /t0410/status=429/retry-after=5
@@ -189,6 +191,9 @@ class Handler(BaseHTTPRequestHandler):
         delay = int_or(faults.get("delay"), 0)
         if random.random() * 100 < int_or(faults.get("stall-rate"), 0):
             delay = int_or(faults.get("stall"), 30000)
+        if ("stall-first" in faults
+                and STATE.count_attempt(("stall-first", raw_path)) == 1):
+            delay = int_or(faults["stall-first"], 0)
         if delay > 0:
             time.sleep(delay / 1000.0)
         if drop:
