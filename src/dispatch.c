@@ -304,14 +304,18 @@ out:
  *	main thread       (none)    the channel sends    sendq -> finq
  *	finaliser thread  fin_db    outbox_finalise      finq -> freed
  *
- * At most N batches are claimed and not yet finalised (inflight).  Each
- * batch keeps every guarantee of the serial path: its claim is one short
+ * At most N batches are claimed and not yet finalised (inflight).  With
+ * one unlimited channel that streams (http, smtp) the main thread's sends
+ * do not go batch by batch: the channel starts a claimed message whenever
+ * it has a free slot and a batch goes to finq once all its messages have
+ * a result (dpipe_stream).  Each batch keeps every guarantee of the
+ * serial path: its claim is one short
  * transaction on a session that holds no other; its sends start only
  * within its claim's lease (dispatch_send, from claimed_ms); its finalise
- * is fenced by its claim token; a batch still queued when the pass ends
- * (stop, deadline, error) is finalised unsent: PENDING again, no attempt
- * counted.  Per-key ordering needs nothing more: a batch's rows are
- * PROCESSING from its claim's commit until its finalise, and a claim
+ * is fenced by its claim token; the messages of a batch not started when
+ * the pass ends (stop, deadline, error) are finalised unsent: PENDING
+ * again, no attempt counted.  Per-key ordering needs nothing more: a batch's
+ *rows are PROCESSING from its claim's commit until its finalise, and a claim
  * skips every row whose key has an earlier PROCESSING row, so a key has
  * at most one message in flight.  Channels with a rate, quota or circuit
  * keep the serial path on the main connection, between pipelined
@@ -403,7 +407,8 @@ dispatch_tally_add(struct outbox_tally *to, const struct outbox_tally *t)
 }
 
 /* A batch queued, or a failure: a stream waiting on its transfers asks
- * for its next message at once, not after its next transfer ends. */
+ * for its next message at once, not after its next transfer ends
+ * (curl_multi_wakeup may be called from any thread: its man page). */
 static void
 dpipe_wake(struct dpipe *p)
 {
