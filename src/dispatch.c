@@ -309,18 +309,19 @@ out:
  * do not go batch by batch: the channel starts a claimed message whenever
  * it has a free slot and a batch goes to finq once all its messages have
  * a result (dpipe_stream).  Each batch keeps every guarantee of the
- * serial path: its claim is one short
- * transaction on a session that holds no other; its sends start only
- * within its claim's lease (dispatch_send, from claimed_ms); its finalise
- * is fenced by its claim token; the messages of a batch not started when
- * the pass ends (stop, deadline, error) are finalised unsent: PENDING
- * again, no attempt counted.  Per-key ordering needs nothing more: a batch's
- *rows are PROCESSING from its claim's commit until its finalise, and a claim
- * skips every row whose key has an earlier PROCESSING row, so a key has
- * at most one message in flight.  Channels with a rate, quota or circuit
- * keep the serial path on the main connection, between pipelined
- * batches: their fleet-wide reservations are made for the one batch about
- * to be claimed, as before.
+ * serial path: its claim is one short transaction on a session that holds
+ * no other; its sends start only within its claim's lease (from
+ * claimed_ms: dispatch_send, dstream_before); its finalise is fenced by
+ * its claim token; the messages of a batch not started when the pass
+ * ends (stop, deadline, error) are finalised unsent: PENDING again, no
+ * attempt counted.
+ * Per-key ordering needs nothing more: a batch's rows are PROCESSING
+ * from its claim's commit until its finalise, and a claim skips every row
+ * whose key has an earlier PROCESSING row, so a key has at most one
+ * message in flight.  Channels with a rate, quota or circuit keep the
+ * serial path on the main connection, between pipelined batches: their
+ * fleet-wide reservations are made for the one batch about to be claimed,
+ * as before.
  *
  * One mutex and one condition variable guard the queues and the flags;
  * every change broadcasts.  The helper threads block every signal, so
