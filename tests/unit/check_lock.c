@@ -34,6 +34,7 @@ struct fake {
 	/* script */
 	int                connect_fail_from; /* nth connect fails; 0 never */
 	struct fval        get_lock;
+	const char        *fence; /* cronguard_get_lock's token, or NULL */
 	const char        *wsrep;
 	enum db_status     release_st;
 	struct fval        release;
@@ -149,6 +150,7 @@ f_get_lock(
 	row->got = fdup(F.get_lock);
 	row->connection_id = xasprintf("%llu", c->id);
 	row->wsrep_on = F.wsrep != NULL ? xstrdup(F.wsrep) : NULL;
+	row->fence = F.fence != NULL ? xstrdup(F.fence) : NULL;
 	F.lock_session = c->id;
 	return (DB_OK);
 }
@@ -500,6 +502,43 @@ START_TEST(get_lock_null)
 }
 END_TEST
 
+/* The token taken in GET_LOCK's round trip is the job's, exactly. */
+START_TEST(get_lock_fence_taken)
+{
+	struct lock l;
+
+	F.fence = "18446744073709551615";
+	take(&l);
+	ck_assert_uint_eq(l.fence, 18446744073709551615ULL);
+	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_OK);
+	ck_assert_int_eq(F.releases, 1);
+}
+END_TEST
+
+/* A token that is not a positive number is never handed to a job: the
+ * lock is given back with its session. */
+static const char *const bad_fence[] = { "0", "", "-1", "1x", "x",
+	"18446744073709551616" };
+
+START_TEST(get_lock_fence_junk)
+{
+	struct lock        l;
+	struct lock_holder h;
+	char              *errstr = NULL;
+	enum lock_result   lr;
+
+	F.fence = bad_fence[_i];
+	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
+	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
+	lr = lock_acquire(&l, &h, &errstr);
+	ck_assert_int_eq(lr, LOCK_ERR_VALUE);
+	ck_assert_ptr_nonnull(strstr(errstr, "fencing token"));
+	ck_assert_int_eq(l.held, 0);
+	ck_assert_ptr_null(l.conn);
+	free(errstr);
+}
+END_TEST
+
 START_TEST(galera_refused)
 {
 	struct lock        l;
@@ -824,6 +863,9 @@ lock_suite(void)
 	tcase_add_loop_test(
 	    tc, get_lock_junk_not_acquired, 0, (int)nitems(junk));
 	tcase_add_test(tc, get_lock_null);
+	tcase_add_test(tc, get_lock_fence_taken);
+	tcase_add_loop_test(
+	    tc, get_lock_fence_junk, 0, sizeof bad_fence / sizeof bad_fence[0]);
 	tcase_add_test(tc, galera_refused);
 	tcase_add_loop_test(
 	    tc, galera_refused_when_busy, 0, (int)nitems(galera_got));
