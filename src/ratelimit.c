@@ -71,12 +71,13 @@ struct ratelimit {
 	int       quota_exhausted; /* the last gate found none left */
 
 	/* circuit */
-	unsigned            db_failures; /* as read at reserve */
-	int                 probe;       /* this batch is the half-open probe */
-	unsigned            tail;        /* trailing transient failures */
-	int                 reset;       /* a send reached the server */
-	unsigned            attempts;
-	char               *error;   /* last transient failure */
+	unsigned db_failures; /* as read at reserve */
+	int      probe;       /* this batch is the half-open probe */
+	unsigned tail;        /* trailing transient failures */
+	int      reset;       /* a send reached the server */
+	int      fault;       /* the channel itself failed (a refused login) */
+	unsigned attempts;
+	char    *error;              /* last transient failure */
 	unsigned long long *started; /* ids that passed before_send */
 	size_t              nstarted;
 	size_t              capstarted;
@@ -140,6 +141,7 @@ rl_batch_reset(struct ratelimit *rl)
 	rl->probe = 0;
 	rl->tail = 0;
 	rl->reset = 0;
+	rl->fault = 0;
 	rl->attempts = 0;
 	rl->nstarted = 0;
 	free(rl->error);
@@ -438,6 +440,18 @@ ratelimit_trim(struct ratelimit *rl, unsigned granted, int64_t deadline_ms)
 	return granted < k ? granted : k;
 }
 
+/*
+ * The failures that open the circuit: circuit.failures, or one when the
+ * channel itself failed (a refused login, SMTP 535 or AMQP
+ * ACCESS_REFUSED): no retry can succeed before an operator acts, so
+ * trying again until the threshold only repeats the refusal.
+ */
+static unsigned
+rl_threshold(const struct ratelimit *rl)
+{
+	return rl->fault ? 1 : rl->conf->circuit_failures;
+}
+
 /* Consecutive transient failures as this batch knows them. */
 static unsigned
 rl_failures(const struct ratelimit *rl)
@@ -520,6 +534,8 @@ rl_after_send(struct send_ctl *ctl, struct outbox_msg *msg)
 	if (msg->result == SEND_RETRY ||
 	    (msg->result == SEND_NONE && msg->error != NULL)) {
 		rl->tail++;
+		if (msg->result == SEND_NONE)
+			rl->fault = 1;
 		free(rl->error);
 		rl->error = xstrdup(
 		    msg->error != NULL ? msg->error : "transient failure");
@@ -527,6 +543,7 @@ rl_after_send(struct send_ctl *ctl, struct outbox_msg *msg)
 		/* The server answered: the channel works. */
 		rl->reset = 1;
 		rl->tail = 0;
+		rl->fault = 0;
 	}
 }
 
@@ -566,7 +583,7 @@ rl_settle_sql(struct ratelimit *rl, struct db *db, struct buf *sql,
     unsigned giveback, unsigned slots, int circuit, char **errstr)
 {
 	struct buf newf;
-	unsigned   thr = rl->conf->circuit_failures;
+	unsigned   thr = rl_threshold(rl);
 	int        rc = -1;
 
 	buf_init(&newf);
@@ -640,11 +657,12 @@ ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
 	if (rl->rate_reserved > rl->rate_used)
 		slots = rl->rate_reserved - rl->rate_used;
 
-	thr = rl->conf->circuit_failures;
+	thr = rl_threshold(rl);
 	failures = rl_failures(rl);
 	if (rl_has_circuit(rl) && rl->attempts > 0) {
-		opening =
-		    failures >= thr && (rl->db_failures < thr || rl->probe);
+		/* A batch that sends finds the circuit closed or probing. */
+		opening = failures >= thr &&
+		    (rl->fault || rl->db_failures < thr || rl->probe);
 		closing = rl->reset && failures < thr &&
 		    (rl->db_failures >= thr || rl->probe);
 		/* Write only what changes the shared count. */

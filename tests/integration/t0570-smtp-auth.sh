@@ -58,10 +58,11 @@ assert_eq "SENT" "$(mysql_q "SELECT status FROM outbox_messages")"
 assert_eq 1 "$(smtp_count)" "received"
 assert_grep '"event": "auth", .*"ok": true' "$TEST_TMP/auth/log"
 
-# A wrong password: every row stays as it was, the circuit opens (one
-# refusal is enough with failures = 1) and one incident is reported.
+# A wrong password: every row stays as it was, the circuit opens at the
+# first refusal (whatever circuit.failures says: retrying cannot succeed
+# before an operator acts) and one incident is reported.
 write_config "$CONF" "$(channels "$TEST_TMP/bad" \
-    'allow_plaintext_auth = true; circuit = { failures = 1; cooldown = "1m"; };')"
+    'allow_plaintext_auth = true; circuit = { failures = 5; cooldown = "1m"; };')"
 mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, next_attempt_at)
     SELECT 'mail', 'auth-bad', JSON_OBJECT('to', CONCAT('u', seq, '@$MAIL_DOMAIN'), 'text', 'x'),
     NOW(6) - INTERVAL 1 SECOND FROM seq_1_to_5"
