@@ -226,8 +226,8 @@ amqp_json_field(const struct outbox_msg *msg, const char *name, size_t n)
 	json_t *j, *v;
 	char   *key, *out = NULL;
 
-	if ((j = json_loadb(
-	         msg->payload, msg->payload_len, JSON_ALLOW_NUL, NULL)) == NULL)
+	if ((j = json_loadb(msg->payload, msg->payload_len,
+	         JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, NULL)) == NULL)
 		return NULL;
 	key = xstrndup(name, n);
 	if ((v = json_object_get(j, key)) != NULL && json_is_string(v))

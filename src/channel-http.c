@@ -136,9 +136,12 @@ channel_http_check(const struct outbox_msg *msg, char **why)
 		return -1;
 	}
 	/* Without JSON_DECODE_ANY jansson accepts only an object or array;
-	 * "\u0000" inside a string is valid JSON (RFC 8259), and the body
+	 * "\u0000" inside a string is valid JSON (RFC 8259), and so is an
+	 * integer beyond 64 bits (an id of 30 digits, an amount in wei):
+	 * JSON_DECODE_INT_AS_REAL keeps jansson from refusing it.  The body
 	 * goes out as the bytes stored. */
-	j = json_loadb(msg->payload, msg->payload_len, JSON_ALLOW_NUL, &err);
+	j = json_loadb(msg->payload, msg->payload_len,
+	    JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &err);
 	if (j == NULL) {
 		*why = xasprintf("payload is not a JSON object or array: "
 		                 "line %d column %d: %s",

@@ -98,8 +98,10 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 		payload = data;
 	}
-	/* "\u0000" inside a string is valid JSON (RFC 8259). */
-	j = json_loads(payload, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+	/* "\u0000" inside a string is valid JSON (RFC 8259), and so is an
+	 * integer beyond 64 bits. */
+	j = json_loads(payload,
+	    JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &jerr);
 	if (j == NULL) {
 		fprintf(stderr,
 		    "cronguard: outbox enqueue: payload is not valid JSON: line %d column %d: %s\n",

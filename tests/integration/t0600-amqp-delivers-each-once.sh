@@ -5,7 +5,8 @@
 # the rows, each message_id once, with their properties (persistent,
 # application/json, message_id, type = event_type, timestamp = created_at)
 # and headers (ordering_key when the row has one, attempts = 1), and the
-# payload as the body.
+# payload as the body.  Every tenth payload holds an integer beyond 64
+# bits: still valid JSON, its routing key still read from payload.q.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 . "$CRONGUARD_SRCDIR/scripts/testenv-rabbitmq"
@@ -21,7 +22,9 @@ channels = {
 assert_exit 0 cg db migrate
 mysql_q "INSERT INTO outbox_messages (channel, event_type, ordering_key, payload)
     SELECT 'bus', 'test.event', IF(seq % 2 = 0, CONCAT('key-', seq), NULL),
-        JSON_OBJECT('q', 'q', 'n', seq, 'pad', REPEAT('x', 150))
+        JSON_OBJECT('q', 'q', 'n', IF(seq % 10 = 0,
+            CAST(CONCAT(seq, '000000000000000000000') AS DECIMAL(40, 0)), seq),
+            'pad', REPEAT('x', 150))
     FROM seq_1_to_$N"
 assert_exit 0 cg -v outbox dispatch
 assert_grep "event=outbox_dispatched sent=$N retried=0 failed=0" "$ERR"

@@ -3,7 +3,9 @@
 # (64, 128, 191 characters) is bad input, exit 65 naming the option, not
 # "database unavailable" (69).  A payload that is valid JSON with \u0000
 # in a string is accepted by enqueue and delivered by the HTTP channel
-# (the body as stored), not FAILED as "not a JSON object or array".
+# (the body as stored), not FAILED as "not a JSON object or array"; so is
+# one with an integer beyond 64 bits (jansson's json_int_t), which MariaDB
+# stores as valid JSON: it is not FAILED as "too big integer".
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 write_config "$CONF" "
@@ -25,8 +27,12 @@ assert_exit 0 cg outbox enqueue --channel hook --type t \
 assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE channel <> 'hook'")"
 
 assert_exit 0 cg outbox enqueue --channel hook --type t --payload '{"a": "x\u0000y"}'
+BIG='{"wei": 123456789012345678901234567890}'
+assert_exit 0 cg outbox enqueue --channel hook --type t --payload "$BIG"
 assert_exit 0 cg outbox dispatch
-assert_eq "SENT SENT" "$(mysql_q "SELECT status FROM outbox_messages ORDER BY id" | tr '\n' ' ' | sed 's/ $//')" "states"
-assert_eq 2 "$(http_count)" "requests sent"
+assert_eq "SENT SENT SENT" "$(mysql_q "SELECT status FROM outbox_messages ORDER BY id" | tr '\n' ' ' | sed 's/ $//')" "states"
+assert_eq 3 "$(http_count)" "requests sent"
 http_field body | grep -qF 'x\u0000y' || fail "body with \\u0000 not sent as stored"
+http_field body | grep -qF '123456789012345678901234567890' ||
+    fail "body with a 30-digit integer not sent as stored"
 echo "PASS: $TEST_NAME"

@@ -106,6 +106,12 @@ START_TEST(test_payload_check)
 	                     "{\"a\": 1}", &why),
 	    0);
 	ck_assert_int_eq(check_msg("x", "[1, 2]", &why), 0);
+	/* Valid JSON that jansson's integers cannot hold is still sent. */
+	ck_assert_int_eq(check_msg("x",
+	                     "{\"wei\": 123456789012345678901234567890, "
+	                     "\"n\": -99999999999999999999}",
+	                     &why),
+	    0);
 	ck_assert_int_eq(check_msg("x", "42", &why), -1);
 	ck_assert_ptr_nonnull(strstr(why, "not a JSON object or array"));
 	free(why);
