@@ -1,0 +1,66 @@
+/*
+ * schedule.h: cron(5) schedules and the time zones they are evaluated in
+ * (cronguard.conf(5), "Schedules").
+ *
+ * An expression has five fields (minute hour day-of-month month
+ * day-of-week) with lists, ranges, steps, month and day names and 7 as
+ * Sunday; a restricted day of month and day of week match when either
+ * does; or it is one of the macros @yearly @annually @monthly @weekly
+ * @daily @midnight @hourly.
+ *
+ * Instants are Unix seconds (int64_t).  A local time is mapped to an
+ * instant so that the map only grows: a local time that does not exist
+ * (spring forward) is the first instant after the gap; a local time that
+ * occurs twice (fall back) is its first occurrence.  So a slot is never
+ * run twice and never skipped because of a transition.
+ *
+ * Nothing here reads a clock: "now" is the caller's (the database's).
+ */
+#ifndef CRONGUARD_SCHEDULE_H
+#define CRONGUARD_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct schedule;
+struct tzone;
+
+/* Parse expr.  0 and *out (schedule_free), or -1 with *errstr naming the
+ * field and what is wrong ("day-of-week: 8 is out of range 0-7"). */
+int  schedule_parse(const char *expr, struct schedule **out, char **errstr);
+void schedule_free(struct schedule *);
+/* The expression as given (for jobs list, jobs crontab). */
+const char *schedule_text(const struct schedule *);
+
+/*
+ * A zone: an IANA name from the host's time-zone database (tzdata:
+ * "Europe/Berlin", "UTC"), or a fixed offset "+09:00" / "-05:30" (no
+ * tables needed).  0 and *out (tzone_free), or -1 with *errstr.
+ */
+int  tzone_open(const char *name, struct tzone **out, char **errstr);
+void tzone_free(struct tzone *);
+const char *tzone_name(const struct tzone *);
+
+/* The latest slot at or before t: 0 and *slot, or -1 when the schedule
+ * has none in the years the search covers (it never matches). */
+int schedule_prev(const struct schedule *, const struct tzone *, int64_t t,
+    int64_t *slot);
+/* The earliest slot after t (strictly): 0 and *slot, or -1. */
+int schedule_next(const struct schedule *, const struct tzone *, int64_t t,
+    int64_t *slot);
+/* Whether instant t is one of the schedule's slots: 1 or 0. */
+int schedule_contains(const struct schedule *, const struct tzone *, int64_t t);
+
+/* RFC 3339 with the zone's offset at t, "2026-12-01T01:30:00+01:00"
+ * ("Z" never: the offset is always written).  buf of TZONE_RFC3339_MAX. */
+#define TZONE_RFC3339_MAX 32
+void tzone_format(const struct tzone *, int64_t t, char *buf, size_t len);
+
+/* Parse an operator's time in zone z: RFC 3339 with an offset or Z
+ * ("2026-12-01T01:30:00+01:00"), or a local "YYYY-MM-DD HH:MM[:SS]" /
+ * "YYYY-MM-DDTHH:MM[:SS]" in z (mapped as above).  0 and *t, or -1 with
+ * *errstr naming the accepted forms. */
+int tzone_parse(const struct tzone *z, const char *text, int64_t *t,
+    char **errstr);
+
+#endif
