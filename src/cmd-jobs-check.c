@@ -13,6 +13,18 @@
 #include "runs.h"
 #include "util.h"
 
+/* The schedule of j as jobs check judges it. */
+static void
+jobs_check_sched(const struct conf_job *j, struct job_sched *s)
+{
+	memset(s, 0, sizeof *s);
+	s->schedule = j->schedule;
+	s->timezone = j->timezone;
+	s->alert_after_failures = j->alert_after_failures;
+	s->alert_level =
+	    j->alert_level == ALERT_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
+}
+
 static int
 cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -20,6 +32,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	enum check_status       st = CHECK_OK;
 	const struct conf_job **jobs = NULL;
 	struct job_check       *jcs = NULL;
+	struct job_sched        sched;
 	struct db              *db = NULL;
 	const char             *metrics = NULL;
 	char                   *errstr = NULL, *error = NULL, *out = NULL;
@@ -52,7 +65,9 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		errstr = NULL;
 	}
 	for (i = 0; error == NULL && i < n; i++) {
-		if (runs_check(db, jobs[i], &jcs[i], &errstr) != DB_OK) {
+		jobs_check_sched(jobs[i], &sched);
+		if (runs_check(db, jobs[i], &sched, &jcs[i], &errstr) !=
+		    DB_OK) {
 			error = errstr;
 			errstr = NULL;
 			break;

@@ -18,6 +18,7 @@
 
 #include "conf.h"
 #include "duration.h"
+#include "schedule.h"
 #include "util.h"
 
 #ifndef SYSCONFDIR
@@ -110,6 +111,9 @@ static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 /* In enum guard_kind's order. */
+static const char *const catch_up_names[] = { "latest", "all", "none",
+	NULL };
+static const char *const alert_level_names[] = { "warning", "critical", NULL };
 static const char *const guards[] = { "named_lock", "local", "none", "lease",
 	"auto", NULL };
 static const char *const lock_lost[] = { "terminate", "continue", NULL };
@@ -125,6 +129,7 @@ static int conf_parse_job(struct parse *, const config_setting_t *, void *);
 static const config_setting_t *conf_member(
     const config_setting_t *, const char *name);
 static int      conf_job_has_command(const void *);
+static int      conf_job_has_schedule(const void *);
 static unsigned conf_channel_types(const void *);
 
 #define DB(f) offsetof(struct conf_database, f)
@@ -532,6 +537,41 @@ static const struct key job_keys[] = {
 	    .kind = K_SECRETFILE,
 	    .off = JB(ping_url_file),
 	    .off2 = JB(ping_url) },
+	/* Parsed in conf_check_schedule. */
+	{ .name = "schedule", .kind = K_STR, .off = JB(schedule_text) },
+	{ .name = "catch_up",
+	    .kind = K_ENUM,
+	    .off = JB(catch_up),
+	    .values = catch_up_names,
+	    .def = CATCH_UP_LATEST,
+	    .shown = conf_job_has_schedule },
+	{ .name = "backfill_limit",
+	    .kind = K_UINT,
+	    .off = JB(backfill_limit),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 10,
+	    .shown = conf_job_has_schedule },
+	/* No default here: the job's grace (conf_check_schedule). */
+	{ .name = "starting_deadline",
+	    .kind = K_DUR,
+	    .off = JB(starting_deadline_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .shown = conf_job_has_schedule },
+	{ .name = "alert_after_failures",
+	    .kind = K_UINT,
+	    .off = JB(alert_after_failures),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 1,
+	    .shown = conf_job_has_schedule },
+	{ .name = "alert_level",
+	    .kind = K_ENUM,
+	    .off = JB(alert_level),
+	    .values = alert_level_names,
+	    .def = ALERT_WARNING,
+	    .shown = conf_job_has_schedule },
 	{ .name = NULL },
 };
 #undef JB
@@ -1540,6 +1580,12 @@ conf_job_has_command(const void *base)
 	return ((const struct conf_job *)base)->command != NULL;
 }
 
+static int
+conf_job_has_schedule(const void *base)
+{
+	return ((const struct conf_job *)base)->schedule_text != NULL;
+}
+
 void
 conf_job_defaults(struct conf_job *j)
 {
@@ -1636,9 +1682,9 @@ conf_check_once_per(
 	const char   *t;
 
 	if (j->once_per_ms == 0) {
-		if (j->timezone != NULL)
+		if (j->timezone != NULL && j->schedule_text == NULL)
 			return conf_key_error(p, conf_member(s, "timezone"),
-			    "timezone applies to once_per slots only: set once_per");
+			    "timezone applies to schedule and once_per slots only");
 		return 0;
 	}
 	if (!p->c->have_database)
@@ -1662,6 +1708,43 @@ conf_check_once_per(
 			    "\"%s\" is not a time zone name (\"Europe/Berlin\", \"UTC\", \"+01:00\")",
 			    j->timezone);
 	}
+	return 0;
+}
+
+/*
+ * schedule: parsed here, so that a bad expression is a configuration
+ * error naming its field; its zone, when set, must be in the host's
+ * tzdata (a schedule is evaluated on the host, by the database clock).
+ */
+static int
+conf_check_schedule(struct parse *p, const config_setting_t *s,
+    struct conf_job *j)
+{
+	struct tzone *z = NULL;
+	char         *errstr = NULL;
+	int           rc;
+
+	if (j->schedule_text == NULL)
+		return 0;
+	if (j->once_per_ms != 0)
+		return conf_key_error(p, conf_member(s, "schedule"),
+		    "schedule and once_per both say when the job runs: set one");
+	if (!p->c->have_database)
+		return conf_key_error(p, conf_member(s, "schedule"),
+		    "schedule needs a database section (the run records)");
+	if (schedule_parse(j->schedule_text, &j->schedule, &errstr) != 0) {
+		rc = conf_key_error(p, conf_member(s, "schedule"), "%s", errstr);
+		free(errstr);
+		return rc;
+	}
+	if (j->timezone != NULL && tzone_open(j->timezone, &z, &errstr) != 0) {
+		rc = conf_key_error(p, conf_member(s, "timezone"), "%s", errstr);
+		free(errstr);
+		return rc;
+	}
+	tzone_free(z);
+	if (j->starting_deadline_ms == 0)
+		j->starting_deadline_ms = j->grace_ms;
 	return 0;
 }
 
@@ -1690,6 +1773,8 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 		if (j->sql != NULL && !c->have_database)
 			return conf_key_error(
 			    p, s, "an sql job needs a database section");
+		if (conf_check_schedule(p, s, j) == -1)
+			return -1;
 		if (conf_check_once_per(p, s, j) == -1)
 			return -1;
 		if ((l = conf_member(s, "lock")) != NULL) {
@@ -2139,6 +2224,8 @@ conf_free(struct conf *c)
 	size_t i;
 
 	free(c->path);
+	for (i = 0; i < c->njobs; i++)
+		schedule_free(c->jobs[i].schedule);
 	conf_free_keys(top_keys, c);
 	for (i = 0; i < c->nsecrets; i++)
 		free(c->secrets[i].where);

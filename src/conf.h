@@ -22,6 +22,9 @@ enum guard_kind {
 	GUARD_AUTO,  /* named lock, or a lease on a Galera node */
 };
 enum on_lock_lost { LOCK_LOST_TERMINATE, LOCK_LOST_CONTINUE };
+/* A scheduled job's slots missed at launch (cronguard.conf(5)). */
+enum catch_up { CATCH_UP_LATEST, CATCH_UP_ALL, CATCH_UP_NONE };
+enum alert_level { ALERT_WARNING, ALERT_CRITICAL };
 enum ordering { ORDERING_PER_KEY, ORDERING_NONE };
 enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP, CHANNEL_AMQP };
 
@@ -102,6 +105,8 @@ struct conf_channel {
  * another host can take it. */
 #define CONF_LEASE_BEATS 3
 
+struct schedule;
+
 struct conf_job {
 	char             *name;
 	int               line;
@@ -127,6 +132,15 @@ struct conf_job {
 	char            *ping_url;     /* NULL: none; from ping_url_file
 	                                * once conf_read_job_secrets ran */
 	char *ping_url_file;
+	/* A cron(5) schedule: once per slot (cronguard.conf(5),
+	 * "Schedules"); schedule_text NULL: none. */
+	char             *schedule_text;
+	struct schedule  *schedule; /* parsed from schedule_text */
+	enum catch_up     catch_up;             /* latest */
+	unsigned          backfill_limit;       /* 10 */
+	int64_t           starting_deadline_ms; /* catch_up none; grace */
+	unsigned          alert_after_failures; /* 1 */
+	enum alert_level  alert_level;          /* warning */
 };
 
 /* The runs kept per job by default (keep_runs): three years of a daily

@@ -310,6 +310,13 @@ real_run_slot(void *conn, const char *job, int64_t once_per_ms, const char *tz,
 	return runs_slot(conn, job, once_per_ms, tz, NULL, rs, errstr);
 }
 
+static enum db_status
+real_slot_state(
+    void *conn, const char *job, struct slot_state *st, char **errstr)
+{
+	return runs_slot_state(conn, job, st, errstr);
+}
+
 const struct lock_db_ops lock_db_real = {
 	.connect = real_connect,
 	.destroy = real_destroy,
@@ -331,6 +338,7 @@ const struct lock_db_ops lock_db_real = {
 	.fence_next = real_fence_next,
 	.run_prune = real_run_prune,
 	.run_slot = real_run_slot,
+	.slot_state = real_slot_state,
 };
 
 /* ------------------------------------------------------- the guard */
@@ -981,6 +989,17 @@ lock_finish(struct lock *l, const struct run_end *end)
 	lock_close(l);
 	free(jobtext);
 	return lock_incidents ? LOCK_INCIDENT : LOCK_OK;
+}
+
+enum lock_result
+lock_give_back(struct lock *l)
+{
+	int incidents = l->incidents;
+
+	if (l->held)
+		lock_release(l, "the slot was done: nothing ran");
+	lock_close(l);
+	return l->incidents > incidents ? LOCK_INCIDENT : LOCK_OK;
 }
 
 void

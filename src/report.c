@@ -420,6 +420,19 @@ report_jobs_json_slots(const struct job_check *jc)
 	return arr;
 }
 
+/* schedule: the latest and next slot and what the check found. */
+static json_t *
+report_jobs_json_schedule(const struct job_check *jc)
+{
+	const struct job_slots *s = &jc->sched;
+
+	return json_pack("{s:s?, s:s?, s:b, s:b, s:I, s:b, s:b}", "latest_slot",
+	    s->latest[0] != '\0' ? s->latest : NULL, "next_slot",
+	    s->next[0] != '\0' ? s->next : NULL, "missed", s->missed, "late",
+	    s->late, "failed_slots", (json_int_t)s->failed_slots, "ran_twice",
+	    s->ran_twice, "paused", s->paused);
+}
+
 static void
 report_jobs_json(struct buf *b, enum check_status st,
     const struct job_check *jcs, size_t n, const char *error)
@@ -471,6 +484,9 @@ report_jobs_json(struct buf *b, enum check_status st,
 		if (jcs[i].nslots > 0)
 			json_object_set_new(
 			    o, "slots", report_jobs_json_slots(&jcs[i]));
+		if (jcs[i].sched.scheduled)
+			json_object_set_new(
+			    o, "schedule", report_jobs_json_schedule(&jcs[i]));
 		json_array_append_new(jobs, o);
 	}
 	json_object_set_new(root, "jobs", jobs);
@@ -485,6 +501,11 @@ enum report_job_metric {
 	REPORT_JOB_RUNNING,
 	REPORT_JOB_LAST_RUN_FAILED,
 	REPORT_JOB_STATUS,
+	REPORT_JOB_SLOT_MISSED,
+	REPORT_JOB_SLOT_LATE,
+	REPORT_JOB_FAILED_SLOTS,
+	REPORT_JOB_RAN_TWICE,
+	REPORT_JOB_ALERT_LEVEL,
 };
 
 static void
@@ -495,6 +516,9 @@ report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
 
 	report_prom_head(b, name, help);
 	for (i = 0; i < n; i++) {
+		/* The schedule's metrics exist for scheduled jobs only. */
+		if (which >= REPORT_JOB_SLOT_MISSED && !jcs[i].sched.scheduled)
+			continue;
 		report_prom_labelled(b, name, "job", jcs[i].job->name);
 		switch (which) {
 		case REPORT_JOB_LAST_SUCCESS:
@@ -513,6 +537,21 @@ report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
 			break;
 		case REPORT_JOB_STATUS:
 			buf_printf(b, "%d\n", (int)jcs[i].status);
+			break;
+		case REPORT_JOB_SLOT_MISSED:
+			buf_printf(b, "%d\n", jcs[i].sched.missed);
+			break;
+		case REPORT_JOB_SLOT_LATE:
+			buf_printf(b, "%d\n", jcs[i].sched.late);
+			break;
+		case REPORT_JOB_FAILED_SLOTS:
+			buf_printf(b, "%lld\n", jcs[i].sched.failed_slots);
+			break;
+		case REPORT_JOB_RAN_TWICE:
+			buf_printf(b, "%d\n", jcs[i].sched.ran_twice);
+			break;
+		case REPORT_JOB_ALERT_LEVEL:
+			buf_printf(b, "%d\n", (int)jcs[i].sched_level);
 			break;
 		}
 	}
@@ -537,6 +576,21 @@ report_jobs_prometheus(struct buf *b, enum check_status st,
 		report_jobs_prom_metric(b, jcs, n, "cronguard_job_status",
 		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 		    REPORT_JOB_STATUS);
+		report_jobs_prom_metric(b, jcs, n, "cronguard_job_slot_missed",
+		    "1 when a slot of the job's schedule passed its grace without a successful run.",
+		    REPORT_JOB_SLOT_MISSED);
+		report_jobs_prom_metric(b, jcs, n, "cronguard_job_slot_late",
+		    "1 when the latest slot's first run started later than grace after the slot.",
+		    REPORT_JOB_SLOT_LATE);
+		report_jobs_prom_metric(b, jcs, n, "cronguard_job_failed_slots",
+		    "Consecutive slots whose runs all failed, newest first (jobs ack ends the count).",
+		    REPORT_JOB_FAILED_SLOTS);
+		report_jobs_prom_metric(b, jcs, n, "cronguard_job_ran_twice",
+		    "1 when a recent slot has more than one successful run (not acknowledged).",
+		    REPORT_JOB_RAN_TWICE);
+		report_jobs_prom_metric(b, jcs, n, "cronguard_job_alert_level",
+		    "The job's alert_level: 1 warning, 2 critical.",
+		    REPORT_JOB_ALERT_LEVEL);
 	}
 	report_prom_gauge(b, "cronguard_jobs_check_status",
 	    "Overall jobs check status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
@@ -580,6 +634,8 @@ enum report_run_col {
 	RC_FENCE,
 	RC_RUN_UUID,
 	RC_OUTPUT_BYTES,
+	RC_SLOT,
+	RC_SLOT_KIND,
 	RC_LIST_NCOLS,
 	RC_LOCK = RC_LIST_NCOLS,
 	RC_CONNECTION_ID,
@@ -703,12 +759,13 @@ report_runs(const struct db_result *r, int json)
 			whost = w;
 	}
 	buf_init(&b);
-	buf_printf(&b, "%-8s  %-*s  %-*s  %-19s  %-9s  %-9s  %4s  %s\n", "ID",
-	    wjob, "JOB", whost, "HOST", "STARTED", "DURATION", "OUTCOME",
-	    "EXIT", "FENCE");
+	buf_printf(&b,
+	    "%-8s  %-*s  %-*s  %-19s  %-9s  %-9s  %4s  %-5s  %s\n", "ID", wjob,
+	    "JOB", whost, "HOST", "STARTED", "DURATION", "OUTCOME", "EXIT",
+	    "FENCE", "SLOT");
 	for (i = 0; i < r->nrows; i++)
 		buf_printf(&b,
-		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-9s  %4s  %s\n",
+		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-9s  %4s  %-5s  %s%s%s\n",
 		    report_dash(db_cell(r, i, RC_ID)), wjob,
 		    report_dash(db_cell(r, i, RC_JOB)), whost,
 		    report_dash(db_cell(r, i, RC_HOST)),
@@ -716,7 +773,16 @@ report_runs(const struct db_result *r, int json)
 		    report_run_duration(r, i, dur, sizeof dur),
 		    report_dash(db_cell(r, i, RC_OUTCOME)),
 		    report_dash(db_cell(r, i, RC_EXIT_STATUS)),
-		    report_dash(db_cell(r, i, RC_FENCE)));
+		    report_dash(db_cell(r, i, RC_FENCE)),
+		    report_dash(db_cell(r, i, RC_SLOT)),
+		    db_cell(r, i, RC_SLOT_KIND) != NULL &&
+		            strcmp(db_cell(r, i, RC_SLOT_KIND), "schedule") != 0
+		        ? " "
+		        : "",
+		    db_cell(r, i, RC_SLOT_KIND) != NULL &&
+		            strcmp(db_cell(r, i, RC_SLOT_KIND), "schedule") != 0
+		        ? db_cell(r, i, RC_SLOT_KIND)
+		        : "");
 	return buf_steal(&b);
 }
 
