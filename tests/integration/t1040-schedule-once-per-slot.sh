@@ -51,7 +51,8 @@ assert_eq 1 "$(wc -l < "$SLOTS")" "runs of the job in one slot"
 assert_eq "$want" "$(cut -d' ' -f1 "$SLOTS")" "CRONGUARD_SLOT"
 assert_eq "1 success $want" "$(mysql_q "SELECT COUNT(*), MIN(outcome),
     DATE_FORMAT(MIN(slot) + INTERVAL 1 HOUR, '%Y-%m-%dT%H:%i:%s+01:00')
-    FROM cronguard_runs WHERE job = 'accrual'")" "the run record's slot"
+    FROM cronguard_runs WHERE job = 'accrual'" | tr '\t' ' ')" \
+    "the run record's slot"
 
 # The skip took no lock and no token.
 fence=$(mysql_q "SELECT fence FROM cronguard_leases")

@@ -107,9 +107,9 @@ mysql_q "DELETE FROM cronguard_job_pauses"
 # once_per with a lease: a no-op launch hands the lease back, so the next
 # period's launch from another host runs, and takes no token meanwhile.
 mysql_q "DELETE FROM cronguard_runs"
-conf "$TEST_TMP/a.conf" "$TEST_TMP/run-a" 'guard = "lease"; lease = "6s"; once_per = "2s"; timezone = "+00:00";'
+conf "$TEST_TMP/a.conf" "$TEST_TMP/run-a" 'guard = "lease"; lease = "6s"; heartbeat = "1s"; once_per = "2s"; timezone = "+00:00";'
 sed -i 's/timezone = "+00:00"; grace = "1h"; guard/grace = "1h"; guard/' "$TEST_TMP/a.conf"
-conf "$TEST_TMP/b.conf" "$TEST_TMP/run-b" 'guard = "lease"; lease = "6s"; once_per = "2s"; timezone = "+00:00";'
+conf "$TEST_TMP/b.conf" "$TEST_TMP/run-b" 'guard = "lease"; lease = "6s"; heartbeat = "1s"; once_per = "2s"; timezone = "+00:00";'
 sed -i 's/timezone = "+00:00"; grace = "1h"; guard/grace = "1h"; guard/' "$TEST_TMP/b.conf"
 : > "$SLOTS"
 # Early in an even second, so that both launches of A share a period.
