@@ -13,6 +13,7 @@
 #include "conf.h"
 #include "db.h"
 #include "duration.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "outbox-admin.h"
 #include "ratelimit.h"
@@ -359,9 +360,44 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 
 /* --------------------------------------------------------- jobs check */
 
+/* A job's pause: {"all_jobs": false, "paused_at": ..., "paused_by": ...,
+ * "reason": ..., "until_at": ...}, or null when it is not paused. */
+static json_t *
+report_pause_json(const struct job_pause *p)
+{
+	if (p == NULL || !p->paused)
+		return json_null();
+	return json_pack("{s:b, s:s?, s:s?, s:s?, s:s?}", "all_jobs",
+	    p->job != NULL && strcmp(p->job, JOBCTL_ALL) == 0, "paused_at",
+	    p->paused_at, "paused_by", p->paused_by, "reason", p->reason,
+	    "until_at", p->until_at);
+}
+
+static int
+report_paused(const struct job_pause *pauses, size_t i)
+{
+	return pauses != NULL && pauses[i].paused;
+}
+
+/* Text of the operator's for the Nagios line: a '|' would start the
+ * perfdata, a newline end the first line. */
+static void
+report_nagios_text(struct buf *b, const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (*v == '|')
+			buf_addc(b, '/');
+		else if ((unsigned char)*v < 0x20)
+			buf_addc(b, ' ');
+		else
+			buf_addc(b, *v);
+	}
+}
+
 static void
 report_jobs_nagios(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	const struct conf_job *j;
 	size_t                 i, bad = 0;
@@ -378,6 +414,12 @@ report_jobs_nagios(struct buf *b, enum check_status st,
 	}
 	if (error == NULL && bad == 0)
 		buf_printf(b, "%zu job%s ok", n, n == 1 ? "" : "s");
+	for (i = 0; error == NULL && i < n; i++) {
+		if (jcs[i].status != CHECK_OK || !report_paused(pauses, i))
+			continue;
+		buf_printf(b, "; %s OK: ", jcs[i].job->name);
+		report_nagios_text(b, jcs[i].msg.data);
+	}
 	if (error == NULL && n > 0) {
 		buf_adds(b, " |");
 		for (i = 0; i < n; i++) {
@@ -422,7 +464,8 @@ report_jobs_json_slots(const struct job_check *jc)
 
 static void
 report_jobs_json(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	const struct job_summary *js;
 	json_t                   *root, *jobs, *o;
@@ -471,6 +514,8 @@ report_jobs_json(struct buf *b, enum check_status st,
 		if (jcs[i].nslots > 0)
 			json_object_set_new(
 			    o, "slots", report_jobs_json_slots(&jcs[i]));
+		json_object_set_new(o, "paused",
+		    report_pause_json(pauses != NULL ? &pauses[i] : NULL));
 		json_array_append_new(jobs, o);
 	}
 	json_object_set_new(root, "jobs", jobs);
@@ -485,11 +530,13 @@ enum report_job_metric {
 	REPORT_JOB_RUNNING,
 	REPORT_JOB_LAST_RUN_FAILED,
 	REPORT_JOB_STATUS,
+	REPORT_JOB_PAUSED,
 };
 
 static void
-report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
-    const char *name, const char *help, enum report_job_metric which)
+report_jobs_prom_metric(struct buf *b, const struct job_check *jcs,
+    const struct job_pause *pauses, size_t n, const char *name,
+    const char *help, enum report_job_metric which)
 {
 	size_t i;
 
@@ -514,29 +561,39 @@ report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
 		case REPORT_JOB_STATUS:
 			buf_printf(b, "%d\n", (int)jcs[i].status);
 			break;
+		case REPORT_JOB_PAUSED:
+			buf_printf(b, "%d\n", report_paused(pauses, i));
+			break;
 		}
 	}
 }
 
 static void
 report_jobs_prometheus(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	if (error == NULL && n > 0) {
-		report_jobs_prom_metric(b, jcs, n,
+		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_last_success_timestamp_seconds",
 		    "Unix time of the job's last successful run (database clock); 0 if none.",
 		    REPORT_JOB_LAST_SUCCESS);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_running",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_running",
 		    "1 while a run of the job is recorded as running.",
 		    REPORT_JOB_RUNNING);
-		report_jobs_prom_metric(b, jcs, n,
+		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_last_run_failed",
 		    "1 when the job's newest finished run did not succeed (failure, timeout, incident, ...), until a later run succeeds.",
 		    REPORT_JOB_LAST_RUN_FAILED);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_status",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_status",
 		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 		    REPORT_JOB_STATUS);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_paused",
+		    "1 while the job is paused (jobs pause, on every host), else 0.",
+		    REPORT_JOB_PAUSED);
 	}
 	report_prom_gauge(b, "cronguard_jobs_check_status",
 	    "Overall jobs check status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
@@ -545,20 +602,21 @@ report_jobs_prometheus(struct buf *b, enum check_status st,
 
 char *
 report_jobs(enum report_format fmt, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	struct buf b;
 
 	buf_init(&b);
 	switch (fmt) {
 	case REPORT_NAGIOS:
-		report_jobs_nagios(&b, st, jcs, n, error);
+		report_jobs_nagios(&b, st, jcs, pauses, n, error);
 		break;
 	case REPORT_JSON:
-		report_jobs_json(&b, st, jcs, n, error);
+		report_jobs_json(&b, st, jcs, pauses, n, error);
 		break;
 	case REPORT_PROMETHEUS:
-		report_jobs_prometheus(&b, st, jcs, n, error);
+		report_jobs_prometheus(&b, st, jcs, pauses, n, error);
 		break;
 	}
 	return buf_steal(&b);
@@ -863,6 +921,8 @@ report_jobs_list_json(const struct report_job_row *rows, size_t n)
 		    o, "last_success", report_str_or_null(js->last_success));
 		json_object_set_new(
 		    o, "fence", report_id_or_null(js->last_fence));
+		json_object_set_new(
+		    o, "paused", report_pause_json(rows[i].pause));
 		json_array_append_new(arr, o);
 	}
 	return report_json_text(arr);
