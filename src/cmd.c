@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "incident.h"
+#include "jobctl.h"
 #include "log.h"
 #include "util.h"
 
@@ -22,6 +23,9 @@ extern const struct cmd_entry cmd_jobs_check_entry;
 extern const struct cmd_entry cmd_jobs_runs_entry;
 extern const struct cmd_entry cmd_jobs_show_entry;
 extern const struct cmd_entry cmd_jobs_purge_entry;
+extern const struct cmd_entry cmd_jobs_pause_entry;
+extern const struct cmd_entry cmd_jobs_resume_entry;
+extern const struct cmd_entry cmd_jobs_ack_entry;
 extern const struct cmd_entry cmd_locks_entry;
 extern const struct cmd_entry cmd_outbox_dispatch_entry;
 extern const struct cmd_entry cmd_outbox_check_entry;
@@ -46,6 +50,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_jobs_runs_entry,
 	&cmd_jobs_show_entry,
 	&cmd_jobs_purge_entry,
+	&cmd_jobs_pause_entry,
+	&cmd_jobs_resume_entry,
+	&cmd_jobs_ack_entry,
 	&cmd_locks_entry,
 	&cmd_outbox_dispatch_entry,
 	&cmd_outbox_check_entry,
@@ -153,8 +160,9 @@ cmd_parse(struct cmd_ctx *ctx)
 	}
 	optind = 0; /* glibc: full re-initialisation */
 	opterr = 0;
-	while ((ch = getopt_long(ctx->argc, ctx->argv, "+:", longopts, NULL)) !=
-	    -1) {
+	while ((ch = getopt_long(ctx->argc, ctx->argv,
+	            e->flags & CMD_OPTIONS_ANYWHERE ? ":" : "+:", longopts,
+	            NULL)) != -1) {
 		if (ch < CMD_OPT_VAL(0) || ch >= CMD_OPT_VAL(n)) {
 			cmd_option_error(ch, ctx->argv[optind - 1], optopt);
 			cmd_usage(e, stderr);
@@ -415,4 +423,39 @@ cmd_run_job(
 	}
 	guard_result_free(&res);
 	return code;
+}
+
+int
+cmd_jobs_known(struct cmd_ctx *ctx, const struct conf *c)
+{
+	int i;
+
+	for (i = 0; i < ctx->nargs; i++) {
+		if (conf_job_find(c, ctx->args[i]) == NULL)
+			return cmd_usage_error(ctx->entry,
+			    "no job \"%s\" in %s", ctx->args[i], c->path);
+	}
+	return 0;
+}
+
+int
+cmd_reason_option(struct cmd_ctx *ctx, int required, const char **reason)
+{
+	const char *v = cmd_opt_value(ctx, "reason");
+
+	*reason = v;
+	if (v == NULL && required)
+		return cmd_usage_error(ctx->entry, "--reason is required");
+	if (v == NULL)
+		return 0;
+	if (v[0] == '\0')
+		return cmd_usage_error(ctx->entry, "--reason is empty");
+	if (strlen(v) > JOBCTL_REASON_MAX)
+		return cmd_usage_error(ctx->entry,
+		    "--reason is %zu bytes, more than the limit of %d",
+		    strlen(v), JOBCTL_REASON_MAX);
+	if (!utf8_valid(v))
+		return cmd_usage_error(
+		    ctx->entry, "--reason is not valid UTF-8");
+	return 0;
 }

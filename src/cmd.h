@@ -46,6 +46,9 @@ struct cmd_ctx {
 #define CMD_NEEDS_DB (0x2 | CMD_NEEDS_CONF)
 /* Handles SIGTERM, SIGINT and SIGHUP itself (see cmd_signals_hold). */
 #define CMD_OWN_SIGNALS 0x4
+/* Options may also follow the operands ("jobs pause a b --for 1h"): for a
+ * command whose operands are names, never a command line of its own. */
+#define CMD_OPTIONS_ANYWHERE 0x8
 
 struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */
@@ -142,5 +145,13 @@ int cmd_parse_ids(struct cmd_ctx *, unsigned long long **ids, size_t *nids);
  * in one of states (e.g. "PENDING or FAILED"). */
 int cmd_ids_changed(
     struct cmd_ctx *, unsigned long long n, size_t nids, const char *states);
+
+/* Every operand is a job of the configuration: 0, or EXIT_USAGE having
+ * printed the first that is not (jobs pause, resume, ack). */
+int cmd_jobs_known(struct cmd_ctx *, const struct conf *);
+/* --reason: *reason the value (NULL when not given); with required, it
+ * must be given.  At most JOBCTL_REASON_MAX bytes of UTF-8, not empty.
+ * Returns 0, or EXIT_USAGE after printing why. */
+int cmd_reason_option(struct cmd_ctx *, int required, const char **reason);
 
 #endif

@@ -13,6 +13,7 @@
 #include "conf.h"
 #include "db.h"
 #include "duration.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "outbox-admin.h"
 #include "ratelimit.h"
@@ -359,9 +360,44 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 
 /* --------------------------------------------------------- jobs check */
 
+/* A job's pause: {"all_jobs": false, "paused_at": ..., "paused_by": ...,
+ * "reason": ..., "until_at": ...}, or null when it is not paused. */
+static json_t *
+report_pause_json(const struct job_pause *p)
+{
+	if (p == NULL || !p->paused)
+		return json_null();
+	return json_pack("{s:b, s:s?, s:s?, s:s?, s:s?}", "all_jobs",
+	    p->job != NULL && strcmp(p->job, JOBCTL_ALL) == 0, "paused_at",
+	    p->paused_at, "paused_by", p->paused_by, "reason", p->reason,
+	    "until_at", p->until_at);
+}
+
+static int
+report_paused(const struct job_pause *pauses, size_t i)
+{
+	return pauses != NULL && pauses[i].paused;
+}
+
+/* Text of the operator's for the Nagios line: a '|' would start the
+ * perfdata, a newline end the first line. */
+static void
+report_nagios_text(struct buf *b, const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (*v == '|')
+			buf_addc(b, '/');
+		else if ((unsigned char)*v < 0x20)
+			buf_addc(b, ' ');
+		else
+			buf_addc(b, *v);
+	}
+}
+
 static void
 report_jobs_nagios(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	const struct conf_job *j;
 	size_t                 i, bad = 0;
@@ -378,6 +414,12 @@ report_jobs_nagios(struct buf *b, enum check_status st,
 	}
 	if (error == NULL && bad == 0)
 		buf_printf(b, "%zu job%s ok", n, n == 1 ? "" : "s");
+	for (i = 0; error == NULL && i < n; i++) {
+		if (jcs[i].status != CHECK_OK || !report_paused(pauses, i))
+			continue;
+		buf_printf(b, "; %s OK: ", jcs[i].job->name);
+		report_nagios_text(b, jcs[i].msg.data);
+	}
 	if (error == NULL && n > 0) {
 		buf_adds(b, " |");
 		for (i = 0; i < n; i++) {
@@ -435,7 +477,8 @@ report_jobs_json_schedule(const struct job_check *jc)
 
 static void
 report_jobs_json(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	const struct job_summary *js;
 	json_t                   *root, *jobs, *o;
@@ -487,6 +530,8 @@ report_jobs_json(struct buf *b, enum check_status st,
 		if (jcs[i].sched.scheduled)
 			json_object_set_new(
 			    o, "schedule", report_jobs_json_schedule(&jcs[i]));
+		json_object_set_new(o, "paused",
+		    report_pause_json(pauses != NULL ? &pauses[i] : NULL));
 		json_array_append_new(jobs, o);
 	}
 	json_object_set_new(root, "jobs", jobs);
@@ -501,6 +546,7 @@ enum report_job_metric {
 	REPORT_JOB_RUNNING,
 	REPORT_JOB_LAST_RUN_FAILED,
 	REPORT_JOB_STATUS,
+	REPORT_JOB_PAUSED,
 	REPORT_JOB_SLOT_MISSED,
 	REPORT_JOB_SLOT_LATE,
 	REPORT_JOB_FAILED_SLOTS,
@@ -509,8 +555,9 @@ enum report_job_metric {
 };
 
 static void
-report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
-    const char *name, const char *help, enum report_job_metric which)
+report_jobs_prom_metric(struct buf *b, const struct job_check *jcs,
+    const struct job_pause *pauses, size_t n, const char *name,
+    const char *help, enum report_job_metric which)
 {
 	size_t i;
 
@@ -538,6 +585,9 @@ report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
 		case REPORT_JOB_STATUS:
 			buf_printf(b, "%d\n", (int)jcs[i].status);
 			break;
+		case REPORT_JOB_PAUSED:
+			buf_printf(b, "%d\n", report_paused(pauses, i));
+			break;
 		case REPORT_JOB_SLOT_MISSED:
 			buf_printf(b, "%d\n", jcs[i].sched.missed);
 			break;
@@ -559,38 +609,50 @@ report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
 
 static void
 report_jobs_prometheus(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	if (error == NULL && n > 0) {
-		report_jobs_prom_metric(b, jcs, n,
+		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_last_success_timestamp_seconds",
 		    "Unix time of the job's last successful run (database clock); 0 if none.",
 		    REPORT_JOB_LAST_SUCCESS);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_running",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_running",
 		    "1 while a run of the job is recorded as running.",
 		    REPORT_JOB_RUNNING);
-		report_jobs_prom_metric(b, jcs, n,
+		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_last_run_failed",
 		    "1 when the job's newest finished run did not succeed (failure, timeout, incident, ...), until a later run succeeds.",
 		    REPORT_JOB_LAST_RUN_FAILED);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_status",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_status",
 		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 		    REPORT_JOB_STATUS);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_slot_missed",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_slot_missed",
 		    "1 when a slot of the job's schedule passed its grace without a successful run.",
 		    REPORT_JOB_SLOT_MISSED);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_slot_late",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_slot_late",
 		    "1 when the latest slot's first run started later than grace after the slot.",
 		    REPORT_JOB_SLOT_LATE);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_failed_slots",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_failed_slots",
 		    "Consecutive slots whose runs all failed, newest first (jobs ack ends the count).",
 		    REPORT_JOB_FAILED_SLOTS);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_ran_twice",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_ran_twice",
 		    "1 when a recent slot has more than one successful run (not acknowledged).",
 		    REPORT_JOB_RAN_TWICE);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_alert_level",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_alert_level",
 		    "The job's alert_level: 1 warning, 2 critical.",
 		    REPORT_JOB_ALERT_LEVEL);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_paused",
+		    "1 while the job is paused (jobs pause, on every host), else 0.",
+		    REPORT_JOB_PAUSED);
 	}
 	report_prom_gauge(b, "cronguard_jobs_check_status",
 	    "Overall jobs check status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
@@ -599,20 +661,21 @@ report_jobs_prometheus(struct buf *b, enum check_status st,
 
 char *
 report_jobs(enum report_format fmt, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	struct buf b;
 
 	buf_init(&b);
 	switch (fmt) {
 	case REPORT_NAGIOS:
-		report_jobs_nagios(&b, st, jcs, n, error);
+		report_jobs_nagios(&b, st, jcs, pauses, n, error);
 		break;
 	case REPORT_JSON:
-		report_jobs_json(&b, st, jcs, n, error);
+		report_jobs_json(&b, st, jcs, pauses, n, error);
 		break;
 	case REPORT_PROMETHEUS:
-		report_jobs_prometheus(&b, st, jcs, n, error);
+		report_jobs_prometheus(&b, st, jcs, pauses, n, error);
 		break;
 	}
 	return buf_steal(&b);
@@ -759,10 +822,9 @@ report_runs(const struct db_result *r, int json)
 			whost = w;
 	}
 	buf_init(&b);
-	buf_printf(&b,
-	    "%-8s  %-*s  %-*s  %-19s  %-9s  %-9s  %4s  %-5s  %s\n", "ID", wjob,
-	    "JOB", whost, "HOST", "STARTED", "DURATION", "OUTCOME", "EXIT",
-	    "FENCE", "SLOT");
+	buf_printf(&b, "%-8s  %-*s  %-*s  %-19s  %-9s  %-9s  %4s  %-5s  %s\n",
+	    "ID", wjob, "JOB", whost, "HOST", "STARTED", "DURATION", "OUTCOME",
+	    "EXIT", "FENCE", "SLOT");
 	for (i = 0; i < r->nrows; i++)
 		buf_printf(&b,
 		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-9s  %4s  %-5s  %s%s%s\n",
@@ -929,6 +991,8 @@ report_jobs_list_json(const struct report_job_row *rows, size_t n)
 		    o, "last_success", report_str_or_null(js->last_success));
 		json_object_set_new(
 		    o, "fence", report_id_or_null(js->last_fence));
+		json_object_set_new(
+		    o, "paused", report_pause_json(rows[i].pause));
 		json_array_append_new(arr, o);
 	}
 	return report_json_text(arr);

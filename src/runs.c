@@ -9,6 +9,7 @@
 
 #include "db.h"
 #include "duration.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "log.h"
 #include "report.h"
@@ -373,7 +374,8 @@ runs_slot_state(
 	st->last_success = st->first_run = -1;
 	/*
 	 * The latest successful slot is one probe of ix_runs_job_slot, the
-	 * first run one of ix_runs_job; the pause a primary-key lookup.  The
+	 * first run one of ix_runs_job; the pause in effect is jobctl's (a
+	 * primary-key lookup each).  The
 	 * server's zone is @@global.time_zone, and its SYSTEM is resolved
 	 * to @@system_time_zone, with the offset now as the fallback for a
 	 * zone that is only an abbreviation ("CET").
@@ -385,17 +387,13 @@ runs_slot_state(
 	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
 	    " @@global.time_zone),"
 	    " TIME_FORMAT(TIMEDIFF(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00',"
-	    " 'SYSTEM'), UTC_TIMESTAMP()), '%%H:%%i'),"
-	    " p.job, p.paused_by, DATE_FORMAT(p.paused_at, '%%Y-%%m-%%d %%T'),"
-	    " p.reason, DATE_FORMAT(p.until_at, '%%Y-%%m-%%d %%T')"
-	    " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
-	    " WHERE job = %s AND outcome = 'success') AS last_ok,"
-	    " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
-	    " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s"
-	    " LEFT JOIN cronguard_job_pauses p ON p.job IN (%s, '*')"
-	    " AND (p.until_at IS NULL OR p.until_at > NOW(6))"
-	    " ORDER BY p.job = '*' LIMIT 1",
-	    job, job, job);
+	    " 'SYSTEM'), UTC_TIMESTAMP()), '%%H:%%i')"
+	    ", " JOBCTL_PAUSE_COL_SQL("job") ", " JOBCTL_PAUSE_COL_SQL("paused_by") ", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')") ", " JOBCTL_PAUSE_COL_SQL(
+	        "reason") ", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')") " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
+	                                                                                        " WHERE job = %s AND outcome = 'success') AS last_ok,"
+	                                                                                        " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
+	                                                                                        " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s",
+	    job, job, job, job, job, job, job);
 	if (st2 != DB_OK)
 		goto out;
 	if ((st2 = db_one_row(r, 10, errstr)) != DB_OK)
@@ -411,8 +409,8 @@ runs_slot_state(
 	st->server_zone = db_cell_dup(r, 0, 3);
 	/* TIME_FORMAT writes "-05:00" but "01:00": give it its sign. */
 	if ((off = db_cell(r, 0, 4)) != NULL)
-		st->server_offset = off[0] == '-' ? xstrdup(off)
-		                                  : xasprintf("+%s", off);
+		st->server_offset =
+		    off[0] == '-' ? xstrdup(off) : xasprintf("+%s", off);
 	st->pause_job = db_cell_dup(r, 0, 5);
 	st->paused_by = db_cell_dup(r, 0, 6);
 	st->paused_at = db_cell_dup(r, 0, 7);
@@ -572,7 +570,8 @@ runs_slot_zone(const char *tz, const struct slot_state *st, struct tzone **z,
 {
 	if (tz != NULL)
 		return tzone_open(tz, z, errstr);
-	if (st->server_zone != NULL && tzone_open(st->server_zone, z, errstr) == 0)
+	if (st->server_zone != NULL &&
+	    tzone_open(st->server_zone, z, errstr) == 0)
 		return 0;
 	free(*errstr);
 	*errstr = NULL;
@@ -584,10 +583,10 @@ runs_slot_zone(const char *tz, const struct slot_state *st, struct tzone **z,
 
 /* One slot's runs, newest slot first, for the schedule's alerts. */
 struct runs_slot_row {
-	int64_t slot;
+	int64_t   slot;
 	long long successes, failures;
-	int64_t first_start; /* the first run's start */
-	int acked;
+	int64_t   first_start; /* the first run's start */
+	int       acked;
 };
 
 /* The newest slots that have runs (at most max), newest first, from the
@@ -643,8 +642,8 @@ runs_check_schedule(struct db *db, const struct conf_job *j,
 	char                  text[TZONE_RFC3339_MAX];
 
 	s->scheduled = 1;
-	jc->sched_level = sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL
-	                                                    : CHECK_WARNING;
+	jc->sched_level =
+	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
 	if ((st = runs_slot_state(db, j->name, &s->st, errstr)) != DB_OK)
 		return st;
 	s->paused = s->st.pause_job != NULL;
@@ -670,8 +669,8 @@ runs_check_schedule(struct db *db, const struct conf_job *j,
 	if ((st = runs_recent_slots(db, j->name, rows, want + 1, &n, errstr)) !=
 	    DB_OK)
 		goto out;
-	level = sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL
-	                                          : CHECK_WARNING;
+	level =
+	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
 	/* Missed: the latest slot (or, within its grace, the one before it)
 	 * has no success, and the job had run before it; a pause excuses
 	 * it. */
