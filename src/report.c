@@ -993,6 +993,20 @@ report_jobs_list_json(const struct report_job_row *rows, size_t n)
 		    o, "fence", report_id_or_null(js->last_fence));
 		json_object_set_new(
 		    o, "paused", report_pause_json(rows[i].pause));
+		json_object_set_new(o, "schedule",
+		    rows[i].schedule == NULL
+		        ? json_null()
+		        : json_pack("{s:s, s:s?, s:s?, s:b, s:s?}",
+		              "expression", rows[i].schedule, "timezone",
+		              rows[i].timezone, "latest_slot",
+		              rows[i].slots->latest[0] != '\0'
+		                  ? rows[i].slots->latest
+		                  : NULL,
+		              "latest_done", rows[i].slots->latest_done,
+		              "next_slot",
+		              rows[i].slots->next[0] != '\0'
+		                  ? rows[i].slots->next
+		                  : NULL));
 		json_array_append_new(arr, o);
 	}
 	return report_json_text(arr);

@@ -581,6 +581,36 @@ runs_slot_zone(const char *tz, const struct slot_state *st, struct tzone **z,
 	return -1;
 }
 
+enum db_status
+runs_slot_info(struct db *db, const char *job, const struct schedule *schedule,
+    const char *tz, struct job_slot_info *si, char **errstr)
+{
+	struct slot_state st;
+	struct tzone     *z = NULL;
+	enum db_status    rc;
+	int64_t           now, t;
+
+	memset(si, 0, sizeof *si);
+	if ((rc = runs_slot_state(db, job, &st, errstr)) != DB_OK)
+		return rc;
+	if (runs_slot_zone(tz, &st, &z, errstr) != 0) {
+		free(*errstr);
+		*errstr = NULL;
+		goto out;
+	}
+	now = st.now_us / 1000000;
+	if (schedule_prev(schedule, z, now, &t) == 0) {
+		tzone_format(z, t, si->latest, sizeof si->latest);
+		si->latest_done = st.last_success >= t;
+	}
+	if (schedule_next(schedule, z, now, &t) == 0)
+		tzone_format(z, t, si->next, sizeof si->next);
+out:
+	tzone_free(z);
+	runs_slot_state_free(&st);
+	return DB_OK;
+}
+
 /* One slot's runs, newest slot first, for the schedule's alerts. */
 struct runs_slot_row {
 	int64_t   slot;

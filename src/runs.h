@@ -123,7 +123,7 @@ struct slot_state {
 	int64_t first_run;    /* the slot (or start) of the first run; -1 */
 	char   *server_zone;  /* the zone the server's clock is in: a name
 	                       * or "+hh:mm" offset (SYSTEM resolved) */
-	char   *server_offset; /* its offset now, "+hh:mm" (fallback) */
+	char *server_offset;  /* its offset now, "+hh:mm" (fallback) */
 	/* The pause in effect (the job's own or "*"), else pause_job NULL. */
 	char *pause_job;
 	char *paused_by;
@@ -166,26 +166,40 @@ enum db_status runs_slot_tally(struct db *, const char *job, const char *start,
     const char *end, struct run_slot_tally *, char **errstr);
 void           runs_slot_tally_free(struct run_slot_tally *);
 
+/* jobs list: a scheduled job's latest and next slot (RFC 3339 in its
+ * zone) and whether the latest has a success. */
+struct job_slot_info {
+	char latest[TZONE_RFC3339_MAX];
+	char next[TZONE_RFC3339_MAX];
+	int  latest_done;
+};
+/* Fill *si for job with schedule in zone tz (NULL: the server's).  DB_OK,
+ * or the status with *errstr (a zone that cannot be told: DB_OK and
+ * empty slots). */
+enum db_status runs_slot_info(struct db *, const char *job,
+    const struct schedule *schedule, const char *tz, struct job_slot_info *si,
+    char **errstr);
+
 /* A job's schedule as jobs check judges it (the command layer fills it
  * from the configuration); schedule NULL: the job has none. */
 struct job_sched {
 	const struct schedule *schedule;
-	const char            *timezone; /* NULL: the server's */
+	const char            *timezone;             /* NULL: the server's */
 	unsigned               alert_after_failures; /* 0 counts as 1 */
-	enum check_status      alert_level; /* WARNING or CRITICAL */
+	enum check_status      alert_level;          /* WARNING or CRITICAL */
 };
 
 /* What jobs check found about a scheduled job's slots (RFC 3339 text in
  * the job's zone; "" when there is none). */
 struct job_slots {
-	int  scheduled;  /* the job has a schedule */
+	int  scheduled;                 /* the job has a schedule */
 	char latest[TZONE_RFC3339_MAX]; /* the latest slot at or before now */
 	char next[TZONE_RFC3339_MAX];   /* the next one */
-	int  missed;     /* a slot past grace without a success */
-	int  late;       /* the latest slot's first run started after grace */
+	int  missed; /* a slot past grace without a success */
+	int  late;   /* the latest slot's first run started after grace */
 	long long failed_slots; /* consecutive failed slots, newest first */
-	int  ran_twice;  /* a slot with more than one success (not acked) */
-	int  paused;     /* a pause is in effect */
+	int       ran_twice; /* a slot with more than one success (not acked) */
+	int       paused;    /* a pause is in effect */
 	struct slot_state st;
 };
 
@@ -200,7 +214,7 @@ struct job_check {
 	/* once_per: the last completed slot, then the current one. */
 	struct run_slot_tally slots[2];
 	int                   nslots;
-	struct job_slots      sched; /* schedule */
+	struct job_slots      sched;       /* schedule */
 	enum check_status     sched_level; /* its alert_level */
 };
 
@@ -224,7 +238,7 @@ struct job_check {
  */
 enum db_status runs_check(struct db *, const struct conf_job *j,
     const struct job_sched *sched, struct job_check *jc, char **errstr);
-void runs_check_free(struct job_check *);
+void           runs_check_free(struct job_check *);
 
 /* ------------------------------------------- run history (jobs runs) */
 

@@ -60,6 +60,12 @@ assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/b.conf" run accrual
 assert_eq "$fence" "$(mysql_q "SELECT fence FROM cronguard_leases")" \
     "the fencing counter after a no-op launch"
 
+# jobs list shows the schedule, the latest slot done and the next one.
+assert_exit 0 cg jobs list
+assert_grep '^  schedule "\* \* \* \* \*" \(\+01:00\): latest slot .*\+01:00 done, next ' "$OUT"
+assert_exit 0 cg jobs list --format json
+assert_grep '"latest_done": true' "$OUT"
+
 # jobs runs prints the slot (UTC).
 assert_exit 0 cg jobs runs accrual
 assert_grep 'SLOT' "$OUT"
