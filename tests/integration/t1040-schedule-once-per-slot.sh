@@ -69,7 +69,7 @@ assert_grep '"latest_done": true' "$OUT"
 # jobs runs prints the slot (UTC).
 assert_exit 0 cg jobs runs accrual
 assert_grep 'SLOT' "$OUT"
-assert_grep "$(mysql_q "SELECT DATE_FORMAT(MIN(slot), '%Y-%m-%dT%H:%i:%s+00:00')
+assert_grep "$(mysql_q "SELECT DATE_FORMAT(MIN(slot), '%Y-%m-%dT%H:%i:%s[+]00:00')
     FROM cronguard_runs")" "$OUT"
 assert_exit 0 cg jobs runs --format json accrual
 assert_grep '"slot_kind": "schedule"' "$OUT"
