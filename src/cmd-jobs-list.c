@@ -147,6 +147,6 @@ const struct cmd_entry cmd_jobs_list_entry = {
 	.summary =
 	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run.",
 	.options = cmd_format_template,
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_READS_ONLY,
 	.exec = cmd_jobs_list_exec,
 };
