@@ -27,7 +27,7 @@ host_config()
 	  j = { command = [ "sh", "-c", "echo ran >> $TEST_TMP/ran" ];
 	        heartbeat = "1s"; };
 	  l = { command = [ "sh", "-c", "echo ran >> $TEST_TMP/ran" ];
-	        guard = "lease"; lease = "10s"; };
+	        guard = "lease"; lease = "10s"; heartbeat = "1s"; };
 	};
 	EOF
 }
