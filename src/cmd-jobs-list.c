@@ -204,6 +204,6 @@ const struct cmd_entry cmd_jobs_list_entry = {
 	.summary =
 	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run; under a paused job, who paused it, since and until when, and why; under a scheduled job, its schedule, the latest slot (done or not) and the next.",
 	.options = cmd_format_template,
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_READS_ONLY,
 	.exec = cmd_jobs_list_exec,
 };

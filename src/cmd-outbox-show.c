@@ -78,6 +78,6 @@ const struct cmd_entry cmd_outbox_show_entry = {
 	    "Show one outbox row, every column, the payload pretty-printed.  Exit 65 if there is no such row.",
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
 	.exec = cmd_outbox_show_exec,
 };

@@ -300,7 +300,9 @@ cmd_db_connect(struct cmd_ctx *ctx, struct conf *c, struct db **db)
 	char          *errstr = NULL;
 	int            rc = 0;
 
-	if ((st = db_connect(&c->db, db, &errstr)) != DB_OK)
+	if ((ctx->entry->flags & CMD_READS_ONLY)
+	        ? (st = db_connect(&c->db, db, &errstr)) != DB_OK
+	        : (st = db_connect_primary(&c->db, db, &errstr)) != DB_OK)
 		rc = cmd_db_error(ctx, st, errstr);
 	free(errstr);
 	return rc;

@@ -1221,9 +1221,12 @@ dispatch_connect_pipeline(struct dispatch *dp, char **errstr)
 
 	if (!dispatch_pipelined(dp))
 		return DB_OK;
-	if ((st = db_connect(&dp->conf->db, &dp->claim_db, errstr)) != DB_OK ||
+	/* They claim and finalise: the writable primary only (db.h). */
+	if ((st = db_connect_primary(&dp->conf->db, &dp->claim_db, errstr)) !=
+	        DB_OK ||
 	    (st = dispatch_session(dp, dp->claim_db, errstr)) != DB_OK ||
-	    (st = db_connect(&dp->conf->db, &dp->fin_db, errstr)) != DB_OK ||
+	    (st = db_connect_primary(&dp->conf->db, &dp->fin_db, errstr)) !=
+	        DB_OK ||
 	    (st = dispatch_session(dp, dp->fin_db, errstr)) != DB_OK)
 		return st;
 	return DB_OK;

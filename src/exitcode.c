@@ -18,6 +18,7 @@ static const struct exitcode_map {
 	{ EXITCODE_DB, DB_ERR_LOST, EXIT_UNAVAILABLE },
 	{ EXITCODE_DB, DB_ERR_RETRYABLE, EXIT_UNAVAILABLE },
 	{ EXITCODE_DB, DB_ERR_QUERY, EXIT_UNAVAILABLE },
+	{ EXITCODE_DB, DB_ERR_READ_ONLY, EXIT_UNAVAILABLE },
 
 	/* A busy lock is decided by the guard (skip or 75), not here. */
 	{ EXITCODE_LOCK, LOCK_OK, EXIT_OK },

@@ -84,6 +84,12 @@ struct lock_db_ops {
 	/* SELECT IS_USED_LOCK(name) */
 	enum db_status (*is_used_lock)(
 	    void *conn, const char *name, char **value, char **errstr);
+	/* The heartbeat's check in one round trip: IS_USED_LOCK(name) in
+	 * *value, and in *read_only why the server no longer takes writes
+	 * (db_read_only_sql), NULL while it does.  NULL in a fake:
+	 * is_used_lock alone. */
+	enum db_status (*lock_check)(void *conn, const char *name, char **value,
+	    char **read_only, char **errstr);
 	/* KILL CONNECTION id */
 	enum db_status (*kill)(
 	    void *conn, unsigned long long id, char **errstr);
@@ -176,6 +182,10 @@ struct lock {
 	const char *slot;
 	const char *slot_kind;
 	const char *slot_text;
+	/* The heartbeat found the server read-only (a demotion): lost, and
+	 * nothing more is written there (no run record end, no lease
+	 * release: it expires by itself). */
+	int read_only;
 };
 
 /* Set up l; nothing is connected yet.  job and name are borrowed. */

@@ -37,8 +37,11 @@ runs_abandon(
 	    " AND connection_id IS NOT NULL AND lock_name IS NOT NULL"
 	    " AND NOT (IS_USED_LOCK(lock_name) <=> connection_id)"
 	    " AND connection_id NOT IN"
-	    "  (SELECT p.ID FROM information_schema.PROCESSLIST p)",
-	    self_identity(), job);
+	    "  (SELECT p.ID FROM information_schema.PROCESSLIST p)"
+	    /* jobs list and jobs check run on replicas too: never an
+	     * errant write there (db_read_only_sql) */
+	    " AND %R IS NULL",
+	    self_identity(), job, db_read_only_sql(db));
 	if (st == DB_OK && (*n = r->affected) > 0) {
 		snprintf(count, sizeof count, "%llu", *n);
 		log_kv(LOG_WARN, "run_abandoned", "job", job, "runs", count,
