@@ -548,7 +548,8 @@ static const struct key alert_keys[] = {
 	    .kind = K_DUR,
 	    .off = CF(alert_timeout_ms),
 	    .min = 1,
-	    .max = DURATION_MAX_MS,
+	    /* Bounds how long an alert may hold up an exit. */
+	    .max = DUR_S(60),
 	    .def = DUR_S(10) },
 	{ .name = NULL },
 };
@@ -880,6 +881,10 @@ conf_get_duration(struct parse *p, const config_setting_t *s,
 	if (ms < k->min) {
 		duration_format(k->min, min, sizeof min);
 		return conf_key_error(p, s, "must be at least %s", min);
+	}
+	if (k->max > 0 && ms > k->max) {
+		duration_format(k->max, min, sizeof min);
+		return conf_key_error(p, s, "must be at most %s", min);
 	}
 	*out = ms;
 	return 0;
@@ -1580,6 +1585,10 @@ conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 	    conf_member(s, "ping_url_file") != NULL)
 		return conf_key_error(p, conf_member(s, "ping_url_file"),
 		    "give ping_url or ping_url_file, not both");
+	if (conf_member(s, "ping_url") != NULL &&
+	    !conf_url_has_scheme(j->ping_url, http_schemes))
+		return conf_key_error(p, conf_member(s, "ping_url"),
+		    "\"%s\" is not an http:// or https:// URL", j->ping_url);
 	if (j->command != NULL && j->ncommand == 0)
 		return conf_key_error(p,
 		    config_setting_get_member(s, "command"),
@@ -2223,6 +2232,18 @@ conf_read_secrets_of(
 			*errstr = xasprintf("%s: %s", sec->where, err);
 			free(err);
 			return -1;
+		}
+		/* Only a job's secret is a URL (ping_url_file); libcurl
+		 * would follow file:// or gopher:// as well. */
+		if (sec->job != NULL &&
+		    !conf_url_has_scheme(*sec->dest, http_schemes)) {
+			conf_secret_free(*sec->dest);
+			*sec->dest = NULL;
+			*errstr =
+			    xasprintf("%s: %s does not hold an http:// or "
+			              "https:// URL",
+			        sec->where, sec->path);
+			return -2;
 		}
 	}
 	return 0;
