@@ -42,6 +42,29 @@ write_config "$CONF" 'alert = { url = "http://127.0.0.1:1/a"; };'
 assert_exit 0 cg config check
 assert_grep 'timeout = "10s";' "$OUT"
 
+# @include of an absolute path: used as it is, from any working directory,
+# next to a relative one; errors name the included file.
+mkdir -p "$TEST_TMP/conf.d" "$TEST_TMP/elsewhere"
+(umask 077
+printf 'jobs = { abs = { command = [ "/bin/true" ]; guard = "none"; }; };\n' \
+    > "$TEST_TMP/elsewhere/abs.conf"
+printf 'alert = { timeout = "7s"; };\n' > "$TEST_TMP/conf.d/rel.conf"
+printf '@include "%s"\n@include "conf.d/rel.conf"\n' \
+    "$TEST_TMP/elsewhere/abs.conf" > "$TEST_TMP/main.conf")
+assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/main.conf" config check
+assert_grep '^  abs = \{' "$OUT"
+assert_grep 'timeout = "7s";' "$OUT"
+bin=$(cd "$(dirname "$CRONGUARD_BIN")" && pwd)/$(basename "$CRONGUARD_BIN")
+assert_exit 0 sh -c "cd '$TEST_TMP/conf.d' && '$bin' -c ../main.conf config check"
+assert_grep '^  abs = \{' "$OUT"
+printf 'jobs = { abs = { command = [ "/bin/true" ]; bogus = 1; }; };\n' \
+    > "$TEST_TMP/elsewhere/abs.conf"
+assert_exit 78 "$CRONGUARD_BIN" -c "$TEST_TMP/main.conf" config check
+assert_grep "^cronguard: $TEST_TMP/elsewhere/abs.conf:1: jobs\.abs\.bogus: unknown key" "$ERR"
+rm "$TEST_TMP/elsewhere/abs.conf"
+assert_exit 78 "$CRONGUARD_BIN" -c "$TEST_TMP/main.conf" config check
+assert_grep "@include \"$TEST_TMP/elsewhere/abs.conf\" \($TEST_TMP/elsewhere/abs.conf\): No such file" "$ERR"
+
 # outbox cancel --reason: the limit is last_error's, checked before the
 # database (the configured one need not even answer).
 head -c 70000 /dev/zero | tr '\0' x > "$TEST_TMP/long"
