@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -14,6 +15,7 @@ cmd_outbox_cancel_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	unsigned long long *ids = NULL, n = 0;
 	struct db          *db = NULL;
+	const char         *reason;
 	char               *errstr = NULL;
 	enum db_status      st;
 	size_t              nids = 0;
@@ -21,10 +23,23 @@ cmd_outbox_cancel_exec(struct cmd_ctx *ctx, struct conf *c)
 
 	if ((rc = cmd_parse_ids(ctx, &ids, &nids)) != 0)
 		goto out;
+	/* Checked here, not by the database: a statement it refuses would
+	 * read as "database unavailable". */
+	if ((reason = cmd_opt_value(ctx, "reason")) != NULL &&
+	    strlen(reason) > OUTBOX_REASON_MAX) {
+		rc = cmd_usage_error(ctx->entry,
+		    "--reason is %zu bytes, more than the %d that last_error "
+		    "holds",
+		    strlen(reason), OUTBOX_REASON_MAX);
+		goto out;
+	}
+	if (reason != NULL && !utf8_valid(reason)) {
+		rc = cmd_usage_error(ctx->entry, "--reason is not UTF-8");
+		goto out;
+	}
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
-	st = outbox_ids(db, OUTBOX_IDS_CANCEL, ids, nids,
-	    cmd_opt_value(ctx, "reason"), &n, &errstr);
+	st = outbox_ids(db, OUTBOX_IDS_CANCEL, ids, nids, reason, &n, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;

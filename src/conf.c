@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <math.h>
@@ -588,7 +589,8 @@ static const struct key alert_keys[] = {
 	    .kind = K_DUR,
 	    .off = CF(alert_timeout_ms),
 	    .min = 1,
-	    .max = DURATION_MAX_MS,
+	    /* Bounds how long an alert may hold up an exit. */
+	    .max = DUR_S(60),
 	    .def = DUR_S(10) },
 	{ .name = NULL },
 };
@@ -629,6 +631,7 @@ static const struct key top_keys[] = {
 /* Parser state: the first error wins. */
 struct parse {
 	const char  *path;
+	char        *abspath;  /* path, absolute (as libconfig names it) */
 	char        *dir;      /* of path: the include directory */
 	char       **includes; /* every @include'd file, resolved */
 	size_t       nincludes;
@@ -692,7 +695,8 @@ conf_key_path(const config_setting_t *s, struct buf *b)
 static char *
 conf_resolve(struct parse *p, const char *file)
 {
-	if (file == NULL || strcmp(file, p->path) == 0)
+	if (file == NULL || strcmp(file, p->path) == 0 ||
+	    (p->abspath != NULL && strcmp(file, p->abspath) == 0))
 		return xstrdup(p->path);
 	if (*file == '/' || p->dir == NULL)
 		return xstrdup(file);
@@ -920,6 +924,10 @@ conf_get_duration(struct parse *p, const config_setting_t *s,
 	if (ms < k->min) {
 		duration_format(k->min, min, sizeof min);
 		return conf_key_error(p, s, "must be at least %s", min);
+	}
+	if (k->max > 0 && ms > k->max) {
+		duration_format(k->max, min, sizeof min);
+		return conf_key_error(p, s, "must be at most %s", min);
 	}
 	*out = ms;
 	return 0;
@@ -1626,6 +1634,10 @@ conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 	    conf_member(s, "ping_url_file") != NULL)
 		return conf_key_error(p, conf_member(s, "ping_url_file"),
 		    "give ping_url or ping_url_file, not both");
+	if (conf_member(s, "ping_url") != NULL &&
+	    !conf_url_has_scheme(j->ping_url, http_schemes))
+		return conf_key_error(p, conf_member(s, "ping_url"),
+		    "\"%s\" is not an http:// or https:// URL", j->ping_url);
 	if (j->command != NULL && j->ncommand == 0)
 		return conf_key_error(p,
 		    config_setting_get_member(s, "command"),
@@ -2013,7 +2025,8 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 		if (*line != '"' || (q = strchr(line + 1, '"')) == NULL)
 			continue; /* libconfig reports the syntax */
 		name = xstrndup(line + 1, (size_t)(q - line - 1));
-		full = xasprintf("%s/%s", p->dir, name);
+		full = *name == '/' ? xstrdup(name)
+		                    : xasprintf("%s/%s", p->dir, name);
 		why = NULL;
 		if (stat(full, &st) == -1)
 			why = strerror(errno);
@@ -2053,6 +2066,49 @@ conf_syntax_error(struct parse *p, config_t *cfg)
 }
 
 /*
+ * libconfig 1.5 puts its include directory in front of every @include
+ * path, an absolute one too ("dir//etc/x.conf").  Without an include
+ * directory it uses the path as it is; so the configuration is read with
+ * the configuration's directory as the working directory, where relative
+ * paths then resolve, and the old one is restored after.  The path of
+ * the configuration itself is made absolute first (p->path stays as
+ * given, for messages).  Returns 0 (*cwd the old directory), or -1 with
+ * p->err.
+ */
+static int
+conf_include_enter(struct parse *p, int *cwd)
+{
+	if ((*cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		p->err = xasprintf(
+		    "cannot open the working directory: %s", strerror(errno));
+		return -1;
+	}
+	if (chdir(p->dir) == -1) {
+		p->err = xasprintf("%s: %s", p->dir, strerror(errno));
+		close(*cwd);
+		*cwd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+conf_include_leave(struct parse *p, int cwd)
+{
+	int rv = 0;
+
+	if (cwd == -1)
+		return 0;
+	if (fchdir(cwd) == -1 && p->err == NULL) {
+		p->err = xasprintf("cannot return to the working directory: %s",
+		    strerror(errno));
+		rv = -1;
+	}
+	close(cwd);
+	return rv;
+}
+
+/*
  * An included file is read as if pasted in, so an unterminated string or
  * group in it is reported at the including file's line.  Parse each
  * included file on its own: the first that is not valid by itself is
@@ -2069,7 +2125,6 @@ conf_blame_include(struct parse *p)
 	 * broken too when read by itself. */
 	for (i = p->nincludes; i-- > 0 && err == NULL;) {
 		config_init(&cfg);
-		config_set_include_dir(&cfg, p->dir);
 		if (!config_read_file(&cfg, p->includes[i]) &&
 		    config_error_type(&cfg) == CONFIG_ERR_PARSE)
 			err = conf_syntax_error(p, &cfg);
@@ -2084,7 +2139,7 @@ conf_load(const char *path, struct conf *c, char **errstr)
 	struct parse p;
 	struct stat  st;
 	size_t       i;
-	int          rv = -1, saved;
+	int          rv = -1, saved, cwd = -1;
 
 	*errstr = NULL;
 	conf_defaults(c);
@@ -2103,22 +2158,30 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		p.err = xasprintf("%s: not a regular file", path);
 		goto out;
 	}
-	/* @include "x.conf" is relative to the configuration's directory
-	 * (libconfig 1.5 prefixes every include path with it). */
+	/* @include "x.conf" is relative to the configuration's directory,
+	 * "/etc/x.conf" is used as it is. */
 	p.dir = conf_dirname(path);
-	config_set_include_dir(&p.cfg, p.dir);
+	p.abspath = *path == '/'
+	    ? xstrdup(path)
+	    : xasprintf("%s/%s", p.dir,
+	          strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path);
 	if (conf_check_includes(&p, path, 0) == -1)
 		goto out;
+	if (conf_include_enter(&p, &cwd) == -1)
+		goto out;
 	errno = 0;
-	if (!config_read_file(&p.cfg, path)) {
+	if (!config_read_file(&p.cfg, p.abspath)) {
 		saved = errno;
 		if (config_error_type(&p.cfg) == CONFIG_ERR_FILE_IO)
 			p.err = xasprintf("%s: cannot read: %s", path,
 			    strerror(saved != 0 ? saved : EIO));
 		else if ((p.err = conf_blame_include(&p)) == NULL)
 			p.err = conf_syntax_error(&p, &p.cfg);
+		conf_include_leave(&p, cwd);
 		goto out;
 	}
+	if (conf_include_leave(&p, cwd) == -1)
+		goto out;
 	if (conf_parse_group(&p, config_root_setting(&p.cfg), top_keys, c, 0) ==
 	    -1)
 		goto out;
@@ -2135,6 +2198,7 @@ conf_load(const char *path, struct conf *c, char **errstr)
 
 out:
 	config_destroy(&p.cfg);
+	free(p.abspath);
 	free(p.dir);
 	for (i = 0; i < p.nincludes; i++)
 		free(p.includes[i]);
@@ -2310,6 +2374,18 @@ conf_read_secrets_of(
 			*errstr = xasprintf("%s: %s", sec->where, err);
 			free(err);
 			return -1;
+		}
+		/* Only a job's secret is a URL (ping_url_file); libcurl
+		 * would follow file:// or gopher:// as well. */
+		if (sec->job != NULL &&
+		    !conf_url_has_scheme(*sec->dest, http_schemes)) {
+			conf_secret_free(*sec->dest);
+			*sec->dest = NULL;
+			*errstr =
+			    xasprintf("%s: %s does not hold an http:// or "
+			              "https:// URL",
+			        sec->where, sec->path);
+			return -2;
 		}
 	}
 	return 0;

@@ -208,7 +208,8 @@ void conf_free(struct conf *);
 int conf_read_secrets(struct conf *, const char *channel, char **errstr);
 
 /* The same for job's secret files (ping_url_file), read when the job
- * runs: 0, or -1 with *errstr (exit 78). */
+ * runs: 0, or -1 with *errstr (exit 78): -1 when a file cannot be read,
+ * -2 when it was read but holds no http:// or https:// URL. */
 int conf_read_job_secrets(struct conf *, const char *job, char **errstr);
 
 /* Make the process non-dumpable (prctl PR_SET_DUMPABLE 0): the secrets

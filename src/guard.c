@@ -97,29 +97,82 @@ local_name(const char *prefix, const char *key)
 }
 
 /*
+ * The runtime directory must not let another user move this user's
+ * private directory out of the way: one that others can write to (group
+ * cronguard's /run/cronguard, /tmp) needs the sticky bit, and an owner
+ * who is root or this user (the owner of a directory may rename anything
+ * in it).  A directory only its owner can write to is not checked, so
+ * that a private runtime_dir (a test's, systemd's RuntimeDirectory=) is
+ * fine.  Returns 0, or -1 with *errstr.
+ */
+static int
+local_parent_check(
+    int pfd, const char *runtime_dir, const char *dir, char **errstr)
+{
+	struct stat sb;
+	uid_t       uid = geteuid();
+
+	if (fstat(pfd, &sb) == -1) {
+		*errstr = xasprintf(
+		    "cannot stat %s: %s", runtime_dir, strerror(errno));
+		return -1;
+	}
+	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) == 0)
+		return 0;
+	if ((sb.st_mode & S_ISVTX) == 0) {
+		*errstr = xasprintf("runtime_dir %s is writable by group or "
+		                    "others (mode %04o) but not sticky: they "
+		                    "could rename or replace %s; chmod +t it "
+		                    "(the package makes /run/cronguard 3775)",
+		    runtime_dir, (unsigned)(sb.st_mode & 07777), dir);
+		return -1;
+	}
+	if (sb.st_uid != 0 && sb.st_uid != uid) {
+		*errstr = xasprintf("runtime_dir %s is writable by group or "
+		                    "others and owned by uid %lu, who could "
+		                    "rename or replace %s: chown root it",
+		    runtime_dir, (unsigned long)sb.st_uid, dir);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Open this user's private directory runtime_dir/cronguard-UID, creating
  * it 0700, as tmux does for its socket directory: the runtime directory
  * may be a shared /tmp where anyone can plant files under predictable
  * names.  Refused unless it is a directory (not a symbolic link) owned by
- * this user with no group or other permissions.  Returns the directory's
- * descriptor, or -1 with *errstr (always a configuration problem).
+ * this user with no group or other permissions, in a runtime directory
+ * that passes local_parent_check.  Returns the directory's descriptor, or
+ * -1 with *errstr (always a configuration problem).
  */
 static int
 local_dir_open(const char *runtime_dir, const char *dir, char **errstr)
 {
 	struct stat sb;
 	uid_t       uid = geteuid();
-	int         fd = -1;
+	const char *base = strrchr(dir, '/') + 1;
+	int         pfd = -1, fd = -1;
 
-	if (mkdir(dir, S_IRWXU) == -1 && errno != EEXIST) {
+	if ((pfd = open(runtime_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1) {
 		*errstr = xasprintf("cannot create %s: %s (runtime_dir %s must "
 		                    "exist and be writable by uid %lu: create "
 		                    "it, or set runtime_dir)",
 		    dir, strerror(errno), runtime_dir, (unsigned long)uid);
 		goto fail;
 	}
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
-	    -1) {
+	if (local_parent_check(pfd, runtime_dir, dir, errstr) == -1)
+		goto fail;
+	if (mkdirat(pfd, base, S_IRWXU) == -1 && errno != EEXIST) {
+		*errstr = xasprintf("cannot create %s: %s (runtime_dir %s must "
+		                    "exist and be writable by uid %lu: create "
+		                    "it, or set runtime_dir)",
+		    dir, strerror(errno), runtime_dir, (unsigned long)uid);
+		goto fail;
+	}
+	if ((fd = openat(pfd, base,
+	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		if (errno == ELOOP || errno == ENOTDIR)
 			*errstr =
 			    xasprintf("%s is not a directory: remove it", dir);
@@ -145,11 +198,14 @@ local_dir_open(const char *runtime_dir, const char *dir, char **errstr)
 		    dir, (unsigned)(sb.st_mode & 0777));
 		goto fail;
 	}
+	close(pfd);
 	return fd;
 
 fail:
 	if (fd != -1)
 		close(fd);
+	if (pfd != -1)
+		close(pfd);
 	return -1;
 }
 
@@ -291,9 +347,13 @@ guard_sighandler(int sig)
 }
 
 /*
- * The handlers, and the signals unblocked while the job runs: a mask
- * inherited from the parent (it survives exec) would otherwise keep SIGCHLD
- * from ever waking the loop, and SIGTERM from ever reaching the job.
+ * The handlers, installed before the run's first database write and kept
+ * until its record is finished, so that no signal in between kills
+ * cronguard by its default action (a run left "running", closed later as
+ * abandoned, and a once_per job run twice).  The forwarded signals stay
+ * blocked except while the job runs: a signal that interrupts a database
+ * read in this thread would cost the lock session.  One that arrives
+ * while blocked waits, and is taken at the next guard_signals_take.
  */
 static int
 guard_signals_install(char **errstr)
@@ -306,23 +366,68 @@ guard_signals_install(char **errstr)
 		*errstr = xasprintf("pipe: %s", strerror(errno));
 		return -1;
 	}
+	sigemptyset(&set);
+	for (i = 0; i < nitems(guard_forward); i++)
+		sigaddset(&set, guard_forward[i]);
+	if (sigprocmask(SIG_BLOCK, &set, &guard_oldmask) == 0)
+		guard_masked = 1;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = guard_sighandler;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_flags = 0;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	for (i = 0; i < nitems(guard_forward); i++) {
+	for (i = 0; i < nitems(guard_forward); i++)
 		sigaction(guard_forward[i], &sa, NULL);
-		sigaddset(&set, guard_forward[i]);
-	}
-	if (sigprocmask(SIG_UNBLOCK, &set, &guard_oldmask) == 0)
-		guard_masked = 1;
 	return 0;
 }
 
+/*
+ * Unblock the forwarded signals and SIGCHLD (open 1) while the job runs,
+ * or block the forwarded ones again (open 0).  A mask inherited from the
+ * parent (it survives exec) would otherwise keep SIGCHLD from ever waking
+ * the loop, and SIGTERM from ever reaching the job.
+ */
+static void
+guard_signals_open(int open)
+{
+	sigset_t set;
+	size_t   i;
+
+	sigemptyset(&set);
+	for (i = 0; i < nitems(guard_forward); i++)
+		sigaddset(&set, guard_forward[i]);
+	if (open)
+		sigaddset(&set, SIGCHLD);
+	sigprocmask(open ? SIG_UNBLOCK : SIG_BLOCK, &set, NULL);
+}
+
+/* The first forwarded signal that arrived while they were blocked (it is
+ * delivered to the handler now), or 0; SIGCHLD is skipped. */
+static int
+guard_signals_take(void)
+{
+	unsigned char buf[64];
+	ssize_t       n, i;
+	int           sig = 0;
+
+	if (guard_sigpipe[0] == -1)
+		return 0;
+	guard_signals_open(1);
+	guard_signals_open(0);
+	while ((n = read(guard_sigpipe[0], buf, sizeof buf)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (buf[i] != SIGCHLD && sig == 0)
+				sig = buf[i];
+		}
+	}
+	return sig;
+}
+
+/* Back to the old mask and the default handlers.  The old mask is set
+ * while the handlers are still ours, so that a signal still pending goes
+ * to the pipe (lost with it: the caller took what it needed), not to the
+ * default action. */
 static void
 guard_signals_restore(void)
 {
@@ -661,13 +766,11 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 	memset(&ch, 0, sizeof ch);
 	ch.out = out;
 	guard_setenv(gj, l);
-	if (guard_signals_install(&errstr) != 0 ||
-	    guard_spawn(gj->argv, &ch, &errstr) != 0) {
+	if (guard_spawn(gj->argv, &ch, &errstr) != 0) {
 		snprintf(errbuf, errlen, "%s", errstr);
 		end->outcome = "error";
 		end->exit_status = -1;
 		end->error = errbuf;
-		guard_signals_restore();
 		free(errstr);
 		return EXIT_SOFTWARE;
 	}
@@ -676,7 +779,6 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 		while (waitpid(ch.pid, &ch.status, 0) == -1 && errno == EINTR)
 			;
 		guard_drain_output(&ch);
-		guard_signals_restore();
 		code = ch.exec_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 		snprintf(errbuf, errlen, "cannot execute %s: %s", gj->argv[0],
 		    strerror(ch.exec_errno));
@@ -688,13 +790,15 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 		return code;
 	}
 	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
+	guard_signals_open(1);
 	guard_wait(gj, l, &ch);
-	guard_signals_restore();
+	guard_signals_open(0);
 
 	if (WIFSIGNALED(ch.status)) {
 		sig = WTERMSIG(ch.status);
 		code = 128 + sig;
-		snprintf(errbuf, errlen, "killed by signal %d", sig);
+		snprintf(errbuf, errlen, "killed by %s (signal %d)",
+		    signal_name(sig), sig);
 		end->error = errbuf;
 	} else
 		code = WEXITSTATUS(ch.status);
@@ -705,7 +809,9 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 		end->error = errbuf;
 		return EXIT_TIMEOUT;
 	}
-	if (ch.forwarded)
+	/* Died of a signal, whoever sent it (the OOM killer, an operator):
+	 * killed, not a failure, so that jobs runs can name the signal. */
+	if (ch.forwarded || WIFSIGNALED(ch.status))
 		end->outcome = "killed";
 	else
 		end->outcome = code == 0 ? "success" : "failure";
@@ -848,7 +954,6 @@ static int
 sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 {
 	sigset_t set;
-	char    *errstr = NULL;
 
 	memset(w, 0, sizeof *w);
 	w->ops = l->ops;
@@ -858,17 +963,13 @@ sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 		w->deadline = now_mono_ms() + ms;
 	if (pipe2(w->wake, O_CLOEXEC) != 0)
 		return -1;
-	if (guard_signals_install(&errstr) != 0) {
-		free(errstr);
-		goto fail;
-	}
-	/* The new thread inherits the mask and unblocks them itself. */
+	/* Blocked here since guard_signals_install; the new thread
+	 * inherits the mask and unblocks them itself. */
 	guard_forward_set(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	pthread_mutex_init(&w->mu, NULL);
 	if (pthread_create(&w->thread, NULL, sql_watchdog_main, w) != 0) {
 		pthread_mutex_destroy(&w->mu);
-		guard_signals_restore();
 		goto fail;
 	}
 	return 0;
@@ -891,7 +992,6 @@ sql_watchdog_stop(struct sql_watchdog *w, const char *job, int *signo)
 	pthread_mutex_unlock(&w->mu);
 	(void)!write(w->wake[1], "", 1);
 	pthread_join(w->thread, NULL);
-	guard_signals_restore();
 	fired = w->fired;
 	*signo = w->signo;
 	if (w->error != NULL)
@@ -1140,6 +1240,41 @@ guard_ping(const struct guard_job *gj, enum ping_kind kind, const char *rid,
 	free(errstr);
 }
 
+/* A signal came after the run record was written but before the job
+ * started: the job is not started, and the record says why. */
+static int
+guard_cancelled(const struct guard_job *gj, int sig, struct run_end *end,
+    char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "terminated by %s before the job started",
+	    signal_name(sig));
+	log_kv(LOG_WARN, "job_cancelled", "job", gj->job, "signal",
+	    signal_name(sig), "msg", errbuf, NULL);
+	end->outcome = "error";
+	end->exit_status = -1;
+	end->error = errbuf;
+	return 128 + sig;
+}
+
+/* The run record is finished (or was never written): a signal that came
+ * after the job ended is too late to change the run, and is only logged;
+ * then the default handlers are back. */
+static void
+guard_signals_done(const struct guard_job *gj, int *installed)
+{
+	int sig;
+
+	if (!*installed)
+		return;
+	*installed = 0;
+	if ((sig = guard_signals_take()) != 0)
+		log_kv(LOG_INFO, "signal_after_job", "job", gj->job, "signal",
+		    signal_name(sig), "msg",
+		    "the run was over and its record finished: its outcome and exit status stand",
+		    NULL);
+	guard_signals_restore();
+}
+
 void
 guard_job_from_conf(
     struct guard_job *gj, const struct conf *c, const struct conf_job *j)
@@ -1196,14 +1331,14 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
     enum guard_once_state *state)
 {
 	/* Without a database there is no session, lock or record. */
-	struct lock *dbl = l->ops != NULL ? l : NULL;
+	struct lock       *dbl = l->ops != NULL ? l : NULL;
 	struct lock_holder h;
 	struct run_end     end;
 	struct run_output  ro;
 	struct output      out, *outp = NULL;
 	enum lock_result   lr;
 	char              *errstr = NULL, errbuf[512], status[16], rid[37];
-	int                code;
+	int                code, sig, signals = 0;
 
 	memset(&h, 0, sizeof h);
 	memset(&end, 0, sizeof end);
@@ -1237,6 +1372,13 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 		*state = GUARD_DONE;
 		goto give_back;
 	}
+	if (guard_signals_install(&errstr) != 0) {
+		log_kv(LOG_ERROR, "internal_error", "job", gj->job, "error",
+		    errstr, NULL);
+		code = EXIT_SOFTWARE;
+		goto out;
+	}
+	signals = 1;
 	if (dbl != NULL &&
 	    (lr = runs_start(l, self_hostname(), (long)getpid(), rid,
 	         &errstr)) != LOCK_OK) {
@@ -1256,7 +1398,9 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 
 	*state = GUARD_RAN;
 	guard_ping(gj, PING_START, rid, NULL);
-	if (gj->argv != NULL)
+	if ((sig = guard_signals_take()) != 0)
+		code = guard_cancelled(gj, sig, &end, errbuf, sizeof errbuf);
+	else if (gj->argv != NULL)
 		code =
 		    guard_command(gj, dbl, outp, &end, errbuf, sizeof errbuf);
 	else
@@ -1277,6 +1421,7 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 	else
 		log_kv(LOG_INFO, "job_finished", "job", gj->job, "outcome",
 		    end.outcome, "slot", l->slot_text, NULL);
+	guard_signals_done(gj, &signals);
 	/* After the release: a slow ping server does not hold the lock. */
 	guard_ping(gj, code == 0 ? PING_SUCCESS : PING_FAIL, rid, outp);
 	if (res != NULL) {
@@ -1297,6 +1442,7 @@ give_back:
 	if (lock_give_back(l) != LOCK_OK)
 		code = EXIT_PROTOCOL;
 out:
+	guard_signals_done(gj, &signals);
 	output_free(&out);
 	lock_holder_free(&h);
 	lock_close(l);
@@ -1308,8 +1454,8 @@ out:
 
 /* The zone of gj's slots (runs_slot_zone), or -1 having logged why. */
 static int
-guard_zone(const struct guard_job *gj, const struct slot_state *st,
-    struct tzone **z)
+guard_zone(
+    const struct guard_job *gj, const struct slot_state *st, struct tzone **z)
 {
 	char *errstr = NULL;
 
@@ -1410,13 +1556,13 @@ guard_plan(const struct guard_job *gj, const struct slot_state *st,
 	max = gj->backfill_limit > 0 ? gj->backfill_limit : 1;
 	t = latest;
 	while (*n < max && schedule_prev(gj->schedule, z, t - 1, &t) == 0 &&
-	       t > from) {
+	    t > from) {
 		plan[*n].t = t;
 		plan[*n].kind = "catch_up";
 		(*n)++;
 	}
-	if (*n == max && schedule_prev(gj->schedule, z, plan[*n - 1].t - 1,
-	                     &t) == 0 &&
+	if (*n == max &&
+	    schedule_prev(gj->schedule, z, plan[*n - 1].t - 1, &t) == 0 &&
 	    t > from) {
 		tzone_format(z, t, other, sizeof other);
 		log_kv(LOG_WARN, "job_slots_skipped", "job", gj->job, "newest",
@@ -1442,18 +1588,18 @@ guard_plan(const struct guard_job *gj, const struct slot_state *st,
  * run, or of the skip; l is closed.
  */
 static int
-guard_scheduled(const struct guard_job *gj, struct lock *l,
-    struct guard_result *res)
+guard_scheduled(
+    const struct guard_job *gj, struct lock *l, struct guard_result *res)
 {
-	struct slot_state  st;
-	struct tzone      *z = NULL;
-	struct guard_slot *plan = NULL;
-	struct tm          tm;
-	time_t             tt;
-	char               utc[32], text[TZONE_RFC3339_MAX], *errstr = NULL;
-	size_t             n = 0, i;
+	struct slot_state     st;
+	struct tzone         *z = NULL;
+	struct guard_slot    *plan = NULL;
+	struct tm             tm;
+	time_t                tt;
+	char                  utc[32], text[TZONE_RFC3339_MAX], *errstr = NULL;
+	size_t                n = 0, i;
 	enum guard_once_state state;
-	int                code;
+	int                   code;
 
 	memset(&st, 0, sizeof st);
 	if (l->ops->slot_state == NULL) {
@@ -1477,8 +1623,8 @@ guard_scheduled(const struct guard_job *gj, struct lock *l,
 		code = EXIT_CONFIG;
 		goto out;
 	}
-	plan = xcalloc(gj->backfill_limit > 0 ? gj->backfill_limit : 1,
-	    sizeof *plan);
+	plan = xcalloc(
+	    gj->backfill_limit > 0 ? gj->backfill_limit : 1, sizeof *plan);
 	if ((code = guard_plan(gj, &st, z, plan, &n)) != -1)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -1513,14 +1659,14 @@ int
 guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
     struct guard_result *res)
 {
-	struct lock         lk, *l = NULL;
-	struct guard_result scratch;
-	enum lock_result    lr;
-	char               *path = NULL, *errstr = NULL;
-	struct local_holder lh;
-	enum local_status   ls;
+	struct lock           lk, *l = NULL;
+	struct guard_result   scratch;
+	enum lock_result      lr;
+	char                 *path = NULL, *errstr = NULL;
+	struct local_holder   lh;
+	enum local_status     ls;
 	enum guard_once_state state;
-	int                 fd = -1, code;
+	int                   fd = -1, code;
 
 	memset(&scratch, 0, sizeof scratch);
 	if (res != NULL)
@@ -1553,8 +1699,8 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 	}
 
 	l = &lk;
-	lock_init(l, ops, ctx, gj->job,
-	    guard_in_db(gj->guard) ? gj->lock : NULL);
+	lock_init(
+	    l, ops, ctx, gj->job, guard_in_db(gj->guard) ? gj->lock : NULL);
 	l->keep_runs = gj->keep_runs;
 	if (ops != NULL && (lr = lock_open(l, &errstr)) != LOCK_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
@@ -1565,7 +1711,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 	if (gj->schedule != NULL)
 		code = guard_scheduled(gj, l, res);
 	else if (ops != NULL && gj->once_per_ms > 0 &&
-	         (code = guard_once_per(gj, l)) != -1)
+	    (code = guard_once_per(gj, l)) != -1)
 		/* Done: looked at before the lock, so that a no-op launch
 		 * takes no lock and no fencing token. */
 		lock_close(l);

@@ -83,6 +83,9 @@ enum db_status outbox_show(
  * A PROCESSING row is never touched: a dispatcher holds it.
  */
 #define OUTBOX_BATCH_MAX 1000
+/* The longest cancel reason in bytes: last_error is a TEXT column (65535
+ * bytes) and holds "cancelled: " before it. */
+#define OUTBOX_REASON_MAX (65535 - 11)
 enum outbox_ids_op { OUTBOX_IDS_RETRY, OUTBOX_IDS_CANCEL, OUTBOX_IDS_PURGE };
 enum db_status outbox_ids(struct db *, enum outbox_ids_op,
     const unsigned long long *ids, size_t nids, const char *reason,

@@ -746,15 +746,50 @@ report_run_cell(const struct db_result *r, size_t row, size_t col)
 	return report_json_bytes(v, r->lengths[row][col], &lossy);
 }
 
-/* The list columns of row as a JSON object. */
+static const char *
+report_dash(const char *v)
+{
+	return v != NULL ? v : "-";
+}
+
+/* The signal that ended a run ("SIGKILL"): outcome killed with an exit
+ * status of 128 + a signal number, as the guard records it; else NULL. */
+static const char *
+report_run_signal(const struct db_result *r, size_t row)
+{
+	const char *outcome = db_cell(r, row, RC_OUTCOME);
+	long long   st = db_cell_ll(r, row, RC_EXIT_STATUS, -1);
+
+	if (outcome == NULL || strcmp(outcome, "killed") != 0 || st <= 128 ||
+	    st > 128 + 64)
+		return NULL;
+	return signal_name((int)(st - 128));
+}
+
+/* The outcome as shown: "killed (SIGKILL)" when a signal ended it. */
+static const char *
+report_run_outcome(const struct db_result *r, size_t row, char *buf, size_t len)
+{
+	const char *sig = report_run_signal(r, row);
+
+	if (sig == NULL)
+		return report_dash(db_cell(r, row, RC_OUTCOME));
+	snprintf(buf, len, "%s (%s)", db_cell(r, row, RC_OUTCOME), sig);
+	return buf;
+}
+
+/* The list columns of row as a JSON object, and "signal". */
 static json_t *
 report_run_object(const struct db_result *r, size_t row, size_t ncols)
 {
-	json_t *o = json_object();
-	size_t  j;
+	json_t     *o = json_object();
+	const char *sig = report_run_signal(r, row);
+	size_t      j;
 
 	for (j = 0; j < ncols && j < r->ncols; j++)
 		json_object_set_new(o, r->names[j], report_run_cell(r, row, j));
+	json_object_set_new(
+	    o, "signal", sig != NULL ? json_string(sig) : json_null());
 	return o;
 }
 
@@ -770,12 +805,6 @@ report_run_duration(
 	/* Whole seconds read better in a table; below one, the ms. */
 	duration_format(ms >= 1000 ? ms / 1000 * 1000 : ms, buf, len);
 	return buf;
-}
-
-static const char *
-report_dash(const char *v)
-{
-	return v != NULL ? v : "-";
 }
 
 /* j as indented text with a newline; j is released. */
@@ -797,9 +826,9 @@ report_runs(const struct db_result *r, int json)
 {
 	struct buf b;
 	json_t    *arr;
-	char      *text, dur[32];
+	char      *text, dur[32], outcome[64];
 	size_t     i;
-	int        wjob = 3, whost = 4, w;
+	int        wjob = 3, whost = 4, wout = 9, w;
 
 	if (json) {
 		arr = json_array();
@@ -820,20 +849,23 @@ report_runs(const struct db_result *r, int json)
 		if ((w = (int)strlen(report_dash(db_cell(r, i, RC_HOST)))) >
 		    whost)
 			whost = w;
+		if ((w = (int)strlen(report_run_outcome(
+		         r, i, outcome, sizeof outcome))) > wout)
+			wout = w;
 	}
 	buf_init(&b);
-	buf_printf(&b, "%-8s  %-*s  %-*s  %-19s  %-9s  %-9s  %4s  %-5s  %s\n",
-	    "ID", wjob, "JOB", whost, "HOST", "STARTED", "DURATION", "OUTCOME",
-	    "EXIT", "FENCE", "SLOT");
+	buf_printf(&b, "%-8s  %-*s  %-*s  %-19s  %-9s  %-*s  %4s  %-5s  %s\n",
+	    "ID", wjob, "JOB", whost, "HOST", "STARTED", "DURATION", wout,
+	    "OUTCOME", "EXIT", "FENCE", "SLOT");
 	for (i = 0; i < r->nrows; i++)
 		buf_printf(&b,
-		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-9s  %4s  %-5s  %s%s%s\n",
+		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-*s  %4s  %-5s  %s%s%s\n",
 		    report_dash(db_cell(r, i, RC_ID)), wjob,
 		    report_dash(db_cell(r, i, RC_JOB)), whost,
 		    report_dash(db_cell(r, i, RC_HOST)),
 		    report_dash(db_cell(r, i, RC_STARTED)),
-		    report_run_duration(r, i, dur, sizeof dur),
-		    report_dash(db_cell(r, i, RC_OUTCOME)),
+		    report_run_duration(r, i, dur, sizeof dur), wout,
+		    report_run_outcome(r, i, outcome, sizeof outcome),
 		    report_dash(db_cell(r, i, RC_EXIT_STATUS)),
 		    report_dash(db_cell(r, i, RC_FENCE)),
 		    report_dash(db_cell(r, i, RC_SLOT)),
@@ -910,7 +942,7 @@ char *
 report_run(const struct db_result *r, int json, size_t *len)
 {
 	struct buf  b;
-	char        dur[32], *text;
+	char        dur[32], outcome[64], *text;
 	const char *out;
 	long long   kept, total;
 	size_t      i;
@@ -925,6 +957,9 @@ report_run(const struct db_result *r, int json, size_t *len)
 		if (i == RC_DURATION_MS)
 			report_run_field(&b, "duration:",
 			    report_run_duration(r, 0, dur, sizeof dur));
+		else if (i == RC_OUTCOME)
+			report_run_field(&b, "outcome:",
+			    report_run_outcome(r, 0, outcome, sizeof outcome));
 		else {
 			text = xasprintf("%s:", r->names[i]);
 			report_run_field(&b, text, db_cell(r, 0, i));

@@ -193,6 +193,7 @@ runs_end(struct lock *l, const struct run_end *end, int incident,
     const char *jobtext)
 {
 	char          *errstr = NULL, *detail = NULL, *error = NULL;
+	char          *first = NULL;
 	const char    *outcome = end->outcome;
 	enum db_status st = DB_ERR_CONNECT;
 	int            attempt;
@@ -206,8 +207,12 @@ runs_end(struct lock *l, const struct run_end *end, int incident,
 	else if (end->error != NULL)
 		error = xstrdup(end->error);
 
+	/* On the lock session, then once more on a new one whatever the
+	 * first failure was (a lost session, a KILL QUERY, a lock wait
+	 * timeout): a record left running would be closed as abandoned, and
+	 * the job's own outcome lost with it. */
 	for (attempt = 0; attempt < 2; attempt++) {
-		if (l->conn == NULL || l->dead) {
+		if (attempt > 0 || l->conn == NULL || l->dead) {
 			if (l->conn != NULL)
 				l->ops->destroy(l->conn, NULL);
 			l->conn = NULL;
@@ -224,18 +229,28 @@ runs_end(struct lock *l, const struct run_end *end, int incident,
 		errstr = NULL;
 		st = l->ops->run_finish(l->conn, l->run_id, outcome,
 		    end->exit_status, error, end->output, &errstr);
-		if (st != DB_ERR_LOST)
+		if (st == DB_OK)
 			break;
-		l->dead = 1;
+		if (first == NULL)
+			first =
+			    xstrdup(errstr != NULL ? errstr : "unknown error");
 	}
 	if (st == DB_OK)
 		runs_prune_quietly(l);
-	if (st != DB_OK) {
-		detail = xasprintf("finishing run record %llu failed: %s (%s)",
-		    l->run_id, errstr != NULL ? errstr : "unknown error",
-		    jobtext);
+	if (st == DB_OK && first != NULL) {
+		detail = xasprintf("finishing run record %llu failed: %s; "
+		                   "finished on a new session (%s)",
+		    l->run_id, first, jobtext);
+		lock_incident(l, "run_record_retried", detail);
+	} else if (st != DB_OK) {
+		detail = xasprintf("finishing run record %llu failed: %s%s%s "
+		                   "(%s)",
+		    l->run_id, first != NULL ? first : "",
+		    first != NULL ? "; on a new session: " : "",
+		    errstr != NULL ? errstr : "unknown error", jobtext);
 		lock_incident(l, "run_record_failed", detail);
 	}
+	free(first);
 	free(detail);
 	free(error);
 	free(errstr);

@@ -42,9 +42,11 @@ enum lock_result runs_start(struct lock *l, const char *host, long pid,
  * Finish the run record of l's run with the job's end; with incident set
  * the outcome is lock_lost (l->lost) or incident, and the error says to
  * look at the log.  Written on the lock session when it is usable, else
- * on a fresh one: a dead lock session must not lose the job's result.  A
- * failure is the incident run_record_failed, its detail ending with
- * jobtext.
+ * on a fresh one, and when that write fails for any reason, once more on
+ * a fresh one: a failed write must not lose the job's result (the record
+ * would be closed as abandoned).  A write that needed the retry is the
+ * incident run_record_retried, one that failed both times
+ * run_record_failed; the detail ends with jobtext.
  */
 void runs_end(struct lock *l, const struct run_end *end, int incident,
     const char *jobtext);
