@@ -986,22 +986,65 @@ conf_get_strv(
 	return i == n ? 0 : -1;
 }
 
-/* An inline secret is only acceptable in a file nobody else can read. */
+/*
+ * The one rule for the files cronguard trusts (cronguard.conf(5), FILES):
+ * the configuration (and every file it includes) and every secret file
+ * may be written by their owner only; a secret file, or a configuration
+ * file that holds a secret inline, may be read by its owner and its group
+ * (root:cronguard 0640), never by others.
+ */
+int
+conf_file_mode_problem(
+    const char *path, unsigned mode, int secret, char **reason, char **fix)
+{
+	*reason = *fix = NULL;
+	if (mode & (S_IWGRP | S_IWOTH)) {
+		*reason = xasprintf("%s is writable by %s (mode %04o)", path,
+		    (mode & S_IWOTH) ? "others" : "its group", mode & 07777);
+		*fix = xasprintf("chmod go-w %s", path);
+		return -1;
+	}
+	if (secret && (mode & S_IROTH)) {
+		*reason = xasprintf(
+		    "%s is readable by others (mode %04o)", path, mode & 07777);
+		*fix = xasprintf("chmod o-r %s", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* conf_file_mode_problem's verdict on path: NULL, or "reason (fix)". */
+static char *
+conf_file_mode_error(const char *path, const struct stat *st, int secret)
+{
+	char *reason, *fix, *err;
+
+	if (conf_file_mode_problem(
+	        path, (unsigned)st->st_mode, secret, &reason, &fix) == 0)
+		return NULL;
+	err = xasprintf("%s (%s)", reason, fix);
+	free(reason);
+	free(fix);
+	return err;
+}
+
+/* An inline secret makes the file that holds it a secret file. */
 static int
 conf_check_private(
     struct parse *p, const config_setting_t *s, const char *instead)
 {
-	char       *file = conf_source_file(p, s);
+	char       *file = conf_source_file(p, s), *err;
 	struct stat st;
 	int         rv = 0;
 
 	if (stat(file, &st) == -1)
 		rv = conf_key_error(
 		    p, s, "cannot stat %s: %s", file, strerror(errno));
-	else if (st.st_mode & (S_IRGRP | S_IROTH))
-		rv = conf_key_error(p, s,
-		    "a secret given inline needs %s readable by its owner only (chmod 600 %s), or %s",
-		    file, file, instead);
+	else if ((err = conf_file_mode_error(file, &st, 1)) != NULL) {
+		rv = conf_key_error(
+		    p, s, "a secret given inline: %s, or %s", err, instead);
+		free(err);
+	}
 	free(file);
 	return rv;
 }
@@ -1051,23 +1094,58 @@ conf_check_url_secret(
 	    "take the password out of the URL (username and password_file)");
 }
 
+static void conf_secret_free(char *);
+
+/* Read the secret in path into *out (may be NULL: read and wiped): 0, or
+ * -1 with an allocated *reason and *fix (conf.h). */
+int
+conf_secret_problem(const char *path, char **out, char **reason, char **fix)
+{
+	struct stat st;
+	char       *s, *err = NULL;
+
+	*reason = *fix = NULL;
+	if (stat(path, &st) == -1) {
+		*reason =
+		    xasprintf("cannot read %s: %s", path, strerror(errno));
+		*fix = xstrdup("create it, or correct the path");
+		return -1;
+	}
+	if (conf_file_mode_problem(
+	        path, (unsigned)st.st_mode, 1, reason, fix) == -1)
+		return -1;
+	if ((s = read_secret_file(path, &err)) == NULL) {
+		*reason = err;
+		*fix = xasprintf(
+		    "make %s readable by the user cronguard runs as (owner, or group cronguard: adduser USER cronguard)",
+		    path);
+		return -1;
+	}
+	if (*s == '\0') {
+		free(s);
+		*reason = xasprintf("%s is empty", path);
+		*fix = xasprintf("write the secret into %s", path);
+		return -1;
+	}
+	if (out != NULL)
+		*out = s;
+	else
+		conf_secret_free(s);
+	return 0;
+}
+
 /* Read the secret in path into *out; NULL, or an allocated reason. */
 static char *
 conf_secret_read(const char *path, char **out)
 {
-	struct stat st;
-	char       *err = NULL;
+	char *reason, *fix, *err;
 
-	if (stat(path, &st) == -1)
-		return xasprintf("cannot read %s: %s", path, strerror(errno));
-	if (st.st_mode & S_IROTH)
-		return xasprintf(
-		    "%s is readable by others (chmod o-r %s)", path, path);
-	if ((*out = read_secret_file(path, &err)) == NULL)
-		return err;
-	if (**out == '\0')
-		return xasprintf("%s is empty", path);
-	return NULL;
+	if (conf_secret_problem(path, out, &reason, &fix) == 0)
+		return NULL;
+	err = xasprintf("%s (%s)", reason, fix);
+	free(reason);
+	free(fix);
+	return err;
 }
 
 /*
@@ -1903,6 +1981,7 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 	struct stat st;
 	const char *why;
 	char       *text, *errstr = NULL, *line, *next, *q, *name, *full;
+	char       *mode_err = NULL;
 	size_t      len;
 	int         lineno = 0, rv = -1;
 
@@ -1934,9 +2013,13 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 			why = strerror(errno);
 		else if (!S_ISREG(st.st_mode))
 			why = "not a regular file";
+		else if ((mode_err = conf_file_mode_error(full, &st, 0)) !=
+		    NULL)
+			why = mode_err;
 		if (why != NULL) {
 			p->err = xasprintf("%s:%d: @include \"%s\" (%s): %s",
 			    file, lineno, name, full, why);
+			free(mode_err);
 			free(name);
 			free(full);
 			goto out;
@@ -1998,6 +2081,7 @@ conf_load(const char *path, struct conf *c, char **errstr)
 {
 	struct parse p;
 	struct stat  st;
+	char        *mode_err;
 	size_t       i;
 	int          rv = -1, saved;
 
@@ -2016,6 +2100,11 @@ conf_load(const char *path, struct conf *c, char **errstr)
 	/* A FIFO or a device would block or never end. */
 	if (!S_ISREG(st.st_mode)) {
 		p.err = xasprintf("%s: not a regular file", path);
+		goto out;
+	}
+	/* Its commands run as whoever runs cronguard. */
+	if ((mode_err = conf_file_mode_error(path, &st, 0)) != NULL) {
+		p.err = mode_err;
 		goto out;
 	}
 	/* @include "x.conf" is relative to the configuration's directory

@@ -366,36 +366,31 @@ out:
 	free(errstr);
 }
 
-/* The configuration must not be writable by others; a secret file must
- * be readable by its owner only. */
+/* The configuration and the secret files against the one mode rule that
+ * loading applies too (conf_file_mode_problem); a secret file must also
+ * be readable by this user and not empty. */
 static void
 doctor_file(
     struct doctor_report *r, const char *what, const char *path, int secret)
 {
 	struct stat sb;
-	char       *fix;
+	char       *reason, *fix;
 
 	if (stat(path, &sb) != 0) {
 		doctor_add(r, CHECK_CRITICAL, what,
-		    "create it, or fix the path", "%s: cannot stat", path);
+		    "create it, or fix the path", "%s: cannot stat: %s", path,
+		    strerror(errno));
 		return;
 	}
-	fix = xasprintf("chmod %s %s", secret ? "600" : "go-w", path);
-	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-		doctor_add(r, CHECK_CRITICAL, what, fix,
-		    "%s is writable by group or others (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else if (secret && (sb.st_mode & S_IROTH) != 0)
-		doctor_add(r, CHECK_CRITICAL, what, fix,
-		    "%s is readable by everyone (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else if (secret && (sb.st_mode & S_IRGRP) != 0)
-		doctor_add(r, CHECK_WARNING, what, fix,
-		    "%s is readable by its group (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else
+	if (conf_file_mode_problem(
+	        path, (unsigned)sb.st_mode, secret, &reason, &fix) == 0 &&
+	    (!secret || conf_secret_problem(path, NULL, &reason, &fix) == 0)) {
 		doctor_add(r, CHECK_OK, what, NULL, "%s mode %04o", path,
 		    (unsigned)(sb.st_mode & 07777));
+		return;
+	}
+	doctor_add(r, CHECK_CRITICAL, what, fix, "%s", reason);
+	free(reason);
 	free(fix);
 }
 
@@ -879,6 +874,27 @@ out:
 	free(fix);
 }
 
+/* A channel's secret file cannot be used: the fix of its first problem. */
+static void
+doctor_secret_failed(struct doctor_report *r, const struct conf *c,
+    const struct doctor_target *t, const char *errstr)
+{
+	char  *reason = NULL, *fix = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nsecrets && fix == NULL; i++)
+		if (c->secrets[i].channel != NULL &&
+		    strcmp(c->secrets[i].channel, t->label) == 0 &&
+		    conf_secret_problem(
+		        c->secrets[i].path, NULL, &reason, &fix) == 0)
+			reason = fix = NULL;
+	doctor_stage(r, t, CHECK_CRITICAL, "secret",
+	    fix != NULL ? fix : "check the channel's secret files", "%s",
+	    errstr);
+	free(reason);
+	free(fix);
+}
+
 static void
 doctor_channel(
     struct conf *c, const struct conf_channel *ch, struct doctor_report *r)
@@ -896,9 +912,7 @@ doctor_channel(
 	/* A probe without the channel's password would fail for the wrong
 	 * reason. */
 	if (conf_read_secrets(c, ch->name, &errstr) != 0)
-		doctor_stage(r, &t, CHECK_CRITICAL, "secret",
-		    "make the secret file readable by the user cronguard runs as",
-		    "%s", errstr);
+		doctor_secret_failed(r, c, &t, errstr);
 	else if (ch->type == CHANNEL_AMQP)
 		doctor_socket(r, &t);
 	else
