@@ -1084,6 +1084,87 @@ conf_url_has_password(const char *url)
 	return memchr(auth, ':', (size_t)(at - auth)) != NULL;
 }
 
+/* The value of the hexadecimal digit c, or -1. */
+static int
+hexdigit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The user name in a URL's userinfo ("relay" in "amqps://relay@host/v",
+ * "relay:pw@"), percent-decoded (RFC 3986 2.1), allocated; NULL when the
+ * URL names none, or when it decodes to an invalid or empty name.
+ */
+static char *
+conf_url_user(const char *url, int *bad)
+{
+	const char *auth, *at, *end, *q, *stop;
+	char       *user, *w;
+	int         hi, lo;
+
+	*bad = 0;
+	if ((auth = conf_url_authority(url, &at, &end)) == NULL || at == NULL)
+		return NULL;
+	if ((stop = memchr(auth, ':', (size_t)(at - auth))) == NULL)
+		stop = at;
+	w = user = xmalloc((size_t)(stop - auth) + 1);
+	for (q = auth; q < stop; q++) {
+		if (*q != '%') {
+			*w++ = *q;
+			continue;
+		}
+		if (stop - q < 3 || (hi = hexdigit_value(q[1])) < 0 ||
+		    (lo = hexdigit_value(q[2])) < 0 || (hi == 0 && lo == 0)) {
+			*bad = 1;
+			break;
+		}
+		*w++ = (char)(hi * 16 + lo);
+		q += 2;
+	}
+	*w = '\0';
+	if (*bad || *user == '\0') {
+		*bad = 1;
+		free(user);
+		return NULL;
+	}
+	return user;
+}
+
+/* A user in an amqp:// URL is the channel's username (cronguard.conf(5),
+ * channels, url); a username key that names another is an error. */
+static int
+conf_amqp_url_user(
+    struct parse *p, const config_setting_t *s, struct conf_channel *ch)
+{
+	const config_setting_t *m = config_setting_get_member(s, "url");
+	char                   *user;
+	int                     bad, rv = 0;
+
+	if ((user = conf_url_user(ch->url, &bad)) == NULL)
+		return bad ? conf_key_error(p, m,
+		                 "the user name in the URL is empty or badly "
+		                 "percent-encoded")
+		           : 0;
+	if (ch->username == NULL)
+		ch->username = user;
+	else {
+		if (strcmp(ch->username, user) != 0)
+			rv = conf_key_error(p,
+			    config_setting_get_member(s, "username"),
+			    "\"%s\" disagrees with the URL's user \"%s\": give the user once, in the URL or in username",
+			    ch->username, user);
+		free(user);
+	}
+	return rv;
+}
+
 static int
 conf_check_url_secret(
     struct parse *p, const config_setting_t *s, const char *url)
@@ -1597,6 +1678,8 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 		return -1;
 	if (ch->type == CHANNEL_SMTP && ch->from == NULL)
 		return conf_key_error(p, s, "from missing (required for smtp)");
+	if (ch->type == CHANNEL_AMQP && conf_amqp_url_user(p, s, ch) == -1)
+		return -1;
 	if ((ch->password != NULL || ch->password_file != NULL) &&
 	    ch->username == NULL)
 		return conf_key_error(p, s, "a password needs a username");

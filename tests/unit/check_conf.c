@@ -930,6 +930,65 @@ START_TEST(test_file_mode_rule)
 }
 END_TEST
 
+#ifdef HAVE_AMQP
+/* A user in an amqp:// URL is the username, percent-decoded (the README's
+ * example: amqps://relay@host/vhost with password_file); a username key
+ * that disagrees is the error. */
+START_TEST(test_amqp_url_user)
+{
+	static const struct {
+		const char *url, *username, *want_user, *want_err;
+	} cases[] = {
+		{ "amqps://relay@mq.example.com/orders", NULL, "relay", NULL },
+		{ "amqps://relay@mq.example.com/orders", "relay", "relay",
+		    NULL },
+		{ "amqp://re%40lay%3a@mq.example.com/", NULL, "re@lay:", NULL },
+		{ "amqp://mq.example.com/", "relay", "relay", NULL },
+		{ "amqps://relay@mq.example.com/orders", "other", NULL,
+		    ":3: channels.bus.username: \"other\" disagrees with the "
+		    "URL's user \"relay\"" },
+		{ "amqp://re%4@mq.example.com/", NULL, NULL,
+		    ":2: channels.bus.url: the user name in the URL is empty or "
+		    "badly percent-encoded" },
+		{ "amqp://mq.example.com/", NULL, NULL,
+		    "a password needs a username" },
+	};
+	struct conf c;
+	char       *pw, *text, *err;
+	size_t      i;
+
+	pw = tmp_file("amqp-pw\n", 0640);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		err = NULL;
+		text = xasprintf("channels = { bus = { type = \"amqp\";\n"
+		                 " url = \"%s\"; exchange = \"x\";\n"
+		                 " %s%s%s password_file = \"%s\"; }; };\n",
+		    cases[i].url, cases[i].username ? "username = \"" : "",
+		    cases[i].username ? cases[i].username : "",
+		    cases[i].username ? "\";" : "", pw);
+		if (cases[i].want_err == NULL) {
+			ck_assert_msg(
+			    load_text(text, 0644, &c, &err, NULL) == 0,
+			    "case %zu: %s", i, err);
+			ck_assert_str_eq(
+			    c.channels[0].username, cases[i].want_user);
+			ck_assert_int_eq(conf_read_secrets(&c, NULL, &err), 0);
+			ck_assert_str_eq(c.channels[0].password, "amqp-pw");
+			conf_free(&c);
+		} else {
+			ck_assert_int_eq(
+			    load_text(text, 0644, &c, &err, NULL), -1);
+			ck_assert_msg(strstr(err, cases[i].want_err) != NULL,
+			    "case %zu: %s lacks %s", i, err, cases[i].want_err);
+			free(err);
+		}
+		free(text);
+	}
+	tmp_remove(pw);
+}
+END_TEST
+#endif
+
 START_TEST(test_url_password)
 {
 	static const char text[] =
@@ -1739,6 +1798,9 @@ conf_suite(void)
 	tcase_add_test(tc, test_url_password);
 	tcase_add_test(tc, test_secret_files);
 	tcase_add_test(tc, test_file_mode_rule);
+#ifdef HAVE_AMQP
+	tcase_add_test(tc, test_amqp_url_user);
+#endif
 	tcase_add_test(tc, test_tls_ca);
 	tcase_add_test(tc, test_print_masks_secrets);
 	tcase_add_loop_test(tc, test_keys_are_accepted, 0, (int)nkeys());
