@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "lock.h"
+#include "migrate.h"
 #include "report.h"
 #include "runs.h"
 #include "util.h"
@@ -47,7 +48,9 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	jcs = xcalloc(n + 1, sizeof *jcs);
 	if (error == NULL && !c->have_database)
 		error = xasprintf("no database section in %s", c->path);
-	if (error == NULL && db_connect_check(&c->db, &db, &errstr) != DB_OK) {
+	if (error == NULL &&
+	    (db_connect_check(&c->db, &db, &errstr) != DB_OK ||
+	        migrate_check_pending(db, &errstr) != DB_OK)) {
 		error = errstr;
 		errstr = NULL;
 	}

@@ -56,7 +56,7 @@ static int db_set_options(struct db *, const struct conf_database *, char **);
 static int db_check_tls(struct db *, enum tls_mode, char **);
 static int db_cloexec(struct db *, char **);
 static enum db_status db_run(
-    struct db *, const char *, size_t, struct db_result **, char **);
+    struct db *, const char *, size_t, struct db_result **, bool, char **);
 static enum db_status    db_drain(struct db *, char **);
 static struct db_result *db_result_build(MYSQL *, MYSQL_RES *);
 static enum db_status    db_simple(struct db *, const char *, char **);
@@ -89,6 +89,12 @@ db_classify(unsigned err)
 	case ER_LOCK_DEADLOCK:
 	case ER_LOCK_WAIT_TIMEOUT:
 		return DB_ERR_RETRYABLE;
+	case ER_TABLEACCESS_DENIED_ERROR:
+	case ER_COLUMNACCESS_DENIED_ERROR:
+	case ER_PROCACCESS_DENIED_ERROR:
+	case ER_DBACCESS_DENIED_ERROR:
+	case ER_SPECIFIC_ACCESS_DENIED_ERROR:
+		return DB_ERR_PRIVILEGE;
 	default:
 		return DB_ERR_QUERY;
 	}
@@ -104,6 +110,29 @@ db_fail(struct db *db, char **errstr, const char *what)
 		    xasprintf("%s failed: %s", what, mysql_error(db->mysql));
 	}
 	return db_classify(mysql_errno(db->mysql));
+}
+
+/*
+ * A statement of cronguard's own (db_query's constant text) that names a
+ * table or column the server does not know means the schema is behind
+ * the binary: DB_ERR_SCHEMA, "run cronguard db migrate".  An operator's
+ * SQL job (db_query_statement) naming a missing table of its own is that
+ * job's error, and stays DB_ERR_QUERY.
+ */
+static enum db_status
+db_fail_own(struct db *db, char **errstr)
+{
+	unsigned e = mysql_errno(db->mysql);
+
+	if (e != ER_NO_SUCH_TABLE && e != ER_BAD_FIELD_ERROR)
+		return db_fail(db, errstr, "query");
+	if (errstr != NULL) {
+		free(*errstr);
+		*errstr = xasprintf("query failed: %s (the schema is behind "
+		                    "this cronguard: run cronguard db migrate)",
+		    mysql_error(db->mysql));
+	}
+	return DB_ERR_SCHEMA;
 }
 
 static int
@@ -927,14 +956,15 @@ db_drain(struct db *db, char **errstr)
 
 static enum db_status
 db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
-    char **errstr)
+    bool own, char **errstr)
 {
 	MYSQL_RES        *r = NULL;
 	struct db_result *out;
 	enum db_status    st;
 
 	if (mysql_real_query(db->mysql, sql, len) != 0)
-		return db_fail(db, errstr, "query");
+		return own ? db_fail_own(db, errstr)
+		           : db_fail(db, errstr, "query");
 	r = mysql_store_result(db->mysql);
 	if (r == NULL && mysql_field_count(db->mysql) != 0)
 		return db_fail(db, errstr, "query");
@@ -965,7 +995,7 @@ db_vquery(struct db *db, struct db_result **res, char **errstr, const char *fmt,
 		st = DB_ERR_QUERY;
 		goto out;
 	}
-	st = db_run(db, b.data, b.len, res, errstr);
+	st = db_run(db, b.data, b.len, res, true, errstr);
 out:
 	buf_free(&b);
 	return st;
@@ -977,7 +1007,7 @@ db_query_statement(
 {
 	if (res != NULL)
 		*res = NULL;
-	return db_run(db, sql, strlen(sql), res, errstr);
+	return db_run(db, sql, strlen(sql), res, false, errstr);
 }
 
 enum db_status
@@ -1011,7 +1041,7 @@ db_vquery_retry(struct db *db, struct db_result **res, bool once, char **errstr,
 	memset(&r, 0, sizeof r);
 	r.once = once;
 	for (;;) {
-		st = db_run(db, b.data, b.len, res, errstr);
+		st = db_run(db, b.data, b.len, res, true, errstr);
 		/* Inside a transaction only db_txn may repeat: all of it. */
 		if (st == DB_OK || db->in_txn ||
 		    !db_retry_again(db, &r, &st, db_conflict(db, st), errstr))

@@ -20,6 +20,14 @@ enum db_status {
 	DB_ERR_LOST,      /* connection lost mid-session (2006, 2013) */
 	DB_ERR_RETRYABLE, /* deadlock 1213 or lock wait timeout 1205 */
 	DB_ERR_QUERY,     /* any other server or client error */
+	/* The server refused a statement for want of a privilege (1142,
+	 * 1143, 1370, 1044, 1227): exit 77; the message names the privilege
+	 * and the table. */
+	DB_ERR_PRIVILEGE,
+	/* A table or column of cronguard's is unknown (1146, 1054): the
+	 * schema is behind this binary, exit 78, "run cronguard db
+	 * migrate". */
+	DB_ERR_SCHEMA,
 };
 
 /*

@@ -1223,11 +1223,11 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 	    (code = guard_once_per(gj, l)) != -1)
 		goto out;
 	if (l != NULL &&
-	    runs_start(l, self_hostname(), (long)getpid(), rid, &errstr) !=
-	        LOCK_OK) {
+	    (lr = runs_start(l, self_hostname(), (long)getpid(), rid,
+	         &errstr)) != LOCK_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
 		    errstr, NULL);
-		code = EXIT_UNAVAILABLE;
+		code = exitcode_lock(lr);
 		goto out;
 	}
 

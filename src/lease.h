@@ -60,6 +60,8 @@ enum lease_status {
 	LEASE_LOST,      /* extend/release: no longer the owner, or expired */
 	LEASE_ERR_DB,    /* the query failed: *errstr */
 	LEASE_ERR_VALUE, /* the server answered something impossible */
+	LEASE_ERR_PRIVILEGE, /* refused for want of a privilege (77) */
+	LEASE_ERR_SCHEMA,    /* cronguard_leases unknown: db migrate (78) */
 };
 
 /* A fresh random owner token (32 hex digits). */

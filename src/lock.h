@@ -130,14 +130,20 @@ struct lock_db_ops {
 extern const struct lock_db_ops lock_db_real;
 
 enum lock_result {
-	LOCK_OK = 0,     /* acquired; or released cleanly */
-	LOCK_BUSY,       /* another session holds it */
-	LOCK_ERR_DB,     /* connect or query failed: exit 69 */
-	LOCK_ERR_NULL,   /* GET_LOCK returned NULL: exit 69 */
-	LOCK_ERR_GALERA, /* @@wsrep_on: not cluster-wide, exit 78 */
-	LOCK_ERR_VALUE,  /* a value that is not "0"/"1"/NULL: exit 70 */
-	LOCK_INCIDENT,   /* cleanup failed or lock lost: exit 76 */
+	LOCK_OK = 0,        /* acquired; or released cleanly */
+	LOCK_BUSY,          /* another session holds it */
+	LOCK_ERR_DB,        /* connect or query failed: exit 69 */
+	LOCK_ERR_NULL,      /* GET_LOCK returned NULL: exit 69 */
+	LOCK_ERR_GALERA,    /* @@wsrep_on: not cluster-wide, exit 78 */
+	LOCK_ERR_VALUE,     /* a value that is not "0"/"1"/NULL: exit 70 */
+	LOCK_INCIDENT,      /* cleanup failed or lock lost: exit 76 */
+	LOCK_ERR_PRIVILEGE, /* a statement refused for a privilege: 77 */
+	LOCK_ERR_SCHEMA,    /* a cronguard table or column unknown: 78 */
 };
+
+/* LOCK_ERR_DB for a failed statement, or the refusals that have exit
+ * codes of their own (DB_ERR_PRIVILEGE, DB_ERR_SCHEMA). */
+enum lock_result lock_result_of_db(enum db_status);
 
 /* One guarded run: the session, the lock and the run record. */
 struct lock {

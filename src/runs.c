@@ -122,6 +122,7 @@ runs_start(
     struct lock *l, const char *host, long pid, const char *uuid, char **errstr)
 {
 	struct run_start_info ri;
+	enum db_status        st;
 
 	memset(&ri, 0, sizeof ri);
 	ri.job = l->job;
@@ -131,9 +132,10 @@ runs_start(
 	ri.connection_id = l->held && l->lease_us == 0 ? l->connection_id : 0;
 	ri.fence = l->fence;
 	ri.uuid = uuid;
-	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
+	if ((st = l->ops->run_start(l->conn, &ri, &l->run_id, errstr)) !=
+	    DB_OK) {
 		l->run_id = 0;
-		return LOCK_ERR_DB;
+		return lock_result_of_db(st);
 	}
 	return LOCK_OK;
 }
