@@ -2804,12 +2804,18 @@ conf_print(const struct conf *c)
 	conf_print_keys(top_keys, c, 0, 0);
 	if (c->nsecrets > 0)
 		puts("# secret files, and the commands that read them:");
-	for (i = 0; i < c->nsecrets; i++)
-		printf("#   %s: %s\n", c->secrets[i].path,
-		    c->secrets[i].channel != NULL
-		        ? "outbox dispatch (sending on this channel)"
-		        : c->secrets[i].job != NULL
-		        ? "run (this job)"
-		        : "every command that uses the database");
+	for (i = 0; i < c->nsecrets; i++) {
+		if (c->secrets[i].channel != NULL)
+			printf("#   %s: outbox dispatch on channel %s (%s)\n",
+			    c->secrets[i].path, c->secrets[i].channel,
+			    c->secrets[i].where);
+		else if (c->secrets[i].job != NULL)
+			printf("#   %s: run %s (%s)\n", c->secrets[i].path,
+			    c->secrets[i].job, c->secrets[i].where);
+		else
+			printf("#   %s: every command that uses the database "
+			       "(%s)\n",
+			    c->secrets[i].path, c->secrets[i].where);
+	}
 	fflush(stdout);
 }
