@@ -57,7 +57,7 @@ write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = { bad = { sql = \"SELECT * FROM no_such_table_of_the_app\"; }; };"
 rc=0
 cg run bad > "$OUT" 2> "$ERR" || rc=$?
-[ "$rc" != 78 ] && [ "$rc" != 77 ] || fail "an SQL job's own error exited $rc"
+case $rc in 77|78) fail "an SQL job's own error exited $rc" ;; esac
 
 # --- unreachable stays 69
 closed=$("$LIB_PY" -c 'import socket; s = socket.socket()
