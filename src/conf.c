@@ -2797,7 +2797,8 @@ conf_print_keys(
 void
 conf_print(const struct conf *c)
 {
-	size_t i;
+	const char *key;
+	size_t      i;
 
 	printf("# %s: effective configuration, secrets masked\n",
 	    c->path != NULL ? c->path : "(defaults)");
@@ -2805,17 +2806,20 @@ conf_print(const struct conf *c)
 	if (c->nsecrets > 0)
 		puts("# secret files, and the commands that read them:");
 	for (i = 0; i < c->nsecrets; i++) {
+		/* The key, without the file:line of where (which names
+		 * this file: the printed text must read back the same). */
+		key = strrchr(c->secrets[i].where, ' ');
+		key = key != NULL ? key + 1 : c->secrets[i].where;
 		if (c->secrets[i].channel != NULL)
 			printf("#   %s: outbox dispatch on channel %s (%s)\n",
-			    c->secrets[i].path, c->secrets[i].channel,
-			    c->secrets[i].where);
+			    c->secrets[i].path, c->secrets[i].channel, key);
 		else if (c->secrets[i].job != NULL)
 			printf("#   %s: run %s (%s)\n", c->secrets[i].path,
-			    c->secrets[i].job, c->secrets[i].where);
+			    c->secrets[i].job, key);
 		else
 			printf("#   %s: every command that uses the database "
 			       "(%s)\n",
-			    c->secrets[i].path, c->secrets[i].where);
+			    c->secrets[i].path, key);
 	}
 	fflush(stdout);
 }

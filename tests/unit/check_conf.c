@@ -1682,10 +1682,10 @@ START_TEST(test_print_notes)
 	    strstr(out, "# secret files, and the commands that read them:\n"));
 	ck_assert_ptr_nonnull(strstr(out,
 	    ": every command that uses the "
-	    "database\n"));
+	    "database (database.password_file)\n"));
 	ck_assert_ptr_nonnull(strstr(out,
-	    ": outbox dispatch (sending on this "
-	    "channel)\n"));
+	    ": outbox dispatch on channel h "
+	    "(channels.h.signing_secret_file)\n"));
 	free(out);
 	free(text);
 	tmp_remove(pw);
