@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <errmsg.h>
@@ -261,6 +262,16 @@ db_cloexec(struct db *db, char **errstr)
 	return 0;
 }
 
+/* The error number of this thread's last failed connect attempt, for
+ * doctor's fix lines (db_connect_errno). */
+static _Thread_local unsigned db_last_connect_errno;
+
+unsigned
+db_connect_errno(void)
+{
+	return db_last_connect_errno;
+}
+
 /* One connection attempt.  *err is the client library's error number
  * when the server could not be reached or refused the connection, else 0. */
 static enum db_status
@@ -272,11 +283,13 @@ db_connect_once(const struct conf_database *c, struct db **out, unsigned *err,
 	const char       *host = NULL;
 	unsigned          port = 0;
 	my_bool           off = 0;
+	struct stat       sb;
 	static const char tz[] = "SET time_zone = '+00:00'";
 
 	*out = NULL;
 	*err = 0;
 	*errstr = NULL;
+	db_last_connect_errno = 0;
 	db = xcalloc(1, sizeof *db);
 	if (c->socket != NULL)
 		db->where = xasprintf("socket %s", c->socket);
@@ -299,18 +312,37 @@ db_connect_once(const struct conf_database *c, struct db **out, unsigned *err,
 	if (db_set_options(db, c, errstr) != 0)
 		goto fail;
 
+	/* A socket path that does not exist does not appear by waiting:
+	 * say so now instead of retrying for connect_retry. */
+	if (c->socket != NULL && stat(c->socket, &sb) == -1 &&
+	    errno == ENOENT) {
+		db_last_connect_errno = CR_CONNECTION_ERROR;
+		*errstr = xasprintf(
+		    "cannot connect to %s: it does not exist (is the server running there? Debian's MariaDB listens on /run/mysqld/mysqld.sock)",
+		    db->where);
+		goto fail;
+	}
 	if (mysql_real_connect(db->mysql, host, c->user, c->password, c->name,
 	        port, c->socket, 0) == NULL) {
-		*err = mysql_errno(db->mysql);
+		*err = db_last_connect_errno = mysql_errno(db->mysql);
 		/* Which file held the wrong password is the operator's
-		 * first question. */
+		 * first question; a missing database is created first. */
 		if (mysql_errno(db->mysql) == ER_ACCESS_DENIED_ERROR &&
 		    c->password_file != NULL)
 			from =
 			    xasprintf(" (password from %s)", c->password_file);
+		else if (mysql_errno(db->mysql) == ER_BAD_DB_ERROR &&
+		    c->name != NULL)
+			from = xasprintf(
+			    " (create it first: CREATE DATABASE `%s` CHARACTER SET utf8mb4)",
+			    c->name);
 		*errstr = xasprintf("cannot connect to %s: %s%s", db->where,
 		    mysql_error(db->mysql), from != NULL ? from : "");
 		free(from);
+		if (*err == ER_DBACCESS_DENIED_ERROR) {
+			db_close(db);
+			return DB_ERR_PRIVILEGE;
+		}
 		goto fail;
 	}
 	/* An option file read inside mysql_real_connect may have turned

@@ -51,6 +51,11 @@ enum db_status db_connect(
 #define DB_CONNECT_RETRY_CHECK_MS 5000
 enum db_status db_connect_check(
     const struct conf_database *c, struct db **out, char **errstr);
+/* The server's or client library's error number of this thread's last
+ * failed connect attempt (1045 wrong password, 1049 unknown database,
+ * 2002 no socket, ...), 0 after a successful one: for doctor, which
+ * gives each a fix of its own. */
+unsigned db_connect_errno(void);
 /* Close and free.  NULL is fine. */
 void          db_close(struct db *);
 unsigned long db_connection_id(struct db *);
