@@ -121,7 +121,7 @@ while read -r line; do
 	esac
 	n=$((n + 1))
 	# shellcheck disable=SC2086 # the README's words
-	assert_exit 0 as_user $cmd
+	assert_exit 0 as_user $cmd < /dev/null
 	case $cmd in
 	*doctor*)
 		cat "$OUT"
