@@ -10,6 +10,7 @@
 #include "db.h"
 #include "jobctl.h"
 #include "lock.h"
+#include "migrate.h"
 #include "report.h"
 #include "runs.h"
 #include "util.h"
@@ -86,7 +87,9 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	pauses = xcalloc(n + 1, sizeof *pauses);
 	if (error == NULL && !c->have_database)
 		error = xasprintf("no database section in %s", c->path);
-	if (error == NULL && db_connect_check(&c->db, &db, &errstr) != DB_OK) {
+	if (error == NULL &&
+	    (db_connect_check(&c->db, &db, &errstr) != DB_OK ||
+	        migrate_check_pending(db, &errstr) != DB_OK)) {
 		error = errstr;
 		errstr = NULL;
 	}

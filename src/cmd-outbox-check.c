@@ -15,6 +15,7 @@
 #include "db.h"
 #include "incident.h"
 #include "log.h"
+#include "migrate.h"
 #include "outbox-admin.h"
 #include "report.h"
 #include "util.h"
@@ -74,6 +75,7 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		errstr = xasprintf("%s: no database section", c->path);
 		st = DB_ERR_CONNECT;
 	} else if ((st = db_connect_check(&c->db, &db, &errstr)) == DB_OK &&
+	    (st = migrate_check_pending(db, &errstr)) == DB_OK &&
 	    (st = outbox_count(db, c, &k, &errstr)) == DB_OK)
 		st = outbox_count_channels(db, c, &k, &errstr);
 	if (st != DB_OK) {

@@ -112,8 +112,7 @@ static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 /* In enum guard_kind's order. */
-static const char *const catch_up_names[] = { "latest", "all", "none",
-	NULL };
+static const char *const catch_up_names[] = { "latest", "all", "none", NULL };
 static const char *const alert_level_names[] = { "warning", "critical", NULL };
 static const char *const guards[] = { "named_lock", "local", "none", "lease",
 	"auto", NULL };
@@ -1034,22 +1033,65 @@ conf_get_strv(
 	return i == n ? 0 : -1;
 }
 
-/* An inline secret is only acceptable in a file nobody else can read. */
+/*
+ * The one rule for the files cronguard trusts (cronguard.conf(5), FILES):
+ * the configuration (and every file it includes) and every secret file
+ * may be written by their owner only; a secret file, or a configuration
+ * file that holds a secret inline, may be read by its owner and its group
+ * (root:cronguard 0640), never by others.
+ */
+int
+conf_file_mode_problem(
+    const char *path, unsigned mode, int secret, char **reason, char **fix)
+{
+	*reason = *fix = NULL;
+	if (mode & (S_IWGRP | S_IWOTH)) {
+		*reason = xasprintf("%s is writable by %s (mode %04o)", path,
+		    (mode & S_IWOTH) ? "others" : "its group", mode & 07777);
+		*fix = xasprintf("chmod go-w %s", path);
+		return -1;
+	}
+	if (secret && (mode & S_IROTH)) {
+		*reason = xasprintf(
+		    "%s is readable by others (mode %04o)", path, mode & 07777);
+		*fix = xasprintf("chmod o-r %s", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* conf_file_mode_problem's verdict on path: NULL, or "reason (fix)". */
+static char *
+conf_file_mode_error(const char *path, const struct stat *st, int secret)
+{
+	char *reason, *fix, *err;
+
+	if (conf_file_mode_problem(
+	        path, (unsigned)st->st_mode, secret, &reason, &fix) == 0)
+		return NULL;
+	err = xasprintf("%s (%s)", reason, fix);
+	free(reason);
+	free(fix);
+	return err;
+}
+
+/* An inline secret makes the file that holds it a secret file. */
 static int
 conf_check_private(
     struct parse *p, const config_setting_t *s, const char *instead)
 {
-	char       *file = conf_source_file(p, s);
+	char       *file = conf_source_file(p, s), *err;
 	struct stat st;
 	int         rv = 0;
 
 	if (stat(file, &st) == -1)
 		rv = conf_key_error(
 		    p, s, "cannot stat %s: %s", file, strerror(errno));
-	else if (st.st_mode & (S_IRGRP | S_IROTH))
-		rv = conf_key_error(p, s,
-		    "a secret given inline needs %s readable by its owner only (chmod 600 %s), or %s",
-		    file, file, instead);
+	else if ((err = conf_file_mode_error(file, &st, 1)) != NULL) {
+		rv = conf_key_error(
+		    p, s, "a secret given inline: %s, or %s", err, instead);
+		free(err);
+	}
 	free(file);
 	return rv;
 }
@@ -1089,6 +1131,87 @@ conf_url_has_password(const char *url)
 	return memchr(auth, ':', (size_t)(at - auth)) != NULL;
 }
 
+/* The value of the hexadecimal digit c, or -1. */
+static int
+hexdigit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The user name in a URL's userinfo ("relay" in "amqps://relay@host/v",
+ * "relay:pw@"), percent-decoded (RFC 3986 2.1), allocated; NULL when the
+ * URL names none, or when it decodes to an invalid or empty name.
+ */
+static char *
+conf_url_user(const char *url, int *bad)
+{
+	const char *auth, *at, *end, *q, *stop;
+	char       *user, *w;
+	int         hi, lo;
+
+	*bad = 0;
+	if ((auth = conf_url_authority(url, &at, &end)) == NULL || at == NULL)
+		return NULL;
+	if ((stop = memchr(auth, ':', (size_t)(at - auth))) == NULL)
+		stop = at;
+	w = user = xmalloc((size_t)(stop - auth) + 1);
+	for (q = auth; q < stop; q++) {
+		if (*q != '%') {
+			*w++ = *q;
+			continue;
+		}
+		if (stop - q < 3 || (hi = hexdigit_value(q[1])) < 0 ||
+		    (lo = hexdigit_value(q[2])) < 0 || (hi == 0 && lo == 0)) {
+			*bad = 1;
+			break;
+		}
+		*w++ = (char)(hi * 16 + lo);
+		q += 2;
+	}
+	*w = '\0';
+	if (*bad || *user == '\0') {
+		*bad = 1;
+		free(user);
+		return NULL;
+	}
+	return user;
+}
+
+/* A user in an amqp:// URL is the channel's username (cronguard.conf(5),
+ * channels, url); a username key that names another is an error. */
+static int
+conf_amqp_url_user(
+    struct parse *p, const config_setting_t *s, struct conf_channel *ch)
+{
+	const config_setting_t *m = config_setting_get_member(s, "url");
+	char                   *user;
+	int                     bad, rv = 0;
+
+	if ((user = conf_url_user(ch->url, &bad)) == NULL)
+		return bad ? conf_key_error(p, m,
+		                 "the user name in the URL is empty or badly "
+		                 "percent-encoded")
+		           : 0;
+	if (ch->username == NULL)
+		ch->username = user;
+	else {
+		if (strcmp(ch->username, user) != 0)
+			rv = conf_key_error(p,
+			    config_setting_get_member(s, "username"),
+			    "\"%s\" disagrees with the URL's user \"%s\": give the user once, in the URL or in username",
+			    ch->username, user);
+		free(user);
+	}
+	return rv;
+}
+
 static int
 conf_check_url_secret(
     struct parse *p, const config_setting_t *s, const char *url)
@@ -1099,23 +1222,58 @@ conf_check_url_secret(
 	    "take the password out of the URL (username and password_file)");
 }
 
+static void conf_secret_free(char *);
+
+/* Read the secret in path into *out (may be NULL: read and wiped): 0, or
+ * -1 with an allocated *reason and *fix (conf.h). */
+int
+conf_secret_problem(const char *path, char **out, char **reason, char **fix)
+{
+	struct stat st;
+	char       *s, *err = NULL;
+
+	*reason = *fix = NULL;
+	if (stat(path, &st) == -1) {
+		*reason =
+		    xasprintf("cannot read %s: %s", path, strerror(errno));
+		*fix = xstrdup("create it, or correct the path");
+		return -1;
+	}
+	if (conf_file_mode_problem(
+	        path, (unsigned)st.st_mode, 1, reason, fix) == -1)
+		return -1;
+	if ((s = read_secret_file(path, &err)) == NULL) {
+		*reason = err;
+		*fix = xasprintf(
+		    "make %s readable by the user cronguard runs as (owner, or group cronguard: adduser USER cronguard)",
+		    path);
+		return -1;
+	}
+	if (*s == '\0') {
+		free(s);
+		*reason = xasprintf("%s is empty", path);
+		*fix = xasprintf("write the secret into %s", path);
+		return -1;
+	}
+	if (out != NULL)
+		*out = s;
+	else
+		conf_secret_free(s);
+	return 0;
+}
+
 /* Read the secret in path into *out; NULL, or an allocated reason. */
 static char *
 conf_secret_read(const char *path, char **out)
 {
-	struct stat st;
-	char       *err = NULL;
+	char *reason, *fix, *err;
 
-	if (stat(path, &st) == -1)
-		return xasprintf("cannot read %s: %s", path, strerror(errno));
-	if (st.st_mode & S_IROTH)
-		return xasprintf(
-		    "%s is readable by others (chmod o-r %s)", path, path);
-	if ((*out = read_secret_file(path, &err)) == NULL)
-		return err;
-	if (**out == '\0')
-		return xasprintf("%s is empty", path);
-	return NULL;
+	if (conf_secret_problem(path, out, &reason, &fix) == 0)
+		return NULL;
+	err = xasprintf("%s (%s)", reason, fix);
+	free(reason);
+	free(fix);
+	return err;
 }
 
 /*
@@ -1567,6 +1725,8 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 		return -1;
 	if (ch->type == CHANNEL_SMTP && ch->from == NULL)
 		return conf_key_error(p, s, "from missing (required for smtp)");
+	if (ch->type == CHANNEL_AMQP && conf_amqp_url_user(p, s, ch) == -1)
+		return -1;
 	if ((ch->password != NULL || ch->password_file != NULL) &&
 	    ch->username == NULL)
 		return conf_key_error(p, s, "a password needs a username");
@@ -1729,8 +1889,8 @@ conf_check_once_per(
  * tzdata (a schedule is evaluated on the host, by the database clock).
  */
 static int
-conf_check_schedule(struct parse *p, const config_setting_t *s,
-    struct conf_job *j)
+conf_check_schedule(
+    struct parse *p, const config_setting_t *s, struct conf_job *j)
 {
 	struct tzone *z = NULL;
 	char         *errstr = NULL;
@@ -1745,12 +1905,14 @@ conf_check_schedule(struct parse *p, const config_setting_t *s,
 		return conf_key_error(p, conf_member(s, "schedule"),
 		    "schedule needs a database section (the run records)");
 	if (schedule_parse(j->schedule_text, &j->schedule, &errstr) != 0) {
-		rc = conf_key_error(p, conf_member(s, "schedule"), "%s", errstr);
+		rc =
+		    conf_key_error(p, conf_member(s, "schedule"), "%s", errstr);
 		free(errstr);
 		return rc;
 	}
 	if (j->timezone != NULL && tzone_open(j->timezone, &z, &errstr) != 0) {
-		rc = conf_key_error(p, conf_member(s, "timezone"), "%s", errstr);
+		rc =
+		    conf_key_error(p, conf_member(s, "timezone"), "%s", errstr);
 		free(errstr);
 		return rc;
 	}
@@ -2000,6 +2162,7 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 	struct stat st;
 	const char *why;
 	char       *text, *errstr = NULL, *line, *next, *q, *name, *full;
+	char       *mode_err = NULL;
 	size_t      len;
 	int         lineno = 0, rv = -1;
 
@@ -2032,9 +2195,13 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 			why = strerror(errno);
 		else if (!S_ISREG(st.st_mode))
 			why = "not a regular file";
+		else if ((mode_err = conf_file_mode_error(full, &st, 0)) !=
+		    NULL)
+			why = mode_err;
 		if (why != NULL) {
 			p->err = xasprintf("%s:%d: @include \"%s\" (%s): %s",
 			    file, lineno, name, full, why);
+			free(mode_err);
 			free(name);
 			free(full);
 			goto out;
@@ -2138,6 +2305,7 @@ conf_load(const char *path, struct conf *c, char **errstr)
 {
 	struct parse p;
 	struct stat  st;
+	char        *mode_err;
 	size_t       i;
 	int          rv = -1, saved, cwd = -1;
 
@@ -2156,6 +2324,11 @@ conf_load(const char *path, struct conf *c, char **errstr)
 	/* A FIFO or a device would block or never end. */
 	if (!S_ISREG(st.st_mode)) {
 		p.err = xasprintf("%s: not a regular file", path);
+		goto out;
+	}
+	/* Its commands run as whoever runs cronguard. */
+	if ((mode_err = conf_file_mode_error(path, &st, 0)) != NULL) {
+		p.err = mode_err;
 		goto out;
 	}
 	/* @include "x.conf" is relative to the configuration's directory,
@@ -2788,19 +2961,29 @@ conf_print_keys(
 void
 conf_print(const struct conf *c)
 {
-	size_t i;
+	const char *key;
+	size_t      i;
 
 	printf("# %s: effective configuration, secrets masked\n",
 	    c->path != NULL ? c->path : "(defaults)");
 	conf_print_keys(top_keys, c, 0, 0);
 	if (c->nsecrets > 0)
 		puts("# secret files, and the commands that read them:");
-	for (i = 0; i < c->nsecrets; i++)
-		printf("#   %s: %s\n", c->secrets[i].path,
-		    c->secrets[i].channel != NULL
-		        ? "outbox dispatch (sending on this channel)"
-		        : c->secrets[i].job != NULL
-		        ? "run (this job)"
-		        : "every command that uses the database");
+	for (i = 0; i < c->nsecrets; i++) {
+		/* The key, without the file:line of where (which names
+		 * this file: the printed text must read back the same). */
+		key = strrchr(c->secrets[i].where, ' ');
+		key = key != NULL ? key + 1 : c->secrets[i].where;
+		if (c->secrets[i].channel != NULL)
+			printf("#   %s: outbox dispatch on channel %s (%s)\n",
+			    c->secrets[i].path, c->secrets[i].channel, key);
+		else if (c->secrets[i].job != NULL)
+			printf("#   %s: run %s (%s)\n", c->secrets[i].path,
+			    c->secrets[i].job, key);
+		else
+			printf("#   %s: every command that uses the database "
+			       "(%s)\n",
+			    c->secrets[i].path, key);
+	}
 	fflush(stdout);
 }

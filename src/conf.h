@@ -212,6 +212,22 @@ int conf_read_secrets(struct conf *, const char *channel, char **errstr);
  * -2 when it was read but holds no http:// or https:// URL. */
 int conf_read_job_secrets(struct conf *, const char *job, char **errstr);
 
+/*
+ * The one rule for the configuration and secret files (cronguard.conf(5),
+ * FILES), for conf_load, config check, doctor and run alike: a file mode
+ * that lets anyone but the owner write, or (secret != 0) lets others read,
+ * is refused: -1 with an allocated *reason and *fix ("chmod go-w PATH").
+ * 0 when mode is acceptable.
+ */
+int conf_file_mode_problem(
+    const char *path, unsigned mode, int secret, char **reason, char **fix);
+
+/* The whole check of a secret file: it exists, obeys the mode rule, can
+ * be read and is not empty.  0 with the secret in *out (when out is not
+ * NULL; else it is wiped), or -1 with an allocated *reason and *fix. */
+int conf_secret_problem(
+    const char *path, char **out, char **reason, char **fix);
+
 /* Make the process non-dumpable (prctl PR_SET_DUMPABLE 0): the secrets
  * it reads reach no core file, and other processes of the same user
  * cannot ptrace it or read its memory.  CRONGUARD_DUMPABLE=1 in the

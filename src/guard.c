@@ -1392,7 +1392,7 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 		}
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
 		    errstr, NULL);
-		code = EXIT_UNAVAILABLE;
+		code = exitcode_lock(lr);
 		goto out;
 	}
 
@@ -1608,10 +1608,11 @@ guard_scheduled(
 		code = EXIT_CONFIG;
 		goto out;
 	}
-	if (l->ops->slot_state(l->conn, gj->job, &st, &errstr) != DB_OK) {
+	if ((dst = l->ops->slot_state(l->conn, gj->job, &st, &errstr)) !=
+	    DB_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
 		    errstr, NULL);
-		code = EXIT_UNAVAILABLE;
+		code = exitcode_db(dst);
 		goto out;
 	}
 	if (st.pause_job != NULL && gj->slot_arg == NULL) {

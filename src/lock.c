@@ -106,7 +106,7 @@ real_get_lock(
 
 	memset(row, 0, sizeof *row);
 	st = db_query(conn, &r, errstr, "CALL cronguard_get_lock(%s)", name);
-	if (st == DB_ERR_QUERY &&
+	if ((st == DB_ERR_QUERY || st == DB_ERR_PRIVILEGE) &&
 	    ((e = db_errno(conn)) == ER_SP_DOES_NOT_EXIST ||
 	        e == ER_PROCACCESS_DENIED_ERROR)) {
 		log_kv(LOG_WARN, "lock_fence_extra_statement", "lock", name,
@@ -410,6 +410,14 @@ lock_use_lease(struct lock *l, unsigned long long lease_us)
 }
 
 enum lock_result
+lock_result_of_db(enum db_status st)
+{
+	return st == DB_ERR_PRIVILEGE ? LOCK_ERR_PRIVILEGE
+	    : st == DB_ERR_SCHEMA     ? LOCK_ERR_SCHEMA
+	                              : LOCK_ERR_DB;
+}
+
+enum lock_result
 lock_open(struct lock *l, char **errstr)
 {
 	if (l->ops->connect(l->ctx, &l->conn, errstr) != DB_OK) {
@@ -504,6 +512,12 @@ lock_lease_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 	case LEASE_ERR_VALUE:
 		lr = LOCK_ERR_VALUE;
 		break;
+	case LEASE_ERR_PRIVILEGE:
+		lr = LOCK_ERR_PRIVILEGE;
+		break;
+	case LEASE_ERR_SCHEMA:
+		lr = LOCK_ERR_SCHEMA;
+		break;
 	default:
 		lr = LOCK_ERR_DB;
 		break;
@@ -545,6 +559,10 @@ lock_take_fence(struct lock *l, const char *row_fence, char **errstr)
 		return LOCK_OK;
 	case LEASE_ERR_VALUE:
 		return LOCK_ERR_VALUE;
+	case LEASE_ERR_PRIVILEGE:
+		return LOCK_ERR_PRIVILEGE;
+	case LEASE_ERR_SCHEMA:
+		return LOCK_ERR_SCHEMA;
 	default:
 		return LOCK_ERR_DB;
 	}
@@ -593,7 +611,7 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 		return lock_lease_acquire(l, holder, errstr);
 	st = l->ops->get_lock(l->conn, l->name, &row, errstr);
 	if (st != DB_OK) {
-		lr = LOCK_ERR_DB;
+		lr = lock_result_of_db(st);
 		goto fail;
 	}
 	if (parse_conn_id(row.connection_id, &l->connection_id) != 0) {

@@ -53,8 +53,8 @@ struct run_start_info {
 	 * runs ("schedule", "catch_up", "manual"); NULL: no schedule.  For
 	 * every kind but "manual" the record is written only when the slot
 	 * has no successful run yet (*id is then 0). */
-	const char        *slot;
-	const char        *slot_kind;
+	const char *slot;
+	const char *slot_kind;
 };
 
 /* A command job's captured output, for the run record. */
@@ -141,23 +141,29 @@ struct lock_db_ops {
 	 * its first run, the pause in effect and the server's time zone,
 	 * in one statement (runs_slot_state).  NULL in a fake: the guard
 	 * refuses a schedule. */
-	enum db_status (*slot_state)(void *conn, const char *job,
-	    struct slot_state *, char **errstr);
+	enum db_status (*slot_state)(
+	    void *conn, const char *job, struct slot_state *, char **errstr);
 };
 
 /* The implementation over db.h; ctx is a const struct conf_database *. */
 extern const struct lock_db_ops lock_db_real;
 
 enum lock_result {
-	LOCK_OK = 0,     /* acquired; or released cleanly */
-	LOCK_BUSY,       /* another session holds it */
-	LOCK_ERR_DB,     /* connect or query failed: exit 69 */
-	LOCK_ERR_NULL,   /* GET_LOCK returned NULL: exit 69 */
-	LOCK_ERR_GALERA, /* @@wsrep_on: not cluster-wide, exit 78 */
-	LOCK_ERR_VALUE,  /* a value that is not "0"/"1"/NULL: exit 70 */
-	LOCK_INCIDENT,   /* cleanup failed or lock lost: exit 76 */
-	LOCK_SLOT_DONE,  /* runs_start: the slot succeeded meanwhile */
+	LOCK_OK = 0,        /* acquired; or released cleanly */
+	LOCK_BUSY,          /* another session holds it */
+	LOCK_ERR_DB,        /* connect or query failed: exit 69 */
+	LOCK_ERR_NULL,      /* GET_LOCK returned NULL: exit 69 */
+	LOCK_ERR_GALERA,    /* @@wsrep_on: not cluster-wide, exit 78 */
+	LOCK_ERR_VALUE,     /* a value that is not "0"/"1"/NULL: exit 70 */
+	LOCK_INCIDENT,      /* cleanup failed or lock lost: exit 76 */
+	LOCK_ERR_PRIVILEGE, /* a statement refused for a privilege: 77 */
+	LOCK_ERR_SCHEMA,    /* a cronguard table or column unknown: 78 */
+	LOCK_SLOT_DONE,     /* runs_start: the slot succeeded meanwhile */
 };
+
+/* LOCK_ERR_DB for a failed statement, or the refusals that have exit
+ * codes of their own (DB_ERR_PRIVILEGE, DB_ERR_SCHEMA). */
+enum lock_result lock_result_of_db(enum db_status);
 
 /* One guarded run: the session, the lock and the run record. */
 struct lock {

@@ -148,6 +148,7 @@ runs_start(
     struct lock *l, const char *host, long pid, const char *uuid, char **errstr)
 {
 	struct run_start_info ri;
+	enum db_status        st;
 
 	memset(&ri, 0, sizeof ri);
 	ri.job = l->job;
@@ -159,9 +160,10 @@ runs_start(
 	ri.uuid = uuid;
 	ri.slot = l->slot;
 	ri.slot_kind = l->slot_kind;
-	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
+	if ((st = l->ops->run_start(l->conn, &ri, &l->run_id, errstr)) !=
+	    DB_OK) {
 		l->run_id = 0;
-		return LOCK_ERR_DB;
+		return lock_result_of_db(st);
 	}
 	return l->run_id == 0 ? LOCK_SLOT_DONE : LOCK_OK;
 }
