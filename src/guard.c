@@ -1599,6 +1599,7 @@ guard_scheduled(
 	char                  utc[32], text[TZONE_RFC3339_MAX], *errstr = NULL;
 	size_t                n = 0, i;
 	enum guard_once_state state;
+	enum db_status        dst;
 	int                   code;
 
 	memset(&st, 0, sizeof st);
