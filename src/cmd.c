@@ -41,6 +41,8 @@ extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_config_check_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_completion_entry;
+extern const struct cmd_entry cmd_completion_names_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
@@ -68,6 +70,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_config_check_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,
+	&cmd_completion_entry,
+	&cmd_completion_names_entry,
 	NULL,
 };
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -234,6 +235,17 @@ report_outbox_prom_channels(struct buf *b, const struct outbox_counts *k)
 	}
 }
 
+/* When the check ran, by the host clock: a metrics file that stops
+ * changing says the check itself stopped (the alert rules compare it
+ * with the monitoring server's time). */
+static void
+report_prom_timestamp(struct buf *b, const char *name)
+{
+	report_prom_head(b, name,
+	    "Unix time (host clock) at which the check wrote these metrics.");
+	buf_printf(b, "%s %lld\n", name, (long long)time(NULL));
+}
+
 static void
 report_outbox_prometheus(
     struct buf *b, const struct outbox_counts *k, enum check_status s)
@@ -241,6 +253,7 @@ report_outbox_prometheus(
 	report_prom_gauge(b, "cronguard_outbox_up",
 	    "Whether the outbox counts could be read (1) or not (0).",
 	    k != NULL);
+	report_prom_timestamp(b, "cronguard_outbox_check_timestamp_seconds");
 	report_prom_gauge(b, "cronguard_outbox_check_status",
 	    "Verdict of outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 	    s);
@@ -612,6 +625,10 @@ report_jobs_prometheus(struct buf *b, enum check_status st,
     const struct job_check *jcs, const struct job_pause *pauses, size_t n,
     const char *error)
 {
+	report_prom_gauge(b, "cronguard_jobs_up",
+	    "Whether the jobs could be judged from the database (1) or not (0).",
+	    error == NULL);
+	report_prom_timestamp(b, "cronguard_jobs_check_timestamp_seconds");
 	if (error == NULL && n > 0) {
 		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_last_success_timestamp_seconds",

@@ -51,7 +51,9 @@ for f in /usr/bin/cronguard /usr/share/man/man1/cronguard.1.gz \
     /usr/share/cronguard/sql/001_schema.sql \
     /usr/share/doc/cronguard/examples/crontab.example \
     /usr/lib/systemd/system/cronguard-dispatch.timer \
-    /usr/lib/systemd/system/cronguard-job@.timer /etc/cron.d/cronguard; do
+    /usr/lib/systemd/system/cronguard-job@.timer /etc/cron.d/cronguard \
+    /usr/share/cronguard/prometheus/cronguard.rules.yml \
+    /usr/share/bash-completion/completions/cronguard; do
 	[ -e "$f" ] || fail "$f not installed"
 done
 assert_eq "$(ls "$CRONGUARD_SRCDIR"/sql/*.sql | wc -l)" \
