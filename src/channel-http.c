@@ -416,6 +416,7 @@ http_finish(struct channel *ch, void *slot, CURLcode cc)
 		return msg;
 	}
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	msg->status_code = status > 0 && status < 1000 ? (int)status : 0;
 	msg->result = channel_http_classify(status);
 	if (msg->result != SEND_OK)
 		msg->error = channel_http_error(status, x->body, x->bodylen);

@@ -411,6 +411,7 @@ smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 		goto out;
 	}
 	msg->result = smtp_classify(cc, code);
+	msg->status_code = code > 0 && code < 1000 ? (int)code : 0;
 	if (msg->result == SEND_OK) {
 		ch->auth_reported = false;
 		/* Partial refusal: delivered to the others, so it counts as

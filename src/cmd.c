@@ -30,6 +30,8 @@ extern const struct cmd_entry cmd_outbox_show_entry;
 extern const struct cmd_entry cmd_outbox_retry_entry;
 extern const struct cmd_entry cmd_outbox_purge_entry;
 extern const struct cmd_entry cmd_outbox_cancel_entry;
+extern const struct cmd_entry cmd_outbox_pause_entry;
+extern const struct cmd_entry cmd_outbox_resume_entry;
 extern const struct cmd_entry cmd_outbox_enqueue_entry;
 extern const struct cmd_entry cmd_db_migrate_entry;
 extern const struct cmd_entry cmd_db_status_entry;
@@ -53,6 +55,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_outbox_show_entry,
 	&cmd_outbox_retry_entry,
 	&cmd_outbox_cancel_entry,
+	&cmd_outbox_pause_entry,
+	&cmd_outbox_resume_entry,
 	&cmd_outbox_purge_entry,
 	&cmd_outbox_enqueue_entry,
 	&cmd_db_migrate_entry,

@@ -33,6 +33,9 @@ _Static_assert(sizeof(enum tls_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum guard_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum on_lock_lost) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum ordering) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum ordering_scope) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum on_failure) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum attempt_log) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum output_mode) == sizeof(int), "enum size");
 
@@ -106,6 +109,9 @@ struct key {
 static const char *const tls_modes[] = { "disabled", "preferred", "required",
 	"verify_identity", NULL };
 static const char *const orderings[] = { "per_key", "none", NULL };
+static const char *const ordering_scopes[] = { "channel", "global", NULL };
+static const char *const on_failures[] = { "block", "skip", NULL };
+static const char *const attempt_logs[] = { "all", "failures", "none", NULL };
 static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
@@ -297,6 +303,16 @@ static const struct key outbox_keys[] = {
 	    .off = OB(ordering),
 	    .values = orderings,
 	    .def = ORDERING_PER_KEY },
+	{ .name = "ordering_scope",
+	    .kind = K_ENUM,
+	    .off = OB(ordering_scope),
+	    .values = ordering_scopes,
+	    .def = SCOPE_CHANNEL },
+	{ .name = "attempt_log",
+	    .kind = K_ENUM,
+	    .off = OB(attempt_log),
+	    .values = attempt_logs,
+	    .def = ATTEMPT_LOG_ALL },
 	{ .name = "keep_sent",
 	    .kind = K_BOOL,
 	    .off = OB(keep_sent),
@@ -346,6 +362,11 @@ static const struct key channel_keys[] = {
 	    .off = CH(daily_quota),
 	    .max = LLONG_MAX },
 	{ .name = "circuit", .kind = K_GROUP, .sub = channel_circuit_keys },
+	{ .name = "on_failure",
+	    .kind = K_ENUM,
+	    .off = CH(on_failure),
+	    .values = on_failures,
+	    .def = ON_FAILURE_BLOCK },
 	{ .name = "tls_ca", .kind = K_STR, .off = CH(tls_ca) },
 	{ .name = "username",
 	    .kind = K_STR,
@@ -2046,6 +2067,8 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		c->db.host = xstrdup("127.0.0.1");
 	if (c->runtime_dir == NULL)
 		c->runtime_dir = conf_default_runtime_dir();
+	c->outbox.chans = c->channels;
+	c->outbox.nchans = c->nchannels;
 	rv = 0;
 
 out:

@@ -29,6 +29,11 @@ struct outbox_counts {
 	long long failed;
 	long long oldest_due_age_s; /* 0 when nothing is due */
 	long long unknown_channel;
+	/* PENDING rows held back by an earlier FAILED row of their key
+	 * and scope (cronguard-outbox(7), ORDERING), and the age of the
+	 * oldest of them by created_at (0 when none). */
+	long long blocked;
+	long long oldest_blocked_age_s;
 
 	/* The limiter state (cronguard_channels) of the configured
 	 * channels that have a row there, by name; filled by
@@ -42,6 +47,17 @@ struct outbox_counts {
 		bool      exhausted;
 		long long due;
 	} * quota;
+	/* Paused channels (cronguard_channel_pauses, still in force), by
+	 * name; filled by outbox_count. */
+	struct outbox_pause {
+		char     *channel;
+		char     *paused_at; /* database clock, as text */
+		char     *paused_by; /* user@host:pid */
+		char     *reason;    /* or NULL */
+		char     *until_at;  /* or NULL: until outbox resume */
+		long long for_s;     /* seconds since paused_at */
+	} * paused;
+	size_t    npaused;
 	long long quota_exhausted; /* channels with the quota used up */
 	long long quota_blocked;   /* of those: with due rows */
 };
@@ -63,12 +79,31 @@ void outbox_counts_free(struct outbox_counts *);
 enum check_status outbox_verdict(
     const struct outbox_counts *, const struct conf_outbox *);
 
+/* Pause the channels fleet-wide (cronguard-outbox(7), PAUSING A
+ * CHANNEL): one row each in cronguard_channel_pauses, replacing an
+ * earlier pause; for_ms > 0 ends it that long from now (database
+ * clock), 0 never.  reason may be NULL. */
+enum db_status outbox_pause(struct db *, const char *const *channels, size_t n,
+    int64_t for_ms, const char *reason, char **errstr);
+/* End the pauses of the channels; *n of them were paused. */
+enum db_status outbox_resume(struct db *, const char *const *channels, size_t n,
+    unsigned long long *npaused, char **errstr);
+
 /* Rows newest first; status and channel may be NULL (no filter). */
 enum db_status outbox_list(struct db *, const char *status, const char *channel,
     unsigned limit, struct db_result **res, char **errstr);
 /* One row, every column, or an empty result. */
 enum db_status outbox_show(
     struct db *, unsigned long long id, struct db_result **res, char **errstr);
+/* A message's attempt log, oldest first: attempt, started_at,
+ * duration_ms, outcome, status_code, dispatcher, detail. */
+enum db_status outbox_show_attempts(
+    struct db *, unsigned long long id, struct db_result **res, char **errstr);
+/* The FAILED row that holds back PENDING row id (the earliest of its key
+ * and scope), as one row (id, channel, last_error), or an empty result
+ * when nothing blocks it. */
+enum db_status outbox_show_blocker(struct db *, const struct conf_outbox *,
+    unsigned long long id, struct db_result **res, char **errstr);
 
 /*
  * An operator's change to rows by id, in batches of at most

@@ -63,6 +63,17 @@ struct outbox_cursor {
 };
 
 /*
+ * The condition under which row e (an alias) holds back the later row o
+ * of its ordering key, appended to sql: same key, earlier id, in o's
+ * scope (outbox.ordering_scope), and PENDING, PROCESSING or FAILED, a
+ * FAILED row only when its channel's on_failure is "block".  With
+ * failed_only, FAILED rows alone (what outbox check counts as blocked).
+ * Returns 0, or -1 with *errstr.
+ */
+int outbox_blocking_sql(struct db *, const struct conf_outbox *, const char *e,
+    const char *o, int failed_only, struct buf *sql, char **errstr);
+
+/*
  * The claim's locking SELECT as one statement, appended to sql: the one
  * text that outbox_claim runs and that "cronguard doctor" EXPLAINs.  Due
  * PENDING rows of the named channels (escaped here; none matches no
