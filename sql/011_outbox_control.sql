@@ -11,7 +11,11 @@
 --   written in the finalise's transaction.  status_code: the HTTP status,
 --   SMTP reply code or AMQP reply code; NULL for a transport error.
 --   detail: the error or the start of the answer, at most 1 KiB.
+-- outbox_messages.expires_at: a row not sent by then (database clock) is
+--   never sent: the claim that reaches it makes it FAILED "expired ...".
+--   NULL: the channel's ttl after created_at, or never.
 ALTER TABLE outbox_messages
+  ADD COLUMN expires_at DATETIME(6) NULL,
   ADD KEY ix_outbox_ordering_channel (ordering_key, channel, status, id),
   ALGORITHM = INPLACE, LOCK = NONE;
 CREATE TABLE cronguard_channel_pauses (

@@ -87,7 +87,9 @@ struct conf_channel {
 	unsigned          circuit_failures;    /* 0 = no circuit breaker */
 	int64_t           circuit_cooldown_ms; /* 1m */
 	enum on_failure   on_failure;          /* block */
-	char             *tls_ca; /* CA bundle (CURLOPT_CAINFO); NULL =
+	int64_t           ttl_ms; /* a row without expires_at expires this
+	                           * long after created_at; 0 = never */
+	char *tls_ca;             /* CA bundle (CURLOPT_CAINFO); NULL =
 	                           * libcurl's default store */
 	/* smtp */
 	char     *username;

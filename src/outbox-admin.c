@@ -114,7 +114,7 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	enum db_status    st;
 	long long  *dst[] = { &k->pending, &k->due, &k->processing, &k->stale,
 		 &k->stuck, &k->failed, &k->oldest_due_age_s,
-		 &k->unknown_channel };
+		 &k->unknown_channel, &k->expired };
 	const char *cell, *e;
 	size_t      i;
 
@@ -149,7 +149,9 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	    " COALESCE(FLOOR(TIMESTAMPDIFF(MICROSECOND, MIN(IF(status ="
 	    "  'PENDING' AND next_attempt_at <= NOW(6), next_attempt_at,"
 	    "  NULL)), NOW(6)) / 1000000), 0),"
-	    " COALESCE(SUM(status = 'PENDING' AND %F), 0)"
+	    " COALESCE(SUM(status = 'PENDING' AND %F), 0),"
+	    " COALESCE(SUM(status = 'FAILED' AND last_error LIKE 'expired%%'),"
+	    " 0)"
 	    " FROM outbox_messages"
 	    " WHERE status IN ('PENDING', 'PROCESSING', 'FAILED')",
 	    (long long)conf->outbox.lease_ms * 1000,
@@ -684,18 +686,34 @@ out:
 
 enum db_status
 outbox_enqueue(struct db *db, const char *channel, const char *event_type,
-    const char *key, const char *payload, unsigned long long *id,
-    char *message_id, char **errstr)
+    const char *key, const char *payload, const struct outbox_when *when,
+    unsigned long long *id, char *message_id, char **errstr)
 {
 	struct db_result *res = NULL;
-	enum db_status    st;
+	struct buf        next, expires;
+	enum db_status    st = DB_ERR_QUERY;
 
+	buf_init(&next);
+	buf_init(&expires);
 	uuid_v4(message_id);
+	if (when->at_set)
+		buf_printf(&next, "FROM_UNIXTIME(%lld)", (long long)when->at_s);
+	else
+		buf_printf(&next, "NOW(6) + INTERVAL %lld MICROSECOND",
+		    (long long)when->delay_ms * 1000);
+	if (when->expires_in_ms > 0)
+		buf_printf(&expires, "NOW(6) + INTERVAL %lld MICROSECOND",
+		    (long long)when->expires_in_ms * 1000);
+	else
+		buf_adds(&expires, "NULL");
 	st = db_query(db, &res, errstr,
 	    "INSERT INTO outbox_messages"
-	    " (message_id, channel, event_type, ordering_key, payload)"
-	    " VALUES (%s, %s, %s, %s, %s)",
-	    message_id, channel, event_type, key, payload);
+	    " (message_id, channel, event_type, ordering_key, payload,"
+	    " next_attempt_at, expires_at)"
+	    " VALUES (%s, %s, %s, %s, %s, %F, %F)",
+	    message_id, channel, event_type, key, payload, &next, &expires);
+	buf_free(&next);
+	buf_free(&expires);
 	if (st == DB_OK)
 		*id = res->insert_id;
 	db_result_free(res);

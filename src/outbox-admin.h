@@ -29,6 +29,7 @@ struct outbox_counts {
 	long long failed;
 	long long oldest_due_age_s; /* 0 when nothing is due */
 	long long unknown_channel;
+	long long expired; /* FAILED rows whose last_error begins "expired" */
 	/* PENDING rows held back by an earlier FAILED row of their key
 	 * and scope (cronguard-outbox(7), ORDERING), and the age of the
 	 * oldest of them by created_at (0 when none). */
@@ -136,10 +137,20 @@ enum outbox_purge_what { PURGE_SENT, PURGE_FAILED };
 enum db_status outbox_purge(struct db *, enum outbox_purge_what, int64_t age_ms,
     int dry_run, unsigned long long *n, char **errstr);
 
+/* When an enqueued message is due and when it expires: at at_s (unix
+ * seconds) when at_set, else delay_ms from now (0: at once); it expires
+ * expires_in_ms from now (0: no expires_at).  Database clock. */
+struct outbox_when {
+	bool    at_set;
+	int64_t at_s;
+	int64_t delay_ms;
+	int64_t expires_in_ms;
+};
 /* Insert one PENDING message; payload must be valid JSON (the caller
  * checks).  *id is the new row's id; message_id (37 bytes) its UUID. */
 enum db_status outbox_enqueue(struct db *, const char *channel,
     const char *event_type, const char *key, const char *payload,
-    unsigned long long *id, char *message_id, char **errstr);
+    const struct outbox_when *when, unsigned long long *id, char *message_id,
+    char **errstr);
 
 #endif

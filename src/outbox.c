@@ -112,13 +112,28 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
     const struct outbox_cursor *cur, struct buf *sql, char **errstr)
 {
-	struct buf in, after, order;
-	size_t     i;
+	struct buf in, after, order, ttl;
+	size_t     i, nttl = 0;
 	int        rc = -1;
 
 	buf_init(&in);
 	buf_init(&after);
 	buf_init(&order);
+	buf_init(&ttl);
+	/* The row's end: expires_at, else created_at plus its channel's
+	 * ttl, else none (NULL compares as not expired). */
+	buf_adds(&ttl, "COALESCE(o.expires_at");
+	for (i = 0; i < conf->nchans; i++) {
+		if (conf->chans[i].ttl_ms <= 0)
+			continue;
+		if (db_fragment(db, &ttl, errstr,
+		        "%R%s THEN o.created_at + INTERVAL %lld MICROSECOND",
+		        nttl++ == 0 ? ", CASE o.channel WHEN " : " WHEN ",
+		        conf->chans[i].name,
+		        (long long)conf->chans[i].ttl_ms * 1000) != 0)
+			goto out;
+	}
+	buf_adds(&ttl, nttl > 0 ? " END) <= NOW(6)" : ") <= NOW(6)");
 	for (i = 0; i < nchannels; i++) {
 		if (i > 0)
 			buf_addc(&in, ',');
@@ -152,7 +167,8 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	rc = db_fragment(db, sql, errstr,
 	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
 	    " o.ordering_key, o.payload, o.attempts,"
-	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at"
+	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at,"
+	    " COALESCE(%F, FALSE)"
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
 	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
 	    " AND o.channel IN (%F)%F"
@@ -160,11 +176,12 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	    " WHERE until_at IS NULL OR until_at > NOW(6))"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
-	    &after, &in, &order, limit);
+	    &ttl, &after, &in, &order, limit);
 out:
 	buf_free(&in);
 	buf_free(&after);
 	buf_free(&order);
+	buf_free(&ttl);
 	return rc;
 }
 
@@ -178,33 +195,44 @@ claim_reset(struct claim *c)
 	db_result_free(c->res);
 	free(c->storage);
 	free(c->msgs);
+	free(c->expired);
 	c->res = NULL;
 	c->storage = NULL;
 	c->msgs = NULL;
+	c->expired = NULL;
 	c->n = 0;
+	c->nexpired = 0;
 }
 
-/* Fill the messages from the claim's result rows. */
+/* Fill the messages from the claim's result rows; the expired ones go
+ * to c->expired instead. */
 static int
 claim_fill(struct claim *c, char **errstr)
 {
 	struct db_result  *r = c->res;
 	struct outbox_msg *m;
+	unsigned long long id;
 	const char        *e;
 	long long          v;
 	size_t             i;
 
-	c->n = r->nrows;
-	c->storage = xcalloc(c->n + 1, sizeof *c->storage);
-	c->msgs = xcalloc(c->n + 1, sizeof *c->msgs);
-	for (i = 0; i < c->n; i++) {
-		m = &c->storage[i];
-		c->msgs[i] = m;
+	c->n = 0;
+	c->storage = xcalloc(r->nrows + 1, sizeof *c->storage);
+	c->msgs = xcalloc(r->nrows + 1, sizeof *c->msgs);
+	c->expired = xcalloc(r->nrows + 1, sizeof *c->expired);
+	for (i = 0; i < r->nrows; i++) {
 		if (r->rows[i][0] == NULL ||
-		    parse_ull(r->rows[i][0], UINT64_MAX, &m->id, &e) != 0) {
+		    parse_ull(r->rows[i][0], UINT64_MAX, &id, &e) != 0) {
 			*errstr = xstrdup("claim failed: bad id");
 			return -1;
 		}
+		if (db_parse_bool(r->rows[i][9]) == 1) {
+			c->expired[c->nexpired++] = id;
+			continue;
+		}
+		m = &c->storage[c->n];
+		c->msgs[c->n++] = m;
+		m->id = id;
 		snprintf(m->message_id, sizeof m->message_id, "%s",
 		    r->rows[i][1] != NULL ? r->rows[i][1] : "");
 		m->channel = r->rows[i][2];
@@ -244,6 +272,18 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	if (claim_fill(c, errstr) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
+	}
+	if (c->nexpired > 0) {
+		st = db_query(db, NULL, errstr,
+		    "UPDATE outbox_messages SET status = 'FAILED',"
+		    " claim_token = NULL, last_error = IF(expires_at IS NULL,"
+		    " 'expired: its channel''s ttl passed before it was sent',"
+		    " CONCAT('expired: expires_at ', expires_at,"
+		    " ' passed before it was sent'))"
+		    " WHERE id IN (%L) AND status = 'PENDING'",
+		    c->nexpired, c->expired);
+		if (st != DB_OK)
+			goto out;
 	}
 	if (c->n == 0)
 		goto out;
@@ -313,7 +353,8 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 	struct claim_args a;
 	struct buf        sql;
 	enum db_status    st;
-	const char       *at;
+	const char       *at, *e;
+	char              nexp[32];
 
 	memset(c, 0, sizeof *c);
 	if (nchannels == 0 || limit == 0)
@@ -331,12 +372,18 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 		claim_reset(c);
 	else if (c->n > 0)
 		faultpoint("after_claim_commit");
+	if (st == DB_OK && c->nexpired > 0) {
+		snprintf(nexp, sizeof nexp, "%zu", c->nexpired);
+		log_kv(LOG_INFO, "outbox_expired", "count", nexp, NULL);
+	}
+	/* The cursor follows the rows read, expired ones included. */
 	if (cur != NULL) {
 		cur->set = 0;
-		if (st == DB_OK && c->n == limit &&
-		    (at = db_cell(c->res, c->n - 1, 8)) != NULL) {
+		if (st == DB_OK && c->res != NULL && c->res->nrows == limit &&
+		    (at = db_cell(c->res, c->res->nrows - 1, 8)) != NULL &&
+		    parse_ull(db_cell(c->res, c->res->nrows - 1, 0), UINT64_MAX,
+		        &cur->id, &e) == 0) {
 			snprintf(cur->at, sizeof cur->at, "%s", at);
-			cur->id = c->msgs[c->n - 1]->id;
 			cur->set = 1;
 		}
 	}

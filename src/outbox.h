@@ -25,6 +25,10 @@ struct claim {
 	struct outbox_msg **msgs;
 	size_t              n;
 	struct db_result   *res;
+	/* Rows the claim found expired (expires_at, or the channel's ttl)
+	 * and made FAILED instead of claiming them. */
+	unsigned long long *expired;
+	size_t              nexpired;
 };
 
 /* What a finalise did. */

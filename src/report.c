@@ -156,6 +156,8 @@ report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
 	if (k->blocked > 0)
 		buf_printf(b, " blocked=%lld oldest_blocked=%llds", k->blocked,
 		    k->oldest_blocked_age_s);
+	if (k->expired > 0)
+		buf_printf(b, " expired=%lld", k->expired);
 	report_outbox_nagios_paused(b, k);
 	for (i = 0; i < k->nchannels; i++) {
 		if (k->channels[i].circuit == CIRCUIT_CLOSED)
@@ -307,6 +309,9 @@ report_outbox_prometheus(
 	report_prom_gauge(b, "cronguard_outbox_unknown_channel",
 	    "PENDING rows whose channel no configuration names.",
 	    k->unknown_channel);
+	report_prom_gauge(b, "cronguard_outbox_expired",
+	    "FAILED rows that expired before they could be sent (expires_at or the channel's ttl).",
+	    k->expired);
 	report_prom_gauge(b, "cronguard_outbox_blocked",
 	    "PENDING rows held back by an earlier FAILED row of their ordering key.",
 	    k->blocked);

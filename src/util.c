@@ -602,3 +602,83 @@ discard_write(char *p, size_t size, size_t n, void *arg)
 	(void)arg;
 	return size * n;
 }
+
+/* n digits at s as a number, or -1. */
+static int
+rfc3339_digits(const char *s, int n)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+int
+time_parse_rfc3339(const char *s, int64_t *unix_s, const char **errstr)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30,
+		31 };
+	int              y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
+	int64_t          days;
+	size_t           len = strlen(s);
+
+	*errstr = "not an RFC 3339 time with an offset (2026-12-01T18:00:00Z, "
+	          "2026-12-01T19:00:00+01:00)";
+	if (len < 20 || s[4] != '-' || s[7] != '-' ||
+	    (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || s[13] != ':' ||
+	    s[16] != ':')
+		return -1;
+	y = rfc3339_digits(s, 4);
+	mo = rfc3339_digits(s + 5, 2);
+	d = rfc3339_digits(s + 8, 2);
+	h = rfc3339_digits(s + 11, 2);
+	mi = rfc3339_digits(s + 14, 2);
+	sec = rfc3339_digits(s + 17, 2);
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
+		return -1;
+	if (mo == 2 && d == 29 &&
+	    !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return -1;
+	s += 19;
+	if (*s == '.') {
+		/* Fractions of a second are dropped: due times are not that
+		 * exact. */
+		s++;
+		if (*s < '0' || *s > '9')
+			return -1;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if ((s[0] == 'Z' || s[0] == 'z') && s[1] == '\0')
+		sign = 0;
+	else if ((s[0] == '+' || s[0] == '-') && strlen(s) == 6 &&
+	    s[3] == ':') {
+		sign = s[0] == '+' ? 1 : -1;
+		oh = rfc3339_digits(s + 1, 2);
+		om = rfc3339_digits(s + 4, 2);
+		if (oh < 0 || oh > 23 || om < 0 || om > 59)
+			return -1;
+	} else
+		return -1;
+	/* Days from the civil date (H. Hinnant's days_from_civil). */
+	{
+		int      yy = mo <= 2 ? y - 1 : y;
+		int64_t  era = yy / 400;
+		unsigned yoe = (unsigned)(yy - era * 400);
+		unsigned doy =
+		    (unsigned)((153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d -
+		        1);
+		unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+		days = era * 146097 + (int64_t)doe - 719468;
+	}
+	*unix_s = days * 86400 + h * 3600 + mi * 60 + sec -
+	    sign * (oh * 3600 + om * 60);
+	*errstr = NULL;
+	return 0;
+}

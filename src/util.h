@@ -83,6 +83,10 @@ void uuid_v4(char out[37]);
  * SIZE_MAX for a NUL-terminated string: the NUL ends any sequence), or 0
  * when it is not one. */
 size_t utf8_seq_len(const unsigned char *s, size_t avail);
+/* Parse an RFC 3339 time with its offset ("2026-12-01T18:00:00Z",
+ * "...+01:00"; a space for the T; fractions dropped) into unix
+ * seconds.  Returns 0, or -1 with *errstr (static) saying why. */
+int time_parse_rfc3339(const char *s, int64_t *unix_s, const char **errstr);
 /* Whether the NUL-terminated s is well-formed UTF-8. */
 int utf8_valid(const char *s);
 
