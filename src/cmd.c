@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "duration.h"
 #include "incident.h"
 #include "log.h"
+#include "outbox-admin.h"
 #include "util.h"
 
 extern const struct cmd_entry cmd_run_entry;
@@ -419,4 +421,26 @@ cmd_run_job(
 	}
 	guard_result_free(&res);
 	return code;
+}
+
+int
+cmd_outbox_filter(
+    struct cmd_ctx *ctx, struct outbox_filter *f, int *any, int *dry_run)
+{
+	const char *v, *e;
+
+	memset(f, 0, sizeof *f);
+	f->channel = cmd_opt_value(ctx, "channel");
+	f->event_type = cmd_opt_value(ctx, "event-type");
+	f->error = cmd_opt_value(ctx, "error");
+	if ((v = cmd_opt_value(ctx, "since")) != NULL &&
+	    duration_parse(v, &f->since_ms, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--since: %s: %s", v, e);
+	if (v != NULL && f->since_ms <= 0)
+		return cmd_usage_error(
+		    ctx->entry, "--since: %s: must be more than 0", v);
+	*dry_run = cmd_opt_count(ctx, "dry-run") > 0;
+	*any = f->channel != NULL || f->event_type != NULL ||
+	    f->error != NULL || v != NULL;
+	return 0;
 }

@@ -584,11 +584,14 @@ out:
 }
 
 enum db_status
-outbox_retry_failed(
-    struct db *db, const char *channel, unsigned long long *n, char **errstr)
+outbox_filtered(struct db *db, enum outbox_ids_op op,
+    const struct outbox_filter *f, const char *reason, int dry_run,
+    unsigned long long *n, char **errstr)
 {
 	struct buf         where;
-	enum db_status     st;
+	enum db_status     st = DB_ERR_QUERY;
+	char              *count = NULL;
+	const char        *e;
 	unsigned long long after = 0, *ids;
 	size_t             k;
 
@@ -596,21 +599,41 @@ outbox_retry_failed(
 	buf_init(&where);
 	ids = xcalloc(OUTBOX_BATCH_MAX, sizeof *ids);
 	if (db_fragment(db, &where, errstr,
-	        "status = 'FAILED' AND (%s IS NULL OR channel = %s)", channel,
-	        channel) != 0) {
-		st = DB_ERR_QUERY;
+	        "%R AND (%s IS NULL OR channel = %s)"
+	        " AND (%s IS NULL OR event_type = %s)"
+	        " AND (%s IS NULL OR LOCATE(%s, last_error) > 0)",
+	        op == OUTBOX_IDS_RETRY ? "status = 'FAILED'"
+	                               : "status IN ('PENDING','FAILED')",
+	        f->channel, f->channel, f->event_type, f->event_type, f->error,
+	        f->error) != 0)
+		goto out;
+	if (f->since_ms > 0 &&
+	    db_fragment(db, &where, errstr,
+	        " AND COALESCE(claimed_at, created_at) >="
+	        " NOW(6) - INTERVAL %lld MICROSECOND",
+	        (long long)f->since_ms * 1000) != 0)
+		goto out;
+	if (dry_run) {
+		st = db_query_value(db, &count, errstr,
+		    "SELECT COUNT(*) FROM outbox_messages WHERE %F", &where);
+		if (st == DB_OK &&
+		    (count == NULL ||
+		        parse_ull(count, UINT64_MAX, n, &e) != 0)) {
+			*errstr = xstrdup("count failed: bad count");
+			st = DB_ERR_QUERY;
+		}
 		goto out;
 	}
 	for (;;) {
 		st = outbox_next_ids(db, &where, &after, ids, &k, errstr);
 		if (st != DB_OK || k == 0)
 			break;
-		st = outbox_ids_in(
-		    db, OUTBOX_IDS_RETRY, ids, k, NULL, n, errstr);
+		st = outbox_ids_in(db, op, ids, k, reason, n, errstr);
 		if (st != DB_OK)
 			break;
 	}
 out:
+	free(count);
 	buf_free(&where);
 	free(ids);
 	return st;

@@ -123,10 +123,29 @@ enum outbox_ids_op { OUTBOX_IDS_RETRY, OUTBOX_IDS_CANCEL, OUTBOX_IDS_PURGE };
 enum db_status outbox_ids(struct db *, enum outbox_ids_op,
     const unsigned long long *ids, size_t nids, const char *reason,
     unsigned long long *n, char **errstr);
-/* All FAILED rows (of a channel, or of all when channel is NULL) back to
- * PENDING, due now, attempts 0, in batches by primary key. */
-enum db_status outbox_retry_failed(
-    struct db *, const char *channel, unsigned long long *n, char **errstr);
+/*
+ * Which rows an operator's filtered change (outbox retry --failed,
+ * outbox cancel with filters) touches: besides the operation's states,
+ * each field that is set narrows it.  channel and event_type match
+ * exactly, error is a substring of last_error, since_ms > 0 keeps rows
+ * last tried (else created) that long ago or less, by the database
+ * clock.
+ */
+struct outbox_filter {
+	const char *channel;
+	const char *event_type;
+	const char *error;
+	int64_t     since_ms;
+};
+/*
+ * RETRY: the FAILED rows matching f back to PENDING, due now, attempts
+ * 0; CANCEL: the PENDING and FAILED rows matching f CANCELLED as
+ * outbox_ids does (reason may be NULL).  In batches by primary key, as
+ * outbox_ids.  With dry_run only count.  *n: rows changed (counted).
+ */
+enum db_status outbox_filtered(struct db *, enum outbox_ids_op,
+    const struct outbox_filter *f, const char *reason, int dry_run,
+    unsigned long long *n, char **errstr);
 
 /* Delete SENT rows sent and CANCELLED rows cancelled (PURGE_SENT), or
  * FAILED rows last claimed (else created) (PURGE_FAILED), more than
