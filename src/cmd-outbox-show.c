@@ -53,7 +53,7 @@ show_blocker(
 	return st;
 }
 
-/* "attempts:" then one line each: "  2 2026-12-01 21:00:00.123456 45ms
+/* "attempts logged: N" then one line each: "  2 2026-12-01 21:00:00.123456 45ms
  * RETRY 503 web1:42: http: 503 ..." (a NULL status is "-"). */
 static enum db_status
 show_attempts(struct db *db, unsigned long long id, char **errstr)
@@ -65,7 +65,7 @@ show_attempts(struct db *db, unsigned long long id, char **errstr)
 
 	if ((st = outbox_show_attempts(db, id, &res, errstr)) != DB_OK)
 		goto out;
-	printf("attempts: %zu\n", res->nrows);
+	printf("attempts logged: %zu\n", res->nrows);
 	for (i = 0; i < res->nrows; i++) {
 		for (j = 0; j < nitems(v); j++)
 			v[j] = db_cell(res, i, j) != NULL ? db_cell(res, i, j)

@@ -125,6 +125,7 @@ static const char *const lock_lost[] = { "terminate", "continue", NULL };
 #define DUR_H(h) (DUR_M(h) * 60)
 
 static int         conf_db_uses_tcp(const void *);
+static int         conf_channel_has_ttl(const void *);
 static const char *conf_db_tls_note(const void *);
 static int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 static int conf_parse_job(struct parse *, const config_setting_t *, void *);
@@ -303,6 +304,10 @@ static const struct key outbox_keys[] = {
 	    .off = OB(ordering),
 	    .values = orderings,
 	    .def = ORDERING_PER_KEY },
+	{ .name = "keep_sent",
+	    .kind = K_BOOL,
+	    .off = OB(keep_sent),
+	    .def = true },
 	{ .name = "ordering_scope",
 	    .kind = K_ENUM,
 	    .off = OB(ordering_scope),
@@ -313,10 +318,6 @@ static const struct key outbox_keys[] = {
 	    .off = OB(attempt_log),
 	    .values = attempt_logs,
 	    .def = ATTEMPT_LOG_ALL },
-	{ .name = "keep_sent",
-	    .kind = K_BOOL,
-	    .off = OB(keep_sent),
-	    .def = true },
 	{ .name = "thresholds", .kind = K_GROUP, .sub = outbox_threshold_keys },
 	{ .name = NULL },
 };
@@ -371,7 +372,8 @@ static const struct key channel_keys[] = {
 	    .kind = K_DUR,
 	    .off = CH(ttl_ms),
 	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS },
+	    .max = DURATION_MAX_MS,
+	    .shown = conf_channel_has_ttl },
 	{ .name = "tls_ca", .kind = K_STR, .off = CH(tls_ca) },
 	{ .name = "username",
 	    .kind = K_STR,
@@ -2516,6 +2518,15 @@ conf_print_headers(int indent, const char *key, char **v, size_t nv)
 		}
 	}
 	fputs(" ];\n", stdout);
+}
+
+/* Unset, a channel's ttl is no key to print (0 would not parse). */
+static int
+conf_channel_has_ttl(const void *base)
+{
+	const struct conf_channel *cc = base;
+
+	return cc->ttl_ms > 0;
 }
 
 static int

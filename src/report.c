@@ -419,6 +419,8 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 			    (json_int_t)k->unknown_channel);
 		if (k != NULL && j != NULL) {
 			json_object_set_new(
+			    j, "expired", json_integer((json_int_t)k->expired));
+			json_object_set_new(
 			    j, "blocked", json_integer((json_int_t)k->blocked));
 			json_object_set_new(j, "oldest_blocked_age_seconds",
 			    json_integer((json_int_t)k->oldest_blocked_age_s));

@@ -33,7 +33,7 @@ p2=$!
 at_exit "kill $p1 $p2 2>/dev/null || :"
 wait_for 20 has "status = 'SENT'" -ge 6
 
-assert_exit 0 cg outbox pause hook --reason "template fix"
+assert_exit 0 cg outbox pause --reason "template fix" hook
 # Within one pass: the batches in flight end, nothing more is claimed.
 wait_for 10 has "status = 'PROCESSING'" -eq 0
 sent=$(count "status = 'SENT'")
@@ -70,12 +70,12 @@ assert_eq 60 "$(count "channel = 'hook' AND attempts = 1")" "one attempt each"
 grep -l 'level=error' "$TEST_TMP"/err.* && fail "a dispatcher logged an error"
 
 # A pause with --for ends by itself; a misspelt channel is refused.
-assert_exit 0 cg outbox pause hook other --for 1s
+assert_exit 0 cg outbox pause --for 1s hook other
 assert_grep '^2 channels paused$' "$OUT"
 sleep 1.5
 assert_exit 0 cg outbox check --format json
 assert_grep '"paused": ?\[\]' "$OUT"
 assert_exit 64 cg outbox pause hoook
 assert_grep 'hoook: no such channel' "$ERR"
-assert_exit 64 cg outbox pause hook --for 0s
+assert_exit 64 cg outbox pause --for 0s hook
 echo "PASS: $TEST_NAME"

@@ -42,8 +42,8 @@ assert_eq 6 "$(mysql_q "SELECT COUNT(*) FROM outbox_attempts a JOIN outbox_messa
 assert_eq 3 "$(mysql_q "SELECT COUNT(*) FROM outbox_attempts WHERE outcome = 'RETRY' AND detail LIKE '%503%'")" "RETRY detail"
 id=$(mysql_q "SELECT MIN(id) FROM outbox_messages")
 assert_exit 0 cg outbox show "$id"
-assert_grep '^attempts: 2$' "$OUT"
-assert_grep '^  1 [0-9-]+ [0-9:.]+ [0-9]+ms RETRY 503 [^ ]+:[0-9]+: http: 503' "$OUT"
+assert_grep '^attempts logged: 2$' "$OUT"
+assert_grep '^  1 [0-9-]+ [0-9:.]+ [0-9]+ms RETRY 503 [^ ]+:[0-9]+: http 503' "$OUT"
 assert_grep '^  2 [0-9-]+ [0-9:.]+ [0-9]+ms SENT 200 [^ ]+:[0-9]+$' "$OUT"
 
 conf failures b
