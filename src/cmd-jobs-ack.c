@@ -21,7 +21,7 @@ cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
 
 	if ((rc = cmd_jobs_known(ctx, c)) != 0)
 		return rc;
-	if ((rc = cmd_reason_option(ctx, 1, &reason)) != 0)
+	if ((rc = cmd_reason_option(ctx, 1, JOBCTL_REASON_MAX, &reason)) != 0)
 		return rc;
 	v = cmd_opt_value(ctx, "slot");
 	if (v != NULL &&

@@ -140,6 +140,13 @@ int cmd_db_error(struct cmd_ctx *, enum db_status st, const char *errstr);
  * caller closes it), or the exit code after cmd_db_error. */
 int cmd_db_connect(struct cmd_ctx *, struct conf *, struct db **db);
 
+/* The filters of outbox retry --failed and outbox cancel (--channel,
+ * --event-type, --since, --error) into *f, *any when one is given, and
+ * --dry-run into *dry_run.  Returns 0, or EXIT_USAGE having said why. */
+struct outbox_filter;
+int cmd_outbox_filter(
+    struct cmd_ctx *, struct outbox_filter *f, int *any, int *dry_run);
+
 /* Parse the operands as message ids, dropping repeats ("5 5" is one id).
  * Returns 0 with *ids allocated (the caller frees it) and *nids (0 when
  * there are none), or EXIT_USAGE having printed which operand is not an
@@ -157,6 +164,7 @@ int cmd_jobs_known(struct cmd_ctx *, const struct conf *);
 /* --reason: *reason the value (NULL when not given); with required, it
  * must be given.  At most JOBCTL_REASON_MAX bytes of UTF-8, not empty.
  * Returns 0, or EXIT_USAGE after printing why. */
-int cmd_reason_option(struct cmd_ctx *, int required, const char **reason);
+int cmd_reason_option(
+    struct cmd_ctx *, int required, size_t max, const char **reason);
 
 #endif

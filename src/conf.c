@@ -35,6 +35,9 @@ _Static_assert(sizeof(enum tls_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum guard_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum on_lock_lost) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum ordering) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum ordering_scope) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum on_failure) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum attempt_log) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum output_mode) == sizeof(int), "enum size");
 
@@ -108,6 +111,9 @@ struct key {
 static const char *const tls_modes[] = { "disabled", "preferred", "required",
 	"verify_identity", NULL };
 static const char *const orderings[] = { "per_key", "none", NULL };
+static const char *const ordering_scopes[] = { "channel", "global", NULL };
+static const char *const on_failures[] = { "block", "skip", NULL };
+static const char *const attempt_logs[] = { "all", "failures", "none", NULL };
 static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
@@ -123,6 +129,7 @@ static const char *const lock_lost[] = { "terminate", "continue", NULL };
 #define DUR_H(h) (DUR_M(h) * 60)
 
 static int         conf_db_uses_tcp(const void *);
+static int         conf_channel_has_ttl(const void *);
 static const char *conf_db_tls_note(const void *);
 static int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 static int conf_parse_job(struct parse *, const config_setting_t *, void *);
@@ -306,6 +313,16 @@ static const struct key outbox_keys[] = {
 	    .kind = K_BOOL,
 	    .off = OB(keep_sent),
 	    .def = true },
+	{ .name = "ordering_scope",
+	    .kind = K_ENUM,
+	    .off = OB(ordering_scope),
+	    .values = ordering_scopes,
+	    .def = SCOPE_CHANNEL },
+	{ .name = "attempt_log",
+	    .kind = K_ENUM,
+	    .off = OB(attempt_log),
+	    .values = attempt_logs,
+	    .def = ATTEMPT_LOG_ALL },
 	{ .name = "thresholds", .kind = K_GROUP, .sub = outbox_threshold_keys },
 	{ .name = NULL },
 };
@@ -351,6 +368,17 @@ static const struct key channel_keys[] = {
 	    .off = CH(daily_quota),
 	    .max = LLONG_MAX },
 	{ .name = "circuit", .kind = K_GROUP, .sub = channel_circuit_keys },
+	{ .name = "on_failure",
+	    .kind = K_ENUM,
+	    .off = CH(on_failure),
+	    .values = on_failures,
+	    .def = ON_FAILURE_BLOCK },
+	{ .name = "ttl",
+	    .kind = K_DUR,
+	    .off = CH(ttl_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .shown = conf_channel_has_ttl },
 	{ .name = "tls_ca", .kind = K_STR, .off = CH(tls_ca) },
 	{ .name = "username",
 	    .kind = K_STR,
@@ -2367,6 +2395,8 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		c->db.host = xstrdup("127.0.0.1");
 	if (c->runtime_dir == NULL)
 		c->runtime_dir = conf_default_runtime_dir();
+	c->outbox.chans = c->channels;
+	c->outbox.nchans = c->nchannels;
 	rv = 0;
 
 out:
@@ -2824,6 +2854,15 @@ conf_print_headers(int indent, const char *key, char **v, size_t nv)
 		}
 	}
 	fputs(" ];\n", stdout);
+}
+
+/* Unset, a channel's ttl is no key to print (0 would not parse). */
+static int
+conf_channel_has_ttl(const void *base)
+{
+	const struct conf_channel *cc = base;
+
+	return cc->ttl_ms > 0;
 }
 
 static int

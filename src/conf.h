@@ -26,6 +26,13 @@ enum on_lock_lost { LOCK_LOST_TERMINATE, LOCK_LOST_CONTINUE };
 enum catch_up { CATCH_UP_LATEST, CATCH_UP_ALL, CATCH_UP_NONE };
 enum alert_level { ALERT_WARNING, ALERT_CRITICAL };
 enum ordering { ORDERING_PER_KEY, ORDERING_NONE };
+/* Which earlier rows of a key hold a row back (cronguard-outbox(7),
+ * ORDERING): those of its own channel, or of every channel. */
+enum ordering_scope { SCOPE_CHANNEL, SCOPE_GLOBAL };
+/* Whether a channel's FAILED row holds its key until retried. */
+enum on_failure { ON_FAILURE_BLOCK, ON_FAILURE_SKIP };
+/* Which attempts the finalise writes to outbox_attempts. */
+enum attempt_log { ATTEMPT_LOG_ALL, ATTEMPT_LOG_FAILURES, ATTEMPT_LOG_NONE };
 enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP, CHANNEL_AMQP };
 
 struct conf_database {
@@ -51,19 +58,25 @@ struct conf_database {
 struct conf_outbox {
 	unsigned      batch_size; /* 50, 1..1000 */
 	unsigned      pipeline;   /* batches in flight per dispatcher, 1..16 */
-	int64_t       poll_interval_ms;           /* 1s */
-	int64_t       lease_ms;                   /* 5m */
-	int64_t       watchdog_ms;                /* 15m */
-	unsigned      max_attempts;               /* 8 */
-	int64_t       backoff_initial_ms;         /* 30s */
-	double        backoff_multiplier;         /* 2.0 */
-	int64_t       backoff_max_ms;             /* 1h */
-	double        backoff_jitter;             /* 0.2, in [0, 1] */
-	enum ordering ordering;                   /* per_key */
-	bool          keep_sent;                  /* true */
-	long long     pending_warn, pending_crit; /* 1000, 10000 */
-	int64_t       oldest_due_warn_ms, oldest_due_crit_ms; /* 5m, 30m */
-	long long     failed_warn, failed_crit;               /* 1, 100 */
+	int64_t       poll_interval_ms;                   /* 1s */
+	int64_t       lease_ms;                           /* 5m */
+	int64_t       watchdog_ms;                        /* 15m */
+	unsigned      max_attempts;                       /* 8 */
+	int64_t       backoff_initial_ms;                 /* 30s */
+	double        backoff_multiplier;                 /* 2.0 */
+	int64_t       backoff_max_ms;                     /* 1h */
+	double        backoff_jitter;                     /* 0.2, in [0, 1] */
+	enum ordering ordering;                           /* per_key */
+	enum ordering_scope ordering_scope;               /* channel */
+	enum attempt_log    attempt_log;                  /* all */
+	bool                keep_sent;                    /* true */
+	long long           pending_warn, pending_crit;   /* 1000, 10000 */
+	int64_t   oldest_due_warn_ms, oldest_due_crit_ms; /* 5m, 30m */
+	long long failed_warn, failed_crit;               /* 1, 100 */
+	/* Set by conf_load: the configured channels (struct conf's), for
+	 * the per-channel keys the outbox statements read (on_failure). */
+	const struct conf_channel *chans;
+	size_t                     nchans;
 };
 
 struct conf_channel {
@@ -76,7 +89,10 @@ struct conf_channel {
 	long long         daily_quota;         /* per UTC day; 0 = none */
 	unsigned          circuit_failures;    /* 0 = no circuit breaker */
 	int64_t           circuit_cooldown_ms; /* 1m */
-	char             *tls_ca; /* CA bundle (CURLOPT_CAINFO); NULL =
+	enum on_failure   on_failure;          /* block */
+	int64_t           ttl_ms; /* a row without expires_at expires this
+	                           * long after created_at; 0 = never */
+	char *tls_ca;             /* CA bundle (CURLOPT_CAINFO); NULL =
 	                           * libcurl's default store */
 	/* smtp */
 	char     *username;

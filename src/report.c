@@ -124,6 +124,25 @@ report_outbox_nagios_quota(struct buf *b, const struct outbox_counts *k)
 		buf_printf(b, " quota_resets=%s", resets);
 }
 
+/* paused=mail(since 2026-12-01 21:00:00 by kim@web1:42: template fix) */
+static void
+report_outbox_nagios_paused(struct buf *b, const struct outbox_counts *k)
+{
+	const struct outbox_pause *p;
+	size_t                     i;
+
+	for (i = 0; i < k->npaused; i++) {
+		p = &k->paused[i];
+		buf_printf(b, "%s%s(since %s by %s", i == 0 ? " paused=" : ",",
+		    p->channel, p->paused_at, p->paused_by);
+		if (p->until_at != NULL)
+			buf_printf(b, " until %s", p->until_at);
+		if (p->reason != NULL)
+			buf_printf(b, ": %s", p->reason);
+		buf_addc(b, ')');
+	}
+}
+
 static void
 report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
     const struct conf_outbox *c, enum check_status s)
@@ -136,6 +155,12 @@ report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
 	    k->failed, k->oldest_due_age_s);
 	if (k->unknown_channel > 0)
 		buf_printf(b, " unknown_channel=%lld", k->unknown_channel);
+	if (k->blocked > 0)
+		buf_printf(b, " blocked=%lld oldest_blocked=%llds", k->blocked,
+		    k->oldest_blocked_age_s);
+	if (k->expired > 0)
+		buf_printf(b, " expired=%lld", k->expired);
+	report_outbox_nagios_paused(b, k);
 	for (i = 0; i < k->nchannels; i++) {
 		if (k->channels[i].circuit == CIRCUIT_CLOSED)
 			continue;
@@ -154,6 +179,11 @@ report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
 	for (i = 0; i < k->nchannels; i++)
 		buf_printf(b, " quota_used_%s=%lld", k->channels[i].channel,
 		    k->channels[i].quota_used);
+	/* Last and only when there are any: the older checks' perfdata
+	 * stays as it was. */
+	if (k->blocked > 0)
+		buf_printf(b, " blocked=%lld oldest_blocked=%llds", k->blocked,
+		    k->oldest_blocked_age_s);
 	buf_addc(b, '\n');
 }
 
@@ -247,6 +277,20 @@ report_prom_timestamp(struct buf *b, const char *name)
 }
 
 static void
+report_outbox_prom_paused(struct buf *b, const struct outbox_counts *k)
+{
+	static const char *const name = "cronguard_outbox_channel_paused";
+	size_t                   i;
+
+	report_prom_head(b, name,
+	    "Seconds since the channel was paused (outbox pause); a channel not listed is not paused.");
+	for (i = 0; i < k->npaused; i++) {
+		report_prom_labelled(b, name, "channel", k->paused[i].channel);
+		buf_printf(b, "%lld\n", k->paused[i].for_s);
+	}
+}
+
+static void
 report_outbox_prometheus(
     struct buf *b, const struct outbox_counts *k, enum check_status s)
 {
@@ -279,7 +323,17 @@ report_outbox_prometheus(
 	report_prom_gauge(b, "cronguard_outbox_unknown_channel",
 	    "PENDING rows whose channel no configuration names.",
 	    k->unknown_channel);
+	report_prom_gauge(b, "cronguard_outbox_expired",
+	    "FAILED rows that expired before they could be sent (expires_at or the channel's ttl).",
+	    k->expired);
+	report_prom_gauge(b, "cronguard_outbox_blocked",
+	    "PENDING rows held back by an earlier FAILED row of their ordering key.",
+	    k->blocked);
+	report_prom_gauge(b, "cronguard_outbox_oldest_blocked_age_seconds",
+	    "Seconds since the oldest blocked row was created.",
+	    k->oldest_blocked_age_s);
 	report_outbox_prom_channels(b, k);
+	report_outbox_prom_paused(b, k);
 }
 
 /* {"mail": {"circuit": "open", "failures": 5, ...}, ...} */
@@ -317,6 +371,32 @@ report_outbox_json_channels(const struct outbox_counts *k)
 	return o;
 }
 
+/* [{"channel": "mail", "since": ..., "by": ..., "reason": ...}, ...] */
+static json_t *
+report_outbox_json_paused(const struct outbox_counts *k)
+{
+	const struct outbox_pause *p;
+	json_t                    *a, *o;
+	size_t                     i;
+
+	a = json_array();
+	for (i = 0; a != NULL && i < k->npaused; i++) {
+		p = &k->paused[i];
+		o = json_pack("{s:s, s:s, s:s, s:I}", "channel", p->channel,
+		    "since", p->paused_at, "by", p->paused_by,
+		    "paused_for_seconds", (json_int_t)p->for_s);
+		if (o == NULL)
+			continue;
+		json_object_set_new(o, "reason",
+		    p->reason != NULL ? json_string(p->reason) : json_null());
+		json_object_set_new(o, "until",
+		    p->until_at != NULL ? json_string(p->until_at)
+		                        : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 char *
 report_outbox(enum report_format fmt, const struct outbox_counts *k,
     const struct conf_outbox *c, enum check_status s, const char *error)
@@ -352,10 +432,18 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 			    (json_int_t)k->oldest_due_age_s, "unknown_channel",
 			    (json_int_t)k->unknown_channel);
 		if (k != NULL && j != NULL) {
+			json_object_set_new(
+			    j, "expired", json_integer((json_int_t)k->expired));
+			json_object_set_new(
+			    j, "blocked", json_integer((json_int_t)k->blocked));
+			json_object_set_new(j, "oldest_blocked_age_seconds",
+			    json_integer((json_int_t)k->oldest_blocked_age_s));
 			json_object_set_new(j, "circuit_open",
 			    json_integer((json_int_t)k->circuit_open));
 			json_object_set_new(
 			    j, "channels", report_outbox_json_channels(k));
+			json_object_set_new(
+			    j, "paused", report_outbox_json_paused(k));
 		}
 		text = j != NULL
 		    ? json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT)

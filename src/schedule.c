@@ -493,6 +493,13 @@ parse_time_text(const char *s, struct civil *c, bool *has_off, int32_t *off)
 		p++;
 		if (!parse_digits(&p, 2, &c->s))
 			return 0;
+		/* Fractions of a second are read and dropped. */
+		if (*p == '.') {
+			if (p[1] < '0' || p[1] > '9')
+				return 0;
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+		}
 	}
 	c->y = y;
 	if (y < 1 || c->mo < 1 || c->mo > 12 || c->d < 1 ||
