@@ -21,11 +21,12 @@ cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
 
 	if ((rc = cmd_jobs_known(ctx, c)) != 0)
 		return rc;
-	if ((rc = cmd_reason_option(ctx, 1, &reason)) != 0)
+	if ((rc = cmd_reason_option(ctx, 1, JOBCTL_REASON_MAX, &reason)) != 0)
 		return rc;
 	v = cmd_opt_value(ctx, "slot");
 	if (v != NULL &&
-	    jobctl_slot_parse(v, slot, sizeof slot, &errstr) != 0) {
+	    jobctl_slot_parse(conf_job_find(c, job)->timezone, v, slot,
+	        sizeof slot, &errstr) != 0) {
 		rc = cmd_usage_error(ctx->entry, "--slot: %s", errstr);
 		goto out;
 	}

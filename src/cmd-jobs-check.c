@@ -10,9 +10,22 @@
 #include "db.h"
 #include "jobctl.h"
 #include "lock.h"
+#include "migrate.h"
 #include "report.h"
 #include "runs.h"
 #include "util.h"
+
+/* The schedule of j as jobs check judges it. */
+static void
+jobs_check_sched(const struct conf_job *j, struct job_sched *s)
+{
+	memset(s, 0, sizeof *s);
+	s->schedule = j->schedule;
+	s->timezone = j->timezone;
+	s->alert_after_failures = j->alert_after_failures;
+	s->alert_level =
+	    j->alert_level == ALERT_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
+}
 
 /*
  * A paused job is OK whatever its run records say: it is not expected to
@@ -44,6 +57,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	enum check_status       st = CHECK_OK;
 	const struct conf_job **jobs = NULL;
 	struct job_check       *jcs = NULL;
+	struct job_sched        sched;
 	struct job_pause       *pauses = NULL;
 	struct db              *db = NULL;
 	const char             *metrics = NULL;
@@ -73,12 +87,16 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	pauses = xcalloc(n + 1, sizeof *pauses);
 	if (error == NULL && !c->have_database)
 		error = xasprintf("no database section in %s", c->path);
-	if (error == NULL && db_connect_check(&c->db, &db, &errstr) != DB_OK) {
+	if (error == NULL &&
+	    (db_connect_check(&c->db, &db, &errstr) != DB_OK ||
+	        migrate_check_pending(db, &errstr) != DB_OK)) {
 		error = errstr;
 		errstr = NULL;
 	}
 	for (i = 0; error == NULL && i < n; i++) {
-		if (runs_check(db, jobs[i], &jcs[i], &errstr) != DB_OK ||
+		jobs_check_sched(jobs[i], &sched);
+		if (runs_check(db, jobs[i], &sched, &jcs[i], &errstr) !=
+		        DB_OK ||
 		    jobctl_pause_get(db, jobs[i]->name, &pauses[i], &errstr) !=
 		        DB_OK) {
 			error = errstr;

@@ -53,7 +53,7 @@ cmd_jobs_pause_exec(struct cmd_ctx *ctx, struct conf *c)
 			return cmd_usage_error(
 			    ctx->entry, "--for: %s: must be more than 0", v);
 	}
-	if ((rc = cmd_reason_option(ctx, 0, &reason)) != 0)
+	if ((rc = cmd_reason_option(ctx, 0, JOBCTL_REASON_MAX, &reason)) != 0)
 		return rc;
 	if (ctx->nargs > 0) {
 		jobs = (const char *const *)ctx->args;

@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "duration.h"
 #include "incident.h"
 #include "jobctl.h"
 #include "log.h"
+#include "outbox-admin.h"
 #include "util.h"
 
 extern const struct cmd_entry cmd_run_entry;
@@ -34,6 +36,8 @@ extern const struct cmd_entry cmd_outbox_show_entry;
 extern const struct cmd_entry cmd_outbox_retry_entry;
 extern const struct cmd_entry cmd_outbox_purge_entry;
 extern const struct cmd_entry cmd_outbox_cancel_entry;
+extern const struct cmd_entry cmd_outbox_pause_entry;
+extern const struct cmd_entry cmd_outbox_resume_entry;
 extern const struct cmd_entry cmd_outbox_enqueue_entry;
 extern const struct cmd_entry cmd_db_migrate_entry;
 extern const struct cmd_entry cmd_db_status_entry;
@@ -41,6 +45,8 @@ extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_config_check_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_completion_entry;
+extern const struct cmd_entry cmd_completion_names_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
@@ -60,6 +66,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_outbox_show_entry,
 	&cmd_outbox_retry_entry,
 	&cmd_outbox_cancel_entry,
+	&cmd_outbox_pause_entry,
+	&cmd_outbox_resume_entry,
 	&cmd_outbox_purge_entry,
 	&cmd_outbox_enqueue_entry,
 	&cmd_db_migrate_entry,
@@ -68,6 +76,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_config_check_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,
+	&cmd_completion_entry,
+	&cmd_completion_names_entry,
 	NULL,
 };
 
@@ -300,7 +310,9 @@ cmd_db_connect(struct cmd_ctx *ctx, struct conf *c, struct db **db)
 	char          *errstr = NULL;
 	int            rc = 0;
 
-	if ((st = db_connect(&c->db, db, &errstr)) != DB_OK)
+	if ((ctx->entry->flags & CMD_READS_ONLY)
+	        ? (st = db_connect(&c->db, db, &errstr)) != DB_OK
+	        : (st = db_connect_primary(&c->db, db, &errstr)) != DB_OK)
 		rc = cmd_db_error(ctx, st, errstr);
 	free(errstr);
 	return rc;
@@ -439,7 +451,8 @@ cmd_jobs_known(struct cmd_ctx *ctx, const struct conf *c)
 }
 
 int
-cmd_reason_option(struct cmd_ctx *ctx, int required, const char **reason)
+cmd_reason_option(
+    struct cmd_ctx *ctx, int required, size_t max, const char **reason)
 {
 	const char *v = cmd_opt_value(ctx, "reason");
 
@@ -450,12 +463,34 @@ cmd_reason_option(struct cmd_ctx *ctx, int required, const char **reason)
 		return 0;
 	if (v[0] == '\0')
 		return cmd_usage_error(ctx->entry, "--reason is empty");
-	if (strlen(v) > JOBCTL_REASON_MAX)
+	if (strlen(v) > max)
 		return cmd_usage_error(ctx->entry,
-		    "--reason is %zu bytes, more than the limit of %d",
-		    strlen(v), JOBCTL_REASON_MAX);
+		    "--reason is %zu bytes, more than the limit of %zu",
+		    strlen(v), max);
 	if (!utf8_valid(v))
 		return cmd_usage_error(
 		    ctx->entry, "--reason is not valid UTF-8");
+	return 0;
+}
+
+int
+cmd_outbox_filter(
+    struct cmd_ctx *ctx, struct outbox_filter *f, int *any, int *dry_run)
+{
+	const char *v, *e;
+
+	memset(f, 0, sizeof *f);
+	f->channel = cmd_opt_value(ctx, "channel");
+	f->event_type = cmd_opt_value(ctx, "event-type");
+	f->error = cmd_opt_value(ctx, "error");
+	if ((v = cmd_opt_value(ctx, "since")) != NULL &&
+	    duration_parse(v, &f->since_ms, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--since: %s: %s", v, e);
+	if (v != NULL && f->since_ms <= 0)
+		return cmd_usage_error(
+		    ctx->entry, "--since: %s: must be more than 0", v);
+	*dry_run = cmd_opt_count(ctx, "dry-run") > 0;
+	*any = f->channel != NULL || f->event_type != NULL ||
+	    f->error != NULL || v != NULL;
 	return 0;
 }

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db.h"
 #include "jobctl.h"
+#include "schedule.h"
 #include "util.h"
 
 #define JOBCTL_PAUSE_COLUMNS "job, paused_at, paused_by, reason, until_at"
@@ -226,118 +228,31 @@ out:
 
 /* ------------------------------------------------------------ slots */
 
-/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar
- * (Howard Hinnant's days_from_civil). */
-static long long
-jobctl_days(long long y, int m, int d)
-{
-	long long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* n digits at *p as a number in [min, max], *p moved past them. */
-static int
-jobctl_digits(const char **p, int n, int min, int max, int *v)
-{
-	int i;
-
-	*v = 0;
-	for (i = 0; i < n; i++) {
-		if ((*p)[i] < '0' || (*p)[i] > '9')
-			return -1;
-		*v = *v * 10 + ((*p)[i] - '0');
-	}
-	*p += n;
-	return *v >= min && *v <= max ? 0 : -1;
-}
-
-static int
-jobctl_mday_max(int y, int m)
-{
-	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30,
-		31 };
-
-	if (m == 2 && (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
-		return 29;
-	return mdays[m - 1];
-}
-
-/* Unix time t as UTC "YYYY-MM-DD hh:mm:ss" (Hinnant's civil_from_days);
- * -1 past year 9999. */
-static int
-jobctl_utc_text(long long t, char *out, size_t len)
-{
-	long long z = t / 86400 + 719468, sec = t % 86400;
-	long long era, doe, yoe, doy, mp, y;
-	int       d, m;
-
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = z - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	y = yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	y += m <= 2;
-	if (y > 9999)
-		return -1;
-	snprintf(out, len, "%04lld-%02d-%02d %02lld:%02lld:%02lld", y, m, d,
-	    sec / 3600, sec / 60 % 60, sec % 60);
-	return 0;
-}
-
 int
-jobctl_slot_parse(const char *text, char *out, size_t len, char **errstr)
+jobctl_slot_parse(
+    const char *tz, const char *text, char *out, size_t len, char **errstr)
 {
-	const char *p = text;
-	int         y, mo, d, h, mi, s = 0, oh = 0, om = 0, sign = 0;
-	long long   t, days;
+	struct tzone *z = NULL;
+	struct tm     tm;
+	int64_t       t;
+	time_t        tt;
+	int           rc = -1;
 
-	if (jobctl_digits(&p, 4, 1970, 9999, &y) != 0 || *p++ != '-' ||
-	    jobctl_digits(&p, 2, 1, 12, &mo) != 0 || *p++ != '-' ||
-	    jobctl_digits(&p, 2, 1, 31, &d) != 0 ||
-	    d > jobctl_mday_max(y, mo) || (*p != ' ' && *p != 'T'))
-		goto bad;
-	p++;
-	if (jobctl_digits(&p, 2, 0, 23, &h) != 0 || *p++ != ':' ||
-	    jobctl_digits(&p, 2, 0, 59, &mi) != 0)
-		goto bad;
-	if (*p == ':') {
-		p++;
-		if (jobctl_digits(&p, 2, 0, 59, &s) != 0)
-			goto bad;
+	if (tzone_open(tz != NULL ? tz : "+00:00", &z, errstr) != 0)
+		return -1;
+	if (tzone_parse(z, text, &t, errstr) != 0)
+		goto out;
+	tt = (time_t)t;
+	if (t < 0 || len < JOBCTL_SLOT_MAX || gmtime_r(&tt, &tm) == NULL ||
+	    tm.tm_year + 1900 > 9999) {
+		*errstr = xasprintf("bad time '%s': out of range", text);
+		goto out;
 	}
-	if (*p == 'Z' || *p == 'z')
-		p++;
-	else if (*p == '+' || *p == '-') {
-		sign = *p++ == '-' ? -1 : 1;
-		if (jobctl_digits(&p, 2, 0, 23, &oh) != 0 || *p++ != ':' ||
-		    jobctl_digits(&p, 2, 0, 59, &om) != 0)
-			goto bad;
-	}
-	if (*p != '\0')
-		goto bad;
-	days = jobctl_days(y, mo, d);
-	t = days * 86400 + h * 3600 + mi * 60 + s -
-	    (long long)sign * (oh * 3600 + om * 60);
-	if (t < 0 || len < JOBCTL_SLOT_MAX)
-		goto bad;
-	if (jobctl_utc_text(t, out, len) != 0)
-		goto bad;
-	return 0;
-bad:
-	*errstr = xasprintf("bad time '%s': expected YYYY-MM-DD HH:MM[:SS] "
-	                    "(UTC) or RFC 3339 with an offset "
-	                    "(2026-12-01T01:30:00+01:00)",
-	    text);
-	return -1;
+	strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm);
+	rc = 0;
+out:
+	tzone_free(z);
+	return rc;
 }
 
 /* ------------------------------------------------------------- acks */

@@ -104,14 +104,13 @@ enum db_status jobctl_pause_list(
 
 /*
  * An operator's time for a slot, as UTC "YYYY-MM-DD hh:mm:ss" in out
- * (JOBCTL_SLOT_MAX): "YYYY-MM-DD HH:MM[:SS]" (a space or T) in UTC, or
- * RFC 3339 with an offset or Z ("2026-12-01T01:30:00+01:00").  0, or -1
- * with *errstr (allocated) naming the accepted forms.
- * The local form is UTC here, not the job's zone: tzone_parse (schedule.h)
- * reads it in the job's zone once the schedule is known to jobs ack.
+ * (JOBCTL_SLOT_MAX): tzone_parse's forms (RFC 3339 with an offset or Z,
+ * or a local "YYYY-MM-DD HH:MM[:SS]") in zone tz (the job's timezone;
+ * NULL: UTC).  0, or -1 with *errstr (allocated).
  */
 #define JOBCTL_SLOT_MAX 20
-int jobctl_slot_parse(const char *text, char *out, size_t len, char **errstr);
+int jobctl_slot_parse(
+    const char *tz, const char *text, char *out, size_t len, char **errstr);
 
 /* Acknowledge job's slot (UTC): acked_by jobctl_identity(), reason (not
  * NULL).  A second ack of the slot replaces the first's who and why. */

@@ -66,12 +66,16 @@ char *report_run(const struct db_result *r, int json, size_t *len);
 /* jobs list --format json: one object per configured job. */
 struct job_summary;
 struct job_pause;
+struct job_slot_info;
 struct report_job_row {
 	const char               *job;
 	const char               *guard;
 	const char               *lock; /* NULL: no database lock */
 	const struct job_summary *js;
 	const struct job_pause   *pause; /* NULL or not paused: "paused" null */
+	const char               *schedule; /* NULL: none */
+	const char               *timezone; /* NULL: the server's */
+	const struct job_slot_info *slots;  /* with a schedule */
 };
 char *report_jobs_list_json(const struct report_job_row *, size_t n);
 
