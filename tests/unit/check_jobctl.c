@@ -101,6 +101,10 @@ START_TEST(test_pause_text)
 	ck_assert_str_eq(t,
 	    "paused (every job) by kim@app1:42 since 2026-12-01 09:12:00 until 2026-12-01 12:12:00: ledger migration");
 	free(t);
+	p.reason = "two\nlines\tand\x7f";
+	t = jobctl_pause_text(&p);
+	ck_assert_ptr_nonnull(strstr(t, ": two lines and "));
+	free(t);
 }
 END_TEST
 
