@@ -5,7 +5,7 @@
 
 #include "db.h"
 #include "lock.h"
-#include "report.h"
+#include "check.h"
 
 /* Never renumber: monitoring reads them.  cronguard(1) lists them. */
 #define EXIT_OK 0

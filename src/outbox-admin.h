@@ -16,7 +16,7 @@
 #include "conf.h"
 #include "db.h"
 #include "ratelimit.h"
-#include "report.h"
+#include "check.h"
 #include "util.h"
 
 /* The watchdog's counts (CONTRACT section 7). */

@@ -12,7 +12,7 @@
 #include "jobctl.h"
 #include "lock.h"
 #include "log.h"
-#include "report.h"
+#include "check.h"
 #include "runs.h"
 #include "schedule.h"
 #include "util.h"

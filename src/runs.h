@@ -10,7 +10,7 @@
 #include "conf.h"
 #include "db.h"
 #include "lock.h"
-#include "report.h"
+#include "check.h"
 #include "schedule.h"
 #include "util.h"
 
