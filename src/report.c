@@ -19,6 +19,7 @@
 #include "outbox-admin.h"
 #include "ratelimit.h"
 #include "report.h"
+#include "jobcheck.h"
 #include "runs.h"
 #include "util.h"
 

@@ -28,7 +28,7 @@ char *report_outbox(enum report_format fmt, const struct outbox_counts *k,
     const struct conf_outbox *, enum check_status s, const char *error);
 
 /*
- * jobs check: the n judged jobs (runs_check) in format fmt with the
+ * jobs check: the n judged jobs (jobcheck_run) in format fmt with the
  * overall status st.  error not NULL: the jobs could not be judged (status
  * UNKNOWN), error says why and jcs is not read.  pauses: NULL, or the
  * pause of each job (jobctl_pause_get), in jcs's order: the gauge
