@@ -5,10 +5,10 @@
 #include <stddef.h>
 
 #include "channel.h"
+#include "curlutil.h"
 
-/* What an http channel and the incident alert may speak: never file://,
- * ftp:// or the rest libcurl supports. */
-#define CHANNEL_HTTP_PROTOCOLS "http,https"
+/* What an http channel may speak (curlutil.h). */
+#define CHANNEL_HTTP_PROTOCOLS CURLUTIL_HTTP
 
 /*
  * The signing key of a Standard Webhooks secret: "whsec_" followed by
