@@ -1069,6 +1069,72 @@ report_id_or_null(unsigned long long v)
 	return v != 0 ? json_integer((json_int_t)v) : json_null();
 }
 
+/* "2026-11-29 10:00:00" from a DATETIME(6) value: seconds are enough in
+ * a table. */
+static const char *
+report_short_time(const char *dt, char *buf, size_t len)
+{
+	if (dt == NULL)
+		return "-";
+	snprintf(buf, len, "%.19s", dt);
+	return buf;
+}
+
+char *
+report_jobs_list_text(const struct report_job_row *rows, size_t n)
+{
+	const struct report_job_row *row;
+	struct buf                   b;
+	char                         run[32], ok[32], fence[32], *text;
+	int                          wjob = 3, wlock = 4, w;
+	size_t                       i;
+
+	for (i = 0; i < n; i++) {
+		if ((w = (int)strlen(rows[i].job)) > wjob)
+			wjob = w;
+		if (rows[i].lock != NULL &&
+		    (w = (int)strlen(rows[i].lock)) > wlock)
+			wlock = w;
+	}
+	buf_init(&b);
+	buf_printf(&b, "%-*s  %-10s  %-*s  %-19s  %-9s  %-19s  %s\n", wjob,
+	    "JOB", "GUARD", wlock, "LOCK", "LAST RUN", "OUTCOME",
+	    "LAST SUCCESS", "FENCE");
+	for (i = 0; i < n; i++) {
+		row = &rows[i];
+		if (row->js->last_fence != 0)
+			snprintf(
+			    fence, sizeof fence, "%llu", row->js->last_fence);
+		else
+			snprintf(fence, sizeof fence, "-");
+		buf_printf(&b, "%-*s  %-10s  %-*s  %-19s  %-9s  %-19s  %s\n",
+		    wjob, row->job, row->guard, wlock,
+		    row->lock != NULL ? row->lock : "-",
+		    report_short_time(row->js->last_started, run, sizeof run),
+		    report_dash(row->js->last_outcome),
+		    report_short_time(row->js->last_success, ok, sizeof ok),
+		    fence);
+		/* Under the row, indented so that the rows stay the table's. */
+		if (row->schedule != NULL)
+			buf_printf(&b,
+			    "  schedule \"%s\"%s%s%s: latest slot %s %s, next %s\n",
+			    row->schedule, row->timezone != NULL ? " (" : "",
+			    row->timezone != NULL ? row->timezone : "",
+			    row->timezone != NULL ? ")" : "",
+			    row->slots->latest[0] != '\0' ? row->slots->latest
+			                                  : "-",
+			    row->slots->latest_done ? "done" : "not done",
+			    row->slots->next[0] != '\0' ? row->slots->next
+			                                : "-");
+		if (row->pause != NULL &&
+		    (text = jobctl_pause_text(row->pause)) != NULL) {
+			buf_printf(&b, "  %s\n", text);
+			free(text);
+		}
+	}
+	return buf_steal(&b);
+}
+
 char *
 report_jobs_list_json(const struct report_job_row *rows, size_t n)
 {

@@ -69,6 +69,8 @@ struct report_job_row {
 	const struct job_slot_info *slots;  /* with a schedule */
 };
 char *report_jobs_list_json(const struct report_job_row *, size_t n);
+/* jobs list: the table, a line under a scheduled or paused job. */
+char *report_jobs_list_text(const struct report_job_row *, size_t n);
 
 /* locks --format json: one object per lock. */
 struct lock_holder;
