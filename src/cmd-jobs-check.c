@@ -1,5 +1,6 @@
 /* cmd-jobs-check.c: "jobs check", the monitoring check of guarded jobs
- * (CONTRACT section 7): Nagios line, JSON or Prometheus text. */
+ * (cronguard(1), jobs check; cronguard-outbox(7), MONITORING): Nagios line,
+ * JSON or Prometheus text. */
 #include "config.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* conf.h: the configuration (CONTRACT section 4), parsed with libconfig. */
+/* conf.h: the configuration (cronguard.conf(5)), parsed with libconfig. */
 #ifndef CRONGUARD_CONF_H
 #define CRONGUARD_CONF_H
 

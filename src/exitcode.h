@@ -1,4 +1,4 @@
-/* exitcode.h: the exit codes (CONTRACT section 3) and the one map from
+/* exitcode.h: the exit codes (cronguard(1), EXIT STATUS) and the one map from
  * module statuses to them. */
 #ifndef CRONGUARD_EXITCODE_H
 #define CRONGUARD_EXITCODE_H

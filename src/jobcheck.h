@@ -53,22 +53,21 @@ struct job_check {
 };
 
 /*
- * Judge job j (CONTRACT section 7): its last success older than
- * expect_every + grace, a run past max_runtime (+ grace: CRITICAL), a
- * run whose session died, a lock that no run of ours accounts for, and
- * the newest finished run when it did not succeed (incident, lock_lost:
- * CRITICAL; failure, timeout, killed, error, abandoned: WARNING).  With
- * once_per, the last completed slot and the current one: a completed
- * slot without a success is CRITICAL once grace has passed after its end
- * (WARNING when a later success caught up), a slot with more than one
- * success is a WARNING (ran twice).  With a schedule (sched->schedule):
- * the latest slot without a success once grace has passed is CRITICAL
- * (missed), alert_after_failures consecutive failed slots are at
- * alert_level, a slot with two successes too (ran twice), and a first
- * run that started later than grace after its slot is a WARNING (late);
- * a slot acknowledged with jobs ack is not reported; expect_every and
- * the last failed run's WARNING do not apply.
- * Fills *jc (jobcheck_free); DB_OK, or the status with *errstr.
+ * Judge job j (cronguard(1), jobs check; cronguard-outbox(7), MONITORING): its
+ * last success older than expect_every + grace, a run past max_runtime (+
+ * grace: CRITICAL), a run whose session died, a lock that no run of ours
+ * accounts for, and the newest finished run when it did not succeed (incident,
+ * lock_lost: CRITICAL; failure, timeout, killed, error, abandoned: WARNING).
+ * With once_per, the last completed slot and the current one: a completed slot
+ * without a success is CRITICAL once grace has passed after its end (WARNING
+ * when a later success caught up), a slot with more than one success is a
+ * WARNING (ran twice).  With a schedule (sched->schedule): the latest slot
+ * without a success once grace has passed is CRITICAL (missed),
+ * alert_after_failures consecutive failed slots are at alert_level, a slot with
+ * two successes too (ran twice), and a first run that started later than grace
+ * after its slot is a WARNING (late); a slot acknowledged with jobs ack is not
+ * reported; expect_every and the last failed run's WARNING do not apply. Fills
+ * *jc (jobcheck_free); DB_OK, or the status with *errstr.
  */
 enum db_status jobcheck_run(struct db *, const struct conf_job *j,
     const struct job_sched *sched, struct job_check *jc, char **errstr);

@@ -1,4 +1,4 @@
-/* lock.c: the named-lock guard (CONTRACT section 5). */
+/* lock.c: the named-lock guard (cronguard(1), GUARDED JOBS). */
 #include "config.h"
 
 #include <inttypes.h>

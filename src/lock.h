@@ -1,5 +1,5 @@
-/* lock.h: the named-lock guard (CONTRACT section 5); the run records are
- * runs.h. */
+/* lock.h: the named-lock guard (cronguard(1), GUARDED JOBS); the run records
+ * are runs.h. */
 #ifndef CRONGUARD_LOCK_H
 #define CRONGUARD_LOCK_H
 

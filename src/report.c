@@ -1,6 +1,6 @@
 /* report.c: the monitoring output of jobs check and outbox check in the
- * three formats (CONTRACT section 7).  Writers only: they return the
- * text, the commands print it. */
+ * three formats (cronguard(1), jobs check; cronguard-outbox(7), MONITORING).
+ * Writers only: they return the text, the commands print it. */
 #include "config.h"
 
 #include <limits.h>

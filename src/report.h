@@ -1,8 +1,8 @@
 /*
  * report.h: the monitoring output of jobs check and outbox check in the
- * three formats (CONTRACT section 7): Nagios line with perfdata, JSON,
- * Prometheus text.  The writers return an allocated string (the caller
- * frees it) and never print.
+ * three formats (cronguard(1), jobs check; cronguard-outbox(7), MONITORING):
+ * Nagios line with perfdata, JSON, Prometheus text.  The writers return an
+ * allocated string (the caller frees it) and never print.
  */
 #ifndef CRONGUARD_REPORT_H
 #define CRONGUARD_REPORT_H

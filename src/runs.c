@@ -1,4 +1,4 @@
-/* runs.c: the run records (cronguard_runs, CONTRACT section 5.3). */
+/* runs.c: the run records (cronguard_runs; cronguard(1), GUARDED JOBS). */
 #include "config.h"
 
 #include <stdarg.h>

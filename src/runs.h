@@ -1,5 +1,6 @@
 /*
- * runs.h: the run records (cronguard_runs, CONTRACT section 5.3).  A run
+ * runs.h: the run records (cronguard_runs; cronguard(1),
+ * GUARDED JOBS).  A run
  * is written "running" when the job starts and ends as success, failure,
  * timeout, killed, error, incident or lock_lost when it finishes, or as
  * abandoned when a later cronguard finds its own process died.

@@ -1025,7 +1025,7 @@ START_TEST(test_url_password)
 END_TEST
 
 /* SMTP credentials need TLS, or allow_plaintext_auth said in so many
- * words (issue 13, defect 5). */
+ * words (cronguard-outbox(7), Circuit breaker). */
 START_TEST(test_smtp_auth_needs_tls)
 {
 	static const char *const ok[] = {
