@@ -253,6 +253,141 @@ out:
 	free(errstr);
 }
 
+/* The first of the columns names that r has, or (size_t)-1. */
+static size_t
+doctor_column_any(const struct db_result *r, const char *a, const char *b)
+{
+	size_t j;
+
+	if ((j = doctor_column(r, a)) == (size_t)-1)
+		j = doctor_column(r, b);
+	return j;
+}
+
+/*
+ * The replication this server applies, from SHOW ALL SLAVES STATUS
+ * (MariaDB) or SHOW REPLICA STATUS (MySQL 8.0.22): ", replica of
+ * host:port (SQL thread Yes, lag 3s)" for each source, "" when none;
+ * needs REPLICA MONITOR (or REPLICATION CLIENT, SUPER): without it the
+ * text says so.
+ */
+static char *
+doctor_replication(struct db *db)
+{
+	struct db_result *r = NULL;
+	struct buf        b;
+	char             *errstr = NULL;
+	const char       *host, *port, *sql, *lag;
+	size_t            i, ch, cp, cs, cl;
+
+	buf_init(&b);
+	if (db_query(db, &r, &errstr, "%R",
+	        db_is_mariadb(db) ? "SHOW ALL SLAVES STATUS"
+	                          : "SHOW REPLICA STATUS") != DB_OK) {
+		buf_printf(
+		    &b, ", replication status not readable (%s)", errstr);
+		goto out;
+	}
+	ch = doctor_column_any(r, "Master_Host", "Source_Host");
+	cp = doctor_column_any(r, "Master_Port", "Source_Port");
+	cs = doctor_column_any(r, "Slave_SQL_Running", "Replica_SQL_Running");
+	cl = doctor_column_any(
+	    r, "Seconds_Behind_Master", "Seconds_Behind_Source");
+	for (i = 0; i < r->nrows; i++) {
+		host = db_cell(r, i, ch);
+		port = db_cell(r, i, cp);
+		sql = db_cell(r, i, cs);
+		lag = db_cell(r, i, cl);
+		buf_printf(&b, ", replica of %s:%s (SQL thread %s, lag %s%s)",
+		    host != NULL ? host : "?", port != NULL ? port : "?",
+		    sql != NULL ? sql : "?", lag != NULL ? lag : "unknown",
+		    lag != NULL ? "s" : "");
+	}
+out:
+	db_result_free(r);
+	free(errstr);
+	return buf_steal(&b);
+}
+
+/*
+ * The server's role: a writable primary (OK), a Galera node (OK when
+ * Synced in a Primary component and writable), or a replica or read-only
+ * server (CRITICAL: run, exec, dispatch and migrate refuse it with exit
+ * 69).  The writable test is db_read_only_sql, the one the commands use.
+ */
+static void
+doctor_role(struct db *db, struct doctor_report *r)
+{
+	struct db_result *g = NULL;
+	char             *ro = NULL, *errstr = NULL, *repl = NULL;
+	const char       *state, *cluster, *ready, *size;
+	static const char fix[] =
+	    "point database.host at the writable primary (its address, VIP "
+	    "or proxy), not a replica: see cronguard(1), REPLICATION AND "
+	    "FAILOVER";
+
+	if (db_query_value(
+	        db, &ro, &errstr, "SELECT %R", db_read_only_sql(db)) != DB_OK) {
+		doctor_add(r, CHECK_CRITICAL, "role", fix,
+		    "cannot tell whether %s takes writes: %s", db_where(db),
+		    errstr);
+		goto out;
+	}
+	repl = doctor_replication(db);
+	/* Galera: wsrep_on and the node's state, from the status. */
+	if (db_is_mariadb(db) &&
+	    db_query(db, &g, &errstr,
+	        "SELECT @@wsrep_on,"
+	        " MAX(IF(VARIABLE_NAME = 'WSREP_LOCAL_STATE_COMMENT',"
+	        "  VARIABLE_VALUE, NULL)),"
+	        " MAX(IF(VARIABLE_NAME = 'WSREP_CLUSTER_STATUS',"
+	        "  VARIABLE_VALUE, NULL)),"
+	        " MAX(IF(VARIABLE_NAME = 'WSREP_READY', VARIABLE_VALUE, NULL)),"
+	        " MAX(IF(VARIABLE_NAME = 'WSREP_CLUSTER_SIZE',"
+	        "  VARIABLE_VALUE, NULL))"
+	        " FROM information_schema.GLOBAL_STATUS"
+	        " WHERE VARIABLE_NAME LIKE 'WSREP%%'") == DB_OK &&
+	    g->nrows == 1 && g->ncols == 5 &&
+	    db_parse_bool(db_cell(g, 0, 0)) == 1) {
+		state = db_cell(g, 0, 1);
+		cluster = db_cell(g, 0, 2);
+		ready = db_cell(g, 0, 3);
+		size = db_cell(g, 0, 4);
+		if (ro == NULL && state != NULL &&
+		    strcmp(state, "Synced") == 0 && cluster != NULL &&
+		    strcmp(cluster, "Primary") == 0 && ready != NULL &&
+		    strcmp(ready, "ON") == 0)
+			doctor_add(r, CHECK_OK, "role", NULL,
+			    "Galera node, %s, in the Primary component of %s "
+			    "nodes, writable%s",
+			    state, size != NULL ? size : "?", repl);
+		else
+			doctor_add(r, CHECK_CRITICAL, "role",
+			    "use a node that is Synced in the Primary "
+			    "component and not read-only",
+			    "Galera node, state %s, cluster %s, ready %s%s%s%s",
+			    state != NULL ? state : "?",
+			    cluster != NULL ? cluster : "?",
+			    ready != NULL ? ready : "?",
+			    ro != NULL ? ", read-only: " : "",
+			    ro != NULL ? ro : "", repl);
+		goto out;
+	}
+	if (ro != NULL)
+		doctor_add(r, CHECK_CRITICAL, "role", fix,
+		    "%s is read-only (%s)%s: a replica or a demoted primary; "
+		    "run, exec, outbox dispatch and db migrate refuse it",
+		    db_where(db), ro, repl);
+	else
+		doctor_add(r, CHECK_OK, "role", NULL,
+		    "%s is a writable primary%s", db_where(db), repl);
+out:
+	db_result_free(g);
+	free(ro);
+	free(repl);
+	free(errstr);
+}
+
 /* transaction_isolation (tx_isolation before MariaDB 11.1). */
 static void
 doctor_isolation(struct db *db, struct doctor_report *r)
@@ -282,6 +417,170 @@ doctor_isolation(struct db *db, struct doctor_report *r)
 out:
 	free(v);
 	free(errstr);
+}
+
+/*
+ * The row privileges a run and a dispatch need on the schema, as the
+ * server's information_schema shows them for the current account
+ * (global, schema, or on each of cronguard's tables).  Missing INSERT,
+ * UPDATE or DELETE is CRITICAL (every run and dispatch would exit 77);
+ * missing EXECUTE a WARNING (the lock's fencing token then costs a second
+ * statement).
+ */
+static void
+doctor_privileges(struct db *db, struct doctor_report *r)
+{
+	struct db_result *res = NULL;
+	struct buf        missing;
+	char             *errstr = NULL, *user = NULL, *schema = NULL, *fix;
+	int               critical = 0;
+	size_t            i;
+
+	if (db_query(db, &res, &errstr,
+	        "SELECT p.priv FROM (SELECT 'SELECT' AS priv"
+	        " UNION ALL SELECT 'INSERT' UNION ALL SELECT 'UPDATE'"
+	        " UNION ALL SELECT 'DELETE' UNION ALL SELECT 'EXECUTE') p"
+	        " CROSS JOIN (SELECT CONCAT('''',"
+	        "  SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''',"
+	        "  SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''') AS g) me"
+	        " WHERE NOT EXISTS (SELECT 1 FROM"
+	        "  information_schema.USER_PRIVILEGES u"
+	        "  WHERE u.GRANTEE = me.g AND u.PRIVILEGE_TYPE = p.priv)"
+	        " AND NOT EXISTS (SELECT 1 FROM"
+	        "  information_schema.SCHEMA_PRIVILEGES s"
+	        "  WHERE s.GRANTEE = me.g AND s.PRIVILEGE_TYPE = p.priv"
+	        "  AND DATABASE() LIKE s.TABLE_SCHEMA)"
+	        " AND (p.priv = 'EXECUTE' OR (SELECT COUNT(DISTINCT t.TABLE_NAME)"
+	        "  FROM information_schema.TABLE_PRIVILEGES t"
+	        "  WHERE t.GRANTEE = me.g AND t.PRIVILEGE_TYPE = p.priv"
+	        "  AND t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME IN"
+	        "  ('outbox_messages', 'cronguard_runs', 'cronguard_leases',"
+	        "   'cronguard_channels')) < 4)"
+	        " ORDER BY FIELD(p.priv, 'SELECT', 'INSERT', 'UPDATE', 'DELETE',"
+	        " 'EXECUTE')") != DB_OK) {
+		doctor_add(r, CHECK_WARNING, "privileges",
+		    "check that the user can read information_schema",
+		    "cannot read the privileges: %s", errstr);
+		goto out;
+	}
+	if (res->nrows == 0) {
+		doctor_add(r, CHECK_OK, "privileges", NULL,
+		    "SELECT, INSERT, UPDATE, DELETE and EXECUTE on the schema");
+		goto out;
+	}
+	buf_init(&missing);
+	for (i = 0; i < res->nrows; i++) {
+		if (db_cell(res, i, 0) == NULL)
+			continue;
+		buf_printf(&missing, "%s%s", missing.len > 0 ? ", " : "",
+		    db_cell(res, i, 0));
+		if (strcmp(db_cell(res, i, 0), "EXECUTE") != 0)
+			critical = 1;
+	}
+	/* Only for the fix line: without them it names USER and SCHEMA. */
+	(void)db_query_value(db, &user, &errstr, "SELECT CURRENT_USER()");
+	free(errstr);
+	errstr = NULL;
+	(void)db_query_value(db, &schema, &errstr, "SELECT DATABASE()");
+	free(errstr);
+	errstr = NULL;
+	fix = xasprintf(
+	    "GRANT %s ON %s.* TO the user %s (as in the README's First setup)",
+	    missing.data, schema != NULL ? schema : "SCHEMA",
+	    user != NULL ? user : "USER");
+	doctor_add(r, critical ? CHECK_CRITICAL : CHECK_WARNING, "privileges",
+	    fix, "%s missing on the schema: %s", missing.data,
+	    critical ? "every run and dispatch would exit 77"
+	             : "the lock's fencing token costs a second statement");
+	free(fix);
+	buf_free(&missing);
+out:
+	db_result_free(res);
+	free(user);
+	free(schema);
+	free(errstr);
+}
+
+/*
+ * Every time zone a job names: once_per converts its slots in SQL, and a
+ * name the server does not know fails the job's first run (exit 78).  A
+ * fixed offset (+09:00) needs no tables.
+ */
+static void
+doctor_timezones(struct db *db, const struct conf *c, struct doctor_report *r)
+{
+	const struct conf_job *j;
+	char                  *v = NULL, *utc = NULL, *errstr = NULL, *fix;
+	size_t                 i;
+
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		if (j->timezone == NULL)
+			continue;
+		if (db_query_value(db, &v, &errstr,
+		        "SELECT CONVERT_TZ('2001-01-01 00:00:00', '+00:00', %s)",
+		        j->timezone) != DB_OK) {
+			doctor_add(r, CHECK_WARNING, "timezone", NULL,
+			    "job %s: cannot ask the server about %s: %s",
+			    j->name, j->timezone, errstr);
+		} else if (v != NULL) {
+			doctor_add(r, CHECK_OK, "timezone", NULL,
+			    "job %s: the server knows %s", j->name,
+			    j->timezone);
+		} else {
+			/* Without tables the server knows no name at all. */
+			(void)db_query_value(db, &utc, &errstr,
+			    "SELECT CONVERT_TZ('2001-01-01 00:00:00', "
+			    "'+00:00', 'UTC')");
+			if (utc != NULL)
+				fix = xasprintf(
+				    "correct jobs.%s.timezone: a name "
+				    "the server knows, or an offset "
+				    "such as +09:00",
+				    j->name);
+			else
+				fix = xstrdup(
+				    "load the server's time-zone tables: "
+				    "mariadb-tzinfo-to-sql /usr/share/zoneinfo | "
+				    "mariadb mysql (or give an offset such as "
+				    "+09:00)");
+			doctor_add(r, CHECK_CRITICAL, "timezone", fix,
+			    "job %s: the server does not know the time zone "
+			    "%s%s: its first run would exit 78",
+			    j->name, j->timezone,
+			    utc == NULL ? " (it has no time-zone tables)" : "");
+			free(fix);
+			free(utc);
+			utc = NULL;
+		}
+		free(v);
+		v = NULL;
+		free(errstr);
+		errstr = NULL;
+	}
+}
+
+/* The fix for a failed connect, by the server's or client's error. */
+static const char *
+doctor_connect_fix(unsigned err)
+{
+	switch (err) {
+	case 1045: /* ER_ACCESS_DENIED_ERROR */
+		return "check database.user and its password (password_file), "
+		       "and that the user may connect from this host";
+	case 1049: /* ER_BAD_DB_ERROR */
+		return "create the database first (CREATE DATABASE ... "
+		       "CHARACTER SET utf8mb4, as in the README's First setup), "
+		       "or correct database.name";
+	case 1044: /* ER_DBACCESS_DENIED_ERROR */
+		return "GRANT the user its privileges on the schema (README, "
+		       "First setup)";
+	case 2002: /* CR_CONNECTION_ERROR: the socket */
+		return "correct database.socket (Debian's MariaDB: "
+		       "/run/mysqld/mysqld.sock), or start the server";
+	default:
+		return "check the database section, the server and the network";
+	}
 }
 
 /* The server's time_zone, and its clock against this host's. */
@@ -366,36 +665,31 @@ out:
 	free(errstr);
 }
 
-/* The configuration must not be writable by others; a secret file must
- * be readable by its owner only. */
+/* The configuration and the secret files against the one mode rule that
+ * loading applies too (conf_file_mode_problem); a secret file must also
+ * be readable by this user and not empty. */
 static void
 doctor_file(
     struct doctor_report *r, const char *what, const char *path, int secret)
 {
 	struct stat sb;
-	char       *fix;
+	char       *reason, *fix;
 
 	if (stat(path, &sb) != 0) {
 		doctor_add(r, CHECK_CRITICAL, what,
-		    "create it, or fix the path", "%s: cannot stat", path);
+		    "create it, or fix the path", "%s: cannot stat: %s", path,
+		    strerror(errno));
 		return;
 	}
-	fix = xasprintf("chmod %s %s", secret ? "600" : "go-w", path);
-	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-		doctor_add(r, CHECK_CRITICAL, what, fix,
-		    "%s is writable by group or others (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else if (secret && (sb.st_mode & S_IROTH) != 0)
-		doctor_add(r, CHECK_CRITICAL, what, fix,
-		    "%s is readable by everyone (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else if (secret && (sb.st_mode & S_IRGRP) != 0)
-		doctor_add(r, CHECK_WARNING, what, fix,
-		    "%s is readable by its group (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else
+	if (conf_file_mode_problem(
+	        path, (unsigned)sb.st_mode, secret, &reason, &fix) == 0 &&
+	    (!secret || conf_secret_problem(path, NULL, &reason, &fix) == 0)) {
 		doctor_add(r, CHECK_OK, what, NULL, "%s mode %04o", path,
 		    (unsigned)(sb.st_mode & 07777));
+		return;
+	}
+	doctor_add(r, CHECK_CRITICAL, what, fix, "%s", reason);
+	free(reason);
 	free(fix);
 }
 
@@ -879,6 +1173,27 @@ out:
 	free(fix);
 }
 
+/* A channel's secret file cannot be used: the fix of its first problem. */
+static void
+doctor_secret_failed(struct doctor_report *r, const struct conf *c,
+    const struct doctor_target *t, const char *errstr)
+{
+	char  *reason = NULL, *fix = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nsecrets && fix == NULL; i++)
+		if (c->secrets[i].channel != NULL &&
+		    strcmp(c->secrets[i].channel, t->label) == 0 &&
+		    conf_secret_problem(
+		        c->secrets[i].path, NULL, &reason, &fix) == 0)
+			reason = fix = NULL;
+	doctor_stage(r, t, CHECK_CRITICAL, "secret",
+	    fix != NULL ? fix : "check the channel's secret files", "%s",
+	    errstr);
+	free(reason);
+	free(fix);
+}
+
 static void
 doctor_channel(
     struct conf *c, const struct conf_channel *ch, struct doctor_report *r)
@@ -896,9 +1211,7 @@ doctor_channel(
 	/* A probe without the channel's password would fail for the wrong
 	 * reason. */
 	if (conf_read_secrets(c, ch->name, &errstr) != 0)
-		doctor_stage(r, &t, CHECK_CRITICAL, "secret",
-		    "make the secret file readable by the user cronguard runs as",
-		    "%s", errstr);
+		doctor_secret_failed(r, c, &t, errstr);
 	else if (ch->type == CHANNEL_AMQP)
 		doctor_socket(r, &t);
 	else
@@ -932,16 +1245,19 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 	r->worst = CHECK_OK;
 	if (db == NULL)
 		doctor_add(r, CHECK_UNKNOWN, "database",
-		    "check the database section, the server and the network",
-		    "%s", db_error != NULL ? db_error : "not connected");
+		    doctor_connect_fix(db_connect_errno()), "%s",
+		    db_error != NULL ? db_error : "not connected");
 	else {
 		if (doctor_server(db, r))
 			doctor_claim_index(db, c, r);
 		doctor_timeouts(db, c, r);
 		doctor_wsrep(db, c, r);
+		doctor_role(db, r);
 		doctor_isolation(db, r);
 		doctor_clock(db, r);
 		doctor_migrations(db, r);
+		doctor_privileges(db, r);
+		doctor_timezones(db, c, r);
 	}
 	doctor_files(c, r);
 	for (i = 0; i < c->nchannels; i++)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mysqld_error.h>
+
 #include "db.h"
 #include "lease.h"
 #include "util.h"
@@ -43,6 +45,16 @@ lease_fence_of(
 	return LEASE_OK;
 }
 
+/* A failed statement's lease status: the refusals with exit codes of
+ * their own keep them. */
+static enum lease_status
+lease_status_of_db(enum db_status st)
+{
+	return st == DB_ERR_PRIVILEGE ? LEASE_ERR_PRIVILEGE
+	    : st == DB_ERR_SCHEMA     ? LEASE_ERR_SCHEMA
+	                              : LEASE_ERR_DB;
+}
+
 enum lease_status
 lease_acquire(struct db *db, const char *name, const char *token,
     const char *host, long long pid, unsigned long long lease_us,
@@ -79,7 +91,7 @@ lease_acquire(struct db *db, const char *name, const char *token,
 		goto out;
 	}
 	if (st != DB_OK) {
-		ls = LEASE_ERR_DB;
+		ls = lease_status_of_db(st);
 		goto out;
 	}
 	switch (r->affected) {
@@ -105,15 +117,31 @@ lease_extend(struct db *db, const char *name, const char *token,
 {
 	struct db_result *r = NULL;
 	enum lease_status ls;
+	char             *why = NULL;
 
+	/* The check is a condition of the UPDATE itself: no round trip of
+	 * its own.  It reads system variables, so MIXED logs the UPDATE by
+	 * row (cronguard(1), REPLICATION AND FAILOVER). */
 	if (db_query(db, &r, errstr,
 	        "UPDATE cronguard_leases"
 	        " SET expires_at = NOW(6) + INTERVAL %llu MICROSECOND"
-	        " WHERE name = %s AND owner_token = %s AND expires_at > NOW(6)",
-	        lease_us, name, token) != DB_OK)
-		ls = LEASE_ERR_DB;
-	else
-		ls = r->affected == 1 ? LEASE_OK : LEASE_LOST;
+	        " WHERE name = %s AND owner_token = %s AND expires_at > NOW(6)"
+	        " AND %R IS NULL",
+	        lease_us, name, token, db_read_only_sql(db)) != DB_OK)
+		ls = db_errno(db) == ER_OPTION_PREVENTS_STATEMENT
+		    ? LEASE_READ_ONLY
+		    : LEASE_ERR_DB;
+	else if (r->affected == 1)
+		ls = LEASE_OK;
+	else if (db_query_value(db, &why, errstr, "SELECT %R",
+	             db_read_only_sql(db)) == DB_OK &&
+	    why != NULL) {
+		*errstr = why;
+		why = NULL;
+		ls = LEASE_READ_ONLY;
+	} else
+		ls = LEASE_LOST;
+	free(why);
 	db_result_free(r);
 	return ls;
 }
@@ -216,14 +244,15 @@ lease_fence_next(
 {
 	struct db_result *r = NULL;
 	enum lease_status ls;
+	enum db_status    st;
 
 	*fence = 0;
-	if (db_query(db, &r, errstr,
-	        "INSERT INTO cronguard_leases (name, fence)"
-	        " VALUES (%s, LAST_INSERT_ID(1))"
-	        " ON DUPLICATE KEY UPDATE fence = LAST_INSERT_ID(fence + 1)",
-	        name) != DB_OK)
-		ls = LEASE_ERR_DB;
+	if ((st = db_query(db, &r, errstr,
+	         "INSERT INTO cronguard_leases (name, fence)"
+	         " VALUES (%s, LAST_INSERT_ID(1))"
+	         " ON DUPLICATE KEY UPDATE fence = LAST_INSERT_ID(fence + 1)",
+	         name)) != DB_OK)
+		ls = lease_status_of_db(st);
 	else
 		ls = lease_fence_of(r, fence, errstr);
 	db_result_free(r);

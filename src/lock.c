@@ -27,7 +27,10 @@ real_connect(void *ctx, void **conn, char **errstr)
 	struct db     *db = NULL;
 	enum db_status st;
 
-	st = db_connect(ctx, &db, errstr);
+	/* The guard takes a lock and writes its fence and run record: a
+	 * read-only server (a replica, a demoted primary) is refused before
+	 * anything runs. */
+	st = db_connect_primary(ctx, &db, errstr);
 	*conn = db;
 	return st;
 }
@@ -103,7 +106,7 @@ real_get_lock(
 
 	memset(row, 0, sizeof *row);
 	st = db_query(conn, &r, errstr, "CALL cronguard_get_lock(%s)", name);
-	if (st == DB_ERR_QUERY &&
+	if ((st == DB_ERR_QUERY || st == DB_ERR_PRIVILEGE) &&
 	    ((e = db_errno(conn)) == ER_SP_DOES_NOT_EXIST ||
 	        e == ER_PROCACCESS_DENIED_ERROR)) {
 		log_kv(LOG_WARN, "lock_fence_extra_statement", "lock", name,
@@ -144,6 +147,24 @@ real_is_used_lock(void *conn, const char *name, char **value, char **errstr)
 {
 	return db_query_value(
 	    conn, value, errstr, "SELECT IS_USED_LOCK(%s)", name);
+}
+
+static enum db_status
+real_lock_check(
+    void *conn, const char *name, char **value, char **read_only, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	*value = *read_only = NULL;
+	st = db_query(conn, &r, errstr, "SELECT IS_USED_LOCK(%s), %R", name,
+	    db_read_only_sql(conn));
+	if (st == DB_OK && (st = db_one_row(r, 2, errstr)) == DB_OK) {
+		*value = db_cell_dup(r, 0, 0);
+		*read_only = db_cell_dup(r, 0, 1);
+	}
+	db_result_free(r);
+	return st;
 }
 
 /* KILL CONNECTION or KILL QUERY.  Gone between the check and the KILL:
@@ -310,12 +331,20 @@ real_run_slot(void *conn, const char *job, int64_t once_per_ms, const char *tz,
 	return runs_slot(conn, job, once_per_ms, tz, NULL, rs, errstr);
 }
 
+static enum db_status
+real_slot_state(
+    void *conn, const char *job, struct slot_state *st, char **errstr)
+{
+	return runs_slot_state(conn, job, st, errstr);
+}
+
 const struct lock_db_ops lock_db_real = {
 	.connect = real_connect,
 	.destroy = real_destroy,
 	.get_lock = real_get_lock,
 	.release_lock = real_release_lock,
 	.is_used_lock = real_is_used_lock,
+	.lock_check = real_lock_check,
 	.kill = real_kill,
 	.holder = real_holder,
 	.run_start = real_run_start,
@@ -331,6 +360,7 @@ const struct lock_db_ops lock_db_real = {
 	.fence_next = real_fence_next,
 	.run_prune = real_run_prune,
 	.run_slot = real_run_slot,
+	.slot_state = real_slot_state,
 };
 
 /* ------------------------------------------------------- the guard */
@@ -377,6 +407,14 @@ void
 lock_use_lease(struct lock *l, unsigned long long lease_us)
 {
 	l->lease_us = lease_us;
+}
+
+enum lock_result
+lock_result_of_db(enum db_status st)
+{
+	return st == DB_ERR_PRIVILEGE ? LOCK_ERR_PRIVILEGE
+	    : st == DB_ERR_SCHEMA     ? LOCK_ERR_SCHEMA
+	                              : LOCK_ERR_DB;
 }
 
 enum lock_result
@@ -474,6 +512,12 @@ lock_lease_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 	case LEASE_ERR_VALUE:
 		lr = LOCK_ERR_VALUE;
 		break;
+	case LEASE_ERR_PRIVILEGE:
+		lr = LOCK_ERR_PRIVILEGE;
+		break;
+	case LEASE_ERR_SCHEMA:
+		lr = LOCK_ERR_SCHEMA;
+		break;
 	default:
 		lr = LOCK_ERR_DB;
 		break;
@@ -515,6 +559,10 @@ lock_take_fence(struct lock *l, const char *row_fence, char **errstr)
 		return LOCK_OK;
 	case LEASE_ERR_VALUE:
 		return LOCK_ERR_VALUE;
+	case LEASE_ERR_PRIVILEGE:
+		return LOCK_ERR_PRIVILEGE;
+	case LEASE_ERR_SCHEMA:
+		return LOCK_ERR_SCHEMA;
 	default:
 		return LOCK_ERR_DB;
 	}
@@ -563,7 +611,7 @@ lock_acquire(struct lock *l, struct lock_holder *holder, char **errstr)
 		return lock_lease_acquire(l, holder, errstr);
 	st = l->ops->get_lock(l->conn, l->name, &row, errstr);
 	if (st != DB_OK) {
-		lr = LOCK_ERR_DB;
+		lr = lock_result_of_db(st);
 		goto fail;
 	}
 	if (parse_conn_id(row.connection_id, &l->connection_id) != 0) {
@@ -689,7 +737,14 @@ lock_lease_heartbeat(struct lock *l)
 
 	ls = l->ops->lease_extend(
 	    l->conn, l->name, l->token, l->lease_us, &errstr);
-	if (ls == LEASE_LOST)
+	if (ls == LEASE_READ_ONLY) {
+		l->read_only = 1;
+		detail = xasprintf("the server turned read-only (%s), a "
+		                   "demotion: lease %s (fence %llu) not "
+		                   "extended there; nothing more is written to "
+		                   "it, the lease expires by itself",
+		    errstr, l->name, l->fence);
+	} else if (ls == LEASE_LOST)
 		detail = xasprintf("lease %s (fence %llu) expired or was "
 		                   "taken: not extended",
 		    l->name, l->fence);
@@ -706,6 +761,7 @@ enum lock_result
 lock_heartbeat(struct lock *l)
 {
 	char              *value = NULL, *errstr = NULL, *detail = NULL;
+	char              *read_only = NULL;
 	unsigned long long id;
 	enum db_status     st;
 
@@ -716,7 +772,12 @@ lock_heartbeat(struct lock *l)
 		if (l->lost)
 			goto out;
 	} else if (l->held) {
-		st = l->ops->is_used_lock(l->conn, l->name, &value, &errstr);
+		if (l->ops->lock_check != NULL)
+			st = l->ops->lock_check(
+			    l->conn, l->name, &value, &read_only, &errstr);
+		else
+			st = l->ops->is_used_lock(
+			    l->conn, l->name, &value, &errstr);
 		if (st != DB_OK) {
 			/* A session whose query failed may be gone, and
 			 * with it the lock: the server can no longer prove
@@ -724,6 +785,19 @@ lock_heartbeat(struct lock *l)
 			if (st == DB_ERR_LOST)
 				l->dead = 1;
 			detail = xasprintf("heartbeat failed: %s", errstr);
+			lock_lost(l, detail);
+			goto out;
+		}
+		if (read_only != NULL) {
+			/* The lock is on a server that is no longer the
+			 * primary: another host may now hold it on the new
+			 * one. */
+			l->read_only = 1;
+			detail = xasprintf(
+			    "the server turned read-only (%s), a demotion: the "
+			    "lock there guards nothing; the run record is left "
+			    "running (nothing more is written to it)",
+			    read_only);
 			lock_lost(l, detail);
 			goto out;
 		}
@@ -743,6 +817,7 @@ lock_heartbeat(struct lock *l)
 	}
 out:
 	free(value);
+	free(read_only);
 	free(errstr);
 	free(detail);
 	return l->lost ? LOCK_INCIDENT : LOCK_OK;
@@ -922,6 +997,8 @@ lock_release(struct lock *l, const char *jobtext)
 	enum db_status st;
 
 	l->held = 0;
+	if (l->lease_us != 0 && l->read_only)
+		return; /* a write; the lease expires by itself */
 	if (l->lease_us != 0) {
 		lock_lease_release(l, jobtext);
 		return;
@@ -976,11 +1053,24 @@ lock_finish(struct lock *l, const struct run_end *end)
 	if (l->held)
 		lock_release(l, jobtext);
 	lock_incidents = l->lost || l->incidents > incidents_before_release;
-	if (l->run_id != 0)
+	/* After a demotion, finishing the run record would be an errant
+	 * write on the old primary (a user with SUPER gets through). */
+	if (l->run_id != 0 && !l->read_only)
 		runs_end(l, end, lock_incidents, jobtext);
 	lock_close(l);
 	free(jobtext);
 	return lock_incidents ? LOCK_INCIDENT : LOCK_OK;
+}
+
+enum lock_result
+lock_give_back(struct lock *l)
+{
+	int incidents = l->incidents;
+
+	if (l->held)
+		lock_release(l, "the slot was done: nothing ran");
+	lock_close(l);
+	return l->incidents > incidents ? LOCK_INCIDENT : LOCK_OK;
 }
 
 void

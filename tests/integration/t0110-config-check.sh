@@ -88,7 +88,7 @@ jobs = { x = { command = [ "/bin/true" ];
 expect_error 2 'outbox\.lease \(30s\) must be longer than channels\.h\.timeout \(1m\)' 'outbox = {
   lease = "30s"; };
 channels = { h = { type = "http"; url = "http://x/"; timeout = "1m"; }; };'
-expect_error 2 'database\.password: a secret given inline needs .* readable by its owner only' 'database = { name = "a";
+expect_error 2 'database\.password: a secret given inline: .* is readable by others \(mode 0644\) \(chmod o-r .*\), or use password_file' 'database = { name = "a";
   password = "hunter2"; };' 644
 grep -q hunter2 "$ERR" && fail "inline password echoed"
 expect_error 2 'database\.password_file: cannot read /nonexistent/pw' 'database = { name = "a";

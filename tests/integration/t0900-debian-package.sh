@@ -61,7 +61,7 @@ done
 assert_eq "$(ls "$CRONGUARD_SRCDIR"/sql/*.sql | wc -l)" \
     "$(ls /usr/share/cronguard/sql/*.sql | wc -l)" "installed migrations"
 assert_eq "640 root cronguard" "$(stat -c '%a %U %G' /etc/cronguard/cronguard.conf)" "conffile"
-assert_eq "2775 root cronguard" "$(stat -c '%a %U %G' /run/cronguard)" "runtime directory"
+assert_eq "3775 root cronguard" "$(stat -c '%a %U %G' /run/cronguard)" "runtime directory"
 assert_eq "755 cronguard cronguard" "$(stat -c '%a %U %G' /var/lib/cronguard/metrics)" "metrics directory"
 assert_eq "" "$(grep -v '^#' /etc/cron.d/cronguard | grep -E '^[*0-9]')" "active cron.d lines"
 grep -q '/etc/cronguard/cronguard.conf' /usr/share/man/man1/cronguard.1.gz 2> /dev/null ||
