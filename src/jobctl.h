@@ -65,8 +65,8 @@ void jobctl_pause_free(struct job_pause *);
 
 /* "paused by WHO since T until U: REASON" (T, U to the second, UTC;
  * "until resumed" for no end; no ": REASON" for none; "paused (every
- * job) by" for the JOBCTL_ALL row), allocated; NULL when p is not a
- * pause in effect. */
+ * job) by" for the JOBCTL_ALL row; a control character of the reason
+ * a space), allocated; NULL when p is not a pause in effect. */
 char *jobctl_pause_text(const struct job_pause *p);
 
 /* "user@host:pid" of this process (static storage): paused_by, acked_by. */

@@ -77,7 +77,7 @@ assert_exit 0 cga jobs pause --all --reason "freeze"
 assert_grep "^paused every job by $me until resumed$" "$OUT"
 assert_eq "*" "$(mysql_q "SELECT job FROM cronguard_job_pauses")"
 assert_exit 0 cgb jobs list
-assert_eq 3 "$(grep -c "^  paused (every job) by $me since .* until resumed: freeze$" "$OUT")" "every job of B paused"
+assert_eq 3 "$(grep -cE "^  paused \(every job\) by $me since .* until resumed: freeze$" "$OUT")" "every job of B paused"
 assert_exit 0 cgb jobs list --format json
 /usr/bin/python3 -c 'import json, sys
 d = {x["job"]: x for x in json.load(open(sys.argv[1]))}
