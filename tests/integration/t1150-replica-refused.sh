@@ -99,4 +99,4 @@ assert_eq "$(q 1 "SELECT @@gtid_current_pos")" "$(q 2 "SELECT @@gtid_current_pos
 p doctor > "$OUT" 2> "$ERR" || true
 assert_grep '^OK role: 127\.0\.0\.1:[0-9]+ is a writable primary' "$OUT"
 assert_exit 2 r doctor
-assert_grep "^CRITICAL role: 127\.0\.0\.1:$REPLICA_PORT is read-only \(read_only\), replica of 127\.0\.0\.1:$PRIMARY_PORT \(SQL thread Yes, lag [0-9]+s\)" "$OUT"
+assert_grep "^CRITICAL role: 127\.0\.0\.1:$REPLICA_PORT is read-only \(read_only,replica_sql_running\), replica of 127\.0\.0\.1:$PRIMARY_PORT \(SQL thread Yes, lag [0-9]+s\)" "$OUT"
