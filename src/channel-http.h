@@ -5,10 +5,10 @@
 #include <stddef.h>
 
 #include "channel.h"
+#include "curlutil.h"
 
-/* What an http channel and the incident alert may speak: never file://,
- * ftp:// or the rest libcurl supports. */
-#define CHANNEL_HTTP_PROTOCOLS "http,https"
+/* What an http channel may speak (curlutil.h). */
+#define CHANNEL_HTTP_PROTOCOLS CURLUTIL_HTTP
 
 /*
  * The signing key of a Standard Webhooks secret: "whsec_" followed by
@@ -18,14 +18,38 @@
 int channel_http_secret_key(
     const char *secret, unsigned char **key, size_t *keylen);
 
+/*
+ * The signing keys of a signing_secret(_file) value: one secret a line
+ * (blank lines and spaces around a secret ignored, CR LF as LF), each as
+ * channel_http_secret_key reads it, at most CHANNEL_HTTP_MAX_SECRETS.
+ * Returns 0 with k filled (free with channel_http_keys_free), or -1 with
+ * *errstr allocated: no secret at all, too many, or a line whose base64
+ * is invalid (named by its number).
+ */
+#define CHANNEL_HTTP_MAX_SECRETS 8
+struct channel_http_keys {
+	unsigned char *key[CHANNEL_HTTP_MAX_SECRETS];
+	size_t         len[CHANNEL_HTTP_MAX_SECRETS];
+	size_t         n;
+};
+int channel_http_secret_keys(
+    const char *secrets, struct channel_http_keys *k, char **errstr);
+void channel_http_keys_free(struct channel_http_keys *k);
+
+/* The webhook-signature value for k: one "v1,..." per key, in the file's
+ * order, separated by single spaces (Standard Webhooks).  Allocated, or
+ * NULL if libcrypto fails. */
+char *channel_http_signatures(const struct channel_http_keys *k, const char *id,
+    long long timestamp, const char *body, size_t bodylen);
+
 /* "v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>" into out (at least
  * CHANNEL_HTTP_SIG_LEN bytes).  Returns 0, or -1 if libcrypto fails. */
 #define CHANNEL_HTTP_SIG_LEN 64
 int channel_http_sign(const unsigned char *key, size_t keylen, const char *id,
     long long timestamp, const char *body, size_t bodylen, char *out);
 
-/* CONTRACT 6.3 for an HTTP status: 2xx SEND_OK; 408, 425, 429 and 5xx
- * SEND_RETRY; anything else SEND_PERMANENT. */
+/* cronguard-outbox(7), RETRIES, for an HTTP status: 2xx SEND_OK; 408, 425, 429
+ * and 5xx SEND_RETRY; anything else SEND_PERMANENT. */
 enum send_result channel_http_classify(long status);
 
 /* Whether a message can be sent at all: the payload must be a JSON object

@@ -87,7 +87,7 @@ const struct cmd_entry cmd_doctor_entry = {
 	.name = "doctor",
 	.usage = "[--format nagios|json]",
 	.summary =
-	    "Preflight: the server and SKIP LOCKED, the claim index, session timeouts\nagainst heartbeats, Galera, isolation, clocks, migrations, file permissions,\nand each channel and the alert URL (DNS, TCP, TLS, SMTP EHLO/AUTH, HTTP HEAD,\nAMQP login; nothing sent, 5 s at most each).\nExit 0 OK, 1 WARNING, 2 CRITICAL, 3 database unreachable.",
+	    "Preflight: the server and SKIP LOCKED, the claim index, session timeouts\nagainst heartbeats, Galera, isolation, clocks, migrations, privileges, the jobs'\ntime zones, file permissions, and each channel and the alert URL (DNS, TCP, TLS, SMTP EHLO/AUTH, HTTP HEAD,\nAMQP login; nothing sent, 5 s at most each).\nExit 0 OK, 1 WARNING, 2 CRITICAL, 3 database unreachable.",
 	.options = cmd_doctor_options,
 	.flags = CMD_NEEDS_DB,
 	.exec = cmd_doctor_exec,

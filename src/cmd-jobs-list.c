@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "log.h"
 #include "report.h"
@@ -31,17 +32,6 @@ guard_name(enum guard_kind g)
 	return "?";
 }
 
-/* "2026-11-29 10:00:00" from a DATETIME(6) value: seconds are enough in
- * a table. */
-static const char *
-short_time(const char *dt, char *buf, size_t len)
-{
-	if (dt == NULL)
-		return "-";
-	snprintf(buf, len, "%.19s", dt);
-	return buf;
-}
-
 static const char *
 job_lock(const struct conf_job *j)
 {
@@ -49,43 +39,10 @@ job_lock(const struct conf_job *j)
 	                                                         : NULL;
 }
 
+/* The rows, in text or JSON (report.c writes both). */
 static void
-print_text(const struct conf *c, const struct job_summary *js)
-{
-	const struct conf_job *j;
-	char                   run[32], ok[32], fence[32];
-	const char            *lock;
-	int                    wjob = 3, wlock = 4, n;
-	size_t                 i;
-
-	for (i = 0; i < c->njobs; i++) {
-		j = &c->jobs[i];
-		if ((n = (int)strlen(j->name)) > wjob)
-			wjob = n;
-		if ((lock = job_lock(j)) != NULL &&
-		    (n = (int)strlen(lock)) > wlock)
-			wlock = n;
-	}
-	printf("%-*s  %-10s  %-*s  %-19s  %-9s  %-19s  %s\n", wjob, "JOB",
-	    "GUARD", wlock, "LOCK", "LAST RUN", "OUTCOME", "LAST SUCCESS",
-	    "FENCE");
-	for (i = 0; i < c->njobs; i++) {
-		j = &c->jobs[i];
-		if (js[i].last_fence != 0)
-			snprintf(fence, sizeof fence, "%llu", js[i].last_fence);
-		else
-			snprintf(fence, sizeof fence, "-");
-		printf("%-*s  %-10s  %-*s  %-19s  %-9s  %-19s  %s\n", wjob,
-		    j->name, guard_name(j->guard), wlock,
-		    job_lock(j) != NULL ? job_lock(j) : "-",
-		    short_time(js[i].last_started, run, sizeof run),
-		    js[i].last_outcome != NULL ? js[i].last_outcome : "-",
-		    short_time(js[i].last_success, ok, sizeof ok), fence);
-	}
-}
-
-static void
-print_json(const struct conf *c, const struct job_summary *js)
+print_rows(const struct conf *c, const struct job_summary *js,
+    const struct job_pause *pauses, const struct job_slot_info *slots, int json)
 {
 	struct report_job_row *rows;
 	char                  *out;
@@ -97,8 +54,13 @@ print_json(const struct conf *c, const struct job_summary *js)
 		rows[i].guard = guard_name(c->jobs[i].guard);
 		rows[i].lock = job_lock(&c->jobs[i]);
 		rows[i].js = &js[i];
+		rows[i].pause = &pauses[i];
+		rows[i].schedule = c->jobs[i].schedule_text;
+		rows[i].timezone = c->jobs[i].timezone;
+		rows[i].slots = &slots[i];
 	}
-	out = report_jobs_list_json(rows, c->njobs);
+	out = json ? report_jobs_list_json(rows, c->njobs)
+	           : report_jobs_list_text(rows, c->njobs);
 	fputs(out, stdout);
 	free(out);
 	free(rows);
@@ -107,18 +69,22 @@ print_json(const struct conf *c, const struct job_summary *js)
 static int
 cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db          *db = NULL;
-	struct job_summary *js = NULL;
-	char               *errstr = NULL;
-	enum db_status      st;
-	int                 json, rc = EXIT_OK;
-	size_t              i;
+	struct db            *db = NULL;
+	struct job_summary   *js = NULL;
+	struct job_pause     *pauses = NULL;
+	struct job_slot_info *slots = NULL;
+	char                 *errstr = NULL;
+	enum db_status        st;
+	int                   json, rc = EXIT_OK;
+	size_t                i;
 
 	if ((rc = cmd_format_option(ctx, &json)) != 0)
 		return rc;
 	if (c->have_database && (rc = cmd_db_connect(ctx, c, &db)) != 0)
 		return rc;
 	js = xcalloc(c->njobs + 1, sizeof *js);
+	pauses = xcalloc(c->njobs + 1, sizeof *pauses);
+	slots = xcalloc(c->njobs + 1, sizeof *slots);
 	for (i = 0; i < c->njobs; i++) {
 		js[i].last_success_ts = -1;
 		if (db != NULL &&
@@ -127,15 +93,29 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 			rc = cmd_db_error(ctx, st, errstr);
 			goto out;
 		}
+		if (db != NULL &&
+		    (st = jobctl_pause_get(
+		         db, c->jobs[i].name, &pauses[i], &errstr)) != DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
+			goto out;
+		}
+		if (db != NULL && c->jobs[i].schedule != NULL &&
+		    (st = runs_slot_info(db, c->jobs[i].name,
+		         c->jobs[i].schedule, c->jobs[i].timezone, &slots[i],
+		         &errstr)) != DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
+			goto out;
+		}
 	}
-	if (json)
-		print_json(c, js);
-	else
-		print_text(c, js);
+	print_rows(c, js, pauses, slots, json);
 out:
-	for (i = 0; i < c->njobs; i++)
+	for (i = 0; i < c->njobs; i++) {
 		runs_job_summary_free(&js[i]);
+		jobctl_pause_free(&pauses[i]);
+	}
 	free(js);
+	free(pauses);
+	free(slots);
 	free(errstr);
 	db_close(db);
 	return rc;
@@ -145,7 +125,7 @@ const struct cmd_entry cmd_jobs_list_entry = {
 	.name = "jobs list",
 	.usage = "[--format text|json]",
 	.summary =
-	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run.",
+	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run; under a paused job, who paused it, since and until when, and why; under a scheduled job, its schedule, the latest slot (done or not) and the next.",
 	.options = cmd_format_template,
 	.flags = CMD_NEEDS_CONF | CMD_READS_ONLY,
 	.exec = cmd_jobs_list_exec,

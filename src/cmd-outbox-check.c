@@ -1,9 +1,9 @@
 /*
  * cmd-outbox-check.c: the outbox watchdog as a monitoring check
- * (CONTRACT section 7): counts, a verdict, and the exit status of a
- * Nagios plugin.  With the counts, the circuit breaker and quota state
- * of the configured channels (cronguard_channels): an open circuit is a
- * WARNING.
+ * (cronguard(1), jobs check; cronguard-outbox(7), MONITORING): counts, a
+ * verdict, and the exit status of a Nagios plugin.  With the counts, the
+ * circuit breaker and quota state of the configured channels
+ * (cronguard_channels): an open circuit is a WARNING.
  */
 #include "config.h"
 
@@ -15,6 +15,7 @@
 #include "db.h"
 #include "incident.h"
 #include "log.h"
+#include "migrate.h"
 #include "outbox-admin.h"
 #include "report.h"
 #include "util.h"
@@ -74,6 +75,7 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		errstr = xasprintf("%s: no database section", c->path);
 		st = DB_ERR_CONNECT;
 	} else if ((st = db_connect_check(&c->db, &db, &errstr)) == DB_OK &&
+	    (st = migrate_check_pending(db, &errstr)) == DB_OK &&
 	    (st = outbox_count(db, c, &k, &errstr)) == DB_OK)
 		st = outbox_count_channels(db, c, &k, &errstr);
 	if (st != DB_OK) {
@@ -103,7 +105,7 @@ const struct cmd_entry cmd_outbox_check_entry = {
 	.name = "outbox check",
 	.usage = "[--format nagios|json|prometheus] [--metrics-file path]",
 	.summary =
-	    "Count pending, due, processing, stale, stuck, failed and unknown-channel rows, show open circuits and quota use, and give a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
+	    "Count pending, due, processing, stale, stuck, failed, unknown-channel, blocked and expired rows, show open circuits, quota use and paused channels, and give a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
 	.options = cmd_check_template,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_check_exec,

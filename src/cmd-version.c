@@ -8,6 +8,9 @@
 #include <libconfig.h>
 #include <mysql.h>
 #include <openssl/crypto.h>
+#ifdef HAVE_AMQP
+#include <amqp.h>
+#endif
 
 #include "cmd.h"
 
@@ -28,6 +31,12 @@ cmd_version_exec(struct cmd_ctx *ctx, struct conf *c)
 	    LIBCONFIG_VER_REVISION);
 	printf("jansson %s\n", jansson_version_str());
 	printf("%s\n", OpenSSL_version(OPENSSL_VERSION));
+#ifdef HAVE_AMQP
+	printf("librabbitmq %s\n", amqp_version());
+	puts("channels: smtp http amqp");
+#else
+	puts("channels: smtp http (built --without-amqp)");
+#endif
 	return EXIT_OK;
 }
 

@@ -1,10 +1,11 @@
-/* conf.c: the configuration (CONTRACT section 4), parsed with libconfig. */
+/* conf.c: the configuration (cronguard.conf(5)), parsed with libconfig. */
 #include "config.h"
 
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 
 #include "conf.h"
 #include "duration.h"
+#include "schedule.h"
 #include "util.h"
 
 #ifndef SYSCONFDIR
@@ -33,6 +35,9 @@ _Static_assert(sizeof(enum tls_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum guard_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum on_lock_lost) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum ordering) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum ordering_scope) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum on_failure) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum attempt_log) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum output_mode) == sizeof(int), "enum size");
 
@@ -106,10 +111,15 @@ struct key {
 static const char *const tls_modes[] = { "disabled", "preferred", "required",
 	"verify_identity", NULL };
 static const char *const orderings[] = { "per_key", "none", NULL };
+static const char *const ordering_scopes[] = { "channel", "global", NULL };
+static const char *const on_failures[] = { "block", "skip", NULL };
+static const char *const attempt_logs[] = { "all", "failures", "none", NULL };
 static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 /* In enum guard_kind's order. */
+static const char *const catch_up_names[] = { "latest", "all", "none", NULL };
+static const char *const alert_level_names[] = { "warning", "critical", NULL };
 static const char *const guards[] = { "named_lock", "local", "none", "lease",
 	"auto", NULL };
 static const char *const lock_lost[] = { "terminate", "continue", NULL };
@@ -119,12 +129,14 @@ static const char *const lock_lost[] = { "terminate", "continue", NULL };
 #define DUR_H(h) (DUR_M(h) * 60)
 
 static int         conf_db_uses_tcp(const void *);
+static int         conf_channel_has_ttl(const void *);
 static const char *conf_db_tls_note(const void *);
 static int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 static int conf_parse_job(struct parse *, const config_setting_t *, void *);
 static const config_setting_t *conf_member(
     const config_setting_t *, const char *name);
 static int      conf_job_has_command(const void *);
+static int      conf_job_has_schedule(const void *);
 static unsigned conf_channel_types(const void *);
 
 #define DB(f) offsetof(struct conf_database, f)
@@ -301,6 +313,16 @@ static const struct key outbox_keys[] = {
 	    .kind = K_BOOL,
 	    .off = OB(keep_sent),
 	    .def = true },
+	{ .name = "ordering_scope",
+	    .kind = K_ENUM,
+	    .off = OB(ordering_scope),
+	    .values = ordering_scopes,
+	    .def = SCOPE_CHANNEL },
+	{ .name = "attempt_log",
+	    .kind = K_ENUM,
+	    .off = OB(attempt_log),
+	    .values = attempt_logs,
+	    .def = ATTEMPT_LOG_ALL },
 	{ .name = "thresholds", .kind = K_GROUP, .sub = outbox_threshold_keys },
 	{ .name = NULL },
 };
@@ -346,6 +368,17 @@ static const struct key channel_keys[] = {
 	    .off = CH(daily_quota),
 	    .max = LLONG_MAX },
 	{ .name = "circuit", .kind = K_GROUP, .sub = channel_circuit_keys },
+	{ .name = "on_failure",
+	    .kind = K_ENUM,
+	    .off = CH(on_failure),
+	    .values = on_failures,
+	    .def = ON_FAILURE_BLOCK },
+	{ .name = "ttl",
+	    .kind = K_DUR,
+	    .off = CH(ttl_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .shown = conf_channel_has_ttl },
 	{ .name = "tls_ca", .kind = K_STR, .off = CH(tls_ca) },
 	{ .name = "username",
 	    .kind = K_STR,
@@ -532,6 +565,41 @@ static const struct key job_keys[] = {
 	    .kind = K_SECRETFILE,
 	    .off = JB(ping_url_file),
 	    .off2 = JB(ping_url) },
+	/* Parsed in conf_check_schedule. */
+	{ .name = "schedule", .kind = K_STR, .off = JB(schedule_text) },
+	{ .name = "catch_up",
+	    .kind = K_ENUM,
+	    .off = JB(catch_up),
+	    .values = catch_up_names,
+	    .def = CATCH_UP_LATEST,
+	    .shown = conf_job_has_schedule },
+	{ .name = "backfill_limit",
+	    .kind = K_UINT,
+	    .off = JB(backfill_limit),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 10,
+	    .shown = conf_job_has_schedule },
+	/* No default here: the job's grace (conf_check_schedule). */
+	{ .name = "starting_deadline",
+	    .kind = K_DUR,
+	    .off = JB(starting_deadline_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .shown = conf_job_has_schedule },
+	{ .name = "alert_after_failures",
+	    .kind = K_UINT,
+	    .off = JB(alert_after_failures),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 1,
+	    .shown = conf_job_has_schedule },
+	{ .name = "alert_level",
+	    .kind = K_ENUM,
+	    .off = JB(alert_level),
+	    .values = alert_level_names,
+	    .def = ALERT_WARNING,
+	    .shown = conf_job_has_schedule },
 	{ .name = NULL },
 };
 #undef JB
@@ -548,7 +616,8 @@ static const struct key alert_keys[] = {
 	    .kind = K_DUR,
 	    .off = CF(alert_timeout_ms),
 	    .min = 1,
-	    .max = DURATION_MAX_MS,
+	    /* Bounds how long an alert may hold up an exit. */
+	    .max = DUR_S(60),
 	    .def = DUR_S(10) },
 	{ .name = NULL },
 };
@@ -589,6 +658,7 @@ static const struct key top_keys[] = {
 /* Parser state: the first error wins. */
 struct parse {
 	const char  *path;
+	char        *abspath;  /* path, absolute (as libconfig names it) */
 	char        *dir;      /* of path: the include directory */
 	char       **includes; /* every @include'd file, resolved */
 	size_t       nincludes;
@@ -652,7 +722,8 @@ conf_key_path(const config_setting_t *s, struct buf *b)
 static char *
 conf_resolve(struct parse *p, const char *file)
 {
-	if (file == NULL || strcmp(file, p->path) == 0)
+	if (file == NULL || strcmp(file, p->path) == 0 ||
+	    (p->abspath != NULL && strcmp(file, p->abspath) == 0))
 		return xstrdup(p->path);
 	if (*file == '/' || p->dir == NULL)
 		return xstrdup(file);
@@ -881,6 +952,10 @@ conf_get_duration(struct parse *p, const config_setting_t *s,
 		duration_format(k->min, min, sizeof min);
 		return conf_key_error(p, s, "must be at least %s", min);
 	}
+	if (k->max > 0 && ms > k->max) {
+		duration_format(k->max, min, sizeof min);
+		return conf_key_error(p, s, "must be at most %s", min);
+	}
 	*out = ms;
 	return 0;
 }
@@ -986,22 +1061,65 @@ conf_get_strv(
 	return i == n ? 0 : -1;
 }
 
-/* An inline secret is only acceptable in a file nobody else can read. */
+/*
+ * The one rule for the files cronguard trusts (cronguard.conf(5), FILES):
+ * the configuration (and every file it includes) and every secret file
+ * may be written by their owner only; a secret file, or a configuration
+ * file that holds a secret inline, may be read by its owner and its group
+ * (root:cronguard 0640), never by others.
+ */
+int
+conf_file_mode_problem(
+    const char *path, unsigned mode, int secret, char **reason, char **fix)
+{
+	*reason = *fix = NULL;
+	if (mode & (S_IWGRP | S_IWOTH)) {
+		*reason = xasprintf("%s is writable by %s (mode %04o)", path,
+		    (mode & S_IWOTH) ? "others" : "its group", mode & 07777);
+		*fix = xasprintf("chmod go-w %s", path);
+		return -1;
+	}
+	if (secret && (mode & S_IROTH)) {
+		*reason = xasprintf(
+		    "%s is readable by others (mode %04o)", path, mode & 07777);
+		*fix = xasprintf("chmod o-r %s", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* conf_file_mode_problem's verdict on path: NULL, or "reason (fix)". */
+static char *
+conf_file_mode_error(const char *path, const struct stat *st, int secret)
+{
+	char *reason, *fix, *err;
+
+	if (conf_file_mode_problem(
+	        path, (unsigned)st->st_mode, secret, &reason, &fix) == 0)
+		return NULL;
+	err = xasprintf("%s (%s)", reason, fix);
+	free(reason);
+	free(fix);
+	return err;
+}
+
+/* An inline secret makes the file that holds it a secret file. */
 static int
 conf_check_private(
     struct parse *p, const config_setting_t *s, const char *instead)
 {
-	char       *file = conf_source_file(p, s);
+	char       *file = conf_source_file(p, s), *err;
 	struct stat st;
 	int         rv = 0;
 
 	if (stat(file, &st) == -1)
 		rv = conf_key_error(
 		    p, s, "cannot stat %s: %s", file, strerror(errno));
-	else if (st.st_mode & (S_IRGRP | S_IROTH))
-		rv = conf_key_error(p, s,
-		    "a secret given inline needs %s readable by its owner only (chmod 600 %s), or %s",
-		    file, file, instead);
+	else if ((err = conf_file_mode_error(file, &st, 1)) != NULL) {
+		rv = conf_key_error(
+		    p, s, "a secret given inline: %s, or %s", err, instead);
+		free(err);
+	}
 	free(file);
 	return rv;
 }
@@ -1041,6 +1159,87 @@ conf_url_has_password(const char *url)
 	return memchr(auth, ':', (size_t)(at - auth)) != NULL;
 }
 
+/* The value of the hexadecimal digit c, or -1. */
+static int
+hexdigit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The user name in a URL's userinfo ("relay" in "amqps://relay@host/v",
+ * "relay:pw@"), percent-decoded (RFC 3986 2.1), allocated; NULL when the
+ * URL names none, or when it decodes to an invalid or empty name.
+ */
+static char *
+conf_url_user(const char *url, int *bad)
+{
+	const char *auth, *at, *end, *q, *stop;
+	char       *user, *w;
+	int         hi, lo;
+
+	*bad = 0;
+	if ((auth = conf_url_authority(url, &at, &end)) == NULL || at == NULL)
+		return NULL;
+	if ((stop = memchr(auth, ':', (size_t)(at - auth))) == NULL)
+		stop = at;
+	w = user = xmalloc((size_t)(stop - auth) + 1);
+	for (q = auth; q < stop; q++) {
+		if (*q != '%') {
+			*w++ = *q;
+			continue;
+		}
+		if (stop - q < 3 || (hi = hexdigit_value(q[1])) < 0 ||
+		    (lo = hexdigit_value(q[2])) < 0 || (hi == 0 && lo == 0)) {
+			*bad = 1;
+			break;
+		}
+		*w++ = (char)(hi * 16 + lo);
+		q += 2;
+	}
+	*w = '\0';
+	if (*bad || *user == '\0') {
+		*bad = 1;
+		free(user);
+		return NULL;
+	}
+	return user;
+}
+
+/* A user in an amqp:// URL is the channel's username (cronguard.conf(5),
+ * channels, url); a username key that names another is an error. */
+static int
+conf_amqp_url_user(
+    struct parse *p, const config_setting_t *s, struct conf_channel *ch)
+{
+	const config_setting_t *m = config_setting_get_member(s, "url");
+	char                   *user;
+	int                     bad, rv = 0;
+
+	if ((user = conf_url_user(ch->url, &bad)) == NULL)
+		return bad ? conf_key_error(p, m,
+		                 "the user name in the URL is empty or badly "
+		                 "percent-encoded")
+		           : 0;
+	if (ch->username == NULL)
+		ch->username = user;
+	else {
+		if (strcmp(ch->username, user) != 0)
+			rv = conf_key_error(p,
+			    config_setting_get_member(s, "username"),
+			    "\"%s\" disagrees with the URL's user \"%s\": give the user once, in the URL or in username",
+			    ch->username, user);
+		free(user);
+	}
+	return rv;
+}
+
 static int
 conf_check_url_secret(
     struct parse *p, const config_setting_t *s, const char *url)
@@ -1051,23 +1250,58 @@ conf_check_url_secret(
 	    "take the password out of the URL (username and password_file)");
 }
 
+static void conf_secret_free(char *);
+
+/* Read the secret in path into *out (may be NULL: read and wiped): 0, or
+ * -1 with an allocated *reason and *fix (conf.h). */
+int
+conf_secret_problem(const char *path, char **out, char **reason, char **fix)
+{
+	struct stat st;
+	char       *s, *err = NULL;
+
+	*reason = *fix = NULL;
+	if (stat(path, &st) == -1) {
+		*reason =
+		    xasprintf("cannot read %s: %s", path, strerror(errno));
+		*fix = xstrdup("create it, or correct the path");
+		return -1;
+	}
+	if (conf_file_mode_problem(
+	        path, (unsigned)st.st_mode, 1, reason, fix) == -1)
+		return -1;
+	if ((s = read_secret_file(path, &err)) == NULL) {
+		*reason = err;
+		*fix = xasprintf(
+		    "make %s readable by the user cronguard runs as (owner, or group cronguard: adduser USER cronguard)",
+		    path);
+		return -1;
+	}
+	if (*s == '\0') {
+		free(s);
+		*reason = xasprintf("%s is empty", path);
+		*fix = xasprintf("write the secret into %s", path);
+		return -1;
+	}
+	if (out != NULL)
+		*out = s;
+	else
+		conf_secret_free(s);
+	return 0;
+}
+
 /* Read the secret in path into *out; NULL, or an allocated reason. */
 static char *
 conf_secret_read(const char *path, char **out)
 {
-	struct stat st;
-	char       *err = NULL;
+	char *reason, *fix, *err;
 
-	if (stat(path, &st) == -1)
-		return xasprintf("cannot read %s: %s", path, strerror(errno));
-	if (st.st_mode & S_IROTH)
-		return xasprintf(
-		    "%s is readable by others (chmod o-r %s)", path, path);
-	if ((*out = read_secret_file(path, &err)) == NULL)
-		return err;
-	if (**out == '\0')
-		return xasprintf("%s is empty", path);
-	return NULL;
+	if (conf_secret_problem(path, out, &reason, &fix) == 0)
+		return NULL;
+	err = xasprintf("%s (%s)", reason, fix);
+	free(reason);
+	free(fix);
+	return err;
 }
 
 /*
@@ -1519,6 +1753,8 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 		return -1;
 	if (ch->type == CHANNEL_SMTP && ch->from == NULL)
 		return conf_key_error(p, s, "from missing (required for smtp)");
+	if (ch->type == CHANNEL_AMQP && conf_amqp_url_user(p, s, ch) == -1)
+		return -1;
 	if ((ch->password != NULL || ch->password_file != NULL) &&
 	    ch->username == NULL)
 		return conf_key_error(p, s, "a password needs a username");
@@ -1538,6 +1774,12 @@ static int
 conf_job_has_command(const void *base)
 {
 	return ((const struct conf_job *)base)->command != NULL;
+}
+
+static int
+conf_job_has_schedule(const void *base)
+{
+	return ((const struct conf_job *)base)->schedule_text != NULL;
 }
 
 void
@@ -1580,6 +1822,10 @@ conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 	    conf_member(s, "ping_url_file") != NULL)
 		return conf_key_error(p, conf_member(s, "ping_url_file"),
 		    "give ping_url or ping_url_file, not both");
+	if (conf_member(s, "ping_url") != NULL &&
+	    !conf_url_has_scheme(j->ping_url, http_schemes))
+		return conf_key_error(p, conf_member(s, "ping_url"),
+		    "\"%s\" is not an http:// or https:// URL", j->ping_url);
 	if (j->command != NULL && j->ncommand == 0)
 		return conf_key_error(p,
 		    config_setting_get_member(s, "command"),
@@ -1636,9 +1882,9 @@ conf_check_once_per(
 	const char   *t;
 
 	if (j->once_per_ms == 0) {
-		if (j->timezone != NULL)
+		if (j->timezone != NULL && j->schedule_text == NULL)
 			return conf_key_error(p, conf_member(s, "timezone"),
-			    "timezone applies to once_per slots only: set once_per");
+			    "timezone applies to schedule and once_per slots only");
 		return 0;
 	}
 	if (!p->c->have_database)
@@ -1662,6 +1908,45 @@ conf_check_once_per(
 			    "\"%s\" is not a time zone name (\"Europe/Berlin\", \"UTC\", \"+01:00\")",
 			    j->timezone);
 	}
+	return 0;
+}
+
+/*
+ * schedule: parsed here, so that a bad expression is a configuration
+ * error naming its field; its zone, when set, must be in the host's
+ * tzdata (a schedule is evaluated on the host, by the database clock).
+ */
+static int
+conf_check_schedule(
+    struct parse *p, const config_setting_t *s, struct conf_job *j)
+{
+	struct tzone *z = NULL;
+	char         *errstr = NULL;
+	int           rc;
+
+	if (j->schedule_text == NULL)
+		return 0;
+	if (j->once_per_ms != 0)
+		return conf_key_error(p, conf_member(s, "schedule"),
+		    "schedule and once_per both say when the job runs: set one");
+	if (!p->c->have_database)
+		return conf_key_error(p, conf_member(s, "schedule"),
+		    "schedule needs a database section (the run records)");
+	if (schedule_parse(j->schedule_text, &j->schedule, &errstr) != 0) {
+		rc =
+		    conf_key_error(p, conf_member(s, "schedule"), "%s", errstr);
+		free(errstr);
+		return rc;
+	}
+	if (j->timezone != NULL && tzone_open(j->timezone, &z, &errstr) != 0) {
+		rc =
+		    conf_key_error(p, conf_member(s, "timezone"), "%s", errstr);
+		free(errstr);
+		return rc;
+	}
+	tzone_free(z);
+	if (j->starting_deadline_ms == 0)
+		j->starting_deadline_ms = j->grace_ms;
 	return 0;
 }
 
@@ -1690,6 +1975,8 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 		if (j->sql != NULL && !c->have_database)
 			return conf_key_error(
 			    p, s, "an sql job needs a database section");
+		if (conf_check_schedule(p, s, j) == -1)
+			return -1;
 		if (conf_check_once_per(p, s, j) == -1)
 			return -1;
 		if ((l = conf_member(s, "lock")) != NULL) {
@@ -1903,6 +2190,7 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 	struct stat st;
 	const char *why;
 	char       *text, *errstr = NULL, *line, *next, *q, *name, *full;
+	char       *mode_err = NULL;
 	size_t      len;
 	int         lineno = 0, rv = -1;
 
@@ -1928,15 +2216,20 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 		if (*line != '"' || (q = strchr(line + 1, '"')) == NULL)
 			continue; /* libconfig reports the syntax */
 		name = xstrndup(line + 1, (size_t)(q - line - 1));
-		full = xasprintf("%s/%s", p->dir, name);
+		full = *name == '/' ? xstrdup(name)
+		                    : xasprintf("%s/%s", p->dir, name);
 		why = NULL;
 		if (stat(full, &st) == -1)
 			why = strerror(errno);
 		else if (!S_ISREG(st.st_mode))
 			why = "not a regular file";
+		else if ((mode_err = conf_file_mode_error(full, &st, 0)) !=
+		    NULL)
+			why = mode_err;
 		if (why != NULL) {
 			p->err = xasprintf("%s:%d: @include \"%s\" (%s): %s",
 			    file, lineno, name, full, why);
+			free(mode_err);
 			free(name);
 			free(full);
 			goto out;
@@ -1968,6 +2261,49 @@ conf_syntax_error(struct parse *p, config_t *cfg)
 }
 
 /*
+ * libconfig 1.5 puts its include directory in front of every @include
+ * path, an absolute one too ("dir//etc/x.conf").  Without an include
+ * directory it uses the path as it is; so the configuration is read with
+ * the configuration's directory as the working directory, where relative
+ * paths then resolve, and the old one is restored after.  The path of
+ * the configuration itself is made absolute first (p->path stays as
+ * given, for messages).  Returns 0 (*cwd the old directory), or -1 with
+ * p->err.
+ */
+static int
+conf_include_enter(struct parse *p, int *cwd)
+{
+	if ((*cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		p->err = xasprintf(
+		    "cannot open the working directory: %s", strerror(errno));
+		return -1;
+	}
+	if (chdir(p->dir) == -1) {
+		p->err = xasprintf("%s: %s", p->dir, strerror(errno));
+		close(*cwd);
+		*cwd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+conf_include_leave(struct parse *p, int cwd)
+{
+	int rv = 0;
+
+	if (cwd == -1)
+		return 0;
+	if (fchdir(cwd) == -1 && p->err == NULL) {
+		p->err = xasprintf("cannot return to the working directory: %s",
+		    strerror(errno));
+		rv = -1;
+	}
+	close(cwd);
+	return rv;
+}
+
+/*
  * An included file is read as if pasted in, so an unterminated string or
  * group in it is reported at the including file's line.  Parse each
  * included file on its own: the first that is not valid by itself is
@@ -1984,7 +2320,6 @@ conf_blame_include(struct parse *p)
 	 * broken too when read by itself. */
 	for (i = p->nincludes; i-- > 0 && err == NULL;) {
 		config_init(&cfg);
-		config_set_include_dir(&cfg, p->dir);
 		if (!config_read_file(&cfg, p->includes[i]) &&
 		    config_error_type(&cfg) == CONFIG_ERR_PARSE)
 			err = conf_syntax_error(p, &cfg);
@@ -1998,8 +2333,9 @@ conf_load(const char *path, struct conf *c, char **errstr)
 {
 	struct parse p;
 	struct stat  st;
+	char        *mode_err;
 	size_t       i;
-	int          rv = -1, saved;
+	int          rv = -1, saved, cwd = -1;
 
 	*errstr = NULL;
 	conf_defaults(c);
@@ -2018,22 +2354,35 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		p.err = xasprintf("%s: not a regular file", path);
 		goto out;
 	}
-	/* @include "x.conf" is relative to the configuration's directory
-	 * (libconfig 1.5 prefixes every include path with it). */
+	/* Its commands run as whoever runs cronguard. */
+	if ((mode_err = conf_file_mode_error(path, &st, 0)) != NULL) {
+		p.err = mode_err;
+		goto out;
+	}
+	/* @include "x.conf" is relative to the configuration's directory,
+	 * "/etc/x.conf" is used as it is. */
 	p.dir = conf_dirname(path);
-	config_set_include_dir(&p.cfg, p.dir);
+	p.abspath = *path == '/'
+	    ? xstrdup(path)
+	    : xasprintf("%s/%s", p.dir,
+	          strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path);
 	if (conf_check_includes(&p, path, 0) == -1)
 		goto out;
+	if (conf_include_enter(&p, &cwd) == -1)
+		goto out;
 	errno = 0;
-	if (!config_read_file(&p.cfg, path)) {
+	if (!config_read_file(&p.cfg, p.abspath)) {
 		saved = errno;
 		if (config_error_type(&p.cfg) == CONFIG_ERR_FILE_IO)
 			p.err = xasprintf("%s: cannot read: %s", path,
 			    strerror(saved != 0 ? saved : EIO));
 		else if ((p.err = conf_blame_include(&p)) == NULL)
 			p.err = conf_syntax_error(&p, &p.cfg);
+		conf_include_leave(&p, cwd);
 		goto out;
 	}
+	if (conf_include_leave(&p, cwd) == -1)
+		goto out;
 	if (conf_parse_group(&p, config_root_setting(&p.cfg), top_keys, c, 0) ==
 	    -1)
 		goto out;
@@ -2046,10 +2395,13 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		c->db.host = xstrdup("127.0.0.1");
 	if (c->runtime_dir == NULL)
 		c->runtime_dir = conf_default_runtime_dir();
+	c->outbox.chans = c->channels;
+	c->outbox.nchans = c->nchannels;
 	rv = 0;
 
 out:
 	config_destroy(&p.cfg);
+	free(p.abspath);
 	free(p.dir);
 	for (i = 0; i < p.nincludes; i++)
 		free(p.includes[i]);
@@ -2139,6 +2491,8 @@ conf_free(struct conf *c)
 	size_t i;
 
 	free(c->path);
+	for (i = 0; i < c->njobs; i++)
+		schedule_free(c->jobs[i].schedule);
 	conf_free_keys(top_keys, c);
 	for (i = 0; i < c->nsecrets; i++)
 		free(c->secrets[i].where);
@@ -2223,6 +2577,18 @@ conf_read_secrets_of(
 			*errstr = xasprintf("%s: %s", sec->where, err);
 			free(err);
 			return -1;
+		}
+		/* Only a job's secret is a URL (ping_url_file); libcurl
+		 * would follow file:// or gopher:// as well. */
+		if (sec->job != NULL &&
+		    !conf_url_has_scheme(*sec->dest, http_schemes)) {
+			conf_secret_free(*sec->dest);
+			*sec->dest = NULL;
+			*errstr =
+			    xasprintf("%s: %s does not hold an http:// or "
+			              "https:// URL",
+			        sec->where, sec->path);
+			return -2;
 		}
 	}
 	return 0;
@@ -2490,6 +2856,15 @@ conf_print_headers(int indent, const char *key, char **v, size_t nv)
 	fputs(" ];\n", stdout);
 }
 
+/* Unset, a channel's ttl is no key to print (0 would not parse). */
+static int
+conf_channel_has_ttl(const void *base)
+{
+	const struct conf_channel *cc = base;
+
+	return cc->ttl_ms > 0;
+}
+
 static int
 conf_db_uses_tcp(const void *base)
 {
@@ -2625,19 +3000,29 @@ conf_print_keys(
 void
 conf_print(const struct conf *c)
 {
-	size_t i;
+	const char *key;
+	size_t      i;
 
 	printf("# %s: effective configuration, secrets masked\n",
 	    c->path != NULL ? c->path : "(defaults)");
 	conf_print_keys(top_keys, c, 0, 0);
 	if (c->nsecrets > 0)
 		puts("# secret files, and the commands that read them:");
-	for (i = 0; i < c->nsecrets; i++)
-		printf("#   %s: %s\n", c->secrets[i].path,
-		    c->secrets[i].channel != NULL
-		        ? "outbox dispatch (sending on this channel)"
-		        : c->secrets[i].job != NULL
-		        ? "run (this job)"
-		        : "every command that uses the database");
+	for (i = 0; i < c->nsecrets; i++) {
+		/* The key, without the file:line of where (which names
+		 * this file: the printed text must read back the same). */
+		key = strrchr(c->secrets[i].where, ' ');
+		key = key != NULL ? key + 1 : c->secrets[i].where;
+		if (c->secrets[i].channel != NULL)
+			printf("#   %s: outbox dispatch on channel %s (%s)\n",
+			    c->secrets[i].path, c->secrets[i].channel, key);
+		else if (c->secrets[i].job != NULL)
+			printf("#   %s: run %s (%s)\n", c->secrets[i].path,
+			    c->secrets[i].job, key);
+		else
+			printf("#   %s: every command that uses the database "
+			       "(%s)\n",
+			    c->secrets[i].path, key);
+	}
 	fflush(stdout);
 }

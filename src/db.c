@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <errmsg.h>
@@ -58,7 +59,7 @@ static int db_set_options(struct db *, const struct conf_database *, char **);
 static int db_check_tls(struct db *, enum tls_mode, char **);
 static int db_cloexec(struct db *, char **);
 static enum db_status db_run(
-    struct db *, const char *, size_t, struct db_result **, char **);
+    struct db *, const char *, size_t, struct db_result **, bool, char **);
 static enum db_status    db_drain(struct db *, char **);
 static struct db_result *db_result_build(MYSQL *, MYSQL_RES *);
 static enum db_status    db_simple(struct db *, const char *, char **);
@@ -91,6 +92,12 @@ db_classify(unsigned err)
 	case ER_LOCK_DEADLOCK:
 	case ER_LOCK_WAIT_TIMEOUT:
 		return DB_ERR_RETRYABLE;
+	case ER_TABLEACCESS_DENIED_ERROR:
+	case ER_COLUMNACCESS_DENIED_ERROR:
+	case ER_PROCACCESS_DENIED_ERROR:
+	case ER_DBACCESS_DENIED_ERROR:
+	case ER_SPECIFIC_ACCESS_DENIED_ERROR:
+		return DB_ERR_PRIVILEGE;
 	default:
 		return DB_ERR_QUERY;
 	}
@@ -106,6 +113,29 @@ db_fail(struct db *db, char **errstr, const char *what)
 		    xasprintf("%s failed: %s", what, mysql_error(db->mysql));
 	}
 	return db_classify(mysql_errno(db->mysql));
+}
+
+/*
+ * A statement of cronguard's own (db_query's constant text) that names a
+ * table or column the server does not know means the schema is behind
+ * the binary: DB_ERR_SCHEMA, "run cronguard db migrate".  An operator's
+ * SQL job (db_query_statement) naming a missing table of its own is that
+ * job's error, and stays DB_ERR_QUERY.
+ */
+static enum db_status
+db_fail_own(struct db *db, char **errstr)
+{
+	unsigned e = mysql_errno(db->mysql);
+
+	if (e != ER_NO_SUCH_TABLE && e != ER_BAD_FIELD_ERROR)
+		return db_fail(db, errstr, "query");
+	if (errstr != NULL) {
+		free(*errstr);
+		*errstr = xasprintf("query failed: %s (the schema is behind "
+		                    "this cronguard: run cronguard db migrate)",
+		    mysql_error(db->mysql));
+	}
+	return DB_ERR_SCHEMA;
 }
 
 static int
@@ -328,6 +358,16 @@ db_setup_session(struct db *db, bool primary, char **errstr)
 	return DB_ERR_READ_ONLY;
 }
 
+/* The error number of this thread's last failed connect attempt, for
+ * doctor's fix lines (db_connect_errno). */
+static _Thread_local unsigned db_last_connect_errno;
+
+unsigned
+db_connect_errno(void)
+{
+	return db_last_connect_errno;
+}
+
 /* One connection attempt.  *err is the client library's error number
  * when the server could not be reached or refused the connection, else 0. */
 static enum db_status
@@ -339,11 +379,13 @@ db_connect_once(const struct conf_database *c, bool primary, struct db **out,
 	const char    *host = NULL;
 	unsigned       port = 0;
 	my_bool        off = 0;
+	struct stat    sb;
 	enum db_status st = DB_ERR_CONNECT;
 
 	*out = NULL;
 	*err = 0;
 	*errstr = NULL;
+	db_last_connect_errno = 0;
 	db = xcalloc(1, sizeof *db);
 	if (c->socket != NULL)
 		db->where = xasprintf("socket %s", c->socket);
@@ -366,18 +408,37 @@ db_connect_once(const struct conf_database *c, bool primary, struct db **out,
 	if (db_set_options(db, c, errstr) != 0)
 		goto fail;
 
+	/* A socket path that does not exist does not appear by waiting:
+	 * say so now instead of retrying for connect_retry. */
+	if (c->socket != NULL && stat(c->socket, &sb) == -1 &&
+	    errno == ENOENT) {
+		db_last_connect_errno = CR_CONNECTION_ERROR;
+		*errstr = xasprintf(
+		    "cannot connect to %s: it does not exist (is the server running there? Debian's MariaDB listens on /run/mysqld/mysqld.sock)",
+		    db->where);
+		goto fail;
+	}
 	if (mysql_real_connect(db->mysql, host, c->user, c->password, c->name,
 	        port, c->socket, 0) == NULL) {
-		*err = mysql_errno(db->mysql);
+		*err = db_last_connect_errno = mysql_errno(db->mysql);
 		/* Which file held the wrong password is the operator's
-		 * first question. */
+		 * first question; a missing database is created first. */
 		if (mysql_errno(db->mysql) == ER_ACCESS_DENIED_ERROR &&
 		    c->password_file != NULL)
 			from =
 			    xasprintf(" (password from %s)", c->password_file);
+		else if (mysql_errno(db->mysql) == ER_BAD_DB_ERROR &&
+		    c->name != NULL)
+			from = xasprintf(
+			    " (create it first: CREATE DATABASE `%s` CHARACTER SET utf8mb4)",
+			    c->name);
 		*errstr = xasprintf("cannot connect to %s: %s%s", db->where,
 		    mysql_error(db->mysql), from != NULL ? from : "");
 		free(from);
+		if (*err == ER_DBACCESS_DENIED_ERROR) {
+			db_close(db);
+			return DB_ERR_PRIVILEGE;
+		}
 		goto fail;
 	}
 	/* An option file read inside mysql_real_connect may have turned
@@ -1046,14 +1107,15 @@ db_drain(struct db *db, char **errstr)
 
 static enum db_status
 db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
-    char **errstr)
+    bool own, char **errstr)
 {
 	MYSQL_RES        *r = NULL;
 	struct db_result *out;
 	enum db_status    st;
 
 	if (mysql_real_query(db->mysql, sql, len) != 0)
-		return db_fail(db, errstr, "query");
+		return own ? db_fail_own(db, errstr)
+		           : db_fail(db, errstr, "query");
 	r = mysql_store_result(db->mysql);
 	if (r == NULL && mysql_field_count(db->mysql) != 0)
 		return db_fail(db, errstr, "query");
@@ -1084,7 +1146,7 @@ db_vquery(struct db *db, struct db_result **res, char **errstr, const char *fmt,
 		st = DB_ERR_QUERY;
 		goto out;
 	}
-	st = db_run(db, b.data, b.len, res, errstr);
+	st = db_run(db, b.data, b.len, res, true, errstr);
 out:
 	buf_free(&b);
 	return st;
@@ -1096,7 +1158,7 @@ db_query_statement(
 {
 	if (res != NULL)
 		*res = NULL;
-	return db_run(db, sql, strlen(sql), res, errstr);
+	return db_run(db, sql, strlen(sql), res, false, errstr);
 }
 
 enum db_status
@@ -1130,7 +1192,7 @@ db_vquery_retry(struct db *db, struct db_result **res, bool once, char **errstr,
 	memset(&r, 0, sizeof r);
 	r.once = once;
 	for (;;) {
-		st = db_run(db, b.data, b.len, res, errstr);
+		st = db_run(db, b.data, b.len, res, true, errstr);
 		/* Inside a transaction only db_txn may repeat: all of it. */
 		if (st == DB_OK || db->in_txn ||
 		    !db_retry_again(db, &r, &st, db_conflict(db, st), errstr))

@@ -21,6 +21,14 @@ enum db_status {
 	DB_ERR_RETRYABLE, /* deadlock 1213 or lock wait timeout 1205 */
 	DB_ERR_QUERY,     /* any other server or client error */
 	DB_ERR_READ_ONLY, /* db_connect_primary: the server takes no writes */
+	/* The server refused a statement for want of a privilege (1142,
+	 * 1143, 1370, 1044, 1227): exit 77; the message names the privilege
+	 * and the table. */
+	DB_ERR_PRIVILEGE,
+	/* A table or column of cronguard's is unknown (1146, 1054): the
+	 * schema is behind this binary, exit 78, "run cronguard db
+	 * migrate". */
+	DB_ERR_SCHEMA,
 };
 
 /*
@@ -76,6 +84,11 @@ const char *db_read_only_sql(const struct db *);
 const char *db_where(const struct db *);
 /* 1 when the handshake named a MariaDB server, else 0. */
 int db_is_mariadb(const struct db *);
+/* The server's or client library's error number of this thread's last
+ * failed connect attempt (1045 wrong password, 1049 unknown database,
+ * 2002 no socket, ...), 0 after a successful one: for doctor, which
+ * gives each a fix of its own. */
+unsigned db_connect_errno(void);
 /* Close and free.  NULL is fine. */
 void          db_close(struct db *);
 unsigned long db_connection_id(struct db *);

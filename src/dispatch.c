@@ -1,7 +1,8 @@
 /*
  * dispatch.c: the outbox dispatch engine: recover stale claims, then
- * claim, send and finalise due messages until none is due (CONTRACT
- * 6.2); with a deadline (--for), keep polling until it.
+ * claim, send and finalise due messages until none is due
+ * (cronguard-outbox(7), DISPATCH); with a deadline (--for), keep polling until
+ * it.
  *
  * The deadline holds within a pass too: no claim and no send starts in
  * its last DISPATCH_MARGIN_MS, a rate-limited channel claims only as many
@@ -144,7 +145,10 @@ dispatch_deadline_before(struct send_ctl *ctl, struct outbox_msg *msg)
 
 	if (now_mono_ms() >= dc->until)
 		return 1;
-	return dc->inner.before_send(&dc->inner, msg);
+	if (dc->inner.before_send(&dc->inner, msg) != 0)
+		return 1;
+	msg->started_ms = now_mono_ms();
+	return 0;
 }
 
 static void
@@ -152,6 +156,7 @@ dispatch_deadline_after(struct send_ctl *ctl, struct outbox_msg *msg)
 {
 	struct dispatch_ctl *dc = (struct dispatch_ctl *)ctl;
 
+	msg->ended_ms = now_mono_ms();
 	if (msg->result == SEND_OK)
 		faultpoint("after_send");
 	dc->inner.after_send(&dc->inner, msg);
@@ -712,9 +717,10 @@ dstream_before(struct send_ctl *ctl, struct outbox_msg *msg)
 {
 	struct dstream *s = (struct dstream *)ctl;
 
-	(void)msg;
-	if (now_mono_ms() < s->feed->start_by)
+	if (now_mono_ms() < s->feed->start_by) {
+		msg->started_ms = now_mono_ms();
 		return 0;
+	}
 	dstream_settle(s, s->feed);
 	return 1;
 }
@@ -725,6 +731,7 @@ dstream_after(struct send_ctl *ctl, struct outbox_msg *msg)
 	struct dstream *s = (struct dstream *)ctl;
 	struct dbatch  *b = dstream_owner(s, msg);
 
+	msg->ended_ms = now_mono_ms();
 	if (msg->result == SEND_OK)
 		faultpoint("after_send");
 	if (msg->result != SEND_NONE)

@@ -18,8 +18,7 @@
 #include <curl/curl.h>
 
 #include "channel-amqp.h"
-#include "channel-http.h"
-#include "channel-multi.h"
+#include "curlutil.h"
 #include "doctor.h"
 #include "migrate.h"
 #include "outbox.h"
@@ -419,6 +418,170 @@ out:
 	free(errstr);
 }
 
+/*
+ * The row privileges a run and a dispatch need on the schema, as the
+ * server's information_schema shows them for the current account
+ * (global, schema, or on each of cronguard's tables).  Missing INSERT,
+ * UPDATE or DELETE is CRITICAL (every run and dispatch would exit 77);
+ * missing EXECUTE a WARNING (the lock's fencing token then costs a second
+ * statement).
+ */
+static void
+doctor_privileges(struct db *db, struct doctor_report *r)
+{
+	struct db_result *res = NULL;
+	struct buf        missing;
+	char             *errstr = NULL, *user = NULL, *schema = NULL, *fix;
+	int               critical = 0;
+	size_t            i;
+
+	if (db_query(db, &res, &errstr,
+	        "SELECT p.priv FROM (SELECT 'SELECT' AS priv"
+	        " UNION ALL SELECT 'INSERT' UNION ALL SELECT 'UPDATE'"
+	        " UNION ALL SELECT 'DELETE' UNION ALL SELECT 'EXECUTE') p"
+	        " CROSS JOIN (SELECT CONCAT('''',"
+	        "  SUBSTRING_INDEX(CURRENT_USER(), '@', 1), '''@''',"
+	        "  SUBSTRING_INDEX(CURRENT_USER(), '@', -1), '''') AS g) me"
+	        " WHERE NOT EXISTS (SELECT 1 FROM"
+	        "  information_schema.USER_PRIVILEGES u"
+	        "  WHERE u.GRANTEE = me.g AND u.PRIVILEGE_TYPE = p.priv)"
+	        " AND NOT EXISTS (SELECT 1 FROM"
+	        "  information_schema.SCHEMA_PRIVILEGES s"
+	        "  WHERE s.GRANTEE = me.g AND s.PRIVILEGE_TYPE = p.priv"
+	        "  AND DATABASE() LIKE s.TABLE_SCHEMA)"
+	        " AND (p.priv = 'EXECUTE' OR (SELECT COUNT(DISTINCT t.TABLE_NAME)"
+	        "  FROM information_schema.TABLE_PRIVILEGES t"
+	        "  WHERE t.GRANTEE = me.g AND t.PRIVILEGE_TYPE = p.priv"
+	        "  AND t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME IN"
+	        "  ('outbox_messages', 'cronguard_runs', 'cronguard_leases',"
+	        "   'cronguard_channels')) < 4)"
+	        " ORDER BY FIELD(p.priv, 'SELECT', 'INSERT', 'UPDATE', 'DELETE',"
+	        " 'EXECUTE')") != DB_OK) {
+		doctor_add(r, CHECK_WARNING, "privileges",
+		    "check that the user can read information_schema",
+		    "cannot read the privileges: %s", errstr);
+		goto out;
+	}
+	if (res->nrows == 0) {
+		doctor_add(r, CHECK_OK, "privileges", NULL,
+		    "SELECT, INSERT, UPDATE, DELETE and EXECUTE on the schema");
+		goto out;
+	}
+	buf_init(&missing);
+	for (i = 0; i < res->nrows; i++) {
+		if (db_cell(res, i, 0) == NULL)
+			continue;
+		buf_printf(&missing, "%s%s", missing.len > 0 ? ", " : "",
+		    db_cell(res, i, 0));
+		if (strcmp(db_cell(res, i, 0), "EXECUTE") != 0)
+			critical = 1;
+	}
+	/* Only for the fix line: without them it names USER and SCHEMA. */
+	(void)db_query_value(db, &user, &errstr, "SELECT CURRENT_USER()");
+	free(errstr);
+	errstr = NULL;
+	(void)db_query_value(db, &schema, &errstr, "SELECT DATABASE()");
+	free(errstr);
+	errstr = NULL;
+	fix = xasprintf(
+	    "GRANT %s ON %s.* TO the user %s (as in the README's First setup)",
+	    missing.data, schema != NULL ? schema : "SCHEMA",
+	    user != NULL ? user : "USER");
+	doctor_add(r, critical ? CHECK_CRITICAL : CHECK_WARNING, "privileges",
+	    fix, "%s missing on the schema: %s", missing.data,
+	    critical ? "every run and dispatch would exit 77"
+	             : "the lock's fencing token costs a second statement");
+	free(fix);
+	buf_free(&missing);
+out:
+	db_result_free(res);
+	free(user);
+	free(schema);
+	free(errstr);
+}
+
+/*
+ * Every time zone a job names: once_per converts its slots in SQL, and a
+ * name the server does not know fails the job's first run (exit 78).  A
+ * fixed offset (+09:00) needs no tables.
+ */
+static void
+doctor_timezones(struct db *db, const struct conf *c, struct doctor_report *r)
+{
+	const struct conf_job *j;
+	char                  *v = NULL, *utc = NULL, *errstr = NULL, *fix;
+	size_t                 i;
+
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		if (j->timezone == NULL)
+			continue;
+		if (db_query_value(db, &v, &errstr,
+		        "SELECT CONVERT_TZ('2001-01-01 00:00:00', '+00:00', %s)",
+		        j->timezone) != DB_OK) {
+			doctor_add(r, CHECK_WARNING, "timezone", NULL,
+			    "job %s: cannot ask the server about %s: %s",
+			    j->name, j->timezone, errstr);
+		} else if (v != NULL) {
+			doctor_add(r, CHECK_OK, "timezone", NULL,
+			    "job %s: the server knows %s", j->name,
+			    j->timezone);
+		} else {
+			/* Without tables the server knows no name at all. */
+			(void)db_query_value(db, &utc, &errstr,
+			    "SELECT CONVERT_TZ('2001-01-01 00:00:00', "
+			    "'+00:00', 'UTC')");
+			if (utc != NULL)
+				fix = xasprintf(
+				    "correct jobs.%s.timezone: a name "
+				    "the server knows, or an offset "
+				    "such as +09:00",
+				    j->name);
+			else
+				fix = xstrdup(
+				    "load the server's time-zone tables: "
+				    "mariadb-tzinfo-to-sql /usr/share/zoneinfo | "
+				    "mariadb mysql (or give an offset such as "
+				    "+09:00)");
+			doctor_add(r, CHECK_CRITICAL, "timezone", fix,
+			    "job %s: the server does not know the time zone "
+			    "%s%s: its first run would exit 78",
+			    j->name, j->timezone,
+			    utc == NULL ? " (it has no time-zone tables)" : "");
+			free(fix);
+			free(utc);
+			utc = NULL;
+		}
+		free(v);
+		v = NULL;
+		free(errstr);
+		errstr = NULL;
+	}
+}
+
+/* The fix for a failed connect, by the server's or client's error. */
+static const char *
+doctor_connect_fix(unsigned err)
+{
+	switch (err) {
+	case 1045: /* ER_ACCESS_DENIED_ERROR */
+		return "check database.user and its password (password_file), "
+		       "and that the user may connect from this host";
+	case 1049: /* ER_BAD_DB_ERROR */
+		return "create the database first (CREATE DATABASE ... "
+		       "CHARACTER SET utf8mb4, as in the README's First setup), "
+		       "or correct database.name";
+	case 1044: /* ER_DBACCESS_DENIED_ERROR */
+		return "GRANT the user its privileges on the schema (README, "
+		       "First setup)";
+	case 2002: /* CR_CONNECTION_ERROR: the socket */
+		return "correct database.socket (Debian's MariaDB: "
+		       "/run/mysqld/mysqld.sock), or start the server";
+	default:
+		return "check the database section, the server and the network";
+	}
+}
+
 /* The server's time_zone, and its clock against this host's. */
 static void
 doctor_clock(struct db *db, struct doctor_report *r)
@@ -501,36 +664,31 @@ out:
 	free(errstr);
 }
 
-/* The configuration must not be writable by others; a secret file must
- * be readable by its owner only. */
+/* The configuration and the secret files against the one mode rule that
+ * loading applies too (conf_file_mode_problem); a secret file must also
+ * be readable by this user and not empty. */
 static void
 doctor_file(
     struct doctor_report *r, const char *what, const char *path, int secret)
 {
 	struct stat sb;
-	char       *fix;
+	char       *reason, *fix;
 
 	if (stat(path, &sb) != 0) {
 		doctor_add(r, CHECK_CRITICAL, what,
-		    "create it, or fix the path", "%s: cannot stat", path);
+		    "create it, or fix the path", "%s: cannot stat: %s", path,
+		    strerror(errno));
 		return;
 	}
-	fix = xasprintf("chmod %s %s", secret ? "600" : "go-w", path);
-	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-		doctor_add(r, CHECK_CRITICAL, what, fix,
-		    "%s is writable by group or others (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else if (secret && (sb.st_mode & S_IROTH) != 0)
-		doctor_add(r, CHECK_CRITICAL, what, fix,
-		    "%s is readable by everyone (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else if (secret && (sb.st_mode & S_IRGRP) != 0)
-		doctor_add(r, CHECK_WARNING, what, fix,
-		    "%s is readable by its group (mode %04o)", path,
-		    (unsigned)(sb.st_mode & 07777));
-	else
+	if (conf_file_mode_problem(
+	        path, (unsigned)sb.st_mode, secret, &reason, &fix) == 0 &&
+	    (!secret || conf_secret_problem(path, NULL, &reason, &fix) == 0)) {
 		doctor_add(r, CHECK_OK, what, NULL, "%s mode %04o", path,
 		    (unsigned)(sb.st_mode & 07777));
+		return;
+	}
+	doctor_add(r, CHECK_CRITICAL, what, fix, "%s", reason);
+	free(reason);
 	free(fix);
 }
 
@@ -827,9 +985,8 @@ doctor_curl(struct doctor_report *r, const struct doctor_target *t)
 		    "no host and port in the url");
 		goto out;
 	}
-	if ((easy = channel_curl_easy(t->url,
-	         is_smtp ? "smtp,smtps" : CHANNEL_HTTP_PROTOCOLS, ms, err)) ==
-	    NULL) {
+	if ((easy = curlutil_easy(t->url,
+	         is_smtp ? "smtp,smtps" : CURLUTIL_HTTP, ms, err)) == NULL) {
 		doctor_stage(r, t, CHECK_UNKNOWN, "connect",
 		    "check this host's memory and libcurl",
 		    "curl_easy_init failed");
@@ -1014,6 +1171,27 @@ out:
 	free(fix);
 }
 
+/* A channel's secret file cannot be used: the fix of its first problem. */
+static void
+doctor_secret_failed(struct doctor_report *r, const struct conf *c,
+    const struct doctor_target *t, const char *errstr)
+{
+	char  *reason = NULL, *fix = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nsecrets && fix == NULL; i++)
+		if (c->secrets[i].channel != NULL &&
+		    strcmp(c->secrets[i].channel, t->label) == 0 &&
+		    conf_secret_problem(
+		        c->secrets[i].path, NULL, &reason, &fix) == 0)
+			reason = fix = NULL;
+	doctor_stage(r, t, CHECK_CRITICAL, "secret",
+	    fix != NULL ? fix : "check the channel's secret files", "%s",
+	    errstr);
+	free(reason);
+	free(fix);
+}
+
 static void
 doctor_channel(
     struct conf *c, const struct conf_channel *ch, struct doctor_report *r)
@@ -1031,9 +1209,7 @@ doctor_channel(
 	/* A probe without the channel's password would fail for the wrong
 	 * reason. */
 	if (conf_read_secrets(c, ch->name, &errstr) != 0)
-		doctor_stage(r, &t, CHECK_CRITICAL, "secret",
-		    "make the secret file readable by the user cronguard runs as",
-		    "%s", errstr);
+		doctor_secret_failed(r, c, &t, errstr);
 	else if (ch->type == CHANNEL_AMQP)
 		doctor_socket(r, &t);
 	else
@@ -1067,8 +1243,8 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 	r->worst = CHECK_OK;
 	if (db == NULL)
 		doctor_add(r, CHECK_UNKNOWN, "database",
-		    "check the database section, the server and the network",
-		    "%s", db_error != NULL ? db_error : "not connected");
+		    doctor_connect_fix(db_connect_errno()), "%s",
+		    db_error != NULL ? db_error : "not connected");
 	else {
 		if (doctor_server(db, r))
 			doctor_claim_index(db, c, r);
@@ -1078,6 +1254,8 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		doctor_isolation(db, r);
 		doctor_clock(db, r);
 		doctor_migrations(db, r);
+		doctor_privileges(db, r);
+		doctor_timezones(db, c, r);
 	}
 	doctor_files(c, r);
 	for (i = 0; i < c->nchannels; i++)

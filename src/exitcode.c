@@ -12,22 +12,28 @@ static const struct exitcode_map {
 	int                status;
 	int                code;
 } exitcode_table[] = {
-	/* Every database failure is "unavailable", however it failed. */
+	/* A database failure is "unavailable", unless the server refused
+	 * for want of a privilege (77) or the schema is behind (78). */
 	{ EXITCODE_DB, DB_OK, EXIT_OK },
 	{ EXITCODE_DB, DB_ERR_CONNECT, EXIT_UNAVAILABLE },
 	{ EXITCODE_DB, DB_ERR_LOST, EXIT_UNAVAILABLE },
 	{ EXITCODE_DB, DB_ERR_RETRYABLE, EXIT_UNAVAILABLE },
 	{ EXITCODE_DB, DB_ERR_QUERY, EXIT_UNAVAILABLE },
 	{ EXITCODE_DB, DB_ERR_READ_ONLY, EXIT_UNAVAILABLE },
+	{ EXITCODE_DB, DB_ERR_PRIVILEGE, EXIT_NOPERM },
+	{ EXITCODE_DB, DB_ERR_SCHEMA, EXIT_CONFIG },
 
 	/* A busy lock is decided by the guard (skip or 75), not here. */
 	{ EXITCODE_LOCK, LOCK_OK, EXIT_OK },
 	{ EXITCODE_LOCK, LOCK_BUSY, EXIT_OK },
 	{ EXITCODE_LOCK, LOCK_ERR_DB, EXIT_UNAVAILABLE },
+	{ EXITCODE_LOCK, LOCK_ERR_PRIVILEGE, EXIT_NOPERM },
+	{ EXITCODE_LOCK, LOCK_ERR_SCHEMA, EXIT_CONFIG },
 	{ EXITCODE_LOCK, LOCK_ERR_NULL, EXIT_UNAVAILABLE },
 	{ EXITCODE_LOCK, LOCK_ERR_GALERA, EXIT_CONFIG },
 	{ EXITCODE_LOCK, LOCK_ERR_VALUE, EXIT_SOFTWARE },
 	{ EXITCODE_LOCK, LOCK_INCIDENT, EXIT_PROTOCOL },
+	{ EXITCODE_LOCK, LOCK_SLOT_DONE, EXIT_OK },
 
 	/* The Nagios plugin convention. */
 	{ EXITCODE_CHECK, CHECK_OK, EXIT_OK },

@@ -45,6 +45,16 @@ lease_fence_of(
 	return LEASE_OK;
 }
 
+/* A failed statement's lease status: the refusals with exit codes of
+ * their own keep them. */
+static enum lease_status
+lease_status_of_db(enum db_status st)
+{
+	return st == DB_ERR_PRIVILEGE ? LEASE_ERR_PRIVILEGE
+	    : st == DB_ERR_SCHEMA     ? LEASE_ERR_SCHEMA
+	                              : LEASE_ERR_DB;
+}
+
 enum lease_status
 lease_acquire(struct db *db, const char *name, const char *token,
     const char *host, long long pid, unsigned long long lease_us,
@@ -81,7 +91,7 @@ lease_acquire(struct db *db, const char *name, const char *token,
 		goto out;
 	}
 	if (st != DB_OK) {
-		ls = LEASE_ERR_DB;
+		ls = lease_status_of_db(st);
 		goto out;
 	}
 	switch (r->affected) {
@@ -234,14 +244,15 @@ lease_fence_next(
 {
 	struct db_result *r = NULL;
 	enum lease_status ls;
+	enum db_status    st;
 
 	*fence = 0;
-	if (db_query(db, &r, errstr,
-	        "INSERT INTO cronguard_leases (name, fence)"
-	        " VALUES (%s, LAST_INSERT_ID(1))"
-	        " ON DUPLICATE KEY UPDATE fence = LAST_INSERT_ID(fence + 1)",
-	        name) != DB_OK)
-		ls = LEASE_ERR_DB;
+	if ((st = db_query(db, &r, errstr,
+	         "INSERT INTO cronguard_leases (name, fence)"
+	         " VALUES (%s, LAST_INSERT_ID(1))"
+	         " ON DUPLICATE KEY UPDATE fence = LAST_INSERT_ID(fence + 1)",
+	         name)) != DB_OK)
+		ls = lease_status_of_db(st);
 	else
 		ls = lease_fence_of(r, fence, errstr);
 	db_result_free(r);

@@ -1,4 +1,5 @@
-/* lease.h: the lease lock and the fencing token (issue 10). */
+/* lease.h: the lease lock and the fencing token (doc/architecture.md;
+ * cronguard(1), Leases and Fencing). */
 #ifndef CRONGUARD_LEASE_H
 #define CRONGUARD_LEASE_H
 
@@ -61,6 +62,8 @@ enum lease_status {
 	LEASE_ERR_DB,    /* the query failed: *errstr */
 	LEASE_ERR_VALUE, /* the server answered something impossible */
 	LEASE_READ_ONLY, /* extend: the server turned read-only, *errstr why */
+	LEASE_ERR_PRIVILEGE, /* refused for want of a privilege (77) */
+	LEASE_ERR_SCHEMA,    /* cronguard_leases unknown: db migrate (78) */
 };
 
 /* A fresh random owner token (32 hex digits). */

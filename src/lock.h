@@ -1,5 +1,5 @@
-/* lock.h: the named-lock guard (CONTRACT section 5); the run records are
- * runs.h. */
+/* lock.h: the named-lock guard (cronguard(1), GUARDED JOBS); the run records
+ * are runs.h. */
 #ifndef CRONGUARD_LOCK_H
 #define CRONGUARD_LOCK_H
 
@@ -7,6 +7,7 @@
 
 #include "db.h"
 #include "lease.h"
+#include "runs.h"
 
 /*
  * Every database operation of the guard goes through this small interface,
@@ -40,25 +41,6 @@ struct lock_holder {
 	char     *client_user;
 	long long idle_s; /* PROCESSLIST.TIME; -1 unknown */
 };
-
-struct run_start_info {
-	const char        *job;
-	const char        *lock; /* NULL without a named lock */
-	const char        *host;
-	long               pid;
-	unsigned long long connection_id; /* 0 without a named lock */
-	unsigned long long fence;         /* 0 without a lock */
-	const char        *uuid;          /* run_uuid (ping rid=); NULL none */
-};
-
-/* A command job's captured output, for the run record. */
-struct run_output {
-	const char        *data; /* the tail kept: len bytes, may hold NUL */
-	size_t             len;
-	unsigned long long total; /* bytes the job wrote in all */
-};
-
-struct run_slot; /* runs.h */
 
 struct lock_db_ops {
 	/* A new session.  ctx is the ops' own (the real one: a const
@@ -130,20 +112,33 @@ struct lock_db_ops {
 	enum db_status (*run_slot)(void *conn, const char *job,
 	    int64_t once_per_ms, const char *tz, struct run_slot *,
 	    char **errstr);
+	/* schedule: the database clock, the job's latest successful slot,
+	 * its first run, the pause in effect and the server's time zone,
+	 * in one statement (runs_slot_state).  NULL in a fake: the guard
+	 * refuses a schedule. */
+	enum db_status (*slot_state)(
+	    void *conn, const char *job, struct slot_state *, char **errstr);
 };
 
 /* The implementation over db.h; ctx is a const struct conf_database *. */
 extern const struct lock_db_ops lock_db_real;
 
 enum lock_result {
-	LOCK_OK = 0,     /* acquired; or released cleanly */
-	LOCK_BUSY,       /* another session holds it */
-	LOCK_ERR_DB,     /* connect or query failed: exit 69 */
-	LOCK_ERR_NULL,   /* GET_LOCK returned NULL: exit 69 */
-	LOCK_ERR_GALERA, /* @@wsrep_on: not cluster-wide, exit 78 */
-	LOCK_ERR_VALUE,  /* a value that is not "0"/"1"/NULL: exit 70 */
-	LOCK_INCIDENT,   /* cleanup failed or lock lost: exit 76 */
+	LOCK_OK = 0,        /* acquired; or released cleanly */
+	LOCK_BUSY,          /* another session holds it */
+	LOCK_ERR_DB,        /* connect or query failed: exit 69 */
+	LOCK_ERR_NULL,      /* GET_LOCK returned NULL: exit 69 */
+	LOCK_ERR_GALERA,    /* @@wsrep_on: not cluster-wide, exit 78 */
+	LOCK_ERR_VALUE,     /* a value that is not "0"/"1"/NULL: exit 70 */
+	LOCK_INCIDENT,      /* cleanup failed or lock lost: exit 76 */
+	LOCK_ERR_PRIVILEGE, /* a statement refused for a privilege: 77 */
+	LOCK_ERR_SCHEMA,    /* a cronguard table or column unknown: 78 */
+	LOCK_SLOT_DONE,     /* lock_run_start: the slot succeeded meanwhile */
 };
+
+/* LOCK_ERR_DB for a failed statement, or the refusals that have exit
+ * codes of their own (DB_ERR_PRIVILEGE, DB_ERR_SCHEMA). */
+enum lock_result lock_result_of_db(enum db_status);
 
 /* One guarded run: the session, the lock and the run record. */
 struct lock {
@@ -163,6 +158,11 @@ struct lock {
 	unsigned long long lease_us;  /* a lease, this long; 0 GET_LOCK */
 	char               token[LEASE_TOKEN_SIZE]; /* the lease's owner */
 	unsigned keep_runs; /* runs of job kept after the run; 0 all */
+	/* The run's slot (run_start_info), and as the job sees it in
+	 * CRONGUARD_SLOT (RFC 3339 in the job's zone); NULL: none. */
+	const char *slot;
+	const char *slot_kind;
+	const char *slot_text;
 	/* The heartbeat found the server read-only (a demotion): lost, and
 	 * nothing more is written there (no run record end, no lease
 	 * release: it expires by itself). */
@@ -177,6 +177,11 @@ void lock_init(struct lock *l, const struct lock_db_ops *ops, void *ctx,
  * heartbeat and release then take, extend and give back the lease row,
  * and a lost lease is reported as lease_lost.  Before lock_acquire. */
 void lock_use_lease(struct lock *l, unsigned long long lease_us);
+
+/* Give back a lock taken for a run that did not start (the slot turned
+ * out done): RELEASE_LOCK or the lease's release, checked as after a
+ * run, then close the session.  LOCK_OK or LOCK_INCIDENT. */
+enum lock_result lock_give_back(struct lock *l);
 
 /* Open the session.  LOCK_OK or LOCK_ERR_DB with *errstr. */
 enum lock_result lock_open(struct lock *l, char **errstr);
@@ -235,13 +240,23 @@ int64_t lock_heartbeat_interval(const struct lock *l, int64_t heartbeat_ms);
  * session is reported as lock_lost. */
 int lock_exec_sql(struct lock *l, const char *sql, char **errstr);
 
-/* How the job ended, for the run record. */
-struct run_end {
-	const char *outcome;             /* success, failure, timeout, ... */
-	int         exit_status;         /* the job's own status; -1 none */
-	const char *error;               /* the job's error, or NULL */
-	const struct run_output *output; /* NULL: not captured */
-};
+/* Insert the run record of l's run (l->run_id), uuid its run_uuid (NULL:
+ * none).  LOCK_OK or LOCK_ERR_DB with *errstr. */
+enum lock_result lock_run_start(struct lock *l, const char *host, long pid,
+    const char *uuid, char **errstr);
+
+/*
+ * Finish the run record of l's run with the job's end; with incident set
+ * the outcome is lock_lost (l->lost) or incident, and the error says to
+ * look at the log.  Written on the lock session when it is usable, else
+ * on a fresh one, and when that write fails for any reason, once more on
+ * a fresh one: a failed write must not lose the job's result (the record
+ * would be closed as abandoned).  A write that needed the retry is the
+ * incident run_record_retried, one that failed both times
+ * run_record_failed; the detail ends with jobtext.
+ */
+void lock_run_end(struct lock *l, const struct run_end *end, int incident,
+    const char *jobtext);
 
 /*
  * End the run: RELEASE_LOCK checked exactly ("1" fine; "0"/NULL: incident

@@ -361,3 +361,28 @@ migrate_set_free(struct migration_set *set)
 	set->v = NULL;
 	set->n = 0;
 }
+
+enum db_status
+migrate_check_pending(struct db *db, char **errstr)
+{
+	struct migration_set set;
+	char                *err = NULL;
+	enum db_status       st;
+	size_t               pending;
+
+	memset(&set, 0, sizeof set);
+	if (migrate_scan(migrate_sqldir(), &set, &err) != 0) {
+		free(err);
+		migrate_set_free(&set);
+		return DB_OK;
+	}
+	if ((st = migrate_load(db, &set, 0, errstr)) == DB_OK &&
+	    (pending = migrate_count(&set, MIGRATION_PENDING)) > 0) {
+		*errstr = xasprintf(
+		    "%zu migration(s) pending: run cronguard db migrate",
+		    pending);
+		st = DB_ERR_SCHEMA;
+	}
+	migrate_set_free(&set);
+	return st;
+}

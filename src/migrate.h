@@ -68,4 +68,10 @@ void           migrate_unlock(struct db *);
 
 void migrate_set_free(struct migration_set *);
 
+/* For the monitoring checks: DB_ERR_SCHEMA with *errstr "N migration(s)
+ * pending: run cronguard db migrate" when migrations in migrate_sqldir()
+ * are not applied, else DB_OK (also when the directory cannot be read:
+ * a host without it cannot tell).  Other database errors as they are. */
+enum db_status migrate_check_pending(struct db *, char **errstr);
+
 #endif

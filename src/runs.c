@@ -1,4 +1,4 @@
-/* runs.c: the run records (cronguard_runs, CONTRACT section 5.3). */
+/* runs.c: the run records (cronguard_runs; cronguard(1), GUARDED JOBS). */
 #include "config.h"
 
 #include <stdarg.h>
@@ -9,10 +9,11 @@
 
 #include "db.h"
 #include "duration.h"
-#include "lock.h"
+#include "jobctl.h"
 #include "log.h"
-#include "report.h"
+#include "check.h"
 #include "runs.h"
+#include "schedule.h"
 #include "util.h"
 
 #define RUNS_DAY_MS ((int64_t)24 * 3600 * 1000)
@@ -73,14 +74,35 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 	enum db_status    st;
 
 	runs_abandon_quietly(db, ri->job);
-	st = db_query(db, &r, errstr,
-	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
-	    " connection_id, fence, run_uuid) VALUES (%s, %s, %s, %lld,"
-	    " IF(%d, CONNECTION_ID(), NULL), NULLIF(%llu, 0), %s)",
-	    ri->job, ri->lock, ri->host, (long long)ri->pid,
-	    ri->connection_id != 0, ri->fence, ri->uuid);
+	if (ri->slot == NULL)
+		st = db_query(db, &r, errstr,
+		    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
+		    " connection_id, fence, run_uuid) VALUES (%s, %s, %s, %lld,"
+		    " IF(%d, CONNECTION_ID(), NULL), NULLIF(%llu, 0), %s)",
+		    ri->job, ri->lock, ri->host, (long long)ri->pid,
+		    ri->connection_id != 0, ri->fence, ri->uuid);
+	else
+		/*
+		 * The slot's own check, in the insert: a host that took the
+		 * lock after another finished the slot (between its look at
+		 * the slot and its GET_LOCK) writes no record and runs
+		 * nothing.  Under the lock, so no second record can race it.
+		 * A manual run (run --slot) is an operator's re-run and is
+		 * always written.
+		 */
+		st = db_query(db, &r, errstr,
+		    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
+		    " connection_id, fence, run_uuid, slot, slot_kind)"
+		    " SELECT %s, %s, %s, %lld, IF(%d, CONNECTION_ID(), NULL),"
+		    " NULLIF(%llu, 0), %s, %s, %s FROM DUAL"
+		    " WHERE %d OR NOT EXISTS (SELECT 1 FROM cronguard_runs"
+		    " WHERE job = %s AND outcome = 'success' AND slot = %s)",
+		    ri->job, ri->lock, ri->host, (long long)ri->pid,
+		    ri->connection_id != 0, ri->fence, ri->uuid, ri->slot,
+		    ri->slot_kind, strcmp(ri->slot_kind, "manual") == 0,
+		    ri->job, ri->slot);
 	if (st == DB_OK)
-		*id = r->insert_id;
+		*id = r->affected > 0 ? r->insert_id : 0;
 	db_result_free(r);
 	return st;
 }
@@ -118,102 +140,6 @@ runs_finish(struct db *db, unsigned long long id, const char *outcome,
 	    " output = _binary %.*s, output_bytes = %llu WHERE id = %llu",
 	    outcome, status, error, (int)output->len,
 	    output->data != NULL ? output->data : "", output->total, id);
-}
-
-enum lock_result
-runs_start(
-    struct lock *l, const char *host, long pid, const char *uuid, char **errstr)
-{
-	struct run_start_info ri;
-
-	memset(&ri, 0, sizeof ri);
-	ri.job = l->job;
-	ri.lock = l->name;
-	ri.host = host;
-	ri.pid = pid;
-	ri.connection_id = l->held && l->lease_us == 0 ? l->connection_id : 0;
-	ri.fence = l->fence;
-	ri.uuid = uuid;
-	if (l->ops->run_start(l->conn, &ri, &l->run_id, errstr) != DB_OK) {
-		l->run_id = 0;
-		return LOCK_ERR_DB;
-	}
-	return LOCK_OK;
-}
-
-/* keep_runs after a run: housekeeping, so a failure (a deadlock with
- * another host's prune, say) is logged and left to the next run. */
-static void
-runs_prune_quietly(struct lock *l)
-{
-	unsigned long long n = 0;
-	char              *errstr = NULL, count[32];
-
-	if (l->keep_runs == 0 || l->ops->run_prune == NULL || l->conn == NULL)
-		return;
-	if (l->ops->run_prune(l->conn, l->job, l->keep_runs, &n, &errstr) !=
-	    DB_OK)
-		log_kv(LOG_WARN, "runs_prune_failed", "job", l->job, "error",
-		    errstr, NULL);
-	else if (n > 0) {
-		snprintf(count, sizeof count, "%llu", n);
-		log_kv(LOG_DEBUG, "runs_pruned", "job", l->job, "runs", count,
-		    NULL);
-	}
-	free(errstr);
-}
-
-void
-runs_end(struct lock *l, const struct run_end *end, int incident,
-    const char *jobtext)
-{
-	char          *errstr = NULL, *detail = NULL, *error = NULL;
-	const char    *outcome = end->outcome;
-	enum db_status st = DB_ERR_CONNECT;
-	int            attempt;
-
-	if (incident)
-		outcome = l->lost ? "lock_lost" : "incident";
-	if (incident && end->error != NULL)
-		error = xasprintf("%s; lock incident, see the log", end->error);
-	else if (incident)
-		error = xstrdup("lock incident, see the log");
-	else if (end->error != NULL)
-		error = xstrdup(end->error);
-
-	for (attempt = 0; attempt < 2; attempt++) {
-		if (l->conn == NULL || l->dead) {
-			if (l->conn != NULL)
-				l->ops->destroy(l->conn, NULL);
-			l->conn = NULL;
-			l->dead = 0;
-			free(errstr);
-			errstr = NULL;
-			if ((st = l->ops->connect(l->ctx, &l->conn, &errstr)) !=
-			    DB_OK) {
-				l->conn = NULL;
-				break;
-			}
-		}
-		free(errstr);
-		errstr = NULL;
-		st = l->ops->run_finish(l->conn, l->run_id, outcome,
-		    end->exit_status, error, end->output, &errstr);
-		if (st != DB_ERR_LOST)
-			break;
-		l->dead = 1;
-	}
-	if (st == DB_OK)
-		runs_prune_quietly(l);
-	if (st != DB_OK) {
-		detail = xasprintf("finishing run record %llu failed: %s (%s)",
-		    l->run_id, errstr != NULL ? errstr : "unknown error",
-		    jobtext);
-		lock_incident(l, "run_record_failed", detail);
-	}
-	free(detail);
-	free(error);
-	free(errstr);
 }
 
 enum db_status
@@ -340,6 +266,78 @@ out:
 	return st;
 }
 
+enum db_status
+runs_slot_state(
+    struct db *db, const char *job, struct slot_state *st, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st2;
+	const char       *off;
+
+	memset(st, 0, sizeof *st);
+	st->last_success = st->first_run = -1;
+	/*
+	 * The latest successful slot is one probe of ix_runs_job_slot, the
+	 * first run one of ix_runs_job; the pause in effect is jobctl's (a
+	 * primary-key lookup each).  The
+	 * server's zone is @@global.time_zone, and its SYSTEM is resolved
+	 * to @@system_time_zone, with the offset now as the fallback for a
+	 * zone that is only an abbreviation ("CET").
+	 */
+	st2 = db_query(db, &r, errstr,
+	    "SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
+	    " FLOOR(UNIX_TIMESTAMP(s.last_ok)),"
+	    " FLOOR(UNIX_TIMESTAMP(s.first_run)),"
+	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
+	    " @@global.time_zone),"
+	    " TIME_FORMAT(TIMEDIFF(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00',"
+	    " 'SYSTEM'), UTC_TIMESTAMP()), '%%H:%%i')"
+	    ", " JOBCTL_PAUSE_COL_SQL("job") ", " JOBCTL_PAUSE_COL_SQL("paused_by") ", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')") ", " JOBCTL_PAUSE_COL_SQL(
+	        "reason") ", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')") " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
+	                                                                                        " WHERE job = %s AND outcome = 'success') AS last_ok,"
+	                                                                                        " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
+	                                                                                        " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s",
+	    job, job, job, job, job, job, job);
+	if (st2 != DB_OK)
+		goto out;
+	if ((st2 = db_one_row(r, 10, errstr)) != DB_OK)
+		goto out;
+	if ((st->now_us = db_cell_ll(r, 0, 0, -1)) <= 0) {
+		*errstr = xasprintf("the database clock said \"%s\"",
+		    db_cell(r, 0, 0) != NULL ? db_cell(r, 0, 0) : "NULL");
+		st2 = DB_ERR_QUERY;
+		goto out;
+	}
+	st->last_success = db_cell_ll(r, 0, 1, -1);
+	st->first_run = db_cell_ll(r, 0, 2, -1);
+	st->server_zone = db_cell_dup(r, 0, 3);
+	/* TIME_FORMAT writes "-05:00" but "01:00": give it its sign. */
+	if ((off = db_cell(r, 0, 4)) != NULL)
+		st->server_offset =
+		    off[0] == '-' ? xstrdup(off) : xasprintf("+%s", off);
+	st->pause_job = db_cell_dup(r, 0, 5);
+	st->paused_by = db_cell_dup(r, 0, 6);
+	st->paused_at = db_cell_dup(r, 0, 7);
+	st->reason = db_cell_dup(r, 0, 8);
+	st->until = db_cell_dup(r, 0, 9);
+out:
+	db_result_free(r);
+	return st2;
+}
+
+void
+runs_slot_state_free(struct slot_state *st)
+{
+	free(st->server_zone);
+	free(st->server_offset);
+	free(st->pause_job);
+	free(st->paused_by);
+	free(st->paused_at);
+	free(st->reason);
+	free(st->until);
+	memset(st, 0, sizeof *st);
+}
+
 void
 runs_slot_free(struct run_slot *rs)
 {
@@ -359,203 +357,90 @@ runs_locks(struct db *db, struct db_result **res, char **errstr)
 
 /* ------------------------------------------------------- jobs check */
 
-static void runs_check_add(struct job_check *jc, enum check_status st,
-    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void
-runs_check_add(struct job_check *jc, enum check_status st, const char *fmt, ...)
-{
-	va_list ap;
-
-	jc->status = check_status_worst(jc->status, st);
-	if (jc->msg.len > 0)
-		buf_adds(&jc->msg, ", ");
-	va_start(ap, fmt);
-	buf_vprintf(&jc->msg, fmt, ap);
-	va_end(ap);
-}
-
-/* A finished run that did not succeed: a lock incident (duplicate work
- * may have happened) pages someone; the rest is a failed job. */
-static enum check_status
-runs_outcome_status(const char *outcome)
-{
-	if (strcmp(outcome, "incident") == 0 ||
-	    strcmp(outcome, "lock_lost") == 0)
-		return CHECK_CRITICAL;
-	return CHECK_WARNING;
-}
-
-/* The slot before rs's and rs's own into jc->slots (the previous one
- * is the slot of the last microsecond before rs starts). */
-static enum db_status
-runs_check_tally(struct db *db, const struct conf_job *j, struct job_check *jc,
-    const struct run_slot *rs, char **errstr)
-{
-	struct run_slot prev;
-	char           *at = NULL;
-	enum db_status  st;
-
-	memset(&prev, 0, sizeof prev);
-	if ((st = db_query_value(db, &at, errstr,
-	         "SELECT CAST(%s AS DATETIME(6)) - INTERVAL 1 MICROSECOND",
-	         rs->start)) != DB_OK)
-		goto out;
-	if ((st = runs_slot(db, j->name, j->once_per_ms, j->timezone, at, &prev,
-	         errstr)) != DB_OK)
-		goto out;
-	if (prev.tz_unknown || prev.start == NULL) {
-		*errstr = xasprintf("no slot before %s", rs->start);
-		st = DB_ERR_QUERY;
-		goto out;
-	}
-	if ((st = runs_slot_tally(db, j->name, prev.start, rs->start,
-	         &jc->slots[0], errstr)) != DB_OK)
-		goto out;
-	jc->nslots = 1;
-	if ((st = runs_slot_tally(db, j->name, rs->start, rs->end,
-	         &jc->slots[1], errstr)) != DB_OK)
-		goto out;
-	jc->nslots = 2;
-out:
-	runs_slot_free(&prev);
-	free(at);
-	return st;
-}
-
-/* once_per: a completed slot with no success, a slot that ran twice. */
-static enum db_status
-runs_check_slots(struct db *db, const struct conf_job *j, struct job_check *jc,
+/* The zone of a job's slots: tz, else the server's (st), by name or
+ * by its offset now.  0 and *z, or -1 with *errstr. */
+int
+runs_slot_zone(const char *tz, const struct slot_state *st, struct tzone **z,
     char **errstr)
 {
-	const struct run_slot_tally *t;
-	struct run_slot              rs;
-	enum db_status               st;
-	int                          i;
-
-	if ((st = runs_slot(db, j->name, j->once_per_ms, j->timezone, NULL, &rs,
-	         errstr)) != DB_OK)
-		return st;
-	if (rs.tz_unknown) {
-		runs_check_add(jc, CHECK_UNKNOWN,
-		    "timezone %s is unknown to the server",
-		    j->timezone != NULL ? j->timezone : "(the server's)");
-		goto out;
-	}
-	if ((st = runs_check_tally(db, j, jc, &rs, errstr)) != DB_OK)
-		goto out;
-	t = &jc->slots[0];
-	/* A slot before the job's first run is not missed. */
-	if (t->successes == 0 && t->had_runs && t->since_end_ms > j->grace_ms) {
-		if (t->caught_up_id != 0)
-			runs_check_add(jc, CHECK_WARNING,
-			    "slot %.19s had no successful run (caught up by run %llu)",
-			    t->start, t->caught_up_id);
-		else
-			runs_check_add(jc, CHECK_CRITICAL,
-			    "slot %.19s ended at %.19s with no successful run",
-			    t->start, t->end);
-	}
-	for (i = 0; i < jc->nslots; i++) {
-		t = &jc->slots[i];
-		if (t->successes > 1)
-			runs_check_add(jc, CHECK_WARNING,
-			    "ran twice: %lld successful runs in slot %.19s (runs %llu and %llu)",
-			    t->successes, t->start, t->first_id, t->last_id);
-	}
-out:
-	runs_slot_free(&rs);
-	return st;
+	if (tz != NULL)
+		return tzone_open(tz, z, errstr);
+	if (st->server_zone != NULL &&
+	    tzone_open(st->server_zone, z, errstr) == 0)
+		return 0;
+	free(*errstr);
+	*errstr = NULL;
+	if (st->server_offset != NULL &&
+	    tzone_open(st->server_offset, z, errstr) == 0)
+		return 0;
+	return -1;
 }
 
 enum db_status
-runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
-    char **errstr)
+runs_slot_info(struct db *db, const char *job, const struct schedule *schedule,
+    const char *tz, struct job_slot_info *si, char **errstr)
 {
-	const struct job_summary *js = &jc->js;
-	char                      d1[32], d2[32], age[32];
-	char                     *why = NULL;
-	int64_t                   limit;
-	enum db_status            st;
+	struct slot_state st;
+	struct tzone     *z = NULL;
+	enum db_status    rc;
+	int64_t           now, t;
 
-	memset(jc, 0, sizeof *jc);
-	jc->job = j;
-	jc->status = CHECK_OK;
-	buf_init(&jc->msg);
-	buf_adds(&jc->msg, ""); /* never NULL data */
-	if ((st = runs_job_summary(db, j->name, &jc->js, errstr)) != DB_OK)
-		return st;
-	if (j->guard == GUARD_NAMED_LOCK &&
-	    (st = lock_holder_get(db, j->lock, &jc->holder, errstr)) != DB_OK)
-		return st;
-
-	if (j->expect_every_ms > 0) {
-		duration_format(j->expect_every_ms, d1, sizeof d1);
-		duration_format(j->grace_ms, d2, sizeof d2);
-		limit = j->expect_every_ms + j->grace_ms;
-		if (js->last_success_ts < 0)
-			runs_check_add(jc, CHECK_WARNING,
-			    "no successful run recorded (expected every %s + %s)",
-			    d1, d2);
-		else if (js->last_success_age_s * 1000 > limit) {
-			duration_format(
-			    js->last_success_age_s * 1000, age, sizeof age);
-			runs_check_add(jc, CHECK_CRITICAL,
-			    "last success %s ago (expected every %s + %s)", age,
-			    d1, d2);
-		}
+	memset(si, 0, sizeof *si);
+	if ((rc = runs_slot_state(db, job, &st, errstr)) != DB_OK)
+		return rc;
+	if (runs_slot_zone(tz, &st, &z, errstr) != 0) {
+		free(*errstr);
+		*errstr = NULL;
+		goto out;
 	}
-
-	/* Until a later run succeeds; a run still going clears nothing. */
-	if (js->done_outcome != NULL &&
-	    strcmp(js->done_outcome, "success") != 0)
-		runs_check_add(jc, runs_outcome_status(js->done_outcome),
-		    "last run %llu: %s at %.19s", js->done_id, js->done_outcome,
-		    js->done_finished != NULL ? js->done_finished : "?");
-
-	jc->running = js->last_outcome != NULL &&
-	    strcmp(js->last_outcome, "running") == 0;
-	if (jc->running && js->last_session_alive == 0) {
-		/* The session of a live run is there until it finishes. */
-		runs_check_add(jc, CHECK_WARNING,
-		    "run %llu died without finishing (its session %llu is gone)",
-		    js->last_id, js->last_connection_id);
-		jc->running = 0;
-	} else if (jc->running && js->last_age_s >= 0) {
-		duration_format(js->last_age_s * 1000, age, sizeof age);
-		duration_format(j->max_runtime_ms, d1, sizeof d1);
-		if (js->last_age_s * 1000 > j->max_runtime_ms + j->grace_ms)
-			runs_check_add(jc, CHECK_CRITICAL,
-			    "run %llu running for %s, past max_runtime %s + grace",
-			    js->last_id, age, d1);
-		else if (js->last_age_s * 1000 > j->max_runtime_ms)
-			runs_check_add(jc, CHECK_WARNING,
-			    "run %llu running for %s, past max_runtime %s",
-			    js->last_id, age, d1);
+	now = st.now_us / 1000000;
+	if (schedule_prev(schedule, z, now, &t) == 0) {
+		tzone_format(z, t, si->latest, sizeof si->latest);
+		si->latest_done = st.last_success >= t;
 	}
-
-	/* A lock that no run of ours accounts for. */
-	if (jc->holder.connection_id != 0 && jc->holder.run_id == 0 &&
-	    lock_holder_stuck(
-	        &jc->holder, j->max_runtime_ms, j->grace_ms, &why))
-		runs_check_add(
-		    jc, CHECK_CRITICAL, "lock %s held by %s", j->lock, why);
-	free(why);
-	if (j->once_per_ms > 0)
-		return runs_check_slots(db, j, jc, errstr);
+	if (schedule_next(schedule, z, now, &t) == 0)
+		tzone_format(z, t, si->next, sizeof si->next);
+out:
+	tzone_free(z);
+	runs_slot_state_free(&st);
 	return DB_OK;
 }
 
-void
-runs_check_free(struct job_check *jc)
+/* The newest slots that have runs (at most max), newest first, from the
+ * job's latest 500 runs (ix_runs_job), with the acks of each. */
+enum db_status
+runs_recent_slots(struct db *db, const char *job, struct runs_slot_row *rows,
+    size_t max, size_t *n, char **errstr)
 {
-	int i;
+	struct db_result *r = NULL;
+	enum db_status    st;
+	size_t            i;
 
-	for (i = 0; i < jc->nslots; i++)
-		runs_slot_tally_free(&jc->slots[i]);
-	buf_free(&jc->msg);
-	runs_job_summary_free(&jc->js);
-	lock_holder_free(&jc->holder);
+	*n = 0;
+	st = db_query(db, &r, errstr,
+	    "SELECT FLOOR(UNIX_TIMESTAMP(x.slot)), SUM(x.outcome = 'success'),"
+	    " SUM(x.outcome NOT IN ('success', 'running')),"
+	    " FLOOR(UNIX_TIMESTAMP(MIN(x.started_at))),"
+	    " EXISTS (SELECT 1 FROM cronguard_job_acks a"
+	    " WHERE a.job = %s AND a.slot = x.slot)"
+	    " FROM (SELECT slot, outcome, started_at FROM cronguard_runs"
+	    " WHERE job = %s ORDER BY id DESC LIMIT 500) x"
+	    " WHERE x.slot IS NOT NULL GROUP BY x.slot ORDER BY x.slot DESC"
+	    " LIMIT %llu",
+	    job, job, (unsigned long long)max);
+	if (st != DB_OK)
+		goto out;
+	for (i = 0; i < r->nrows; i++) {
+		rows[i].slot = db_cell_ll(r, i, 0, -1);
+		rows[i].successes = db_cell_ll(r, i, 1, 0);
+		rows[i].failures = db_cell_ll(r, i, 2, 0);
+		rows[i].first_start = db_cell_ll(r, i, 3, -1);
+		rows[i].acked = db_cell_ll(r, i, 4, 0) == 1;
+	}
+	*n = r->nrows;
+out:
+	db_result_free(r);
+	return st;
 }
 
 enum db_status
@@ -610,7 +495,8 @@ runs_slot_tally_free(struct run_slot_tally *t)
 	"SELECT id, job, host, pid, started_at, finished_at," \
 	" TIMESTAMPDIFF(MICROSECOND, started_at," \
 	"  COALESCE(finished_at, NOW(6))) DIV 1000 AS duration_ms," \
-	" outcome, exit_status, fence, run_uuid, output_bytes"
+	" outcome, exit_status, fence, run_uuid, output_bytes," \
+	" DATE_FORMAT(slot, '%%Y-%%m-%%dT%%T+00:00') AS slot, slot_kind"
 
 enum db_status
 runs_list(struct db *db, const char *job, unsigned limit,

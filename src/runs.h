@@ -1,5 +1,6 @@
 /*
- * runs.h: the run records (cronguard_runs, CONTRACT section 5.3).  A run
+ * runs.h: the run records (cronguard_runs; cronguard(1),
+ * GUARDED JOBS).  A run
  * is written "running" when the job starts and ends as success, failure,
  * timeout, killed, error, incident or lock_lost when it finishes, or as
  * abandoned when a later cronguard finds its own process died.
@@ -9,9 +10,40 @@
 
 #include "conf.h"
 #include "db.h"
-#include "lock.h"
-#include "report.h"
+#include "check.h"
+#include "schedule.h"
 #include "util.h"
+
+struct run_start_info {
+	const char        *job;
+	const char        *lock; /* NULL without a named lock */
+	const char        *host;
+	long               pid;
+	unsigned long long connection_id; /* 0 without a named lock */
+	unsigned long long fence;         /* 0 without a lock */
+	const char        *uuid;          /* run_uuid (ping rid=); NULL none */
+	/* The slot the run is for, UTC "YYYY-MM-DD hh:mm:ss", and why it
+	 * runs ("schedule", "catch_up", "manual"); NULL: no schedule.  For
+	 * every kind but "manual" the record is written only when the slot
+	 * has no successful run yet (*id is then 0). */
+	const char *slot;
+	const char *slot_kind;
+};
+
+/* A command job's captured output, for the run record. */
+struct run_output {
+	const char        *data; /* the tail kept: len bytes, may hold NUL */
+	size_t             len;
+	unsigned long long total; /* bytes the job wrote in all */
+};
+
+/* How the job ended, for the run record. */
+struct run_end {
+	const char *outcome;             /* success, failure, timeout, ... */
+	int         exit_status;         /* the job's own status; -1 none */
+	const char *error;               /* the job's error, or NULL */
+	const struct run_output *output; /* NULL: not captured */
+};
 
 /*
  * The statements over one session; the real lock_db_ops use them.  Each
@@ -31,22 +63,6 @@ enum db_status runs_heartbeat(
 enum db_status runs_finish(struct db *, unsigned long long id,
     const char *outcome, int exit_status, const char *error,
     const struct run_output *output, char **errstr);
-
-/* Insert the run record of l's run (l->run_id), uuid its run_uuid (NULL:
- * none).  LOCK_OK or LOCK_ERR_DB with *errstr. */
-enum lock_result runs_start(struct lock *l, const char *host, long pid,
-    const char *uuid, char **errstr);
-
-/*
- * Finish the run record of l's run with the job's end; with incident set
- * the outcome is lock_lost (l->lost) or incident, and the error says to
- * look at the log.  Written on the lock session when it is usable, else
- * on a fresh one: a dead lock session must not lose the job's result.  A
- * failure is the incident run_record_failed, its detail ending with
- * jobtext.
- */
-void runs_end(struct lock *l, const struct run_end *end, int incident,
-    const char *jobtext);
 
 /*
  * What the run records say about one job, for jobs list, jobs check and
@@ -111,6 +127,36 @@ enum db_status runs_slot(struct db *, const char *job, int64_t once_per_ms,
     const char *tz, const char *at, struct run_slot *rs, char **errstr);
 void           runs_slot_free(struct run_slot *);
 
+/*
+ * schedule: what the guard needs to pick a job's slot, read in one
+ * statement on the lock session (cronguard.conf(5), "Schedules").  Times
+ * are Unix seconds by the database clock.
+ */
+struct slot_state {
+	int64_t now_us;       /* NOW(6), microseconds */
+	int64_t last_success; /* the latest slot with a success; -1 none */
+	int64_t first_run;    /* the slot (or start) of the first run; -1 */
+	char   *server_zone;  /* the zone the server's clock is in: a name
+	                       * or "+hh:mm" offset (SYSTEM resolved) */
+	char *server_offset;  /* its offset now, "+hh:mm" (fallback) */
+	/* The pause in effect (the job's own or "*"), else pause_job NULL. */
+	char *pause_job;
+	char *paused_by;
+	char *paused_at; /* UTC "YYYY-MM-DD hh:mm:ss" */
+	char *reason;    /* NULL: none given */
+	char *until;     /* UTC; NULL: until resumed */
+};
+/* Fill *st for job.  DB_OK, or the status with *errstr.  Free with
+ * runs_slot_state_free. */
+enum db_status runs_slot_state(
+    struct db *, const char *job, struct slot_state *st, char **errstr);
+void runs_slot_state_free(struct slot_state *);
+/* The zone of a job's slots: tz (its timezone), else the server's from
+ * st, by name or by its offset now.  0 and *z (tzone_free), or -1 with
+ * *errstr. */
+int runs_slot_zone(const char *tz, const struct slot_state *st,
+    struct tzone **z, char **errstr);
+
 /* The lock names of the runs recorded as running, one per row, sorted:
  * every named lock a cronguard holds, configured or not (exec --lock). */
 enum db_status runs_locks(struct db *, struct db_result **res, char **errstr);
@@ -135,41 +181,39 @@ enum db_status runs_slot_tally(struct db *, const char *job, const char *start,
     const char *end, struct run_slot_tally *, char **errstr);
 void           runs_slot_tally_free(struct run_slot_tally *);
 
-/* One job judged for jobs check from its run records and its lock. */
-struct job_check {
-	const struct conf_job *job;
-	enum check_status      status;
-	struct buf             msg; /* why, when not OK; "" when OK */
-	struct job_summary     js;
-	struct lock_holder     holder;
-	int                    running; /* a live run is recorded */
-	/* once_per: the last completed slot, then the current one. */
-	struct run_slot_tally slots[2];
-	int                   nslots;
+/* jobs list: a scheduled job's latest and next slot (RFC 3339 in its
+ * zone) and whether the latest has a success. */
+struct job_slot_info {
+	char latest[TZONE_RFC3339_MAX];
+	char next[TZONE_RFC3339_MAX];
+	int  latest_done;
 };
+/* Fill *si for job with schedule in zone tz (NULL: the server's).  DB_OK,
+ * or the status with *errstr (a zone that cannot be told: DB_OK and
+ * empty slots). */
+enum db_status runs_slot_info(struct db *, const char *job,
+    const struct schedule *schedule, const char *tz, struct job_slot_info *si,
+    char **errstr);
 
-/*
- * Judge job j (CONTRACT section 7): its last success older than
- * expect_every + grace, a run past max_runtime (+ grace: CRITICAL), a
- * run whose session died, a lock that no run of ours accounts for, and
- * the newest finished run when it did not succeed (incident, lock_lost:
- * CRITICAL; failure, timeout, killed, error, abandoned: WARNING).  With
- * once_per, the last completed slot and the current one: a completed
- * slot without a success is CRITICAL once grace has passed after its end
- * (WARNING when a later success caught up), a slot with more than one
- * success is a WARNING (ran twice).
- * Fills *jc (runs_check_free); DB_OK, or the status with *errstr.
- */
-enum db_status runs_check(
-    struct db *, const struct conf_job *j, struct job_check *jc, char **errstr);
-void runs_check_free(struct job_check *);
+/* One slot's runs, for jobs check's schedule alerts. */
+struct runs_slot_row {
+	int64_t   slot;
+	long long successes, failures;
+	int64_t   first_start; /* the first run's start */
+	int       acked;
+};
+/* The newest slots that have runs (at most max), newest first, from the
+ * job's latest 500 runs (ix_runs_job), with the acks of each: *n rows.
+ * DB_OK, or the status with *errstr. */
+enum db_status runs_recent_slots(struct db *, const char *job,
+    struct runs_slot_row *rows, size_t max, size_t *n, char **errstr);
 
 /* ------------------------------------------- run history (jobs runs) */
 
 /* The columns of runs_list, in order. */
 #define RUNS_LIST_COLUMNS \
 	"id, job, host, pid, started_at, finished_at, duration_ms, outcome," \
-	" exit_status, fence, run_uuid, output_bytes"
+	" exit_status, fence, run_uuid, output_bytes, slot, slot_kind"
 /* The runs of job (NULL: every job), newest first, at most limit, in
  * *res (RUNS_LIST_COLUMNS; duration_ms runs to NOW(6) while a run is
  * running).  DB_OK or the status with *errstr. */

@@ -44,7 +44,7 @@ done < opts.$$
 # Exit codes: each EXIT_* value is an item of the EXIT STATUS section.
 sed -n '/^\.Sh EXIT STATUS/,/^\.Sh /p' "$top/man/cronguard.1.in" > exits.$$
 for code in $(sed -n 's/^#define EXIT_[A-Z]*[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
-    "$top/src/cmd.h"); do
+    "$top/src/cmd.h" "$top/src/exitcode.h"); do
 	if ! grep -q "^\.It $code\( \|\$\)" exits.$$; then
 		echo "cronguard.1: exit code $code is not in EXIT STATUS"
 		status=1

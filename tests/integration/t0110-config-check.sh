@@ -88,7 +88,7 @@ jobs = { x = { command = [ "/bin/true" ];
 expect_error 2 'outbox\.lease \(30s\) must be longer than channels\.h\.timeout \(1m\)' 'outbox = {
   lease = "30s"; };
 channels = { h = { type = "http"; url = "http://x/"; timeout = "1m"; }; };'
-expect_error 2 'database\.password: a secret given inline needs .* readable by its owner only' 'database = { name = "a";
+expect_error 2 'database\.password: a secret given inline: .* is readable by others \(mode 0644\) \(chmod o-r .*\), or use password_file' 'database = { name = "a";
   password = "hunter2"; };' 644
 grep -q hunter2 "$ERR" && fail "inline password echoed"
 expect_error 2 'database\.password_file: cannot read /nonexistent/pw' 'database = { name = "a";
@@ -108,7 +108,7 @@ jobs = { local = { command = [ "/bin/true" ]; guard = "none"; };
         ping_url_file = "$TEST_TMP/missing.ping"; }; };
 CONF
 assert_exit 0 cg config check
-assert_grep "^cronguard: warning: $CONF:3: channels\.hook\.signing_secret_file: cannot read $TEST_TMP/missing\.secret: No such file or directory \(needed where outbox dispatch sends on channel hook\)" "$ERR"
+assert_grep "^cronguard: warning: $CONF:3: channels\.hook\.signing_secret_file: cannot read $TEST_TMP/missing\.secret: No such file or directory \(create it, or correct the path\) \(needed where outbox dispatch sends on channel hook\)" "$ERR"
 # The same for a job's ping URL file, needed where that job runs.
 assert_grep "^cronguard: warning: $CONF:6: jobs\.pinged\.ping_url_file: cannot read $TEST_TMP/missing\.ping: No such file or directory \(needed where job pinged runs\)" "$ERR"
 assert_exit 0 cg run local

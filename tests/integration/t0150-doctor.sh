@@ -2,7 +2,8 @@
 # doctor: one line per check, the exit code the worst status.  Each check
 # is shown failing against the real server: migrations pending and changed,
 # the claim index dropped, a wait_timeout below a job's heartbeat, a
-# SERIALIZABLE session, a world- or group-readable secret file, a stopped
+# SERIALIZABLE session, a world-readable, group-writable or empty secret
+# file, a group-writable configuration (refused, 78), a stopped
 # SMTP server, and the database unreachable (exit 3).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
@@ -114,17 +115,29 @@ assert_exit 1 cg doctor
 assert_grep '^WARNING isolation: transaction_isolation SERIALIZABLE; fix: ' "$OUT"
 conf
 
-# --- secret and configuration file permissions
+# --- secret and configuration file permissions: the one rule that loading
+# applies too (cronguard.conf(5), FILES): group-readable secrets are fine,
+# readable by others or writable by anyone but the owner is refused
 chmod 640 "$secret"
-assert_exit 1 cg doctor
-assert_grep "^WARNING secret_file: $secret is readable by its group \\(mode 0640\\); fix: chmod 600 $secret\$" "$OUT"
+assert_exit 0 cg doctor
+assert_grep "^OK secret_file: $secret mode 0640\$" "$OUT"
 chmod 644 "$secret"
 assert_exit 2 cg doctor
-assert_grep "^CRITICAL secret_file: $secret is readable by everyone \\(mode 0644\\); fix: chmod 600 $secret\$" "$OUT"
-chmod 600 "$secret"
-chmod 620 "$CONF"
+assert_grep "^CRITICAL secret_file: $secret is readable by others \\(mode 0644\\); fix: chmod o-r $secret\$" "$OUT"
+chmod 660 "$secret"
 assert_exit 2 cg doctor
-assert_grep "^CRITICAL config_file: $CONF is writable by group or others \\(mode 0620\\); fix: chmod go-w $CONF\$" "$OUT"
+assert_grep "^CRITICAL secret_file: $secret is writable by its group \\(mode 0660\\); fix: chmod go-w $secret\$" "$OUT"
+: > "$secret"
+chmod 640 "$secret"
+assert_exit 2 cg doctor
+assert_grep "^CRITICAL secret_file: $secret is empty; fix: write the secret into $secret\$" "$OUT"
+assert_grep "^CRITICAL channel_secret: hooks: .*is empty.*; fix: write the secret into $secret\$" "$OUT"
+printf 'pw\n' > "$secret"
+chmod 600 "$secret"
+# A configuration others can change is not loaded at all: exit 78
+chmod 620 "$CONF"
+assert_exit 78 cg doctor
+assert_grep "$CONF is writable by its group \\(mode 0620\\) \\(chmod go-w $CONF\\)" "$ERR"
 chmod 600 "$CONF"
 assert_exit 0 cg doctor
 

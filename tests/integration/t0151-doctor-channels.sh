@@ -125,4 +125,4 @@ PY
 conf "$(smtp mail "smtp://127.0.0.1:$AUTH_PORT" "username = \"cg\"; allow_plaintext_auth = true; password_file = \"$TEST_TMP/gone\";")"
 rm -f "$TEST_TMP/gone"
 assert_exit 2 cg doctor
-assert_grep '^CRITICAL channel_secret: mail: .*gone.*; fix: make the secret file readable' "$OUT"
+assert_grep '^CRITICAL channel_secret: mail: .*gone.*; fix: create it, or correct the path' "$OUT"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Per-key ordering (CONTRACT 6.5): 3 keys x 50 messages, every message's
+# Per-key ordering (cronguard-outbox(7), ORDERING): 3 keys x 50 messages, every message's
 # first delivery fails (503) and is retried, the first message of each key
 # fails twice; per key the server still sees the messages in id order: a
 # row is not claimed while an earlier row of its key is PENDING,
@@ -15,7 +15,7 @@ need_servers
 # fail twice, those of "hook" once.
 conf() {
 	write_config "$CONF" "
-outbox = { batch_size = 20; ordering = \"$1\"; max_attempts = 5;
+outbox = { batch_size = 20; ordering = \"$1\"; ordering_scope = \"global\"; max_attempts = 5;
            backoff = { initial = \"1ms\"; jitter = 0.0; }; };
 channels = {
   hook = { type = \"http\"; url = \"$HTTP_BASE/$2/a/fail-first=1\"; concurrency = 8; };

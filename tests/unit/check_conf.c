@@ -158,9 +158,9 @@ static const char full_fmt[] =
     "};\n"
     "outbox = {\n"
     "  batch_size = 10; poll_interval = \"250ms\"; lease = \"10m\";\n"
-    "  watchdog = \"1h\"; max_attempts = 3;\n"
+    "  watchdog = \"1h\"; max_attempts = 3; attempt_log = \"failures\";\n"
     "  backoff = { initial = \"10s\"; multiplier = 3; max = \"2h\";\n"
-    "              jitter = 0.5; };\n"
+    "              jitter = 0.5; }; ordering_scope = \"global\";\n"
     "  ordering = \"none\"; keep_sent = false;\n"
     "  thresholds = { pending_warn = 5; pending_crit = 6000000000L;\n"
     "                 oldest_due_warn = \"1m\"; oldest_due_crit = \"2m\";\n"
@@ -175,6 +175,7 @@ static const char full_fmt[] =
     "    tls = \"required\"; timeout = \"20s\"; connections = 2;\n"
     "    rate = 14.5; daily_quota = 500; max_size = 1048576;\n"
     "    circuit = { failures = 5; cooldown = \"2m\"; };\n"
+    "    ttl = \"2h\"; on_failure = \"skip\";\n"
     "  };\n"
     "  billing = {\n"
     "    type = \"http\";\n"
@@ -196,7 +197,10 @@ static const char full_fmt[] =
     "    ping_url = \"https://hc-ping.com/abc?x=1\";\n"
     "  };\n"
     "  monthly-billing = { sql = \"CALL build_monthly_billing()\";\n"
-    "    max_runtime = \"10m\"; expect_every = \"31d\"; guard = \"local\";\n"
+    "    max_runtime = \"10m\"; expect_every = \"31d\"; guard = \"local\";"
+    " schedule = \"0 3 1 * *\"; catch_up = \"all\"; backfill_limit = 5;"
+    " starting_deadline = \"1h\"; alert_after_failures = 2;"
+    " alert_level = \"critical\";\n"
     "    lock = \"app:billing\"; };\n"
     "  cleanup = { command = [ \"/bin/true\" ]; guard = \"none\";\n"
     "    ping_url_file = \"%s\"; output_max = 4096; };\n"
@@ -205,7 +209,7 @@ static const char full_fmt[] =
     "          timeout = \"3s\"; };\n";
 
 struct secrets {
-	char *db, *smtp, *sig;
+	char *db, *smtp, *sig, *ping;
 };
 
 static char *
@@ -214,8 +218,8 @@ full_config(struct secrets *s)
 	s->db = tmp_file("db-pass-word\n", 0600);
 	s->smtp = tmp_file("smtp-pass-word\n", 0640);
 	s->sig = tmp_file("whsec_signing\n", 0600);
-	/* The signing secret doubles as a job's ping URL file. */
-	return xasprintf(full_fmt, s->db, s->smtp, s->sig, s->sig);
+	s->ping = tmp_file("https://hc-ping.com/uuid-secret\n", 0600);
+	return xasprintf(full_fmt, s->db, s->smtp, s->sig, s->ping);
 }
 
 static void
@@ -224,6 +228,7 @@ secrets_remove(struct secrets *s)
 	tmp_remove(s->db);
 	tmp_remove(s->smtp);
 	tmp_remove(s->sig);
+	tmp_remove(s->ping);
 }
 
 START_TEST(test_full)
@@ -340,7 +345,7 @@ START_TEST(test_full)
 	ck_assert_int_eq(conf_read_job_secrets(&c, "leave-accrual", &err), 0);
 	ck_assert_ptr_null(j->ping_url);
 	ck_assert_int_eq(conf_read_job_secrets(&c, "cleanup", &err), 0);
-	ck_assert_str_eq(j->ping_url, "whsec_signing");
+	ck_assert_str_eq(j->ping_url, "https://hc-ping.com/uuid-secret");
 	j = conf_job_find(&c, "monthly-billing");
 	ck_assert_ptr_nonnull(j);
 	ck_assert_ptr_null(j->command);
@@ -495,6 +500,11 @@ static const struct bad {
 	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
 	  " ping_url = \"http://h/p\";\n ping_url_file = \"/nonexistent\"; }; };\n",
 	    5, "jobs.x.ping_url_file: give" },
+	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
+	  " ping_url = \"file:///etc/passwd\"; }; };\n",
+	    4, "jobs.x.ping_url: \"file:///etc/passwd\" is not an http://" },
+	{ "alert = { url = \"http://h/a\";\n timeout = \"3650d\"; };\n", 2,
+	    "alert.timeout: must be at most 1m" },
 	{ "database = { name = \"a\"; };\njobs = {\n x = { grace = \"1m\"; };"
 	  " };\n",
 	    3, "jobs.x: give exactly one of command and sql" },
@@ -642,6 +652,16 @@ START_TEST(test_include)
 	ck_assert_uint_eq(c.outbox.batch_size, 7);
 	conf_free(&c);
 
+	/* An included file others can write is refused like the main one. */
+	ck_assert_int_eq(chmod(part, 0664), 0);
+	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
+	want = xasprintf("%s:2: @include \"part.conf\" (%s): %s is writable "
+	                 "by its group (mode 0664) (chmod go-w %s)",
+	    main_path, part, part, part);
+	ck_assert_str_eq(err, want);
+	free(want);
+	free(err);
+
 	write_at(part, "\noutbox = { lease = \"x\"; };\n", 0644);
 	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
 	want = xasprintf("%s:2: outbox.lease: bad duration", part);
@@ -651,11 +671,11 @@ START_TEST(test_include)
 
 	/* The included file holds the inline password: its mode counts. */
 	write_at(
-	    part, "database = { name = \"a\";\n password = \"x\"; };\n", 0644);
+	    part, "database = { name = \"a\";\n password = \"x\"; };\n", 0604);
 	ck_assert_int_eq(chmod(main_path, 0600), 0);
 	ck_assert_int_eq(conf_load(main_path, &c, &err), -1);
-	want = xasprintf("%s:2: database.password: a secret given inline "
-	                 "needs %s readable",
+	want = xasprintf("%s:2: database.password: a secret given inline: "
+	                 "%s is readable by others",
 	    part, part);
 	ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
 	free(want);
@@ -819,7 +839,7 @@ START_TEST(test_inline_password_modes)
 	static const struct {
 		mode_t mode;
 		int    ok;
-	} modes[] = { { 0600, 1 }, { 0400, 1 }, { 0640, 0 }, { 0604, 0 },
+	} modes[] = { { 0600, 1 }, { 0400, 1 }, { 0640, 1 }, { 0604, 0 },
 		{ 0644, 0 } };
 	struct conf c;
 	char       *err, *path;
@@ -839,13 +859,145 @@ START_TEST(test_inline_password_modes)
 		    load_text(text, modes[i].mode, &c, &err, &path), -1);
 		ck_assert_msg(
 		    strstr(err, ":3: database.password: ") != NULL, "%s", err);
-		ck_assert_msg(strstr(err, "chmod 600") != NULL, "%s", err);
+		ck_assert_msg(strstr(err, "(chmod o-r ") != NULL ||
+		        strstr(err, "(chmod go-w ") != NULL,
+		    "%s", err);
 		ck_assert(strstr(err, "hunter2") == NULL);
 		free(err);
 		tmp_remove(path);
 	}
 }
 END_TEST
+
+/* The one mode rule (cronguard.conf(5), FILES): the configuration, its
+ * includes and the secret files are written by their owner only; a
+ * secret may be read by its group (root:cronguard 0640), never by others. */
+START_TEST(test_file_mode_rule)
+{
+	static const struct {
+		mode_t      conf, secret;
+		const char *want; /* NULL: loads */
+	} cases[] = {
+		{ 0640, 0640, NULL },
+		{ 0644, 0600, NULL },
+		{ 0400, 0440, NULL },
+		{ 0664, 0640,
+		    "is writable by its group (mode 0664) (chmod go-w " },
+		{ 0646, 0640,
+		    "is writable by others (mode 0646) (chmod go-w " },
+		{ 0640, 0660,
+		    "is writable by its group (mode 0660) (chmod go-w " },
+		{ 0640, 0602,
+		    "is writable by others (mode 0602) (chmod go-w " },
+		{ 0640, 0604, "is readable by others (mode 0604) (chmod o-r " },
+	};
+	struct conf c;
+	char       *err, *secret, *text, *reason, *fix;
+	size_t      i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		err = NULL;
+		secret = tmp_file("pw\n", cases[i].secret);
+		text = xasprintf("database = { name = \"a\";\n"
+		                 " password_file = \"%s\"; };\n",
+		    secret);
+		if (cases[i].want == NULL) {
+			ck_assert_msg(
+			    load_text(text, cases[i].conf, &c, &err, NULL) == 0,
+			    "case %zu: %s", i, err);
+			conf_free(&c);
+		} else {
+			ck_assert_int_eq(
+			    load_text(text, cases[i].conf, &c, &err, NULL), -1);
+			ck_assert_msg(strstr(err, cases[i].want) != NULL,
+			    "case %zu: %s lacks %s", i, err, cases[i].want);
+			free(err);
+		}
+		free(text);
+		tmp_remove(secret);
+	}
+	/* The same function answers doctor. */
+	ck_assert_int_eq(
+	    conf_file_mode_problem("f", 0100640, 1, &reason, &fix), 0);
+	ck_assert_ptr_null(reason);
+	ck_assert_int_eq(
+	    conf_file_mode_problem("f", 0100604, 0, &reason, &fix), 0);
+	ck_assert_int_eq(
+	    conf_file_mode_problem("f", 0100604, 1, &reason, &fix), -1);
+	ck_assert_str_eq(reason, "f is readable by others (mode 0604)");
+	ck_assert_str_eq(fix, "chmod o-r f");
+	free(reason);
+	free(fix);
+	/* An empty secret file says what to do. */
+	secret = tmp_file("\n", 0640);
+	ck_assert_int_eq(conf_secret_problem(secret, NULL, &reason, &fix), -1);
+	ck_assert_msg(strstr(reason, "is empty") != NULL, "%s", reason);
+	ck_assert_msg(
+	    strncmp(fix, "write the secret into ", 22) == 0, "%s", fix);
+	free(reason);
+	free(fix);
+	tmp_remove(secret);
+}
+END_TEST
+
+#ifdef HAVE_AMQP
+/* A user in an amqp:// URL is the username, percent-decoded (the README's
+ * example: amqps://relay@host/vhost with password_file); a username key
+ * that disagrees is the error. */
+START_TEST(test_amqp_url_user)
+{
+	static const struct {
+		const char *url, *username, *want_user, *want_err;
+	} cases[] = {
+		{ "amqps://relay@mq.example.com/orders", NULL, "relay", NULL },
+		{ "amqps://relay@mq.example.com/orders", "relay", "relay",
+		    NULL },
+		{ "amqp://re%40lay%3a@mq.example.com/", NULL, "re@lay:", NULL },
+		{ "amqp://mq.example.com/", "relay", "relay", NULL },
+		{ "amqps://relay@mq.example.com/orders", "other", NULL,
+		    ":3: channels.bus.username: \"other\" disagrees with the "
+		    "URL's user \"relay\"" },
+		{ "amqp://re%4@mq.example.com/", NULL, NULL,
+		    ":2: channels.bus.url: the user name in the URL is empty or "
+		    "badly percent-encoded" },
+		{ "amqp://mq.example.com/", NULL, NULL,
+		    "a password needs a username" },
+	};
+	struct conf c;
+	char       *pw, *text, *err;
+	size_t      i;
+
+	pw = tmp_file("amqp-pw\n", 0640);
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		err = NULL;
+		text = xasprintf("channels = { bus = { type = \"amqp\";\n"
+		                 " url = \"%s\"; exchange = \"x\";\n"
+		                 " %s%s%s password_file = \"%s\"; }; };\n",
+		    cases[i].url, cases[i].username ? "username = \"" : "",
+		    cases[i].username ? cases[i].username : "",
+		    cases[i].username ? "\";" : "", pw);
+		if (cases[i].want_err == NULL) {
+			ck_assert_msg(
+			    load_text(text, 0644, &c, &err, NULL) == 0,
+			    "case %zu: %s", i, err);
+			ck_assert_str_eq(
+			    c.channels[0].username, cases[i].want_user);
+			ck_assert_int_eq(conf_read_secrets(&c, NULL, &err), 0);
+			ck_assert_str_eq(c.channels[0].password, "amqp-pw");
+			conf_free(&c);
+		} else {
+			ck_assert_int_eq(
+			    load_text(text, 0644, &c, &err, NULL), -1);
+			ck_assert_msg(strstr(err, cases[i].want_err) != NULL,
+			    "case %zu: %s lacks %s", i, err, cases[i].want_err);
+			free(err);
+		}
+		free(text);
+	}
+	tmp_remove(pw);
+}
+END_TEST
+#endif
 
 START_TEST(test_url_password)
 {
@@ -856,7 +1008,7 @@ START_TEST(test_url_password)
 	struct conf c;
 	char       *err = NULL, *path;
 
-	ck_assert_int_eq(load_text(text, 0640, &c, &err, &path), -1);
+	ck_assert_int_eq(load_text(text, 0644, &c, &err, &path), -1);
 	ck_assert_msg(
 	    strstr(err, ":3: channels.m.url: a secret given inline") != NULL,
 	    "%s", err);
@@ -873,7 +1025,7 @@ START_TEST(test_url_password)
 END_TEST
 
 /* SMTP credentials need TLS, or allow_plaintext_auth said in so many
- * words (issue 13, defect 5). */
+ * words (cronguard-outbox(7), Circuit breaker). */
 START_TEST(test_smtp_auth_needs_tls)
 {
 	static const char *const ok[] = {
@@ -994,8 +1146,8 @@ START_TEST(test_secret_files)
 	for (i = 0; i < 3; i++) {
 		check_secret_file_error(keys[i], "/nonexistent/secret", 0600,
 		    "cannot read /nonexistent/secret: No such file");
-		check_secret_file_error(
-		    keys[i], pub, 0600, "is readable by others (chmod o-r");
+		check_secret_file_error(keys[i], pub, 0600,
+		    "is readable by others (mode 0644) (chmod o-r");
 		/* The config file itself may be public: it holds no secret. */
 		check_secret_file_error(
 		    keys[i], pub, 0644, "is readable by others");
@@ -1540,10 +1692,10 @@ START_TEST(test_print_notes)
 	    strstr(out, "# secret files, and the commands that read them:\n"));
 	ck_assert_ptr_nonnull(strstr(out,
 	    ": every command that uses the "
-	    "database\n"));
+	    "database (database.password_file)\n"));
 	ck_assert_ptr_nonnull(strstr(out,
-	    ": outbox dispatch (sending on this "
-	    "channel)\n"));
+	    ": outbox dispatch on channel h "
+	    "(channels.h.signing_secret_file)\n"));
 	free(out);
 	free(text);
 	tmp_remove(pw);
@@ -1655,6 +1807,10 @@ conf_suite(void)
 	tcase_add_test(tc, test_smtp_auth_needs_tls);
 	tcase_add_test(tc, test_url_password);
 	tcase_add_test(tc, test_secret_files);
+	tcase_add_test(tc, test_file_mode_rule);
+#ifdef HAVE_AMQP
+	tcase_add_test(tc, test_amqp_url_user);
+#endif
 	tcase_add_test(tc, test_tls_ca);
 	tcase_add_test(tc, test_print_masks_secrets);
 	tcase_add_loop_test(tc, test_keys_are_accepted, 0, (int)nkeys());

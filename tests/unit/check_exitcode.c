@@ -1,5 +1,5 @@
 /* check_exitcode.c: the one map from module statuses to exit codes, and
- * the numbers themselves (CONTRACT section 3: never renumbered). */
+ * the numbers themselves (cronguard(1), EXIT STATUS: never renumbered). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -21,6 +21,7 @@ START_TEST(test_numbers)
 	ck_assert_int_eq(EXIT_SOFTWARE, 70);
 	ck_assert_int_eq(EXIT_TEMPFAIL, 75);
 	ck_assert_int_eq(EXIT_PROTOCOL, 76);
+	ck_assert_int_eq(EXIT_NOPERM, 77);
 	ck_assert_int_eq(EXIT_CONFIG, 78);
 	ck_assert_int_eq(EXIT_TIMEOUT, 124);
 	ck_assert_int_eq(EXIT_NOEXEC, 126);
@@ -34,12 +35,15 @@ static const struct {
 	int  status;
 	int  code;
 } map[] = {
-	/* Every database failure is 69, however it failed. */
+	/* A database failure is 69, unless the server refused for want of
+	 * a privilege (77) or the schema is behind the binary (78). */
 	{ 'd', DB_OK, 0 },
 	{ 'd', DB_ERR_CONNECT, 69 },
 	{ 'd', DB_ERR_LOST, 69 },
 	{ 'd', DB_ERR_RETRYABLE, 69 },
 	{ 'd', DB_ERR_QUERY, 69 },
+	{ 'd', DB_ERR_PRIVILEGE, 77 },
+	{ 'd', DB_ERR_SCHEMA, 78 },
 	{ 'd', 42, 70 },
 	{ 'l', LOCK_OK, 0 },
 	{ 'l', LOCK_BUSY, 0 },
@@ -48,6 +52,8 @@ static const struct {
 	{ 'l', LOCK_ERR_GALERA, 78 },
 	{ 'l', LOCK_ERR_VALUE, 70 },
 	{ 'l', LOCK_INCIDENT, 76 },
+	{ 'l', LOCK_ERR_PRIVILEGE, 77 },
+	{ 'l', LOCK_ERR_SCHEMA, 78 },
 	{ 'l', 42, 70 },
 	{ 'c', CHECK_OK, 0 },
 	{ 'c', CHECK_WARNING, 1 },

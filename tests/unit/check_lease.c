@@ -227,8 +227,9 @@ START_TEST(test_no_table)
 	lease_token(a);
 	ck_assert_int_eq(
 	    lease_acquire(db, "j", a, "h", 1, 60 * SEC, &fence, &errstr),
-	    LEASE_ERR_DB);
+	    LEASE_ERR_SCHEMA);
 	ck_assert_ptr_nonnull(strstr(errstr, "cronguard_leases"));
+	ck_assert_ptr_nonnull(strstr(errstr, "run cronguard db migrate"));
 	free(errstr);
 	lease_teardown(db);
 }

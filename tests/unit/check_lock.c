@@ -46,6 +46,7 @@ struct fake {
 	int                lock_checks;
 	enum db_status     kill_st;
 	enum db_status     finish_st;
+	int                finish_fail_once; /* only the first finish fails */
 	struct lock_holder holder;
 	/* observed */
 	int                connects;
@@ -268,7 +269,7 @@ f_run_finish(void *conn, unsigned long long id, const char *outcome,
 	F.finish_status = exit_status;
 	snprintf(F.finish_error, sizeof F.finish_error, "%s",
 	    error != NULL ? error : "");
-	if (F.finish_st != DB_OK) {
+	if (F.finish_st != DB_OK && (!F.finish_fail_once || F.finishes == 1)) {
 		*errstr = xstrdup("query failed: fake finish error");
 		return (F.finish_st);
 	}
@@ -354,7 +355,8 @@ take(struct lock *l)
 	ck_assert_int_eq(lock_open(l, &errstr), LOCK_OK);
 	ck_assert_int_eq(lock_acquire(l, &h, &errstr), LOCK_OK);
 	ck_assert_int_eq(l->held, 1);
-	ck_assert_int_eq(runs_start(l, "host1", 1234, NULL, &errstr), LOCK_OK);
+	ck_assert_int_eq(
+	    lock_run_start(l, "host1", 1234, NULL, &errstr), LOCK_OK);
 	ck_assert_ptr_null(errstr);
 }
 
@@ -688,6 +690,30 @@ START_TEST(run_record_fails)
 }
 END_TEST
 
+/* A finish that fails on the lock session for any reason (here not a
+ * lost session: a KILL QUERY, a lock wait timeout) is written again on a
+ * new session with the job's own outcome, and reported. */
+START_TEST(run_record_retried)
+{
+	static const struct run_end failed = { "failure", 1,
+		"exited with status 1", NULL };
+	struct lock                 l;
+
+	F.finish_st = DB_ERR_QUERY;
+	F.finish_fail_once = 1;
+	take(&l);
+	ck_assert_int_eq(lock_finish(&l, &failed), LOCK_OK);
+	ck_assert_int_eq(F.finishes, 2);
+	ck_assert_int_eq(F.connects, 2);
+	ck_assert_str_eq(F.finish_outcome, "failure");
+	ck_assert_int_eq(F.finish_status, 1);
+	ck_assert_int_eq(seen_event("run_record_retried"), 1);
+	ck_assert_int_eq(seen_event("run_record_failed"), 0);
+	ck_assert_ptr_nonnull(
+	    strstr(seen_detail("run_record_retried"), "job failure, status 1"));
+}
+END_TEST
+
 START_TEST(heartbeat_lost)
 {
 	struct lock l;
@@ -915,6 +941,7 @@ lock_suite(void)
 	tcase_add_test(tc, verify_kill_fails);
 	tcase_add_test(tc, verify_query_fails);
 	tcase_add_test(tc, run_record_fails);
+	tcase_add_test(tc, run_record_retried);
 	tcase_add_test(tc, heartbeat_lost);
 	tcase_add_test(tc, heartbeat_ok);
 	tcase_add_test(tc, heartbeat_read_only);

@@ -1,6 +1,6 @@
 /* check_outbox.c: the watchdog verdict and the three report formats
- * (CONTRACT section 7).  Claim, finalise and recover run against the real
- * database in tests/integration/t04*. */
+ * (cronguard(1), jobs check; cronguard-outbox(7), MONITORING).  Claim, finalise
+ * and recover run against the real database in tests/integration/t04*. */
 #include "config.h"
 
 #include <stdio.h>
@@ -63,7 +63,8 @@ START_TEST(test_nagios_contract_example)
 	ck_assert_int_eq(outbox_verdict(&k, &c), CHECK_CRITICAL);
 	buf_init(&b);
 	report_into(&b, REPORT_NAGIOS, &k, &c, CHECK_CRITICAL, NULL);
-	/* CONTRACT 7, then the unknown_channel count as extra perfdata. */
+	/* cronguard-outbox(7), MONITORING, then the unknown_channel count as
+	 * extra perfdata. */
 	ck_assert_str_eq(b.data,
 	    "OUTBOX CRITICAL - stuck=2 stale=0 "
 	    "pending=14 due=3 failed=1 oldest_due=12s | "
@@ -123,7 +124,8 @@ START_TEST(test_json)
 	    "{\"status\":\"CRITICAL\",\"pending\":14,"
 	    "\"due\":3,\"processing\":2,\"stale\":0,\"stuck\":2,\"failed\":1,"
 	    "\"oldest_due_age_seconds\":12,\"unknown_channel\":4,"
-	    "\"circuit_open\":0,\"channels\":{}}\n");
+	    "\"expired\":0,\"blocked\":0,\"oldest_blocked_age_seconds\":0,"
+	    "\"circuit_open\":0,\"channels\":{},\"paused\":[]}\n");
 	buf_reset(&b);
 	report_into(&b, REPORT_JSON, NULL, &c, CHECK_UNKNOWN, "db down");
 	ck_assert_str_eq(
@@ -223,7 +225,7 @@ START_TEST(test_circuit_report)
 	    "\"mail\":{\"circuit\":\"open\",\"failures\":3,"
 	    "\"open_for_seconds\":42,\"quota_used\":0,"
 	    "\"error\":\"connect failed: refused\","
-	    "\"quota_exhausted\":false}}}\n"));
+	    "\"quota_exhausted\":false}},\"paused\":[]}\n"));
 	buf_reset(&b);
 	report_into(&b, REPORT_PROMETHEUS, &k, &c, CHECK_WARNING, NULL);
 	ck_assert_ptr_nonnull(strstr(

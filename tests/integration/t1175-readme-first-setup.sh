@@ -1,0 +1,134 @@
+#!/bin/sh
+# README tested literally (2 of 3): "First setup", command by command as
+# written, against the test MariaDB: the SQL of step 1 (the database, the
+# user, the GRANTs), the secret files of step 2, then step 4 (config check,
+# db migrate, doctor green) as a user in the group that owns the secrets,
+# with the README's Configuration block as the configuration file (0640
+# root:GROUP, as the package installs it); the systemctl lines are replaced
+# by what their units run (cronguard-job@.service: run JOB;
+# cronguard-dispatch.service: outbox dispatch), the first run and the first
+# dispatch.  Rewritten, and only these: /etc/cronguard to a temporary
+# directory, the database name app and the user 'cronguard'@'10.0.%' to
+# throwaway ones, '...' to a password, hosts and URLs to the test servers,
+# group cronguard to a throwaway group (as root; else this user's group),
+# the job's command to one that exists here, and the amqp channel dropped
+# (no broker in this test; its configuration is checked by t1174).
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+smtp_private_start
+
+DBU=cg1175_$$
+PW=pw$$x
+ETC=$TEST_TMP/etc/cronguard
+at_exit "mysql_admin \"DROP USER IF EXISTS '$DBU'@'%'\""
+if [ "$(id -u)" = 0 ]; then
+	U=cgu1175_$$
+	G=cgg1175_$$
+	groupadd "$G" || fail "groupadd"
+	at_exit "groupdel $G"
+	useradd -M -N -g nogroup -G "$G" -s /bin/sh "$U" || fail "useradd"
+	at_exit "userdel $U"
+	as_user() { (cd / && runuser -u "$U" -- env PATH="$PATH" "$@"); }
+else
+	G=$(id -gn)
+	as_user() { "$@"; }
+fi
+chmod 711 "$TEST_TMP"
+mkdir -p "$ETC" "$TEST_TMP/bin"
+ln -s "$CRONGUARD_BIN" "$TEST_TMP/bin/cronguard"
+PATH=$TEST_TMP/bin:$PATH
+export PATH
+CRONGUARD_CONFIG=$ETC/cronguard.conf
+export CRONGUARD_CONFIG
+
+"$LIB_PY" - "$CRONGUARD_SRCDIR/README.md" "$TEST_TMP" <<'PY' || fail "cannot extract First setup"
+import re, sys
+readme, tmp = sys.argv[1], sys.argv[2]
+text = open(readme, encoding="utf-8").read()
+setup = text.split("\n## First setup\n", 1)[1].split("\n## ", 1)[0]
+conf = text.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+blocks = re.findall(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```$", setup, re.S | re.M)
+want = [("sql", "step1.sql"), ("sh", "step2.sh"), ("sh", "step4.sh")]
+got = [b for b in blocks if b[1] in ("sql", "sh")]
+if len(got) < 3:
+    sys.exit("First setup: expected an sql and two sh blocks, found %d" % len(got))
+for (ind, tag, body), (wtag, name) in zip(got, want):
+    if tag != wtag:
+        sys.exit("First setup: a %s block where %s was expected" % (tag, wtag))
+    lines = [l[len(ind):] for l in body.split("\n")]
+    open("%s/%s" % (tmp, name), "w").write("\n".join(lines))
+cb = re.findall(r"^```libconfig\n(.*?)^```$", conf, re.S | re.M)
+if not cb:
+    sys.exit("Configuration: no libconfig block")
+open("%s/readme.conf" % tmp, "w").write(cb[0])
+PY
+
+# --- step 1, the SQL as written (one statement a line or continued)
+sed -e "s/'cronguard'@'10\\.0\\.%'/'$DBU'@'%'/g" \
+    -e "s/IDENTIFIED BY '\\.\\.\\.'/IDENTIFIED BY '$PW'/" \
+    -e "s/\\bapp\\b/$TEST_DB/g" "$TEST_TMP/step1.sql" > "$TEST_TMP/step1.run"
+grep -q "CREATE DATABASE" "$TEST_TMP/step1.run" || fail "First setup creates no database"
+mysql_admin "DROP DATABASE \`$TEST_DB\`"
+mysql_admin "$(cat "$TEST_TMP/step1.run")" || fail "First setup step 1 failed"
+
+# --- step 2, the secrets as written
+sed -e "s|/etc/cronguard|$ETC|g" -e "s/-g cronguard/-g $G/g" \
+    -e "s/'%s' '\\.\\.\\.'/'%s' '$PW'/" \
+    -e "s/'whsec_\\.\\.\\.'/'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'/" \
+    "$TEST_TMP/step2.sh" > "$TEST_TMP/step2.run"
+if [ "$(id -u)" != 0 ]; then
+	sed -i 's/ -o root//' "$TEST_TMP/step2.run"
+fi
+echo "--- step 2:"; cat "$TEST_TMP/step2.run"
+sh -e "$TEST_TMP/step2.run" || fail "First setup step 2 failed"
+
+# --- the configuration: the README's Configuration block
+"$LIB_PY" - "$TEST_TMP/readme.conf" "$CONF" <<PY || fail "cannot adapt the configuration"
+import re, sys
+s = open(sys.argv[1]).read()
+s = s.replace('host = "127.0.0.1"; port = 3306;',
+              'host = "$CRONGUARD_TEST_DB_HOST"; port = $CRONGUARD_TEST_DB_PORT;')
+s = s.replace('user = "cronguard";', 'user = "$DBU";')
+s = s.replace('name = "app";', 'name = "$TEST_DB";')
+s = s.replace("/etc/cronguard", "$ETC")
+s = s.replace('"/usr/local/bin/accrue-leave", "--today"', '"/bin/true"')
+s = s.replace("https://hooks.example.com/billing", "$HTTP_BASE/billing")
+s = s.replace("smtp://127.0.0.1:25", "$SMTP_URL")
+s = re.sub(r"\n  events = \{.*?\};\n", "\n", s, flags=re.S)
+for want in ("$CRONGUARD_TEST_DB_PORT", "$DBU", "$TEST_DB", "$HTTP_BASE", "$SMTP_URL", "/bin/true"):
+    if want not in s:
+        sys.exit("the README configuration changed: %s not substituted" % want)
+open(sys.argv[2], "w").write(s)
+PY
+install -m 0640 "$CONF" "$CRONGUARD_CONFIG"
+chgrp "$G" "$CRONGUARD_CONFIG"
+
+# --- step 4 as written; each systemctl line runs what its unit runs
+echo "--- step 4:"
+n=0
+while read -r line; do
+	cmd=${line%%#*}
+	case $cmd in
+	"") continue ;;
+	*cronguard-job@*.timer*)
+		job=${cmd##*cronguard-job@}; job=${job%%.timer*}
+		cmd="cronguard run $job" ;;
+	*cronguard-dispatch.timer*)
+		mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+		    VALUES ('mail', 'first.setup', JSON_OBJECT('to',
+		    'kim@$MAIL_DOMAIN', 'subject', 'hello', 'text', 'first'))"
+		cmd="cronguard outbox dispatch" ;;
+	esac
+	n=$((n + 1))
+	# shellcheck disable=SC2086 # the README's words
+	assert_exit 0 as_user $cmd < /dev/null
+	case $cmd in
+	*doctor*)
+		cat "$OUT"
+		if grep -vq '^OK ' "$OUT"; then fail "doctor is not green"; fi ;;
+	esac
+done < "$TEST_TMP/step4.sh"
+[ "$n" -ge 5 ] || fail "step 4 has only $n commands"
+assert_eq success "$(mysql_q "SELECT outcome FROM cronguard_runs WHERE job = 'leave-accrual'")" "the first run"
+assert_eq SENT "$(mysql_q "SELECT status FROM outbox_messages")" "the first dispatch"
+assert_eq 1 "$(smtp_count)" "mails delivered"
