@@ -11,6 +11,7 @@
 #include "db.h"
 #include "duration.h"
 #include "jobcheck.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "log.h"
 #include "runs.h"
@@ -176,12 +177,19 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 	 * it. */
 	if (!s->paused && s->st.first_run >= 0) {
 		int64_t slot = latest, prev;
+		int     was_paused = 0;
 
 		if ((now - latest) * 1000 <= j->grace_ms &&
 		    schedule_prev(sc->schedule, z, latest - 1, &prev) == 0)
 			slot = prev;
 		if (slot >= s->st.first_run && s->st.last_success < slot &&
-		    (now - slot) * 1000 > j->grace_ms) {
+		    (now - slot) * 1000 > j->grace_ms &&
+		    (st = jobctl_paused_at(
+		         db, j->name, slot, &was_paused, errstr)) != DB_OK)
+			goto out;
+		/* A slot of a pause, resumed since or not, was not missed. */
+		if (slot >= s->st.first_run && s->st.last_success < slot &&
+		    (now - slot) * 1000 > j->grace_ms && !was_paused) {
 			tzone_format(z, slot, text, sizeof text);
 			s->missed = 1;
 			jobcheck_add(jc, CHECK_CRITICAL,
