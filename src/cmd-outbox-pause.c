@@ -104,13 +104,13 @@ static const struct cmd_option cmd_outbox_pause_options[] = {
 
 const struct cmd_entry cmd_outbox_pause_entry = {
 	.name = "outbox pause",
-	.usage = "[--for duration] [--reason text] channel...",
+	.usage = "channel... [--for duration] [--reason text]",
 	.summary =
 	    "Pause the channels on every host: their rows stay PENDING and are not claimed, no attempt is counted, sends in flight finish.  Until outbox resume, or for the duration.",
 	.options = cmd_outbox_pause_options,
 	.min_args = 1,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPTIONS_ANYWHERE,
 	.exec = cmd_outbox_pause_exec,
 };
 

@@ -231,6 +231,9 @@ static void
 silent(void *arg)
 {
 	emit_incident(arg);
+	/* The alert is posted by a thread of its own: wait for it, as the
+	 * command layer does before it exits. */
+	incident_flush();
 }
 
 START_TEST(test_incident_alert_posted)
