@@ -22,7 +22,8 @@ CG_PACKAGES="build-essential autoconf automake pkg-config libmariadb-dev
 	libcurl4-openssl-dev libconfig-dev libjansson-dev libssl-dev check
 	libsubunit-dev mariadb-server mariadb-client python3-aiosmtpd
 	nginx-light hyperfine curl clang-format mandoc groff-base shellcheck
-	librabbitmq-dev rabbitmq-server amqp-tools python3-pika galera-4 rsync"
+	librabbitmq-dev rabbitmq-server amqp-tools python3-pika galera-4 rsync
+	python3-croniter tzdata"
 
 cg_say() { printf '==> %s\n' "$*"; }
 cg_warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }
