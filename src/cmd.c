@@ -18,6 +18,7 @@
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_exec_entry;
 extern const struct cmd_entry cmd_jobs_list_entry;
+extern const struct cmd_entry cmd_jobs_crontab_entry;
 extern const struct cmd_entry cmd_jobs_check_entry;
 extern const struct cmd_entry cmd_jobs_runs_entry;
 extern const struct cmd_entry cmd_jobs_show_entry;
@@ -46,6 +47,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_jobs_runs_entry,
 	&cmd_jobs_show_entry,
 	&cmd_jobs_purge_entry,
+	&cmd_jobs_crontab_entry,
 	&cmd_locks_entry,
 	&cmd_outbox_dispatch_entry,
 	&cmd_outbox_check_entry,
