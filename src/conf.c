@@ -40,6 +40,8 @@ _Static_assert(sizeof(enum on_failure) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum attempt_log) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum output_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum catch_up) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum alert_level) == sizeof(int), "enum size");
 
 /*
  * The key table: each configuration key is written once, here, with its
@@ -118,11 +120,12 @@ static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 /* In enum guard_kind's order. */
-static const char *const catch_up_names[] = { "latest", "all", "none", NULL };
-static const char *const alert_level_names[] = { "warning", "critical", NULL };
 static const char *const guards[] = { "named_lock", "local", "none", "lease",
 	"auto", NULL };
 static const char *const lock_lost[] = { "terminate", "continue", NULL };
+/* In enum catch_up's and enum alert_level's order. */
+static const char *const catch_ups[] = { "latest", "all", "none", NULL };
+static const char *const alert_levels[] = { "warning", "critical", NULL };
 
 #define DUR_S(s) ((long long)(s)*1000)
 #define DUR_M(m) (DUR_S(m) * 60)
@@ -532,8 +535,45 @@ static const struct key job_keys[] = {
 	    .kind = K_DUR,
 	    .off = JB(once_per_ms),
 	    .max = DURATION_MAX_MS },
-	/* Known to the server or not is found when the job runs. */
+	/* With once_per, known to the server or not is found when the job
+	 * runs; with a schedule, checked in the host's tzdata
+	 * (conf_check_schedule). */
 	{ .name = "timezone", .kind = K_STR, .off = JB(timezone) },
+	/* Parsed in conf_check_schedule. */
+	{ .name = "schedule", .kind = K_STR, .off = JB(schedule_text) },
+	{ .name = "catch_up",
+	    .kind = K_ENUM,
+	    .off = JB(catch_up),
+	    .values = catch_ups,
+	    .def = CATCH_UP_LATEST,
+	    .shown = conf_job_has_schedule },
+	{ .name = "backfill_limit",
+	    .kind = K_UINT,
+	    .off = JB(backfill_limit),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 10,
+	    .shown = conf_job_has_schedule },
+	/* No default here: the job's grace (conf_check_schedule). */
+	{ .name = "starting_deadline",
+	    .kind = K_DUR,
+	    .off = JB(starting_deadline_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .shown = conf_job_has_schedule },
+	{ .name = "alert_after_failures",
+	    .kind = K_UINT,
+	    .off = JB(alert_after_failures),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 1,
+	    .shown = conf_job_has_schedule },
+	{ .name = "alert_level",
+	    .kind = K_ENUM,
+	    .off = JB(alert_level),
+	    .values = alert_levels,
+	    .def = ALERT_WARNING,
+	    .shown = conf_job_has_schedule },
 	{ .name = "keep_runs",
 	    .kind = K_UINT,
 	    .off = JB(keep_runs),
@@ -565,41 +605,6 @@ static const struct key job_keys[] = {
 	    .kind = K_SECRETFILE,
 	    .off = JB(ping_url_file),
 	    .off2 = JB(ping_url) },
-	/* Parsed in conf_check_schedule. */
-	{ .name = "schedule", .kind = K_STR, .off = JB(schedule_text) },
-	{ .name = "catch_up",
-	    .kind = K_ENUM,
-	    .off = JB(catch_up),
-	    .values = catch_up_names,
-	    .def = CATCH_UP_LATEST,
-	    .shown = conf_job_has_schedule },
-	{ .name = "backfill_limit",
-	    .kind = K_UINT,
-	    .off = JB(backfill_limit),
-	    .min = 1,
-	    .max = 1000,
-	    .def = 10,
-	    .shown = conf_job_has_schedule },
-	/* No default here: the job's grace (conf_check_schedule). */
-	{ .name = "starting_deadline",
-	    .kind = K_DUR,
-	    .off = JB(starting_deadline_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .shown = conf_job_has_schedule },
-	{ .name = "alert_after_failures",
-	    .kind = K_UINT,
-	    .off = JB(alert_after_failures),
-	    .min = 1,
-	    .max = 1000,
-	    .def = 1,
-	    .shown = conf_job_has_schedule },
-	{ .name = "alert_level",
-	    .kind = K_ENUM,
-	    .off = JB(alert_level),
-	    .values = alert_level_names,
-	    .def = ALERT_WARNING,
-	    .shown = conf_job_has_schedule },
 	{ .name = NULL },
 };
 #undef JB
@@ -1884,7 +1889,7 @@ conf_check_once_per(
 	if (j->once_per_ms == 0) {
 		if (j->timezone != NULL && j->schedule_text == NULL)
 			return conf_key_error(p, conf_member(s, "timezone"),
-			    "timezone applies to schedule and once_per slots only");
+			    "timezone applies to schedule and once_per slots only: set one of them");
 		return 0;
 	}
 	if (!p->c->have_database)
@@ -1912,41 +1917,55 @@ conf_check_once_per(
 }
 
 /*
- * schedule: parsed here, so that a bad expression is a configuration
- * error naming its field; its zone, when set, must be in the host's
- * tzdata (a schedule is evaluated on the host, by the database clock).
+ * A schedule is parsed here, so that a bad expression is a configuration
+ * error naming its field, and its zone is opened in the host's tzdata
+ * (cronguard.conf(5), "Schedules").  once_per is an interval schedule of
+ * its own: a job has one or the other.
  */
 static int
 conf_check_schedule(
     struct parse *p, const config_setting_t *s, struct conf_job *j)
 {
-	struct tzone *z = NULL;
-	char         *errstr = NULL;
-	int           rc;
+	const config_setting_t *k;
+	char                   *err = NULL;
+	int                     rv;
 
-	if (j->schedule_text == NULL)
+	if (j->schedule_text == NULL) {
+		static const char *const only[] = { "catch_up",
+			"backfill_limit", "starting_deadline",
+			"alert_after_failures", "alert_level" };
+		size_t                   i;
+
+		for (i = 0; i < nitems(only); i++)
+			if ((k = conf_member(s, only[i])) != NULL)
+				return conf_key_error(p, k,
+				    "applies to a schedule: set schedule");
 		return 0;
+	}
+	k = conf_member(s, "schedule");
 	if (j->once_per_ms != 0)
-		return conf_key_error(p, conf_member(s, "schedule"),
-		    "schedule and once_per both say when the job runs: set one");
+		return conf_key_error(p, k,
+		    "give schedule or once_per, not both (once_per is an interval schedule of its own)");
 	if (!p->c->have_database)
-		return conf_key_error(p, conf_member(s, "schedule"),
+		return conf_key_error(p, k,
 		    "schedule needs a database section (the run records)");
-	if (schedule_parse(j->schedule_text, &j->schedule, &errstr) != 0) {
-		rc =
-		    conf_key_error(p, conf_member(s, "schedule"), "%s", errstr);
-		free(errstr);
-		return rc;
+	if (schedule_parse(j->schedule_text, &j->schedule, &err) == -1) {
+		rv = conf_key_error(p, k, "%s", err);
+		free(err);
+		return rv;
 	}
-	if (j->timezone != NULL && tzone_open(j->timezone, &z, &errstr) != 0) {
-		rc =
-		    conf_key_error(p, conf_member(s, "timezone"), "%s", errstr);
-		free(errstr);
-		return rc;
+	if (j->timezone != NULL &&
+	    tzone_open(j->timezone, &j->tzone, &err) == -1) {
+		rv = conf_key_error(p, conf_member(s, "timezone"), "%s", err);
+		free(err);
+		return rv;
 	}
-	tzone_free(z);
 	if (j->starting_deadline_ms == 0)
 		j->starting_deadline_ms = j->grace_ms;
+	else if (j->catch_up != CATCH_UP_NONE)
+		conf_key_warn(p, conf_member(s, "starting_deadline"),
+		    "applies to catch_up = \"none\" only (catch_up is \"%s\")",
+		    catch_ups[j->catch_up]);
 	return 0;
 }
 
@@ -1975,9 +1994,8 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 		if (j->sql != NULL && !c->have_database)
 			return conf_key_error(
 			    p, s, "an sql job needs a database section");
-		if (conf_check_schedule(p, s, j) == -1)
-			return -1;
-		if (conf_check_once_per(p, s, j) == -1)
+		if (conf_check_once_per(p, s, j) == -1 ||
+		    conf_check_schedule(p, s, j) == -1)
 			return -1;
 		if ((l = conf_member(s, "lock")) != NULL) {
 			if (!conf_lock_name_valid(j->lock, &why))
@@ -2491,8 +2509,10 @@ conf_free(struct conf *c)
 	size_t i;
 
 	free(c->path);
-	for (i = 0; i < c->njobs; i++)
+	for (i = 0; i < c->njobs; i++) {
 		schedule_free(c->jobs[i].schedule);
+		tzone_free(c->jobs[i].tzone);
+	}
 	conf_free_keys(top_keys, c);
 	for (i = 0; i < c->nsecrets; i++)
 		free(c->secrets[i].where);

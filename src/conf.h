@@ -22,9 +22,6 @@ enum guard_kind {
 	GUARD_AUTO,  /* named lock, or a lease on a Galera node */
 };
 enum on_lock_lost { LOCK_LOST_TERMINATE, LOCK_LOST_CONTINUE };
-/* A scheduled job's slots missed at launch (cronguard.conf(5)). */
-enum catch_up { CATCH_UP_LATEST, CATCH_UP_ALL, CATCH_UP_NONE };
-enum alert_level { ALERT_WARNING, ALERT_CRITICAL };
 enum ordering { ORDERING_PER_KEY, ORDERING_NONE };
 /* Which earlier rows of a key hold a row back (cronguard-outbox(7),
  * ORDERING): those of its own channel, or of every channel. */
@@ -34,6 +31,15 @@ enum on_failure { ON_FAILURE_BLOCK, ON_FAILURE_SKIP };
 /* Which attempts the finalise writes to outbox_attempts. */
 enum attempt_log { ATTEMPT_LOG_ALL, ATTEMPT_LOG_FAILURES, ATTEMPT_LOG_NONE };
 enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP, CHANNEL_AMQP };
+/* Which of a scheduled job's slots a launch runs (cronguard.conf(5),
+ * "Schedules"). */
+enum catch_up { CATCH_UP_LATEST, CATCH_UP_ALL, CATCH_UP_NONE };
+/* The status failed slots raise in jobs check: CHECK_WARNING or
+ * CHECK_CRITICAL (report.h). */
+enum alert_level { ALERT_WARNING, ALERT_CRITICAL };
+
+struct schedule;
+struct tzone;
 
 struct conf_database {
 	char         *host; /* default "127.0.0.1" unless socket set */
@@ -121,8 +127,6 @@ struct conf_channel {
  * another host can take it. */
 #define CONF_LEASE_BEATS 3
 
-struct schedule;
-
 struct conf_job {
 	char             *name;
 	int               line;
@@ -140,23 +144,26 @@ struct conf_job {
 	enum on_lock_lost on_lock_lost;
 	int               busy_exit;   /* 0 */
 	int64_t           once_per_ms; /* 0 = every launch runs */
-	char             *timezone;    /* of once_per's slots; NULL: the
-	                                * database's */
-	unsigned         keep_runs;    /* CONF_KEEP_RUNS; 0 = keep all */
-	enum output_mode output;       /* on_failure */
-	long long        output_max;   /* bytes; OUTPUT_MAX_DEFAULT */
-	char            *ping_url;     /* NULL: none; from ping_url_file
-	                                * once conf_read_job_secrets ran */
-	char *ping_url_file;
-	/* A cron(5) schedule: once per slot (cronguard.conf(5),
-	 * "Schedules"); schedule_text NULL: none. */
+	char             *timezone;    /* of the slots (once_per's or the
+	                                * schedule's); NULL: the database's */
+	/* schedule: the expression as given, parsed; NULL: none.  tzone is
+	 * timezone opened in the host's tzdata when a schedule is set
+	 * (NULL: no timezone key, the database's zone). */
 	char            *schedule_text;
-	struct schedule *schedule;             /* parsed from schedule_text */
+	struct schedule *schedule;
+	struct tzone    *tzone;
 	enum catch_up    catch_up;             /* latest */
-	unsigned         backfill_limit;       /* 10 */
-	int64_t          starting_deadline_ms; /* catch_up none; grace */
-	unsigned         alert_after_failures; /* 1 */
+	unsigned         backfill_limit;       /* 10, 1..1000 (catch_up all) */
+	int64_t          starting_deadline_ms; /* catch_up none; default:
+	                                        * grace */
+	unsigned         alert_after_failures; /* 1, 1..1000 */
 	enum alert_level alert_level;          /* warning */
+	unsigned         keep_runs;  /* CONF_KEEP_RUNS; 0 = keep all */
+	enum output_mode output;     /* on_failure */
+	long long        output_max; /* bytes; OUTPUT_MAX_DEFAULT */
+	char            *ping_url;   /* NULL: none; from ping_url_file
+	                              * once conf_read_job_secrets ran */
+	char *ping_url_file;
 };
 
 /* The runs kept per job by default (keep_runs): three years of a daily

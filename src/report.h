@@ -72,13 +72,6 @@ char *report_jobs_list_json(const struct report_job_row *, size_t n);
 /* jobs list: the table, a line under a scheduled or paused job. */
 char *report_jobs_list_text(const struct report_job_row *, size_t n);
 
-/* jobs crontab: an /etc/cron.d file, one "SCHEDULE USER cronguard [-c
- * conf_path] run JOB" line per scheduled job of c (conf_path NULL: the
- * default configuration), the others as comments. */
-struct conf;
-char *report_crontab(
-    const struct conf *c, const char *user, const char *conf_path);
-
 /* locks --format json: one object per lock. */
 struct lock_holder;
 struct report_lock_row {

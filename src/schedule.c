@@ -1001,3 +1001,108 @@ schedule_contains(const struct schedule *s, const struct tzone *z, int64_t t)
 
 	return schedule_prev(s, z, t, &slot) == 0 && slot == t;
 }
+
+/* ------------------------------------------------------- systemd.time(7) */
+
+/* One field of a calendar event: "*", "a/b" (a, a+b, ... to the end of
+ * the field), or values and "a..b" runs. */
+static void
+calendar_field(
+    struct buf *b, uint64_t bits, int lo, int hi, const char *const *names)
+{
+	int v, w, first = -1, step = 0, n = 0, ok = 1;
+
+	for (v = lo; v <= hi; v++)
+		if (bits & ((uint64_t)1 << v))
+			n++;
+	if (n == hi - lo + 1) {
+		buf_addc(b, '*');
+		return;
+	}
+	/* An arithmetic progression that runs to the end of the field. */
+	for (v = lo, w = -1; v <= hi; v++) {
+		if (!(bits & ((uint64_t)1 << v)))
+			continue;
+		if (first == -1)
+			first = v;
+		else if (step == 0)
+			step = v - first;
+		else if (v - w != step)
+			ok = 0;
+		w = v;
+	}
+	if (names == NULL && n >= 3 && ok && w + step > hi) {
+		buf_printf(b, "%d/%d", first, step);
+		return;
+	}
+	n = 0;
+	for (v = lo; v <= hi; v++) {
+		if (!(bits & ((uint64_t)1 << v)))
+			continue;
+		for (w = v; w + 1 <= hi && (bits & ((uint64_t)1 << (w + 1)));)
+			w++;
+		if (n++ > 0)
+			buf_addc(b, ',');
+		if (names != NULL)
+			buf_adds(b, names[v]);
+		else
+			buf_printf(b, "%d", v);
+		if (w >= v + 2) {
+			buf_adds(b, "..");
+			if (names != NULL)
+				buf_adds(b, names[w]);
+			else
+				buf_printf(b, "%d", w);
+			v = w;
+		}
+	}
+}
+
+static char *
+calendar_event(
+    const struct schedule *s, uint32_t dom, uint32_t dow, const char *zone)
+{
+	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu",
+		"Fri", "Sat" };
+	struct buf               b;
+
+	buf_init(&b);
+	if ((dow & 0x7f) != 0x7f) {
+		calendar_field(&b, dow, 0, 6, days);
+		buf_addc(&b, ' ');
+	}
+	buf_adds(&b, "*-");
+	calendar_field(&b, s->month, 1, 12, NULL);
+	buf_addc(&b, '-');
+	calendar_field(&b, dom, 1, 31, NULL);
+	buf_addc(&b, ' ');
+	calendar_field(&b, s->hour, 0, 23, NULL);
+	buf_addc(&b, ':');
+	calendar_field(&b, s->minute, 0, 59, NULL);
+	buf_adds(&b, ":00");
+	if (zone != NULL)
+		buf_printf(&b, " %s", zone);
+	return buf_steal(&b);
+}
+
+int
+schedule_calendar(
+    const struct schedule *s, const char *zone, char *out[2], const char **why)
+{
+	const uint32_t all_dom = 0xfffffffe, all_dow = 0x7f;
+
+	out[0] = out[1] = NULL;
+	if (zone != NULL && strcmp(zone, "Z") == 0)
+		zone = "UTC";
+	if (zone != NULL && (zone[0] == '+' || zone[0] == '-')) {
+		*why = "systemd names no fixed offset but UTC";
+		return 0;
+	}
+	if (s->dom_star || s->dow_star) {
+		out[0] = calendar_event(s, s->dom, s->dow, zone);
+		return 1;
+	}
+	out[0] = calendar_event(s, s->dom, all_dow, zone);
+	out[1] = calendar_event(s, all_dom, s->dow, zone);
+	return 2;
+}

@@ -76,6 +76,17 @@ int schedule_contains(const struct schedule *, const struct tzone *, int64_t t);
 #define TZONE_RFC3339_MAX 32
 void tzone_format(const struct tzone *, int64_t t, char *buf, size_t len);
 
+/*
+ * The schedule as systemd.time(7) calendar events, for OnCalendar=: one,
+ * or two when a restricted day of month and day of week match by OR (a
+ * timer with two OnCalendar= lines fires on either), each followed by
+ * zone when it is not NULL.  Returns the count with out[] allocated
+ * (the caller frees each), or 0 with *why (static) when systemd cannot
+ * name the zone (a fixed offset other than UTC).
+ */
+int schedule_calendar(
+    const struct schedule *, const char *zone, char *out[2], const char **why);
+
 /* Parse an operator's time in zone z: RFC 3339 with an offset or Z
  * ("2026-12-01T01:30:00+01:00"), or a local "YYYY-MM-DD HH:MM[:SS]" /
  * "YYYY-MM-DDTHH:MM[:SS]" in z (mapped as above).  0 and *t, or -1 with
