@@ -29,7 +29,7 @@ assert_exit 0 cg db migrate
 CRONTAB=/etc/cron.d/cronguard-t1044-$$
 at_exit "rm -f '$CRONTAB'"
 assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/a.conf" jobs crontab --user root
-assert_grep '^\* \* \* \* \* root cronguard -c [^ ]*/a.conf run tick$' "$OUT"
+assert_grep "^\\* \\* \\* \\* \\* root cronguard -c '?[^ ]*/a\\.conf'? run tick$" "$OUT"
 assert_grep '^# .*unscheduled' "$OUT"
 cp "$OUT" "$TEST_TMP/a.cron"
 assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/b.conf" jobs crontab --user root
