@@ -102,9 +102,17 @@ for ex in examples:
               [shape(l) for l in want], ex, "got %r, README %r" % (out, want))
         continue
     if cmd.startswith("cronguard -v exec --lock demo"):
+        # Two hosts: each its own runtime_dir (on one host the local
+        # flock would stop the second before the database lock).
         res = {}
+        for n in (0, 1):
+            c = open(env["CONF"]).read().replace(
+                'runtime_dir = "%s";' % tmp, 'runtime_dir = "%s/host%d";' % (tmp, n))
+            os.makedirs("%s/host%d" % (tmp, n), exist_ok=True)
+            open("%s/host%d.conf" % (tmp, n), "w").write(c)
+            os.chmod("%s/host%d.conf" % (tmp, n), 0o600)
         def one(n):
-            res[n] = sh(cmd + " 2>&1")
+            res[n] = sh("CRONGUARD_CONFIG=%s/host%d.conf %s 2>&1" % (tmp, n, cmd))
         ts = [threading.Thread(target=one, args=(n,)) for n in (0, 1)]
         for t in ts: t.start()
         for t in ts: t.join()
