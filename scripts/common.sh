@@ -19,10 +19,11 @@ CG_JOBS=${CRONGUARD_JOBS:-2}
 # nothing without CRONGUARD_FAULT: the test build has them for scripts/chaos.
 CG_CONFIGURE="--enable-debug --enable-asan --enable-fault-injection"
 CG_PACKAGES="build-essential autoconf automake pkg-config libmariadb-dev
-	libcurl4-openssl-dev libconfig-dev libjansson-dev libssl-dev check
+	libcurl4-openssl-dev libconfig-dev libjansson-dev libssl-dev check faketime cron
 	libsubunit-dev mariadb-server mariadb-client python3-aiosmtpd
 	nginx-light hyperfine curl clang-format mandoc groff-base shellcheck
-	librabbitmq-dev rabbitmq-server amqp-tools python3-pika galera-4 rsync"
+	librabbitmq-dev rabbitmq-server amqp-tools python3-pika galera-4 rsync
+	prometheus python3-yaml bash-completion zsh"
 
 cg_say() { printf '==> %s\n' "$*"; }
 cg_warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }

@@ -6,7 +6,8 @@
 --   cronguard_runs.slot_kind  why the slot ran: 'schedule' (the latest slot
 --                             at launch), 'catch_up' (an older slot of
 --                             catch_up = "all"), 'manual' (run --slot).
---   ix_runs_job_slot          "has this slot succeeded" in one index probe.
+--   ix_runs_job_slot          the latest successful slot, and the successes
+--                             of one slot, in one index probe each.
 -- cronguard_job_pauses: one row per paused job, fleet-wide; job '*' pauses
 --   every job (jobs pause --all).  until_at NULL: until jobs resume.
 -- cronguard_job_acks: an operator's acknowledgement of a failed or ran-twice
@@ -14,7 +15,7 @@
 ALTER TABLE cronguard_runs
   ADD COLUMN slot      DATETIME(6) NULL,
   ADD COLUMN slot_kind VARCHAR(16) NULL,
-  ADD KEY ix_runs_job_slot (job, slot, outcome);
+  ADD KEY ix_runs_job_slot (job, outcome, slot);
 CREATE TABLE cronguard_job_pauses (
   job        VARCHAR(191)  NOT NULL PRIMARY KEY,
   paused_at  DATETIME(6)   NOT NULL DEFAULT CURRENT_TIMESTAMP(6),

@@ -121,6 +121,16 @@ amqp_set_blocked(struct channel *ch, bool on, amqp_bytes_t reason)
 
 /* Connect, log in, open the channel, select confirms.  Returns 0, or -1
  * with *errstr; *auth set when the broker refused the credentials. */
+/* Whether a connection.close reply code refuses this login or vhost
+ * (403 ACCESS_REFUSED, 530 NOT_ALLOWED: an unknown vhost or one the user
+ * may not open): a channel failure that no retry of a message cures, so
+ * it costs no attempt, like a refused password. */
+static bool
+amqp_refused_code(uint16_t code)
+{
+	return code == AMQP_ACCESS_REFUSED || code == AMQP_NOT_ALLOWED;
+}
+
 static int
 amqp_connect(struct channel *ch, bool *auth, char **errstr)
 {
@@ -191,8 +201,9 @@ amqp_connect(struct channel *ch, bool *auth, char **errstr)
 		            r.library_error == AMQP_STATUS_SOCKET_CLOSED) ||
 		    (r.reply_type == AMQP_RESPONSE_SERVER_EXCEPTION &&
 		        r.reply.id == AMQP_CONNECTION_CLOSE_METHOD &&
-		        ((amqp_connection_close_t *)r.reply.decoded)
-		                ->reply_code == AMQP_ACCESS_REFUSED);
+		        amqp_refused_code(
+		            ((amqp_connection_close_t *)r.reply.decoded)
+		                ->reply_code));
 		*errstr = amqp_reply_error(r, "amqp: login");
 		goto fail;
 	}

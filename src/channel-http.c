@@ -44,8 +44,7 @@ struct channel {
 	CURLM                     *multi;
 	struct http_xfer          *xfers;
 	unsigned                   nxfers;
-	unsigned char             *key; /* signing key, or NULL */
-	size_t                     keylen;
+	struct channel_http_keys   keys; /* none when keys.n is 0 */
 };
 
 int
@@ -79,6 +78,87 @@ channel_http_secret_key(const char *secret, unsigned char **key, size_t *keylen)
 	*key = out;
 	*keylen = (size_t)n - pad;
 	return 0;
+}
+
+int
+channel_http_secret_keys(
+    const char *secrets, struct channel_http_keys *k, char **errstr)
+{
+	const char *p, *end, *nl;
+	char       *line;
+	int         lineno = 0;
+
+	memset(k, 0, sizeof *k);
+	for (p = secrets; *p != '\0'; p = *nl != '\0' ? nl + 1 : nl) {
+		lineno++;
+		if ((nl = strchr(p, '\n')) == NULL)
+			nl = p + strlen(p);
+		while (p < nl && (*p == ' ' || *p == '\t'))
+			p++;
+		end = nl;
+		while (end > p &&
+		    (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			end--;
+		if (end == p)
+			continue;
+		if (k->n == CHANNEL_HTTP_MAX_SECRETS) {
+			*errstr = xasprintf(
+			    "more than %d secrets", CHANNEL_HTTP_MAX_SECRETS);
+			goto fail;
+		}
+		line = xstrndup(p, (size_t)(end - p));
+		if (channel_http_secret_key(
+		        line, &k->key[k->n], &k->len[k->n]) != 0) {
+			explicit_bzero(line, strlen(line));
+			free(line);
+			*errstr = xasprintf(
+			    "line %d: invalid base64 after whsec_", lineno);
+			goto fail;
+		}
+		explicit_bzero(line, strlen(line));
+		free(line);
+		k->n++;
+	}
+	if (k->n == 0) {
+		*errstr = xstrdup("no secret in it (blank lines only)");
+		goto fail;
+	}
+	return 0;
+fail:
+	channel_http_keys_free(k);
+	return -1;
+}
+
+void
+channel_http_keys_free(struct channel_http_keys *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++) {
+		OPENSSL_cleanse(k->key[i], k->len[i]);
+		free(k->key[i]);
+	}
+	memset(k, 0, sizeof *k);
+}
+
+char *
+channel_http_signatures(const struct channel_http_keys *k, const char *id,
+    long long timestamp, const char *body, size_t bodylen)
+{
+	struct buf b;
+	char       sig[CHANNEL_HTTP_SIG_LEN];
+	size_t     i;
+
+	buf_init(&b);
+	for (i = 0; i < k->n; i++) {
+		if (channel_http_sign(k->key[i], k->len[i], id, timestamp, body,
+		        bodylen, sig) != 0) {
+			buf_free(&b);
+			return NULL;
+		}
+		buf_printf(&b, "%s%s", i > 0 ? " " : "", sig);
+	}
+	return buf_steal(&b);
 }
 
 int
@@ -236,6 +316,7 @@ http_open(const struct conf_channel *conf, struct channel **out, char **errstr)
 	struct http_xfer *x;
 	unsigned          i;
 	long              conc;
+	char             *err = NULL;
 
 	ch = xcalloc(1, sizeof *ch);
 	ch->conf = conf;
@@ -243,11 +324,16 @@ http_open(const struct conf_channel *conf, struct channel **out, char **errstr)
 	conc = (long)ch->nxfers;
 
 	if (conf->signing_secret != NULL && *conf->signing_secret != '\0' &&
-	    channel_http_secret_key(
-	        conf->signing_secret, &ch->key, &ch->keylen) != 0) {
-		*errstr = xasprintf("channel %s: signing secret: invalid "
-		                    "base64 after whsec_",
-		    conf->name);
+	    channel_http_secret_keys(conf->signing_secret, &ch->keys, &err) !=
+	        0) {
+		*errstr =
+		    xasprintf("channel %s: signing secret%s%s: %s", conf->name,
+		        conf->signing_secret_file != NULL ? " file " : "",
+		        conf->signing_secret_file != NULL
+		            ? conf->signing_secret_file
+		            : "",
+		        err);
+		free(err);
 		goto fail;
 	}
 
@@ -300,9 +386,7 @@ http_close(struct channel *ch)
 	free(ch->xfers);
 	if (ch->multi != NULL)
 		curl_multi_cleanup(ch->multi);
-	if (ch->key != NULL)
-		OPENSSL_cleanse(ch->key, ch->keylen);
-	free(ch->key);
+	channel_http_keys_free(&ch->keys);
 	free(ch);
 }
 
@@ -331,7 +415,7 @@ static struct curl_slist *
 http_headers(struct channel *ch, const struct outbox_msg *msg)
 {
 	struct curl_slist *l = NULL;
-	char               ts[32], sig[CHANNEL_HTTP_SIG_LEN];
+	char               ts[32], *sig;
 	long long          now = (long long)time(NULL);
 	size_t             i;
 
@@ -340,10 +424,12 @@ http_headers(struct channel *ch, const struct outbox_msg *msg)
 	l = http_add_header(ch, l, "Idempotency-Key", msg->message_id);
 	l = http_add_header(ch, l, "webhook-id", msg->message_id);
 	l = http_add_header(ch, l, "webhook-timestamp", ts);
-	if (ch->key != NULL &&
-	    channel_http_sign(ch->key, ch->keylen, msg->message_id, now,
-	        msg->payload, msg->payload_len, sig) == 0)
+	if (ch->keys.n > 0 &&
+	    (sig = channel_http_signatures(&ch->keys, msg->message_id, now,
+	         msg->payload, msg->payload_len)) != NULL) {
 		l = http_add_header(ch, l, "webhook-signature", sig);
+		free(sig);
+	}
 	/* No "Expect: 100-continue" round trip for larger bodies. */
 	l = curl_slist_append(l, "Expect:");
 	for (i = 0; i < ch->conf->nheaders; i++)
@@ -416,6 +502,7 @@ http_finish(struct channel *ch, void *slot, CURLcode cc)
 		return msg;
 	}
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	msg->status_code = status > 0 && status < 1000 ? (int)status : 0;
 	msg->result = channel_http_classify(status);
 	if (msg->result != SEND_OK)
 		msg->error = channel_http_error(status, x->body, x->bodylen);

@@ -67,6 +67,7 @@ struct smtp_xfer {
 	bool               greeted; /* EHLO/HELO sent in this transfer */
 	bool               authed;  /* 235 since the last EHLO/HELO */
 	bool               noauth;  /* MAIL FROM without AUTH: abort */
+	bool               quit;    /* QUIT sent: its reply is nobody's */
 };
 
 struct channel {
@@ -94,7 +95,9 @@ smtp_debug_cb(
 	(void)easy;
 	if (type == CURLINFO_HEADER_OUT) {
 		x->rcpt[0] = '\0';
-		if (size > 8 && strncasecmp(data, "RCPT TO:", 8) == 0)
+		if (size >= 4 && strncasecmp(data, "QUIT", 4) == 0)
+			x->quit = true;
+		else if (size > 8 && strncasecmp(data, "RCPT TO:", 8) == 0)
 			line_copy(x->rcpt, sizeof x->rcpt, data + 8, size - 8);
 		else if (size > 5 &&
 		    (strncasecmp(data, "EHLO ", 5) == 0 ||
@@ -107,9 +110,20 @@ smtp_debug_cb(
 			x->noauth = true;
 		return 0;
 	}
-	if (type != CURLINFO_HEADER_IN || size < 4)
+	/* The reply to QUIT, when libcurl closes the connection at the end
+	 * of a transfer, is not the message's answer. */
+	if (type != CURLINFO_HEADER_IN || size < 4 || x->quit)
 		return 0;
 	line_copy(x->reply, sizeof x->reply, data, size);
+	/* A 4xx or 5xx to anything but RCPT TO (whose refusals leave the
+	 * transaction open by design) may leave the session in a state the
+	 * next message would inherit (a server still in its DATA phase
+	 * answers the next MAIL FROM "503 nested MAIL command"): libcurl
+	 * closes the connection when this transfer ends instead of caching
+	 * it. */
+	if (x->rcpt[0] == '\0' && data[3] == ' ' &&
+	    (data[0] == '4' || data[0] == '5'))
+		curl_easy_setopt(x->easy, CURLOPT_FORBID_REUSE, 1L);
 	if (strncmp(data, "235 ", 4) == 0)
 		x->authed = true;
 	/* The last line of a reply has a space after the code. */
@@ -332,6 +346,8 @@ smtp_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 	x->greeted = false;
 	x->authed = false;
 	x->noauth = false;
+	x->quit = false;
+	curl_easy_setopt(x->easy, CURLOPT_FORBID_REUSE, 0L);
 	x->msg = msg;
 	if ((x->mime = mime_curl(x->mail, x->easy, &why)) == NULL) {
 		msg->result = SEND_RETRY;
@@ -411,6 +427,7 @@ smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 		goto out;
 	}
 	msg->result = smtp_classify(cc, code);
+	msg->status_code = code > 0 && code < 1000 ? (int)code : 0;
 	if (msg->result == SEND_OK) {
 		ch->auth_reported = false;
 		/* Partial refusal: delivered to the others, so it counts as

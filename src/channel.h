@@ -36,6 +36,13 @@ struct outbox_msg {
 	enum send_result result;
 	char            *error; /* allocated, for last_error; or NULL */
 	int64_t          retry_after_ms; /* server's minimum delay, or 0 */
+	/* The server's answer to this message: the HTTP status, the SMTP
+	 * reply code, the AMQP reply code; 0 when there was none (a
+	 * transport error).  For the attempt log. */
+	int status_code;
+	/* Set by the dispatcher around the send (monotonic ms): started
+	 * when before_send let it start, 0 if it never did. */
+	int64_t started_ms, ended_ms;
 };
 
 /*

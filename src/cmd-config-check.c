@@ -67,6 +67,7 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	char  *errstr, *why;
 	size_t i;
+	int    rv;
 
 	(void)ctx;
 	conf_print(c);
@@ -84,8 +85,15 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	/* The same for a job's ping_url_file, needed where the job runs. */
 	for (i = 0; i < c->njobs; i++) {
-		if (conf_read_job_secrets(c, c->jobs[i].name, &errstr) == 0)
+		if ((rv = conf_read_job_secrets(c, c->jobs[i].name, &errstr)) ==
+		    0)
 			continue;
+		if (rv == -2) {
+			/* Readable but wrong: the job could never ping. */
+			fprintf(stderr, "cronguard: %s\n", errstr);
+			free(errstr);
+			return EXIT_CONFIG;
+		}
 		fprintf(stderr,
 		    "cronguard: warning: %s (needed where job %s runs)\n",
 		    errstr, c->jobs[i].name);

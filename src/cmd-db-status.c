@@ -81,6 +81,6 @@ const struct cmd_entry cmd_db_status_entry = {
 	.name = "db status",
 	.usage = "",
 	.summary = "List the schema migrations, applied and pending.",
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
 	.exec = cmd_db_status_exec,
 };

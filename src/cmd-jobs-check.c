@@ -8,11 +8,47 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "migrate.h"
 #include "report.h"
 #include "runs.h"
 #include "util.h"
+
+/* The schedule of j as jobs check judges it. */
+static void
+jobs_check_sched(const struct conf_job *j, struct job_sched *s)
+{
+	memset(s, 0, sizeof *s);
+	s->schedule = j->schedule;
+	s->timezone = j->timezone;
+	s->alert_after_failures = j->alert_after_failures;
+	s->alert_level =
+	    j->alert_level == ALERT_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
+}
+
+/*
+ * A paused job is OK whatever its run records say: it is not expected to
+ * run (cronguard(1), "jobs pause").  Its message says who paused it;
+ * what the run records said follows, so that nothing is hidden.
+ */
+static void
+judge_paused(struct job_check *jc, const struct job_pause *p)
+{
+	char *text, *was;
+
+	if ((text = jobctl_pause_text(p)) == NULL)
+		return;
+	was = jc->msg.len > 0 ? xstrdup(jc->msg.data) : NULL;
+	buf_reset(&jc->msg);
+	buf_adds(&jc->msg, text);
+	if (was != NULL)
+		buf_printf(&jc->msg, " (while paused: %s %s)",
+		    check_status_name(jc->status), was);
+	jc->status = CHECK_OK;
+	free(was);
+	free(text);
+}
 
 static int
 cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
@@ -21,6 +57,8 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	enum check_status       st = CHECK_OK;
 	const struct conf_job **jobs = NULL;
 	struct job_check       *jcs = NULL;
+	struct job_sched        sched;
+	struct job_pause       *pauses = NULL;
 	struct db              *db = NULL;
 	const char             *metrics = NULL;
 	char                   *errstr = NULL, *error = NULL, *out = NULL;
@@ -46,6 +84,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 			jobs[n++] = &c->jobs[i];
 	}
 	jcs = xcalloc(n + 1, sizeof *jcs);
+	pauses = xcalloc(n + 1, sizeof *pauses);
 	if (error == NULL && !c->have_database)
 		error = xasprintf("no database section in %s", c->path);
 	if (error == NULL &&
@@ -55,18 +94,23 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		errstr = NULL;
 	}
 	for (i = 0; error == NULL && i < n; i++) {
-		if (runs_check(db, jobs[i], &jcs[i], &errstr) != DB_OK) {
+		jobs_check_sched(jobs[i], &sched);
+		if (runs_check(db, jobs[i], &sched, &jcs[i], &errstr) !=
+		        DB_OK ||
+		    jobctl_pause_get(db, jobs[i]->name, &pauses[i], &errstr) !=
+		        DB_OK) {
 			error = errstr;
 			errstr = NULL;
 			break;
 		}
+		judge_paused(&jcs[i], &pauses[i]);
 		st = check_status_worst(st, jcs[i].status);
 	}
 	if (error != NULL)
 		st = CHECK_UNKNOWN;
 
 	if (metrics != NULL) {
-		out = report_jobs(REPORT_PROMETHEUS, st, jcs, n, error);
+		out = report_jobs(REPORT_PROMETHEUS, st, jcs, pauses, n, error);
 		if (write_file_atomic(metrics, out, strlen(out), &errstr) !=
 		    0) {
 			fprintf(
@@ -76,12 +120,15 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		}
 		free(out);
 	}
-	out = report_jobs(fmt, st, jcs, n, error);
+	out = report_jobs(fmt, st, jcs, pauses, n, error);
 	fputs(out, stdout);
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		runs_check_free(&jcs[i]);
+		jobctl_pause_free(&pauses[i]);
+	}
 	free(jcs);
+	free(pauses);
 	free(jobs);
 	free(out);
 	db_close(db);
@@ -95,7 +142,7 @@ const struct cmd_entry cmd_jobs_check_entry = {
 	.usage =
 	    "[--format nagios|json|prometheus] [--metrics-file path] [job ...]",
 	.summary =
-	    "Monitoring check: a job whose last success is older than expect_every + grace,\na job still running past max_runtime, or a lock held by a dead or stuck run.\nExit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+	    "Monitoring check: a job whose last success is older than expect_every + grace,\na job still running past max_runtime, or a lock held by a dead or stuck run;\na paused job is OK (jobs pause).\nExit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 	.options = cmd_check_template,
 	.max_args = -1,
 	.flags = CMD_NEEDS_CONF,

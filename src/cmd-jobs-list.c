@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "log.h"
 #include "report.h"
@@ -49,8 +50,36 @@ job_lock(const struct conf_job *j)
 	                                                         : NULL;
 }
 
+/* Under the job's row, indented so that the rows stay the table's. */
 static void
-print_text(const struct conf *c, const struct job_summary *js)
+print_pause(const struct job_pause *p)
+{
+	char *text;
+
+	if ((text = jobctl_pause_text(p)) == NULL)
+		return;
+	printf("  %s\n", text);
+	free(text);
+}
+
+/* Under a scheduled job's row: its schedule, latest and next slot. */
+static void
+print_schedule(const struct conf_job *j, const struct job_slot_info *si)
+{
+	if (j->schedule_text == NULL)
+		return;
+	printf("  schedule \"%s\"%s%s%s: latest slot %s %s, next %s\n",
+	    j->schedule_text, j->timezone != NULL ? " (" : "",
+	    j->timezone != NULL ? j->timezone : "",
+	    j->timezone != NULL ? ")" : "",
+	    si->latest[0] != '\0' ? si->latest : "-",
+	    si->latest_done ? "done" : "not done",
+	    si->next[0] != '\0' ? si->next : "-");
+}
+
+static void
+print_text(const struct conf *c, const struct job_summary *js,
+    const struct job_pause *pauses, const struct job_slot_info *slots)
 {
 	const struct conf_job *j;
 	char                   run[32], ok[32], fence[32];
@@ -81,11 +110,14 @@ print_text(const struct conf *c, const struct job_summary *js)
 		    short_time(js[i].last_started, run, sizeof run),
 		    js[i].last_outcome != NULL ? js[i].last_outcome : "-",
 		    short_time(js[i].last_success, ok, sizeof ok), fence);
+		print_schedule(j, &slots[i]);
+		print_pause(&pauses[i]);
 	}
 }
 
 static void
-print_json(const struct conf *c, const struct job_summary *js)
+print_json(const struct conf *c, const struct job_summary *js,
+    const struct job_pause *pauses, const struct job_slot_info *slots)
 {
 	struct report_job_row *rows;
 	char                  *out;
@@ -97,6 +129,10 @@ print_json(const struct conf *c, const struct job_summary *js)
 		rows[i].guard = guard_name(c->jobs[i].guard);
 		rows[i].lock = job_lock(&c->jobs[i]);
 		rows[i].js = &js[i];
+		rows[i].pause = &pauses[i];
+		rows[i].schedule = c->jobs[i].schedule_text;
+		rows[i].timezone = c->jobs[i].timezone;
+		rows[i].slots = &slots[i];
 	}
 	out = report_jobs_list_json(rows, c->njobs);
 	fputs(out, stdout);
@@ -107,18 +143,22 @@ print_json(const struct conf *c, const struct job_summary *js)
 static int
 cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db          *db = NULL;
-	struct job_summary *js = NULL;
-	char               *errstr = NULL;
-	enum db_status      st;
-	int                 json, rc = EXIT_OK;
-	size_t              i;
+	struct db            *db = NULL;
+	struct job_summary   *js = NULL;
+	struct job_pause     *pauses = NULL;
+	struct job_slot_info *slots = NULL;
+	char                 *errstr = NULL;
+	enum db_status        st;
+	int                   json, rc = EXIT_OK;
+	size_t                i;
 
 	if ((rc = cmd_format_option(ctx, &json)) != 0)
 		return rc;
 	if (c->have_database && (rc = cmd_db_connect(ctx, c, &db)) != 0)
 		return rc;
 	js = xcalloc(c->njobs + 1, sizeof *js);
+	pauses = xcalloc(c->njobs + 1, sizeof *pauses);
+	slots = xcalloc(c->njobs + 1, sizeof *slots);
 	for (i = 0; i < c->njobs; i++) {
 		js[i].last_success_ts = -1;
 		if (db != NULL &&
@@ -127,15 +167,32 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 			rc = cmd_db_error(ctx, st, errstr);
 			goto out;
 		}
+		if (db != NULL &&
+		    (st = jobctl_pause_get(
+		         db, c->jobs[i].name, &pauses[i], &errstr)) != DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
+			goto out;
+		}
+		if (db != NULL && c->jobs[i].schedule != NULL &&
+		    (st = runs_slot_info(db, c->jobs[i].name,
+		         c->jobs[i].schedule, c->jobs[i].timezone, &slots[i],
+		         &errstr)) != DB_OK) {
+			rc = cmd_db_error(ctx, st, errstr);
+			goto out;
+		}
 	}
 	if (json)
-		print_json(c, js);
+		print_json(c, js, pauses, slots);
 	else
-		print_text(c, js);
+		print_text(c, js, pauses, slots);
 out:
-	for (i = 0; i < c->njobs; i++)
+	for (i = 0; i < c->njobs; i++) {
 		runs_job_summary_free(&js[i]);
+		jobctl_pause_free(&pauses[i]);
+	}
 	free(js);
+	free(pauses);
+	free(slots);
 	free(errstr);
 	db_close(db);
 	return rc;
@@ -145,8 +202,8 @@ const struct cmd_entry cmd_jobs_list_entry = {
 	.name = "jobs list",
 	.usage = "[--format text|json]",
 	.summary =
-	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run.",
+	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run; under a paused job, who paused it, since and until when, and why; under a scheduled job, its schedule, the latest slot (done or not) and the next.",
 	.options = cmd_format_template,
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_READS_ONLY,
 	.exec = cmd_jobs_list_exec,
 };

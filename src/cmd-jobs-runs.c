@@ -57,6 +57,6 @@ const struct cmd_entry cmd_jobs_runs_entry = {
 	    "List the run records of one job or of all, newest first (default limit 20): id, job, host, start, duration, outcome, exit status and fencing token.",
 	.options = cmd_jobs_runs_options,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
 	.exec = cmd_jobs_runs_exec,
 };

@@ -59,6 +59,6 @@ const struct cmd_entry cmd_jobs_show_entry = {
 	.options = cmd_format_template,
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
 	.exec = cmd_jobs_show_exec,
 };

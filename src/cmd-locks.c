@@ -244,6 +244,6 @@ const struct cmd_entry cmd_locks_entry = {
 	.summary =
 	    "Show each configured lock name and every other lock a running cronguard holds (exec --lock), whether it is held, by which connection and run, since when, and the holder's fencing token.",
 	.options = cmd_format_template,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
 	.exec = cmd_locks_exec,
 };

@@ -105,7 +105,7 @@ const struct cmd_entry cmd_outbox_check_entry = {
 	.name = "outbox check",
 	.usage = "[--format nagios|json|prometheus] [--metrics-file path]",
 	.summary =
-	    "Count pending, due, processing, stale, stuck, failed and unknown-channel rows, show open circuits and quota use, and give a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
+	    "Count pending, due, processing, stale, stuck, failed, unknown-channel, blocked and expired rows, show open circuits, quota use and paused channels, and give a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
 	.options = cmd_check_template,
 	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_outbox_check_exec,

@@ -10,7 +10,9 @@
 #include "channel.h"
 #include "cmd.h"
 #include "db.h"
+#include "duration.h"
 #include "outbox-admin.h"
+#include "schedule.h"
 #include "util.h"
 
 /* Largest payload file read: far above any sane message. */
@@ -50,10 +52,61 @@ enqueue_too_long(const char *option, const char *v, size_t max)
 	return 1;
 }
 
+/* --at TIME: RFC 3339, or a time without an offset in UTC (tzone_parse,
+ * the one parser of an operator's time).  0, or -1 with *why. */
+static int
+enqueue_parse_at(const char *at, int64_t *t, char **why)
+{
+	struct tzone *utc = NULL;
+	int           rc;
+
+	if (tzone_open("+00:00", &utc, why) != 0)
+		return -1;
+	rc = tzone_parse(utc, at, t, why);
+	tzone_free(utc);
+	return rc;
+}
+
+/* --at TIME | --delay DUR, --expires-in DUR into *w.  Returns 0, or
+ * EXIT_USAGE having said why. */
+static int
+enqueue_when(struct cmd_ctx *ctx, struct outbox_when *w)
+{
+	const char *at, *delay, *exp, *e;
+	char       *why = NULL;
+	int         rc;
+
+	memset(w, 0, sizeof *w);
+	at = cmd_opt_value(ctx, "at");
+	delay = cmd_opt_value(ctx, "delay");
+	exp = cmd_opt_value(ctx, "expires-in");
+	if (at != NULL && delay != NULL)
+		return cmd_usage_error(
+		    ctx->entry, "give at most one of --at and --delay");
+	if (at != NULL) {
+		if (enqueue_parse_at(at, &w->at_s, &why) != 0) {
+			rc = cmd_usage_error(ctx->entry, "--at: %s", why);
+			free(why);
+			return rc;
+		}
+		w->at_set = true;
+	}
+	if (delay != NULL && duration_parse(delay, &w->delay_ms, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--delay: %s: %s", delay, e);
+	if (exp != NULL && duration_parse(exp, &w->expires_in_ms, &e) != 0)
+		return cmd_usage_error(
+		    ctx->entry, "--expires-in: %s: %s", exp, e);
+	if (exp != NULL && w->expires_in_ms <= 0)
+		return cmd_usage_error(
+		    ctx->entry, "--expires-in: %s: must be more than 0", exp);
+	return 0;
+}
+
 static int
 cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	struct db                 *db = NULL;
+	struct outbox_when         when;
 	const char                *channel, *type, *key, *payload, *file;
 	char                      *data = NULL, *errstr = NULL, message_id[37];
 	unsigned long long         id = 0;
@@ -64,6 +117,8 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 	enum db_status             st;
 	int                        rc = EXIT_OK;
 
+	if ((rc = enqueue_when(ctx, &when)) != 0)
+		return rc;
 	channel = cmd_opt_value(ctx, "channel");
 	type = cmd_opt_value(ctx, "type");
 	key = cmd_opt_value(ctx, "key");
@@ -125,7 +180,7 @@ cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
 
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
-	if ((st = outbox_enqueue(db, channel, type, key, payload, &id,
+	if ((st = outbox_enqueue(db, channel, type, key, payload, &when, &id,
 	         message_id, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
@@ -144,15 +199,18 @@ static const struct cmd_option cmd_outbox_enqueue_options[] = {
 	{ "key", 1 },
 	{ "payload", 1 },
 	{ "payload-file", 1 },
+	{ "at", 1 },
+	{ "delay", 1 },
+	{ "expires-in", 1 },
 	{ NULL, 0 },
 };
 
 const struct cmd_entry cmd_outbox_enqueue_entry = {
 	.name = "outbox enqueue",
 	.usage =
-	    "--channel name --type type [--key key] (--payload json | --payload-file file)",
+	    "--channel name --type type [--key key] (--payload json | --payload-file file) [--at time | --delay duration] [--expires-in duration]",
 	.summary =
-	    "Insert one PENDING message and print its id and message_id.  Exit 65 if the payload is not valid JSON, or could never be sent on its configured channel.",
+	    "Insert one PENDING message, due now, at a time or after a delay, and print its id and message_id.  Exit 65 if the payload is not valid JSON, or could never be sent on its configured channel.",
 	.options = cmd_outbox_enqueue_options,
 	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_enqueue_exec,

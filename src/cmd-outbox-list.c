@@ -171,6 +171,6 @@ const struct cmd_entry cmd_outbox_list_entry = {
 	.summary =
 	    "List outbox rows, newest first (default limit 50); --wide prints last_error whole.",
 	.options = cmd_outbox_list_options,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
 	.exec = cmd_outbox_list_exec,
 };

@@ -32,6 +32,53 @@ show_payload(const char *text, size_t len)
 	json_decref(j);
 }
 
+/* "blocked_by: ID (channel C): LAST_ERROR" when a FAILED row holds it. */
+static enum db_status
+show_blocker(
+    struct db *db, const struct conf *c, unsigned long long id, char **errstr)
+{
+	struct db_result *res = NULL;
+	enum db_status    st;
+	const char       *err;
+
+	st = outbox_show_blocker(db, &c->outbox, id, &res, errstr);
+	if (st == DB_OK && res->nrows == 1) {
+		err = db_cell(res, 0, 2);
+		printf("blocked_by: %s (channel %s, FAILED): %s\n",
+		    db_cell(res, 0, 0) != NULL ? db_cell(res, 0, 0) : "?",
+		    db_cell(res, 0, 1) != NULL ? db_cell(res, 0, 1) : "?",
+		    err != NULL ? err : "");
+	}
+	db_result_free(res);
+	return st;
+}
+
+/* "attempts logged: N" then one line each: "  2 2026-12-01 21:00:00.123456 45ms
+ * RETRY 503 web1:42: http: 503 ..." (a NULL status is "-"). */
+static enum db_status
+show_attempts(struct db *db, unsigned long long id, char **errstr)
+{
+	struct db_result *res = NULL;
+	enum db_status    st;
+	const char       *v[7];
+	size_t            i, j;
+
+	if ((st = outbox_show_attempts(db, id, &res, errstr)) != DB_OK)
+		goto out;
+	printf("attempts logged: %zu\n", res->nrows);
+	for (i = 0; i < res->nrows; i++) {
+		for (j = 0; j < nitems(v); j++)
+			v[j] = db_cell(res, i, j) != NULL ? db_cell(res, i, j)
+			                                  : "-";
+		printf("  %s %s %sms %s %s %s%s%s\n", v[0], v[1], v[2], v[3],
+		    v[4], v[5], db_cell(res, i, 6) != NULL ? ": " : "",
+		    db_cell(res, i, 6) != NULL ? v[6] : "");
+	}
+out:
+	db_result_free(res);
+	return st;
+}
+
 static int
 cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -64,6 +111,9 @@ cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 		printf("%s: %s\n", res->names[j], v != NULL ? v : "NULL");
 	}
 	show_payload(db_cell(res, 0, j), res->lengths[0][j]);
+	if ((st = show_blocker(db, c, id, &errstr)) != DB_OK ||
+	    (st = show_attempts(db, id, &errstr)) != DB_OK)
+		rc = cmd_db_error(ctx, st, errstr);
 out:
 	db_result_free(res);
 	db_close(db);
@@ -78,6 +128,6 @@ const struct cmd_entry cmd_outbox_show_entry = {
 	    "Show one outbox row, every column, the payload pretty-printed.  Exit 65 if there is no such row.",
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
 	.exec = cmd_outbox_show_exec,
 };

@@ -27,27 +27,11 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 		return EXIT_CONFIG;
 	}
 
-	memset(&gj, 0, sizeof gj);
-	gj.job = j->name;
-	gj.argv = j->command;
-	gj.sql = j->sql;
-	gj.guard = j->guard;
-	gj.lock = j->lock;
-	gj.runtime_dir = c->runtime_dir;
-	gj.max_runtime_ms = j->max_runtime_ms;
-	gj.grace_ms = j->grace_ms;
-	gj.timeout_ms = j->timeout_ms;
-	gj.heartbeat_ms = j->heartbeat_ms;
-	gj.lease_ms = j->lease_ms;
-	gj.kill_after_ms = GUARD_KILL_AFTER_MS;
-	gj.on_lock_lost = j->on_lock_lost;
-	gj.busy_exit = j->busy_exit;
-	gj.once_per_ms = j->once_per_ms;
-	gj.timezone = j->timezone;
-	gj.keep_runs = j->keep_runs;
-	gj.output = j->output;
-	gj.output_max = (size_t)j->output_max;
-	gj.ping_url = j->ping_url;
+	guard_job_from_conf(&gj, c, j);
+	gj.slot_arg = cmd_opt_value(ctx, "slot");
+	if (gj.slot_arg != NULL && gj.schedule == NULL)
+		return cmd_usage_error(ctx->entry,
+		    "--slot: job \"%s\" has no schedule", j->name);
 	/*
 	 * An SQL job's statement is one long read on the lock session: the
 	 * configured read_timeout, meant for short queries, would cut it off
@@ -66,11 +50,17 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	return cmd_run_job(&gj, c->have_database ? &lock_db_real : NULL, &db);
 }
 
+static const struct cmd_option cmd_run_options[] = {
+	{ "slot", 1 },
+	{ NULL, 0 },
+};
+
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "job",
+	.usage = "[--slot time] job",
 	.summary =
-	    "Run a configured job under its guard: the local flock, the named lock and a run record.",
+	    "Run a configured job under its guard: the local flock, the named lock and a run record; with a schedule, once per slot.",
+	.options = cmd_run_options,
 	.min_args = 1,
 	.max_args = 1,
 	.flags = CMD_NEEDS_CONF,

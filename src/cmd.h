@@ -46,6 +46,13 @@ struct cmd_ctx {
 #define CMD_NEEDS_DB (0x2 | CMD_NEEDS_CONF)
 /* Handles SIGTERM, SIGINT and SIGHUP itself (see cmd_signals_hold). */
 #define CMD_OWN_SIGNALS 0x4
+/* Options may also follow the operands ("jobs pause a b --for 1h"): for a
+ * command whose operands are names, never a command line of its own. */
+#define CMD_OPTIONS_ANYWHERE 0x8
+/* Only reads: cmd_db_connect takes any server, a replica too.  Without
+ * it a command writes, and cmd_db_connect connects with
+ * db_connect_primary (a read-only server is exit 69, db_read_only). */
+#define CMD_READS_ONLY 0x10
 
 struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */
@@ -128,9 +135,17 @@ int cmd_format_option(struct cmd_ctx *, int *json);
  * errstr", and return its exit code (exitcode_db: 69).
  */
 int cmd_db_error(struct cmd_ctx *, enum db_status st, const char *errstr);
-/* Connect to c's database (CMD_NEEDS_DB).  Returns 0 with *db connected
- * (the caller closes it), or the exit code after cmd_db_error. */
+/* Connect to c's database (CMD_NEEDS_DB): with db_connect_primary
+ * unless the entry is CMD_READS_ONLY.  Returns 0 with *db connected (the
+ * caller closes it), or the exit code after cmd_db_error. */
 int cmd_db_connect(struct cmd_ctx *, struct conf *, struct db **db);
+
+/* The filters of outbox retry --failed and outbox cancel (--channel,
+ * --event-type, --since, --error) into *f, *any when one is given, and
+ * --dry-run into *dry_run.  Returns 0, or EXIT_USAGE having said why. */
+struct outbox_filter;
+int cmd_outbox_filter(
+    struct cmd_ctx *, struct outbox_filter *f, int *any, int *dry_run);
 
 /* Parse the operands as message ids, dropping repeats ("5 5" is one id).
  * Returns 0 with *ids allocated (the caller frees it) and *nids (0 when
@@ -142,5 +157,14 @@ int cmd_parse_ids(struct cmd_ctx *, unsigned long long **ids, size_t *nids);
  * in one of states (e.g. "PENDING or FAILED"). */
 int cmd_ids_changed(
     struct cmd_ctx *, unsigned long long n, size_t nids, const char *states);
+
+/* Every operand is a job of the configuration: 0, or EXIT_USAGE having
+ * printed the first that is not (jobs pause, resume, ack). */
+int cmd_jobs_known(struct cmd_ctx *, const struct conf *);
+/* --reason: *reason the value (NULL when not given); with required, it
+ * must be given.  At most JOBCTL_REASON_MAX bytes of UTF-8, not empty.
+ * Returns 0, or EXIT_USAGE after printing why. */
+int cmd_reason_option(
+    struct cmd_ctx *, int required, size_t max, const char **reason);
 
 #endif

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 
 #include "conf.h"
 #include "duration.h"
+#include "schedule.h"
 #include "util.h"
 
 #ifndef SYSCONFDIR
@@ -33,6 +35,9 @@ _Static_assert(sizeof(enum tls_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum guard_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum on_lock_lost) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum ordering) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum ordering_scope) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum on_failure) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum attempt_log) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum output_mode) == sizeof(int), "enum size");
 
@@ -106,10 +111,15 @@ struct key {
 static const char *const tls_modes[] = { "disabled", "preferred", "required",
 	"verify_identity", NULL };
 static const char *const orderings[] = { "per_key", "none", NULL };
+static const char *const ordering_scopes[] = { "channel", "global", NULL };
+static const char *const on_failures[] = { "block", "skip", NULL };
+static const char *const attempt_logs[] = { "all", "failures", "none", NULL };
 static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 /* In enum guard_kind's order. */
+static const char *const catch_up_names[] = { "latest", "all", "none", NULL };
+static const char *const alert_level_names[] = { "warning", "critical", NULL };
 static const char *const guards[] = { "named_lock", "local", "none", "lease",
 	"auto", NULL };
 static const char *const lock_lost[] = { "terminate", "continue", NULL };
@@ -119,12 +129,14 @@ static const char *const lock_lost[] = { "terminate", "continue", NULL };
 #define DUR_H(h) (DUR_M(h) * 60)
 
 static int         conf_db_uses_tcp(const void *);
+static int         conf_channel_has_ttl(const void *);
 static const char *conf_db_tls_note(const void *);
 static int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 static int conf_parse_job(struct parse *, const config_setting_t *, void *);
 static const config_setting_t *conf_member(
     const config_setting_t *, const char *name);
 static int      conf_job_has_command(const void *);
+static int      conf_job_has_schedule(const void *);
 static unsigned conf_channel_types(const void *);
 
 #define DB(f) offsetof(struct conf_database, f)
@@ -301,6 +313,16 @@ static const struct key outbox_keys[] = {
 	    .kind = K_BOOL,
 	    .off = OB(keep_sent),
 	    .def = true },
+	{ .name = "ordering_scope",
+	    .kind = K_ENUM,
+	    .off = OB(ordering_scope),
+	    .values = ordering_scopes,
+	    .def = SCOPE_CHANNEL },
+	{ .name = "attempt_log",
+	    .kind = K_ENUM,
+	    .off = OB(attempt_log),
+	    .values = attempt_logs,
+	    .def = ATTEMPT_LOG_ALL },
 	{ .name = "thresholds", .kind = K_GROUP, .sub = outbox_threshold_keys },
 	{ .name = NULL },
 };
@@ -346,6 +368,17 @@ static const struct key channel_keys[] = {
 	    .off = CH(daily_quota),
 	    .max = LLONG_MAX },
 	{ .name = "circuit", .kind = K_GROUP, .sub = channel_circuit_keys },
+	{ .name = "on_failure",
+	    .kind = K_ENUM,
+	    .off = CH(on_failure),
+	    .values = on_failures,
+	    .def = ON_FAILURE_BLOCK },
+	{ .name = "ttl",
+	    .kind = K_DUR,
+	    .off = CH(ttl_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .shown = conf_channel_has_ttl },
 	{ .name = "tls_ca", .kind = K_STR, .off = CH(tls_ca) },
 	{ .name = "username",
 	    .kind = K_STR,
@@ -532,6 +565,41 @@ static const struct key job_keys[] = {
 	    .kind = K_SECRETFILE,
 	    .off = JB(ping_url_file),
 	    .off2 = JB(ping_url) },
+	/* Parsed in conf_check_schedule. */
+	{ .name = "schedule", .kind = K_STR, .off = JB(schedule_text) },
+	{ .name = "catch_up",
+	    .kind = K_ENUM,
+	    .off = JB(catch_up),
+	    .values = catch_up_names,
+	    .def = CATCH_UP_LATEST,
+	    .shown = conf_job_has_schedule },
+	{ .name = "backfill_limit",
+	    .kind = K_UINT,
+	    .off = JB(backfill_limit),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 10,
+	    .shown = conf_job_has_schedule },
+	/* No default here: the job's grace (conf_check_schedule). */
+	{ .name = "starting_deadline",
+	    .kind = K_DUR,
+	    .off = JB(starting_deadline_ms),
+	    .min = DUR_S(1),
+	    .max = DURATION_MAX_MS,
+	    .shown = conf_job_has_schedule },
+	{ .name = "alert_after_failures",
+	    .kind = K_UINT,
+	    .off = JB(alert_after_failures),
+	    .min = 1,
+	    .max = 1000,
+	    .def = 1,
+	    .shown = conf_job_has_schedule },
+	{ .name = "alert_level",
+	    .kind = K_ENUM,
+	    .off = JB(alert_level),
+	    .values = alert_level_names,
+	    .def = ALERT_WARNING,
+	    .shown = conf_job_has_schedule },
 	{ .name = NULL },
 };
 #undef JB
@@ -548,7 +616,8 @@ static const struct key alert_keys[] = {
 	    .kind = K_DUR,
 	    .off = CF(alert_timeout_ms),
 	    .min = 1,
-	    .max = DURATION_MAX_MS,
+	    /* Bounds how long an alert may hold up an exit. */
+	    .max = DUR_S(60),
 	    .def = DUR_S(10) },
 	{ .name = NULL },
 };
@@ -589,6 +658,7 @@ static const struct key top_keys[] = {
 /* Parser state: the first error wins. */
 struct parse {
 	const char  *path;
+	char        *abspath;  /* path, absolute (as libconfig names it) */
 	char        *dir;      /* of path: the include directory */
 	char       **includes; /* every @include'd file, resolved */
 	size_t       nincludes;
@@ -652,7 +722,8 @@ conf_key_path(const config_setting_t *s, struct buf *b)
 static char *
 conf_resolve(struct parse *p, const char *file)
 {
-	if (file == NULL || strcmp(file, p->path) == 0)
+	if (file == NULL || strcmp(file, p->path) == 0 ||
+	    (p->abspath != NULL && strcmp(file, p->abspath) == 0))
 		return xstrdup(p->path);
 	if (*file == '/' || p->dir == NULL)
 		return xstrdup(file);
@@ -880,6 +951,10 @@ conf_get_duration(struct parse *p, const config_setting_t *s,
 	if (ms < k->min) {
 		duration_format(k->min, min, sizeof min);
 		return conf_key_error(p, s, "must be at least %s", min);
+	}
+	if (k->max > 0 && ms > k->max) {
+		duration_format(k->max, min, sizeof min);
+		return conf_key_error(p, s, "must be at most %s", min);
 	}
 	*out = ms;
 	return 0;
@@ -1701,6 +1776,12 @@ conf_job_has_command(const void *base)
 	return ((const struct conf_job *)base)->command != NULL;
 }
 
+static int
+conf_job_has_schedule(const void *base)
+{
+	return ((const struct conf_job *)base)->schedule_text != NULL;
+}
+
 void
 conf_job_defaults(struct conf_job *j)
 {
@@ -1741,6 +1822,10 @@ conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 	    conf_member(s, "ping_url_file") != NULL)
 		return conf_key_error(p, conf_member(s, "ping_url_file"),
 		    "give ping_url or ping_url_file, not both");
+	if (conf_member(s, "ping_url") != NULL &&
+	    !conf_url_has_scheme(j->ping_url, http_schemes))
+		return conf_key_error(p, conf_member(s, "ping_url"),
+		    "\"%s\" is not an http:// or https:// URL", j->ping_url);
 	if (j->command != NULL && j->ncommand == 0)
 		return conf_key_error(p,
 		    config_setting_get_member(s, "command"),
@@ -1797,9 +1882,9 @@ conf_check_once_per(
 	const char   *t;
 
 	if (j->once_per_ms == 0) {
-		if (j->timezone != NULL)
+		if (j->timezone != NULL && j->schedule_text == NULL)
 			return conf_key_error(p, conf_member(s, "timezone"),
-			    "timezone applies to once_per slots only: set once_per");
+			    "timezone applies to schedule and once_per slots only");
 		return 0;
 	}
 	if (!p->c->have_database)
@@ -1823,6 +1908,45 @@ conf_check_once_per(
 			    "\"%s\" is not a time zone name (\"Europe/Berlin\", \"UTC\", \"+01:00\")",
 			    j->timezone);
 	}
+	return 0;
+}
+
+/*
+ * schedule: parsed here, so that a bad expression is a configuration
+ * error naming its field; its zone, when set, must be in the host's
+ * tzdata (a schedule is evaluated on the host, by the database clock).
+ */
+static int
+conf_check_schedule(
+    struct parse *p, const config_setting_t *s, struct conf_job *j)
+{
+	struct tzone *z = NULL;
+	char         *errstr = NULL;
+	int           rc;
+
+	if (j->schedule_text == NULL)
+		return 0;
+	if (j->once_per_ms != 0)
+		return conf_key_error(p, conf_member(s, "schedule"),
+		    "schedule and once_per both say when the job runs: set one");
+	if (!p->c->have_database)
+		return conf_key_error(p, conf_member(s, "schedule"),
+		    "schedule needs a database section (the run records)");
+	if (schedule_parse(j->schedule_text, &j->schedule, &errstr) != 0) {
+		rc =
+		    conf_key_error(p, conf_member(s, "schedule"), "%s", errstr);
+		free(errstr);
+		return rc;
+	}
+	if (j->timezone != NULL && tzone_open(j->timezone, &z, &errstr) != 0) {
+		rc =
+		    conf_key_error(p, conf_member(s, "timezone"), "%s", errstr);
+		free(errstr);
+		return rc;
+	}
+	tzone_free(z);
+	if (j->starting_deadline_ms == 0)
+		j->starting_deadline_ms = j->grace_ms;
 	return 0;
 }
 
@@ -1851,6 +1975,8 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 		if (j->sql != NULL && !c->have_database)
 			return conf_key_error(
 			    p, s, "an sql job needs a database section");
+		if (conf_check_schedule(p, s, j) == -1)
+			return -1;
 		if (conf_check_once_per(p, s, j) == -1)
 			return -1;
 		if ((l = conf_member(s, "lock")) != NULL) {
@@ -2090,7 +2216,8 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 		if (*line != '"' || (q = strchr(line + 1, '"')) == NULL)
 			continue; /* libconfig reports the syntax */
 		name = xstrndup(line + 1, (size_t)(q - line - 1));
-		full = xasprintf("%s/%s", p->dir, name);
+		full = *name == '/' ? xstrdup(name)
+		                    : xasprintf("%s/%s", p->dir, name);
 		why = NULL;
 		if (stat(full, &st) == -1)
 			why = strerror(errno);
@@ -2134,6 +2261,49 @@ conf_syntax_error(struct parse *p, config_t *cfg)
 }
 
 /*
+ * libconfig 1.5 puts its include directory in front of every @include
+ * path, an absolute one too ("dir//etc/x.conf").  Without an include
+ * directory it uses the path as it is; so the configuration is read with
+ * the configuration's directory as the working directory, where relative
+ * paths then resolve, and the old one is restored after.  The path of
+ * the configuration itself is made absolute first (p->path stays as
+ * given, for messages).  Returns 0 (*cwd the old directory), or -1 with
+ * p->err.
+ */
+static int
+conf_include_enter(struct parse *p, int *cwd)
+{
+	if ((*cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		p->err = xasprintf(
+		    "cannot open the working directory: %s", strerror(errno));
+		return -1;
+	}
+	if (chdir(p->dir) == -1) {
+		p->err = xasprintf("%s: %s", p->dir, strerror(errno));
+		close(*cwd);
+		*cwd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+conf_include_leave(struct parse *p, int cwd)
+{
+	int rv = 0;
+
+	if (cwd == -1)
+		return 0;
+	if (fchdir(cwd) == -1 && p->err == NULL) {
+		p->err = xasprintf("cannot return to the working directory: %s",
+		    strerror(errno));
+		rv = -1;
+	}
+	close(cwd);
+	return rv;
+}
+
+/*
  * An included file is read as if pasted in, so an unterminated string or
  * group in it is reported at the including file's line.  Parse each
  * included file on its own: the first that is not valid by itself is
@@ -2150,7 +2320,6 @@ conf_blame_include(struct parse *p)
 	 * broken too when read by itself. */
 	for (i = p->nincludes; i-- > 0 && err == NULL;) {
 		config_init(&cfg);
-		config_set_include_dir(&cfg, p->dir);
 		if (!config_read_file(&cfg, p->includes[i]) &&
 		    config_error_type(&cfg) == CONFIG_ERR_PARSE)
 			err = conf_syntax_error(p, &cfg);
@@ -2166,7 +2335,7 @@ conf_load(const char *path, struct conf *c, char **errstr)
 	struct stat  st;
 	char        *mode_err;
 	size_t       i;
-	int          rv = -1, saved;
+	int          rv = -1, saved, cwd = -1;
 
 	*errstr = NULL;
 	conf_defaults(c);
@@ -2190,22 +2359,30 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		p.err = mode_err;
 		goto out;
 	}
-	/* @include "x.conf" is relative to the configuration's directory
-	 * (libconfig 1.5 prefixes every include path with it). */
+	/* @include "x.conf" is relative to the configuration's directory,
+	 * "/etc/x.conf" is used as it is. */
 	p.dir = conf_dirname(path);
-	config_set_include_dir(&p.cfg, p.dir);
+	p.abspath = *path == '/'
+	    ? xstrdup(path)
+	    : xasprintf("%s/%s", p.dir,
+	          strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path);
 	if (conf_check_includes(&p, path, 0) == -1)
 		goto out;
+	if (conf_include_enter(&p, &cwd) == -1)
+		goto out;
 	errno = 0;
-	if (!config_read_file(&p.cfg, path)) {
+	if (!config_read_file(&p.cfg, p.abspath)) {
 		saved = errno;
 		if (config_error_type(&p.cfg) == CONFIG_ERR_FILE_IO)
 			p.err = xasprintf("%s: cannot read: %s", path,
 			    strerror(saved != 0 ? saved : EIO));
 		else if ((p.err = conf_blame_include(&p)) == NULL)
 			p.err = conf_syntax_error(&p, &p.cfg);
+		conf_include_leave(&p, cwd);
 		goto out;
 	}
+	if (conf_include_leave(&p, cwd) == -1)
+		goto out;
 	if (conf_parse_group(&p, config_root_setting(&p.cfg), top_keys, c, 0) ==
 	    -1)
 		goto out;
@@ -2218,10 +2395,13 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		c->db.host = xstrdup("127.0.0.1");
 	if (c->runtime_dir == NULL)
 		c->runtime_dir = conf_default_runtime_dir();
+	c->outbox.chans = c->channels;
+	c->outbox.nchans = c->nchannels;
 	rv = 0;
 
 out:
 	config_destroy(&p.cfg);
+	free(p.abspath);
 	free(p.dir);
 	for (i = 0; i < p.nincludes; i++)
 		free(p.includes[i]);
@@ -2311,6 +2491,8 @@ conf_free(struct conf *c)
 	size_t i;
 
 	free(c->path);
+	for (i = 0; i < c->njobs; i++)
+		schedule_free(c->jobs[i].schedule);
 	conf_free_keys(top_keys, c);
 	for (i = 0; i < c->nsecrets; i++)
 		free(c->secrets[i].where);
@@ -2395,6 +2577,18 @@ conf_read_secrets_of(
 			*errstr = xasprintf("%s: %s", sec->where, err);
 			free(err);
 			return -1;
+		}
+		/* Only a job's secret is a URL (ping_url_file); libcurl
+		 * would follow file:// or gopher:// as well. */
+		if (sec->job != NULL &&
+		    !conf_url_has_scheme(*sec->dest, http_schemes)) {
+			conf_secret_free(*sec->dest);
+			*sec->dest = NULL;
+			*errstr =
+			    xasprintf("%s: %s does not hold an http:// or "
+			              "https:// URL",
+			        sec->where, sec->path);
+			return -2;
 		}
 	}
 	return 0;
@@ -2660,6 +2854,15 @@ conf_print_headers(int indent, const char *key, char **v, size_t nv)
 		}
 	}
 	fputs(" ];\n", stdout);
+}
+
+/* Unset, a channel's ttl is no key to print (0 would not parse). */
+static int
+conf_channel_has_ttl(const void *base)
+{
+	const struct conf_channel *cc = base;
+
+	return cc->ttl_ms > 0;
 }
 
 static int

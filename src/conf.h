@@ -22,7 +22,17 @@ enum guard_kind {
 	GUARD_AUTO,  /* named lock, or a lease on a Galera node */
 };
 enum on_lock_lost { LOCK_LOST_TERMINATE, LOCK_LOST_CONTINUE };
+/* A scheduled job's slots missed at launch (cronguard.conf(5)). */
+enum catch_up { CATCH_UP_LATEST, CATCH_UP_ALL, CATCH_UP_NONE };
+enum alert_level { ALERT_WARNING, ALERT_CRITICAL };
 enum ordering { ORDERING_PER_KEY, ORDERING_NONE };
+/* Which earlier rows of a key hold a row back (cronguard-outbox(7),
+ * ORDERING): those of its own channel, or of every channel. */
+enum ordering_scope { SCOPE_CHANNEL, SCOPE_GLOBAL };
+/* Whether a channel's FAILED row holds its key until retried. */
+enum on_failure { ON_FAILURE_BLOCK, ON_FAILURE_SKIP };
+/* Which attempts the finalise writes to outbox_attempts. */
+enum attempt_log { ATTEMPT_LOG_ALL, ATTEMPT_LOG_FAILURES, ATTEMPT_LOG_NONE };
 enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP, CHANNEL_AMQP };
 
 struct conf_database {
@@ -48,19 +58,25 @@ struct conf_database {
 struct conf_outbox {
 	unsigned      batch_size; /* 50, 1..1000 */
 	unsigned      pipeline;   /* batches in flight per dispatcher, 1..16 */
-	int64_t       poll_interval_ms;           /* 1s */
-	int64_t       lease_ms;                   /* 5m */
-	int64_t       watchdog_ms;                /* 15m */
-	unsigned      max_attempts;               /* 8 */
-	int64_t       backoff_initial_ms;         /* 30s */
-	double        backoff_multiplier;         /* 2.0 */
-	int64_t       backoff_max_ms;             /* 1h */
-	double        backoff_jitter;             /* 0.2, in [0, 1] */
-	enum ordering ordering;                   /* per_key */
-	bool          keep_sent;                  /* true */
-	long long     pending_warn, pending_crit; /* 1000, 10000 */
-	int64_t       oldest_due_warn_ms, oldest_due_crit_ms; /* 5m, 30m */
-	long long     failed_warn, failed_crit;               /* 1, 100 */
+	int64_t       poll_interval_ms;                   /* 1s */
+	int64_t       lease_ms;                           /* 5m */
+	int64_t       watchdog_ms;                        /* 15m */
+	unsigned      max_attempts;                       /* 8 */
+	int64_t       backoff_initial_ms;                 /* 30s */
+	double        backoff_multiplier;                 /* 2.0 */
+	int64_t       backoff_max_ms;                     /* 1h */
+	double        backoff_jitter;                     /* 0.2, in [0, 1] */
+	enum ordering ordering;                           /* per_key */
+	enum ordering_scope ordering_scope;               /* channel */
+	enum attempt_log    attempt_log;                  /* all */
+	bool                keep_sent;                    /* true */
+	long long           pending_warn, pending_crit;   /* 1000, 10000 */
+	int64_t   oldest_due_warn_ms, oldest_due_crit_ms; /* 5m, 30m */
+	long long failed_warn, failed_crit;               /* 1, 100 */
+	/* Set by conf_load: the configured channels (struct conf's), for
+	 * the per-channel keys the outbox statements read (on_failure). */
+	const struct conf_channel *chans;
+	size_t                     nchans;
 };
 
 struct conf_channel {
@@ -73,7 +89,10 @@ struct conf_channel {
 	long long         daily_quota;         /* per UTC day; 0 = none */
 	unsigned          circuit_failures;    /* 0 = no circuit breaker */
 	int64_t           circuit_cooldown_ms; /* 1m */
-	char             *tls_ca; /* CA bundle (CURLOPT_CAINFO); NULL =
+	enum on_failure   on_failure;          /* block */
+	int64_t           ttl_ms; /* a row without expires_at expires this
+	                           * long after created_at; 0 = never */
+	char *tls_ca;             /* CA bundle (CURLOPT_CAINFO); NULL =
 	                           * libcurl's default store */
 	/* smtp */
 	char     *username;
@@ -102,6 +121,8 @@ struct conf_channel {
  * another host can take it. */
 #define CONF_LEASE_BEATS 3
 
+struct schedule;
+
 struct conf_job {
 	char             *name;
 	int               line;
@@ -127,6 +148,15 @@ struct conf_job {
 	char            *ping_url;     /* NULL: none; from ping_url_file
 	                                * once conf_read_job_secrets ran */
 	char *ping_url_file;
+	/* A cron(5) schedule: once per slot (cronguard.conf(5),
+	 * "Schedules"); schedule_text NULL: none. */
+	char             *schedule_text;
+	struct schedule  *schedule; /* parsed from schedule_text */
+	enum catch_up     catch_up;             /* latest */
+	unsigned          backfill_limit;       /* 10 */
+	int64_t           starting_deadline_ms; /* catch_up none; grace */
+	unsigned          alert_after_failures; /* 1 */
+	enum alert_level  alert_level;          /* warning */
 };
 
 /* The runs kept per job by default (keep_runs): three years of a daily
@@ -194,7 +224,8 @@ void conf_free(struct conf *);
 int conf_read_secrets(struct conf *, const char *channel, char **errstr);
 
 /* The same for job's secret files (ping_url_file), read when the job
- * runs: 0, or -1 with *errstr (exit 78). */
+ * runs: 0, or -1 with *errstr (exit 78): -1 when a file cannot be read,
+ * -2 when it was read but holds no http:// or https:// URL. */
 int conf_read_job_secrets(struct conf *, const char *job, char **errstr);
 
 /*

@@ -33,6 +33,8 @@ struct db {
 	MYSQL *mysql;
 	char  *where; /* "127.0.0.1:3306" or "socket /path" */
 	const struct conf_database *conf; /* for a reconnect */
+	bool        primary;   /* db_connect_primary: refuse a read-only one */
+	const char *read_only; /* db_read_only_sql for this server */
 	/* The reconnect policy (db_reconnect_enable). */
 	bool               reconnect;
 	int64_t            reconnect_until; /* monotonic ms, or 0 */
@@ -262,6 +264,100 @@ db_cloexec(struct db *db, char **errstr)
 	return 0;
 }
 
+/*
+ * The reasons a server takes no writes, NULL when it does (db.h,
+ * db_connect_primary).  A flag is compared as text, so that an ON, a 1
+ * and an enum value other than OFF all count, and no string turns
+ * into a number 0.  Slaves_running is read from information_schema, which
+ * needs no privilege; read_only and a running replica together name both.
+ */
+#define DB_RO_FLAG(var, name) \
+	"IF(CAST(" var " AS CHAR) IN ('0', 'OFF'), NULL, '" name "')"
+#define DB_RO_REPLICA \
+	"IF((SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS" \
+	" WHERE VARIABLE_NAME = 'SLAVES_RUNNING') > 0," \
+	" 'replica_sql_running', NULL)"
+#define DB_RO_MARIADB(txn) \
+	"NULLIF(CONCAT_WS(','," DB_RO_FLAG("@@global.read_only", \
+	    "read_only") "," DB_RO_FLAG("@@global.innodb_read_only", \
+	    "innodb_read_only") "," DB_RO_FLAG("@@session." txn, \
+	    txn) "," DB_RO_REPLICA "), '')"
+static const char db_ro_mariadb[] = DB_RO_MARIADB("tx_read_only");
+static const char db_ro_mariadb_111[] = DB_RO_MARIADB("transaction_read_only");
+static const char db_ro_mysql[] =
+    "NULLIF(CONCAT_WS(','," DB_RO_FLAG("@@global.read_only",
+        "read_only") "," DB_RO_FLAG("@@global.super_read_only",
+        "super_read_only") "," DB_RO_FLAG("@@global.innodb_read_only",
+        "innodb_read_only") "," DB_RO_FLAG("@@session.transaction_read_only",
+        "transaction_read_only") "), '')";
+/* The prefix of the time zone a read-only server is asked to take. */
+#define DB_RO_MARK "cronguard-read-only:"
+
+static const char *
+db_ro_expr(MYSQL *m)
+{
+	const char *info = mysql_get_server_info(m);
+
+	if (info == NULL || strstr(info, "MariaDB") == NULL)
+		return db_ro_mysql;
+	return mysql_get_server_version(m) >= 110100 ? db_ro_mariadb_111
+	                                             : db_ro_mariadb;
+}
+
+/*
+ * The session setup: time_zone '+00:00' (DATETIME values computed from
+ * NOW() are then UTC), and with primary the writable check riding on the
+ * same statement.  On a read-only server the SET fails with 1298 (an
+ * unknown time zone: "+00:00" never is one) whose value carries the
+ * reasons: DB_ERR_READ_ONLY, *errstr naming the server.
+ */
+static enum db_status
+db_setup_session(struct db *db, bool primary, char **errstr)
+{
+	static const char tz[] = "SET time_zone = '+00:00'";
+	struct buf        b;
+	const char       *msg, *p, *q;
+	char             *why;
+	int               rc;
+
+	db->read_only = db_ro_expr(db->mysql);
+	if (!primary)
+		rc = mysql_real_query(db->mysql, tz, sizeof tz - 1);
+	else {
+		buf_init(&b);
+		buf_printf(&b,
+		    "SET time_zone = COALESCE(CONCAT('" DB_RO_MARK "', %s),"
+		    " '+00:00')",
+		    db->read_only);
+		rc = mysql_real_query(db->mysql, b.data, b.len);
+		buf_free(&b);
+	}
+	if (rc == 0)
+		return DB_OK;
+	if (!primary || mysql_errno(db->mysql) != ER_UNKNOWN_TIME_ZONE) {
+		*errstr = xasprintf("cannot set up session on %s: %s",
+		    db->where, mysql_error(db->mysql));
+		return DB_ERR_CONNECT;
+	}
+	/* The reasons, from the quoted value in the message. */
+	msg = mysql_error(db->mysql);
+	if ((p = strstr(msg, DB_RO_MARK)) != NULL &&
+	    (q = strchr(p += sizeof DB_RO_MARK - 1, '\'')) != NULL)
+		why = xstrndup(p, (size_t)(q - p));
+	else
+		why = xstrdup("read-only");
+	log_kv(LOG_ERROR, "db_read_only", "server", db->where, "reason", why,
+	    "msg",
+	    "the server does not accept writes: a replica or a "
+	    "demoted primary; nothing was written",
+	    NULL);
+	*errstr = xasprintf("%s is read-only (%s): refusing to lock, claim or "
+	                    "write there",
+	    db->where, why);
+	free(why);
+	return DB_ERR_READ_ONLY;
+}
+
 /* The error number of this thread's last failed connect attempt, for
  * doctor's fix lines (db_connect_errno). */
 static _Thread_local unsigned db_last_connect_errno;
@@ -275,16 +371,16 @@ db_connect_errno(void)
 /* One connection attempt.  *err is the client library's error number
  * when the server could not be reached or refused the connection, else 0. */
 static enum db_status
-db_connect_once(const struct conf_database *c, struct db **out, unsigned *err,
-    char **errstr)
+db_connect_once(const struct conf_database *c, bool primary, struct db **out,
+    unsigned *err, char **errstr)
 {
-	struct db        *db;
-	char             *from = NULL;
-	const char       *host = NULL;
-	unsigned          port = 0;
-	my_bool           off = 0;
-	struct stat       sb;
-	static const char tz[] = "SET time_zone = '+00:00'";
+	struct db     *db;
+	char          *from = NULL;
+	const char    *host = NULL;
+	unsigned       port = 0;
+	my_bool        off = 0;
+	struct stat    sb;
+	enum db_status st = DB_ERR_CONNECT;
 
 	*out = NULL;
 	*err = 0;
@@ -357,19 +453,16 @@ db_connect_once(const struct conf_database *c, struct db **out, unsigned *err,
 	if (db_check_tls(db, c->tls_mode, errstr) != 0 ||
 	    db_cloexec(db, errstr) != 0)
 		goto fail;
-	/* DATETIME values computed from NOW() are then UTC. */
-	if (mysql_real_query(db->mysql, tz, sizeof tz - 1) != 0) {
-		*errstr = xasprintf("cannot set up session on %s: %s",
-		    db->where, mysql_error(db->mysql));
+	if ((st = db_setup_session(db, primary, errstr)) != DB_OK)
 		goto fail;
-	}
 	db->conf = c;
+	db->primary = primary;
 	*out = db;
 	return DB_OK;
 
 fail:
 	db_close(db);
-	return DB_ERR_CONNECT;
+	return st;
 }
 
 /* Refusals that pass by themselves: too many connections (a fleet's
@@ -402,7 +495,7 @@ static const struct conf_outbox db_connect_backoff = {
 };
 
 static enum db_status
-db_connect_retry(const struct conf_database *c, int64_t retry_ms,
+db_connect_retry(const struct conf_database *c, bool primary, int64_t retry_ms,
     struct db **out, char **errstr)
 {
 	enum db_status st;
@@ -412,7 +505,7 @@ db_connect_retry(const struct conf_database *c, int64_t retry_ms,
 
 	deadline = now_mono_ms() + retry_ms;
 	for (attempt = 1;; attempt++) {
-		st = db_connect_once(c, out, &err, errstr);
+		st = db_connect_once(c, primary, out, &err, errstr);
 		if (st == DB_OK || !db_connect_transient(err))
 			break;
 		if ((left = deadline - now_mono_ms()) <= 0)
@@ -442,13 +535,38 @@ db_connect_retry(const struct conf_database *c, int64_t retry_ms,
 enum db_status
 db_connect(const struct conf_database *c, struct db **out, char **errstr)
 {
-	return db_connect_retry(c, c->connect_retry_ms, out, errstr);
+	return db_connect_retry(c, false, c->connect_retry_ms, out, errstr);
+}
+
+enum db_status
+db_connect_primary(
+    const struct conf_database *c, struct db **out, char **errstr)
+{
+	return db_connect_retry(c, true, c->connect_retry_ms, out, errstr);
+}
+
+const char *
+db_read_only_sql(const struct db *db)
+{
+	return db->read_only;
+}
+
+const char *
+db_where(const struct db *db)
+{
+	return db->where;
+}
+
+int
+db_is_mariadb(const struct db *db)
+{
+	return db->read_only != db_ro_mysql;
 }
 
 enum db_status
 db_connect_check(const struct conf_database *c, struct db **out, char **errstr)
 {
-	return db_connect_retry(c,
+	return db_connect_retry(c, false,
 	    c->connect_retry_ms < DB_CONNECT_RETRY_CHECK_MS
 	        ? c->connect_retry_ms
 	        : DB_CONNECT_RETRY_CHECK_MS,
@@ -576,10 +694,11 @@ db_reconnect(struct db *db, char **errstr)
 	for (attempt = 1;; attempt++) {
 		free(e);
 		e = NULL;
-		st = db_connect_once(db->conf, &fresh, &err, &e);
+		st = db_connect_once(db->conf, db->primary, &fresh, &err, &e);
 		if (st == DB_OK) {
 			mysql_close(db->mysql);
 			db->mysql = fresh->mysql;
+			db->read_only = fresh->read_only;
 			fresh->mysql = NULL;
 			db_close(fresh);
 			db->in_txn = false;

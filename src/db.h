@@ -20,6 +20,7 @@ enum db_status {
 	DB_ERR_LOST,      /* connection lost mid-session (2006, 2013) */
 	DB_ERR_RETRYABLE, /* deadlock 1213 or lock wait timeout 1205 */
 	DB_ERR_QUERY,     /* any other server or client error */
+	DB_ERR_READ_ONLY, /* db_connect_primary: the server takes no writes */
 	/* The server refused a statement for want of a privilege (1142,
 	 * 1143, 1370, 1044, 1227): exit 77; the message names the privilege
 	 * and the table. */
@@ -51,6 +52,38 @@ enum db_status db_connect(
 #define DB_CONNECT_RETRY_CHECK_MS 5000
 enum db_status db_connect_check(
     const struct conf_database *c, struct db **out, char **errstr);
+/*
+ * db_connect for a command that takes a lock, claims rows or writes run
+ * records: the session must be on a server that accepts its writes.  The
+ * check rides on the session setup statement (no round trip of its own):
+ * the time zone is set from an expression that names the first reason the
+ * server is read-only, so that the SET fails (1298, unknown time zone)
+ * on such a server before anything was written.  Checked, because a user
+ * with SUPER (or READ_ONLY ADMIN) writes through read_only:
+ *	@@global.read_only (OFF or 0; any other value, such as MariaDB's
+ *	NO_LOCK, counts as on), @@global.innodb_read_only, the session's
+ *	@@transaction_read_only (@@tx_read_only before MariaDB 11.1), on
+ *	MySQL @@global.super_read_only (MariaDB has none: the statement is
+ *	built for the server the handshake named), and on MariaDB the
+ *	global status Slaves_running (SQL threads of replication running:
+ *	a replica left writable, or a demoted primary already replicating
+ *	from the new one).  MySQL's replicas are told by super_read_only,
+ *	which every failover tool sets there.
+ * A reconnect (db_reconnect_enable) checks again.  DB_ERR_READ_ONLY with
+ * *errstr naming the server and the reasons, and one db_read_only error
+ * line logged; cronguard(1), REPLICATION AND FAILOVER.
+ */
+enum db_status db_connect_primary(
+    const struct conf_database *c, struct db **out, char **errstr);
+/* The SQL expression (constant text for %R) that is NULL while the
+ * session's server accepts writes, else the reasons, comma-separated
+ * ("read_only,replica_sql_running"), for a statement that rides on one
+ * already sent (a heartbeat). */
+const char *db_read_only_sql(const struct db *);
+/* "127.0.0.1:3306", "socket /path": the server, for messages. */
+const char *db_where(const struct db *);
+/* 1 when the handshake named a MariaDB server, else 0. */
+int db_is_mariadb(const struct db *);
 /* The server's or client library's error number of this thread's last
  * failed connect attempt (1045 wrong password, 1049 unknown database,
  * 2002 no socket, ...), 0 after a successful one: for doctor, which

@@ -144,7 +144,10 @@ dispatch_deadline_before(struct send_ctl *ctl, struct outbox_msg *msg)
 
 	if (now_mono_ms() >= dc->until)
 		return 1;
-	return dc->inner.before_send(&dc->inner, msg);
+	if (dc->inner.before_send(&dc->inner, msg) != 0)
+		return 1;
+	msg->started_ms = now_mono_ms();
+	return 0;
 }
 
 static void
@@ -152,6 +155,7 @@ dispatch_deadline_after(struct send_ctl *ctl, struct outbox_msg *msg)
 {
 	struct dispatch_ctl *dc = (struct dispatch_ctl *)ctl;
 
+	msg->ended_ms = now_mono_ms();
 	if (msg->result == SEND_OK)
 		faultpoint("after_send");
 	dc->inner.after_send(&dc->inner, msg);
@@ -712,9 +716,10 @@ dstream_before(struct send_ctl *ctl, struct outbox_msg *msg)
 {
 	struct dstream *s = (struct dstream *)ctl;
 
-	(void)msg;
-	if (now_mono_ms() < s->feed->start_by)
+	if (now_mono_ms() < s->feed->start_by) {
+		msg->started_ms = now_mono_ms();
 		return 0;
+	}
 	dstream_settle(s, s->feed);
 	return 1;
 }
@@ -725,6 +730,7 @@ dstream_after(struct send_ctl *ctl, struct outbox_msg *msg)
 	struct dstream *s = (struct dstream *)ctl;
 	struct dbatch  *b = dstream_owner(s, msg);
 
+	msg->ended_ms = now_mono_ms();
 	if (msg->result == SEND_OK)
 		faultpoint("after_send");
 	if (msg->result != SEND_NONE)
@@ -1221,9 +1227,12 @@ dispatch_connect_pipeline(struct dispatch *dp, char **errstr)
 
 	if (!dispatch_pipelined(dp))
 		return DB_OK;
-	if ((st = db_connect(&dp->conf->db, &dp->claim_db, errstr)) != DB_OK ||
+	/* They claim and finalise: the writable primary only (db.h). */
+	if ((st = db_connect_primary(&dp->conf->db, &dp->claim_db, errstr)) !=
+	        DB_OK ||
 	    (st = dispatch_session(dp, dp->claim_db, errstr)) != DB_OK ||
-	    (st = db_connect(&dp->conf->db, &dp->fin_db, errstr)) != DB_OK ||
+	    (st = db_connect_primary(&dp->conf->db, &dp->fin_db, errstr)) !=
+	        DB_OK ||
 	    (st = dispatch_session(dp, dp->fin_db, errstr)) != DB_OK)
 		return st;
 	return DB_OK;

@@ -253,6 +253,141 @@ out:
 	free(errstr);
 }
 
+/* The first of the columns names that r has, or (size_t)-1. */
+static size_t
+doctor_column_any(const struct db_result *r, const char *a, const char *b)
+{
+	size_t j;
+
+	if ((j = doctor_column(r, a)) == (size_t)-1)
+		j = doctor_column(r, b);
+	return j;
+}
+
+/*
+ * The replication this server applies, from SHOW ALL SLAVES STATUS
+ * (MariaDB) or SHOW REPLICA STATUS (MySQL 8.0.22): ", replica of
+ * host:port (SQL thread Yes, lag 3s)" for each source, "" when none;
+ * needs REPLICA MONITOR (or REPLICATION CLIENT, SUPER): without it the
+ * text says so.
+ */
+static char *
+doctor_replication(struct db *db)
+{
+	struct db_result *r = NULL;
+	struct buf        b;
+	char             *errstr = NULL;
+	const char       *host, *port, *sql, *lag;
+	size_t            i, ch, cp, cs, cl;
+
+	buf_init(&b);
+	if (db_query(db, &r, &errstr, "%R",
+	        db_is_mariadb(db) ? "SHOW ALL SLAVES STATUS"
+	                          : "SHOW REPLICA STATUS") != DB_OK) {
+		buf_printf(
+		    &b, ", replication status not readable (%s)", errstr);
+		goto out;
+	}
+	ch = doctor_column_any(r, "Master_Host", "Source_Host");
+	cp = doctor_column_any(r, "Master_Port", "Source_Port");
+	cs = doctor_column_any(r, "Slave_SQL_Running", "Replica_SQL_Running");
+	cl = doctor_column_any(
+	    r, "Seconds_Behind_Master", "Seconds_Behind_Source");
+	for (i = 0; i < r->nrows; i++) {
+		host = db_cell(r, i, ch);
+		port = db_cell(r, i, cp);
+		sql = db_cell(r, i, cs);
+		lag = db_cell(r, i, cl);
+		buf_printf(&b, ", replica of %s:%s (SQL thread %s, lag %s%s)",
+		    host != NULL ? host : "?", port != NULL ? port : "?",
+		    sql != NULL ? sql : "?", lag != NULL ? lag : "unknown",
+		    lag != NULL ? "s" : "");
+	}
+out:
+	db_result_free(r);
+	free(errstr);
+	return buf_steal(&b);
+}
+
+/*
+ * The server's role: a writable primary (OK), a Galera node (OK when
+ * Synced in a Primary component and writable), or a replica or read-only
+ * server (CRITICAL: run, exec, dispatch and migrate refuse it with exit
+ * 69).  The writable test is db_read_only_sql, the one the commands use.
+ */
+static void
+doctor_role(struct db *db, struct doctor_report *r)
+{
+	struct db_result *g = NULL;
+	char             *ro = NULL, *errstr = NULL, *repl = NULL;
+	const char       *state, *cluster, *ready, *size;
+	static const char fix[] =
+	    "point database.host at the writable primary (its address, VIP "
+	    "or proxy), not a replica: see cronguard(1), REPLICATION AND "
+	    "FAILOVER";
+
+	if (db_query_value(
+	        db, &ro, &errstr, "SELECT %R", db_read_only_sql(db)) != DB_OK) {
+		doctor_add(r, CHECK_CRITICAL, "role", fix,
+		    "cannot tell whether %s takes writes: %s", db_where(db),
+		    errstr);
+		goto out;
+	}
+	repl = doctor_replication(db);
+	/* Galera: wsrep_on and the node's state, from the status. */
+	if (db_is_mariadb(db) &&
+	    db_query(db, &g, &errstr,
+	        "SELECT @@wsrep_on,"
+	        " MAX(IF(VARIABLE_NAME = 'WSREP_LOCAL_STATE_COMMENT',"
+	        "  VARIABLE_VALUE, NULL)),"
+	        " MAX(IF(VARIABLE_NAME = 'WSREP_CLUSTER_STATUS',"
+	        "  VARIABLE_VALUE, NULL)),"
+	        " MAX(IF(VARIABLE_NAME = 'WSREP_READY', VARIABLE_VALUE, NULL)),"
+	        " MAX(IF(VARIABLE_NAME = 'WSREP_CLUSTER_SIZE',"
+	        "  VARIABLE_VALUE, NULL))"
+	        " FROM information_schema.GLOBAL_STATUS"
+	        " WHERE VARIABLE_NAME LIKE 'WSREP%%'") == DB_OK &&
+	    g->nrows == 1 && g->ncols == 5 &&
+	    db_parse_bool(db_cell(g, 0, 0)) == 1) {
+		state = db_cell(g, 0, 1);
+		cluster = db_cell(g, 0, 2);
+		ready = db_cell(g, 0, 3);
+		size = db_cell(g, 0, 4);
+		if (ro == NULL && state != NULL &&
+		    strcmp(state, "Synced") == 0 && cluster != NULL &&
+		    strcmp(cluster, "Primary") == 0 && ready != NULL &&
+		    strcmp(ready, "ON") == 0)
+			doctor_add(r, CHECK_OK, "role", NULL,
+			    "Galera node, %s, in the Primary component of %s "
+			    "nodes, writable%s",
+			    state, size != NULL ? size : "?", repl);
+		else
+			doctor_add(r, CHECK_CRITICAL, "role",
+			    "use a node that is Synced in the Primary "
+			    "component and not read-only",
+			    "Galera node, state %s, cluster %s, ready %s%s%s%s",
+			    state != NULL ? state : "?",
+			    cluster != NULL ? cluster : "?",
+			    ready != NULL ? ready : "?",
+			    ro != NULL ? ", read-only: " : "",
+			    ro != NULL ? ro : "", repl);
+		goto out;
+	}
+	if (ro != NULL)
+		doctor_add(r, CHECK_CRITICAL, "role", fix,
+		    "%s is read-only (%s)%s: a replica or a demoted primary; "
+		    "run, exec, outbox dispatch and db migrate refuse it",
+		    db_where(db), ro, repl);
+	else
+		doctor_add(r, CHECK_OK, "role", NULL,
+		    "%s is a writable primary%s", db_where(db), repl);
+out:
+	db_result_free(g);
+	free(ro);
+	free(repl);
+	free(errstr);
+}
+
 /* transaction_isolation (tx_isolation before MariaDB 11.1). */
 static void
 doctor_isolation(struct db *db, struct doctor_report *r)
@@ -1117,6 +1252,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 			doctor_claim_index(db, c, r);
 		doctor_timeouts(db, c, r);
 		doctor_wsrep(db, c, r);
+		doctor_role(db, r);
 		doctor_isolation(db, r);
 		doctor_clock(db, r);
 		doctor_migrations(db, r);

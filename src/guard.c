@@ -28,6 +28,7 @@
 #include "output.h"
 #include "ping.h"
 #include "runs.h"
+#include "schedule.h"
 #include "util.h"
 
 /* Signals that cronguard forwards to the job's process group. */
@@ -96,29 +97,82 @@ local_name(const char *prefix, const char *key)
 }
 
 /*
+ * The runtime directory must not let another user move this user's
+ * private directory out of the way: one that others can write to (group
+ * cronguard's /run/cronguard, /tmp) needs the sticky bit, and an owner
+ * who is root or this user (the owner of a directory may rename anything
+ * in it).  A directory only its owner can write to is not checked, so
+ * that a private runtime_dir (a test's, systemd's RuntimeDirectory=) is
+ * fine.  Returns 0, or -1 with *errstr.
+ */
+static int
+local_parent_check(
+    int pfd, const char *runtime_dir, const char *dir, char **errstr)
+{
+	struct stat sb;
+	uid_t       uid = geteuid();
+
+	if (fstat(pfd, &sb) == -1) {
+		*errstr = xasprintf(
+		    "cannot stat %s: %s", runtime_dir, strerror(errno));
+		return -1;
+	}
+	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) == 0)
+		return 0;
+	if ((sb.st_mode & S_ISVTX) == 0) {
+		*errstr = xasprintf("runtime_dir %s is writable by group or "
+		                    "others (mode %04o) but not sticky: they "
+		                    "could rename or replace %s; chmod +t it "
+		                    "(the package makes /run/cronguard 3775)",
+		    runtime_dir, (unsigned)(sb.st_mode & 07777), dir);
+		return -1;
+	}
+	if (sb.st_uid != 0 && sb.st_uid != uid) {
+		*errstr = xasprintf("runtime_dir %s is writable by group or "
+		                    "others and owned by uid %lu, who could "
+		                    "rename or replace %s: chown root it",
+		    runtime_dir, (unsigned long)sb.st_uid, dir);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Open this user's private directory runtime_dir/cronguard-UID, creating
  * it 0700, as tmux does for its socket directory: the runtime directory
  * may be a shared /tmp where anyone can plant files under predictable
  * names.  Refused unless it is a directory (not a symbolic link) owned by
- * this user with no group or other permissions.  Returns the directory's
- * descriptor, or -1 with *errstr (always a configuration problem).
+ * this user with no group or other permissions, in a runtime directory
+ * that passes local_parent_check.  Returns the directory's descriptor, or
+ * -1 with *errstr (always a configuration problem).
  */
 static int
 local_dir_open(const char *runtime_dir, const char *dir, char **errstr)
 {
 	struct stat sb;
 	uid_t       uid = geteuid();
-	int         fd = -1;
+	const char *base = strrchr(dir, '/') + 1;
+	int         pfd = -1, fd = -1;
 
-	if (mkdir(dir, S_IRWXU) == -1 && errno != EEXIST) {
+	if ((pfd = open(runtime_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1) {
 		*errstr = xasprintf("cannot create %s: %s (runtime_dir %s must "
 		                    "exist and be writable by uid %lu: create "
 		                    "it, or set runtime_dir)",
 		    dir, strerror(errno), runtime_dir, (unsigned long)uid);
 		goto fail;
 	}
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) ==
-	    -1) {
+	if (local_parent_check(pfd, runtime_dir, dir, errstr) == -1)
+		goto fail;
+	if (mkdirat(pfd, base, S_IRWXU) == -1 && errno != EEXIST) {
+		*errstr = xasprintf("cannot create %s: %s (runtime_dir %s must "
+		                    "exist and be writable by uid %lu: create "
+		                    "it, or set runtime_dir)",
+		    dir, strerror(errno), runtime_dir, (unsigned long)uid);
+		goto fail;
+	}
+	if ((fd = openat(pfd, base,
+	         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		if (errno == ELOOP || errno == ENOTDIR)
 			*errstr =
 			    xasprintf("%s is not a directory: remove it", dir);
@@ -144,11 +198,14 @@ local_dir_open(const char *runtime_dir, const char *dir, char **errstr)
 		    dir, (unsigned)(sb.st_mode & 0777));
 		goto fail;
 	}
+	close(pfd);
 	return fd;
 
 fail:
 	if (fd != -1)
 		close(fd);
+	if (pfd != -1)
+		close(pfd);
 	return -1;
 }
 
@@ -290,9 +347,13 @@ guard_sighandler(int sig)
 }
 
 /*
- * The handlers, and the signals unblocked while the job runs: a mask
- * inherited from the parent (it survives exec) would otherwise keep SIGCHLD
- * from ever waking the loop, and SIGTERM from ever reaching the job.
+ * The handlers, installed before the run's first database write and kept
+ * until its record is finished, so that no signal in between kills
+ * cronguard by its default action (a run left "running", closed later as
+ * abandoned, and a once_per job run twice).  The forwarded signals stay
+ * blocked except while the job runs: a signal that interrupts a database
+ * read in this thread would cost the lock session.  One that arrives
+ * while blocked waits, and is taken at the next guard_signals_take.
  */
 static int
 guard_signals_install(char **errstr)
@@ -305,23 +366,68 @@ guard_signals_install(char **errstr)
 		*errstr = xasprintf("pipe: %s", strerror(errno));
 		return -1;
 	}
+	sigemptyset(&set);
+	for (i = 0; i < nitems(guard_forward); i++)
+		sigaddset(&set, guard_forward[i]);
+	if (sigprocmask(SIG_BLOCK, &set, &guard_oldmask) == 0)
+		guard_masked = 1;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = guard_sighandler;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_flags = 0;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	for (i = 0; i < nitems(guard_forward); i++) {
+	for (i = 0; i < nitems(guard_forward); i++)
 		sigaction(guard_forward[i], &sa, NULL);
-		sigaddset(&set, guard_forward[i]);
-	}
-	if (sigprocmask(SIG_UNBLOCK, &set, &guard_oldmask) == 0)
-		guard_masked = 1;
 	return 0;
 }
 
+/*
+ * Unblock the forwarded signals and SIGCHLD (open 1) while the job runs,
+ * or block the forwarded ones again (open 0).  A mask inherited from the
+ * parent (it survives exec) would otherwise keep SIGCHLD from ever waking
+ * the loop, and SIGTERM from ever reaching the job.
+ */
+static void
+guard_signals_open(int open)
+{
+	sigset_t set;
+	size_t   i;
+
+	sigemptyset(&set);
+	for (i = 0; i < nitems(guard_forward); i++)
+		sigaddset(&set, guard_forward[i]);
+	if (open)
+		sigaddset(&set, SIGCHLD);
+	sigprocmask(open ? SIG_UNBLOCK : SIG_BLOCK, &set, NULL);
+}
+
+/* The first forwarded signal that arrived while they were blocked (it is
+ * delivered to the handler now), or 0; SIGCHLD is skipped. */
+static int
+guard_signals_take(void)
+{
+	unsigned char buf[64];
+	ssize_t       n, i;
+	int           sig = 0;
+
+	if (guard_sigpipe[0] == -1)
+		return 0;
+	guard_signals_open(1);
+	guard_signals_open(0);
+	while ((n = read(guard_sigpipe[0], buf, sizeof buf)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (buf[i] != SIGCHLD && sig == 0)
+				sig = buf[i];
+		}
+	}
+	return sig;
+}
+
+/* Back to the old mask and the default handlers.  The old mask is set
+ * while the handlers are still ours, so that a signal still pending goes
+ * to the pipe (lost with it: the caller took what it needed), not to the
+ * default action. */
 static void
 guard_signals_restore(void)
 {
@@ -641,6 +747,10 @@ guard_setenv(const struct guard_job *gj, const struct lock *l)
 		setenv("CRONGUARD_FENCE", id, 1);
 	} else
 		unsetenv("CRONGUARD_FENCE");
+	if (l != NULL && l->slot_text != NULL)
+		setenv("CRONGUARD_SLOT", l->slot_text, 1);
+	else
+		unsetenv("CRONGUARD_SLOT");
 }
 
 /* Run the command, its output into out (NULL: inherited); fill end
@@ -656,13 +766,11 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 	memset(&ch, 0, sizeof ch);
 	ch.out = out;
 	guard_setenv(gj, l);
-	if (guard_signals_install(&errstr) != 0 ||
-	    guard_spawn(gj->argv, &ch, &errstr) != 0) {
+	if (guard_spawn(gj->argv, &ch, &errstr) != 0) {
 		snprintf(errbuf, errlen, "%s", errstr);
 		end->outcome = "error";
 		end->exit_status = -1;
 		end->error = errbuf;
-		guard_signals_restore();
 		free(errstr);
 		return EXIT_SOFTWARE;
 	}
@@ -671,7 +779,6 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 		while (waitpid(ch.pid, &ch.status, 0) == -1 && errno == EINTR)
 			;
 		guard_drain_output(&ch);
-		guard_signals_restore();
 		code = ch.exec_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 		snprintf(errbuf, errlen, "cannot execute %s: %s", gj->argv[0],
 		    strerror(ch.exec_errno));
@@ -683,13 +790,15 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 		return code;
 	}
 	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
+	guard_signals_open(1);
 	guard_wait(gj, l, &ch);
-	guard_signals_restore();
+	guard_signals_open(0);
 
 	if (WIFSIGNALED(ch.status)) {
 		sig = WTERMSIG(ch.status);
 		code = 128 + sig;
-		snprintf(errbuf, errlen, "killed by signal %d", sig);
+		snprintf(errbuf, errlen, "killed by %s (signal %d)",
+		    signal_name(sig), sig);
 		end->error = errbuf;
 	} else
 		code = WEXITSTATUS(ch.status);
@@ -700,7 +809,9 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 		end->error = errbuf;
 		return EXIT_TIMEOUT;
 	}
-	if (ch.forwarded)
+	/* Died of a signal, whoever sent it (the OOM killer, an operator):
+	 * killed, not a failure, so that jobs runs can name the signal. */
+	if (ch.forwarded || WIFSIGNALED(ch.status))
 		end->outcome = "killed";
 	else
 		end->outcome = code == 0 ? "success" : "failure";
@@ -843,7 +954,6 @@ static int
 sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 {
 	sigset_t set;
-	char    *errstr = NULL;
 
 	memset(w, 0, sizeof *w);
 	w->ops = l->ops;
@@ -853,17 +963,13 @@ sql_watchdog_start(struct sql_watchdog *w, struct lock *l, int64_t ms)
 		w->deadline = now_mono_ms() + ms;
 	if (pipe2(w->wake, O_CLOEXEC) != 0)
 		return -1;
-	if (guard_signals_install(&errstr) != 0) {
-		free(errstr);
-		goto fail;
-	}
-	/* The new thread inherits the mask and unblocks them itself. */
+	/* Blocked here since guard_signals_install; the new thread
+	 * inherits the mask and unblocks them itself. */
 	guard_forward_set(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	pthread_mutex_init(&w->mu, NULL);
 	if (pthread_create(&w->thread, NULL, sql_watchdog_main, w) != 0) {
 		pthread_mutex_destroy(&w->mu);
-		guard_signals_restore();
 		goto fail;
 	}
 	return 0;
@@ -886,7 +992,6 @@ sql_watchdog_stop(struct sql_watchdog *w, const char *job, int *signo)
 	pthread_mutex_unlock(&w->mu);
 	(void)!write(w->wake[1], "", 1);
 	pthread_join(w->thread, NULL);
-	guard_signals_restore();
 	fired = w->fired;
 	*signo = w->signo;
 	if (w->error != NULL)
@@ -1135,6 +1240,72 @@ guard_ping(const struct guard_job *gj, enum ping_kind kind, const char *rid,
 	free(errstr);
 }
 
+/* A signal came after the run record was written but before the job
+ * started: the job is not started, and the record says why. */
+static int
+guard_cancelled(const struct guard_job *gj, int sig, struct run_end *end,
+    char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "terminated by %s before the job started",
+	    signal_name(sig));
+	log_kv(LOG_WARN, "job_cancelled", "job", gj->job, "signal",
+	    signal_name(sig), "msg", errbuf, NULL);
+	end->outcome = "error";
+	end->exit_status = -1;
+	end->error = errbuf;
+	return 128 + sig;
+}
+
+/* The run record is finished (or was never written): a signal that came
+ * after the job ended is too late to change the run, and is only logged;
+ * then the default handlers are back. */
+static void
+guard_signals_done(const struct guard_job *gj, int *installed)
+{
+	int sig;
+
+	if (!*installed)
+		return;
+	*installed = 0;
+	if ((sig = guard_signals_take()) != 0)
+		log_kv(LOG_INFO, "signal_after_job", "job", gj->job, "signal",
+		    signal_name(sig), "msg",
+		    "the run was over and its record finished: its outcome and exit status stand",
+		    NULL);
+	guard_signals_restore();
+}
+
+void
+guard_job_from_conf(
+    struct guard_job *gj, const struct conf *c, const struct conf_job *j)
+{
+	memset(gj, 0, sizeof *gj);
+	gj->job = j->name;
+	gj->argv = j->command;
+	gj->sql = j->sql;
+	gj->guard = j->guard;
+	gj->lock = j->lock;
+	gj->runtime_dir = c->runtime_dir;
+	gj->max_runtime_ms = j->max_runtime_ms;
+	gj->grace_ms = j->grace_ms;
+	gj->timeout_ms = j->timeout_ms;
+	gj->heartbeat_ms = j->heartbeat_ms;
+	gj->lease_ms = j->lease_ms;
+	gj->kill_after_ms = GUARD_KILL_AFTER_MS;
+	gj->on_lock_lost = j->on_lock_lost;
+	gj->busy_exit = j->busy_exit;
+	gj->once_per_ms = j->once_per_ms;
+	gj->timezone = j->timezone;
+	gj->keep_runs = j->keep_runs;
+	gj->output = j->output;
+	gj->output_max = (size_t)j->output_max;
+	gj->ping_url = j->ping_url;
+	gj->schedule = j->schedule;
+	gj->catch_up = j->catch_up;
+	gj->backfill_limit = j->backfill_limit;
+	gj->starting_deadline_ms = j->starting_deadline_ms;
+}
+
 void
 guard_result_free(struct guard_result *res)
 {
@@ -1142,27 +1313,37 @@ guard_result_free(struct guard_result *res)
 	memset(res, 0, sizeof *res);
 }
 
-int
-guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
-    struct guard_result *res)
+/*
+ * One run under the lock session l (open): take the database lock, look
+ * at once_per, write the run record (for l->slot: only when the slot has
+ * no success yet), run the job, release and finish.  *done is set when
+ * nothing ran because the slot or period was done meanwhile.  Returns
+ * the exit code and in *state what happened; l is closed.
+ */
+enum guard_once_state {
+	GUARD_RAN,     /* the job ran */
+	GUARD_DONE,    /* its slot or period was done: nothing to run */
+	GUARD_NOT_RUN, /* busy, or it could not start */
+};
+
+static int
+guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
+    enum guard_once_state *state)
 {
-	struct lock         lk, *l = NULL;
-	struct lock_holder  h;
-	struct run_end      end;
-	struct run_output   ro;
-	struct output       out, *outp = NULL;
-	enum lock_result    lr;
-	char               *path = NULL, *errstr = NULL, errbuf[512];
-	char                status[16], rid[37];
-	struct local_holder lh;
-	enum local_status   ls;
-	int                 fd = -1, code;
+	/* Without a database there is no session, lock or record. */
+	struct lock       *dbl = l->ops != NULL ? l : NULL;
+	struct lock_holder h;
+	struct run_end     end;
+	struct run_output  ro;
+	struct output      out, *outp = NULL;
+	enum lock_result   lr;
+	char              *errstr = NULL, errbuf[512], status[16], rid[37];
+	int                code, sig, signals = 0;
 
 	memset(&h, 0, sizeof h);
 	memset(&end, 0, sizeof end);
 	memset(&out, 0, sizeof out);
-	if (res != NULL)
-		memset(res, 0, sizeof *res);
+	*state = GUARD_NOT_RUN;
 	/* SQL jobs print nothing: there is no output to capture. */
 	if (gj->argv != NULL && gj->output != OUTPUT_INHERIT) {
 		output_init(&out,
@@ -1170,9 +1351,338 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 		outp = &out;
 	}
 	uuid_v4(rid);
+	if (guard_in_db(gj->guard)) {
+		lr = guard_acquire(gj, l, &h, &errstr);
+		if (lr == LOCK_BUSY) {
+			code = guard_busy(gj, &h);
+			goto out;
+		}
+		if (lr != LOCK_OK) {
+			log_kv(LOG_ERROR,
+			    lr == LOCK_ERR_GALERA ? "galera_refused"
+			                          : "lock_failed",
+			    "job", gj->job, "lock", gj->lock, "error", errstr,
+			    NULL);
+			code = exitcode_lock(lr);
+			goto out;
+		}
+	}
+	if (dbl != NULL && gj->once_per_ms > 0 &&
+	    (code = guard_once_per(gj, l)) != -1) {
+		*state = GUARD_DONE;
+		goto give_back;
+	}
+	if (guard_signals_install(&errstr) != 0) {
+		log_kv(LOG_ERROR, "internal_error", "job", gj->job, "error",
+		    errstr, NULL);
+		code = EXIT_SOFTWARE;
+		goto out;
+	}
+	signals = 1;
+	if (dbl != NULL &&
+	    (lr = runs_start(l, self_hostname(), (long)getpid(), rid,
+	         &errstr)) != LOCK_OK) {
+		if (lr == LOCK_SLOT_DONE) {
+			log_kv(LOG_INFO, "job_already_done", "job", gj->job,
+			    "slot", l->slot_text, "msg",
+			    "another host finished the slot meanwhile", NULL);
+			*state = GUARD_DONE;
+			code = EXIT_OK;
+			goto give_back;
+		}
+		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
+		    errstr, NULL);
+		code = exitcode_lock(lr);
+		goto out;
+	}
+
+	*state = GUARD_RAN;
+	guard_ping(gj, PING_START, rid, NULL);
+	if ((sig = guard_signals_take()) != 0)
+		code = guard_cancelled(gj, sig, &end, errbuf, sizeof errbuf);
+	else if (gj->argv != NULL)
+		code =
+		    guard_command(gj, dbl, outp, &end, errbuf, sizeof errbuf);
+	else
+		code = guard_sql(gj, dbl, &end, errbuf, sizeof errbuf);
+	if (outp != NULL) {
+		ro.data = output_tail(outp, &ro.len);
+		ro.total = outp->total;
+		end.output = &ro;
+	}
+	if (code != 0 && end.exit_status > 0 && code != EXIT_NOEXEC &&
+	    code != EXIT_NOTFOUND) {
+		snprintf(status, sizeof status, "%d", end.exit_status);
+		log_kv(LOG_WARN, "job_failed", "job", gj->job, "outcome",
+		    end.outcome, "status", status, NULL);
+	}
+	if (dbl != NULL && lock_finish(l, &end) != LOCK_OK)
+		code = EXIT_PROTOCOL;
+	else
+		log_kv(LOG_INFO, "job_finished", "job", gj->job, "outcome",
+		    end.outcome, "slot", l->slot_text, NULL);
+	guard_signals_done(gj, &signals);
+	/* After the release: a slow ping server does not hold the lock. */
+	guard_ping(gj, code == 0 ? PING_SUCCESS : PING_FAIL, rid, outp);
+	if (res != NULL) {
+		guard_result_free(res);
+		res->ran = 1;
+		res->failed = code != 0;
+		if (outp != NULL) {
+			res->captured = 1;
+			res->output = out;
+			memset(&out, 0, sizeof out);
+		}
+	}
+	goto out;
+
+give_back:
+	/* Nothing ran: hand the lock or lease back at once, so that the
+	 * next period's launch on another host is not kept waiting. */
+	if (lock_give_back(l) != LOCK_OK)
+		code = EXIT_PROTOCOL;
+out:
+	guard_signals_done(gj, &signals);
+	output_free(&out);
+	lock_holder_free(&h);
+	lock_close(l);
+	free(errstr);
+	return code;
+}
+
+/* ------------------------------------------------------- schedules */
+
+/* The zone of gj's slots (runs_slot_zone), or -1 having logged why. */
+static int
+guard_zone(
+    const struct guard_job *gj, const struct slot_state *st, struct tzone **z)
+{
+	char *errstr = NULL;
+
+	if (runs_slot_zone(gj->timezone, st, z, &errstr) == 0)
+		return 0;
+	log_kv(LOG_ERROR, "config_error", "job", gj->job, "key", "timezone",
+	    "msg",
+	    gj->timezone != NULL
+	        ? errstr
+	        : "cannot tell the database server's time zone: set timezone",
+	    "error", errstr, NULL);
+	free(errstr);
+	return -1;
+}
+
+/* A slot of a launch's plan. */
+struct guard_slot {
+	int64_t     t;
+	const char *kind; /* "schedule", "catch_up", "manual" */
+};
+
+/* Log a skip for a paused job; the pause is st's. */
+static void
+guard_paused(const struct guard_job *gj, const struct slot_state *st)
+{
+	log_kv(LOG_INFO, "job_paused", "job", gj->job, "paused_by",
+	    st->paused_by, "since", st->paused_at, "until",
+	    st->until != NULL ? st->until : "resumed", "reason", st->reason,
+	    "all", strcmp(st->pause_job, "*") == 0 ? "yes" : "no", NULL);
+}
+
+/*
+ * Which slots this launch runs, oldest first, into plan (at most
+ * backfill_limit, or 1): -1 with *n set to run them, else the exit code
+ * (0: nothing is due; 64: a bad --slot; 78: a schedule that never
+ * matches).  cronguard.conf(5), "Schedules", states the rules.
+ */
+static int
+guard_plan(const struct guard_job *gj, const struct slot_state *st,
+    const struct tzone *z, struct guard_slot *plan, size_t *n)
+{
+	int64_t now = st->now_us / 1000000, latest, t, from;
+	char    text[TZONE_RFC3339_MAX], other[TZONE_RFC3339_MAX], *errstr;
+	size_t  k, max;
+
+	*n = 0;
+	errstr = NULL;
+	if (gj->slot_arg != NULL) {
+		if (tzone_parse(z, gj->slot_arg, &t, &errstr) != 0) {
+			log_kv(LOG_ERROR, "usage_error", "job", gj->job, "slot",
+			    gj->slot_arg, "msg", errstr, NULL);
+			free(errstr);
+			return EXIT_USAGE;
+		}
+		tzone_format(z, t, text, sizeof text);
+		if (!schedule_contains(gj->schedule, z, t) || t > now) {
+			log_kv(LOG_ERROR, "usage_error", "job", gj->job, "slot",
+			    text, "msg",
+			    t > now ? "the slot is in the future"
+			            : "the schedule has no such slot",
+			    NULL);
+			return EXIT_USAGE;
+		}
+		plan[0].t = t;
+		plan[0].kind = "manual";
+		*n = 1;
+		return -1;
+	}
+	if (schedule_prev(gj->schedule, z, now, &latest) != 0) {
+		log_kv(LOG_ERROR, "config_error", "job", gj->job, "key",
+		    "schedule", "msg", "the schedule has no slot before now",
+		    NULL);
+		return EXIT_CONFIG;
+	}
+	tzone_format(z, latest, text, sizeof text);
+	if (st->last_success >= latest) {
+		log_kv(LOG_INFO, "job_already_done", "job", gj->job, "slot",
+		    text, NULL);
+		return EXIT_OK;
+	}
+	if (gj->catch_up == CATCH_UP_NONE &&
+	    (now - latest) * 1000 > gj->starting_deadline_ms) {
+		log_kv(LOG_INFO, "job_slot_skipped", "job", gj->job, "slot",
+		    text, "msg",
+		    "launched after starting_deadline (catch_up = \"none\")",
+		    NULL);
+		return EXIT_OK;
+	}
+	plan[0].t = latest;
+	plan[0].kind = "schedule";
+	*n = 1;
+	if (gj->catch_up != CATCH_UP_ALL || st->first_run < 0)
+		return -1;
+	/* Every slot since the last success, never one before the job's
+	 * first run, newest backfill_limit of them, oldest first. */
+	from = st->last_success > st->first_run - 1 ? st->last_success
+	                                            : st->first_run - 1;
+	max = gj->backfill_limit > 0 ? gj->backfill_limit : 1;
+	t = latest;
+	while (*n < max && schedule_prev(gj->schedule, z, t - 1, &t) == 0 &&
+	    t > from) {
+		plan[*n].t = t;
+		plan[*n].kind = "catch_up";
+		(*n)++;
+	}
+	if (*n == max &&
+	    schedule_prev(gj->schedule, z, plan[*n - 1].t - 1, &t) == 0 &&
+	    t > from) {
+		tzone_format(z, t, other, sizeof other);
+		log_kv(LOG_WARN, "job_slots_skipped", "job", gj->job, "newest",
+		    other, "msg",
+		    "older slots without a success are beyond backfill_limit:"
+		    " not run (run them with run --slot)",
+		    NULL);
+	}
+	for (k = 0; k < *n / 2; k++) {
+		struct guard_slot tmp = plan[k];
+
+		plan[k] = plan[*n - 1 - k];
+		plan[*n - 1 - k] = tmp;
+	}
+	return -1;
+}
+
+/*
+ * A job with a schedule: one statement on the lock session l (open) for
+ * the clock, the pause and the last success, then each planned slot as
+ * its own run (its own session, lock and record), oldest first, stopping
+ * at the first that does not succeed.  Returns the exit code of the last
+ * run, or of the skip; l is closed.
+ */
+static int
+guard_scheduled(
+    const struct guard_job *gj, struct lock *l, struct guard_result *res)
+{
+	struct slot_state     st;
+	struct tzone         *z = NULL;
+	struct guard_slot    *plan = NULL;
+	struct tm             tm;
+	time_t                tt;
+	char                  utc[32], text[TZONE_RFC3339_MAX], *errstr = NULL;
+	size_t                n = 0, i;
+	enum guard_once_state state;
+	enum db_status        dst;
+	int                   code;
+
+	memset(&st, 0, sizeof st);
+	if (l->ops->slot_state == NULL) {
+		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
+		    "a schedule needs the run records", NULL);
+		code = EXIT_CONFIG;
+		goto out;
+	}
+	if ((dst = l->ops->slot_state(l->conn, gj->job, &st, &errstr)) !=
+	    DB_OK) {
+		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
+		    errstr, NULL);
+		code = exitcode_db(dst);
+		goto out;
+	}
+	if (st.pause_job != NULL && gj->slot_arg == NULL) {
+		guard_paused(gj, &st);
+		code = EXIT_OK;
+		goto out;
+	}
+	if (guard_zone(gj, &st, &z) != 0) {
+		code = EXIT_CONFIG;
+		goto out;
+	}
+	plan = xcalloc(
+	    gj->backfill_limit > 0 ? gj->backfill_limit : 1, sizeof *plan);
+	if ((code = guard_plan(gj, &st, z, plan, &n)) != -1)
+		goto out;
+	for (i = 0; i < n; i++) {
+		tt = (time_t)plan[i].t;
+		gmtime_r(&tt, &tm);
+		strftime(utc, sizeof utc, "%Y-%m-%d %H:%M:%S", &tm);
+		tzone_format(z, plan[i].t, text, sizeof text);
+		l->slot = utc;
+		l->slot_kind = plan[i].kind;
+		l->slot_text = text;
+		if (l->conn == NULL && lock_open(l, &errstr) != LOCK_OK) {
+			log_kv(LOG_ERROR, "db_unavailable", "job", gj->job,
+			    "error", errstr, NULL);
+			code = EXIT_UNAVAILABLE;
+			goto out;
+		}
+		code = guard_once(gj, l, res, &state);
+		if (state == GUARD_NOT_RUN || (state == GUARD_RAN && code != 0))
+			break;
+	}
+out:
+	l->slot = l->slot_kind = l->slot_text = NULL;
+	lock_close(l);
+	runs_slot_state_free(&st);
+	tzone_free(z);
+	free(plan);
+	free(errstr);
+	return code;
+}
+
+int
+guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
+    struct guard_result *res)
+{
+	struct lock           lk, *l = NULL;
+	struct guard_result   scratch;
+	enum lock_result      lr;
+	char                 *path = NULL, *errstr = NULL;
+	struct local_holder   lh;
+	enum local_status     ls;
+	enum guard_once_state state;
+	int                   fd = -1, code;
+
+	memset(&scratch, 0, sizeof scratch);
+	if (res != NULL)
+		memset(res, 0, sizeof *res);
+	else
+		res = &scratch;
 	if (guard_in_db(gj->guard) && ops == NULL) {
 		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
 		    "the database lock needs a database", NULL);
+		return EXIT_CONFIG;
+	}
+	if (gj->schedule != NULL && ops == NULL) {
+		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
+		    "a schedule needs a database (the run records)", NULL);
 		return EXIT_CONFIG;
 	}
 	if (gj->guard != GUARD_NONE) {
@@ -1190,85 +1700,28 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 		}
 	}
 
-	if (ops != NULL) {
-		l = &lk;
-		lock_init(l, ops, ctx, gj->job,
-		    guard_in_db(gj->guard) ? gj->lock : NULL);
-		l->keep_runs = gj->keep_runs;
-		if ((lr = lock_open(l, &errstr)) != LOCK_OK) {
-			log_kv(LOG_ERROR, "db_unavailable", "job", gj->job,
-			    "error", errstr, NULL);
-			code = exitcode_lock(lr);
-			l = NULL;
-			goto out;
-		}
-	}
-	if (guard_in_db(gj->guard)) {
-		lr = guard_acquire(gj, l, &h, &errstr);
-		if (lr == LOCK_BUSY) {
-			code = guard_busy(gj, &h);
-			goto out;
-		}
-		if (lr != LOCK_OK) {
-			log_kv(LOG_ERROR,
-			    lr == LOCK_ERR_GALERA ? "galera_refused"
-			                          : "lock_failed",
-			    "job", gj->job, "lock", gj->lock, "error", errstr,
-			    NULL);
-			code = exitcode_lock(lr);
-			goto out;
-		}
-	}
-	if (l != NULL && gj->once_per_ms > 0 &&
-	    (code = guard_once_per(gj, l)) != -1)
-		goto out;
-	if (l != NULL &&
-	    (lr = runs_start(l, self_hostname(), (long)getpid(), rid,
-	         &errstr)) != LOCK_OK) {
+	l = &lk;
+	lock_init(
+	    l, ops, ctx, gj->job, guard_in_db(gj->guard) ? gj->lock : NULL);
+	l->keep_runs = gj->keep_runs;
+	if (ops != NULL && (lr = lock_open(l, &errstr)) != LOCK_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
 		    errstr, NULL);
 		code = exitcode_lock(lr);
 		goto out;
 	}
-
-	guard_ping(gj, PING_START, rid, NULL);
-	if (gj->argv != NULL)
-		code = guard_command(gj, l, outp, &end, errbuf, sizeof errbuf);
+	if (gj->schedule != NULL)
+		code = guard_scheduled(gj, l, res);
+	else if (ops != NULL && gj->once_per_ms > 0 &&
+	    (code = guard_once_per(gj, l)) != -1)
+		/* Done: looked at before the lock, so that a no-op launch
+		 * takes no lock and no fencing token. */
+		lock_close(l);
 	else
-		code = guard_sql(gj, l, &end, errbuf, sizeof errbuf);
-	if (outp != NULL) {
-		ro.data = output_tail(outp, &ro.len);
-		ro.total = outp->total;
-		end.output = &ro;
-	}
-	if (code != 0 && end.exit_status > 0 && code != EXIT_NOEXEC &&
-	    code != EXIT_NOTFOUND) {
-		snprintf(status, sizeof status, "%d", end.exit_status);
-		log_kv(LOG_WARN, "job_failed", "job", gj->job, "outcome",
-		    end.outcome, "status", status, NULL);
-	}
-	if (l != NULL && lock_finish(l, &end) != LOCK_OK)
-		code = EXIT_PROTOCOL;
-	else
-		log_kv(LOG_INFO, "job_finished", "job", gj->job, "outcome",
-		    end.outcome, NULL);
-	/* After the release: a slow ping server does not hold the lock. */
-	guard_ping(gj, code == 0 ? PING_SUCCESS : PING_FAIL, rid, outp);
-	if (res != NULL) {
-		res->ran = 1;
-		res->failed = code != 0;
-		if (outp != NULL) {
-			res->captured = 1;
-			res->output = out;
-			memset(&out, 0, sizeof out);
-		}
-	}
+		code = guard_once(gj, l, res, &state);
 
 out:
-	output_free(&out);
-	lock_holder_free(&h);
-	if (l != NULL)
-		lock_close(l);
+	guard_result_free(&scratch);
 	if (fd >= 0)
 		close(fd);
 	free(path);

@@ -11,6 +11,8 @@
 /* After SIGTERM (timeout, lost lock), SIGKILL follows this much later. */
 #define GUARD_KILL_AFTER_MS 10000
 
+struct schedule;
+
 struct guard_job {
 	const char       *job;  /* job name (exec: the lock name) */
 	char *const      *argv; /* command, NULL-terminated; or NULL */
@@ -32,7 +34,18 @@ struct guard_job {
 	enum output_mode  output;      /* command jobs; SQL jobs print none */
 	size_t            output_max;  /* 0: OUTPUT_MAX_DEFAULT */
 	const char       *ping_url;    /* NULL: no pings */
+	/* schedule: once per slot (NULL: every launch runs, or once_per) */
+	const struct schedule *schedule;
+	enum catch_up          catch_up;
+	unsigned               backfill_limit;       /* catch_up "all" */
+	int64_t                starting_deadline_ms; /* catch_up "none" */
+	const char            *slot_arg; /* run --slot: that slot only */
 };
+
+/* The guard_job of configured job j of c (borrowing from both): run
+ * and jobs list describe a job the one way. */
+void guard_job_from_conf(
+    struct guard_job *gj, const struct conf *c, const struct conf_job *j);
 
 /* What a run leaves for the command layer, which prints the output. */
 struct guard_result {

@@ -1,4 +1,4 @@
-/* incident.h: the one incident reporter (CONTRACT section 5.6). */
+/* incident.h: the one incident reporter (cronguard(1), GUARDED JOBS). */
 #ifndef CRONGUARD_INCIDENT_H
 #define CRONGUARD_INCIDENT_H
 
@@ -26,8 +26,16 @@ struct incident {
 /* A sink receives every incident after it is logged (tests install one). */
 typedef void (*incident_sink_fn)(const struct incident *, void *arg);
 void incident_set_sink(incident_sink_fn, void *arg);
-/* Alert channel: url NULL disables; timeout in milliseconds. */
+/* Alert channel: url NULL disables; timeout in milliseconds.  Waits for
+ * the alerts in flight first (incident_flush). */
 void incident_set_alert(const char *url, long timeout_ms);
+/* Log the incident, give it to the sink, and start its alert POST in the
+ * background: it returns without waiting for the alert endpoint, so that
+ * what the incident calls for (terminating a job) comes first. */
 void incident_report(const struct incident *);
+/* Wait for every alert POST still in flight, each for at most the alert
+ * timeout (they run side by side); the command layer calls it before the
+ * process exits. */
+void incident_flush(void);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mysqld_error.h>
+
 #include "db.h"
 #include "lease.h"
 #include "util.h"
@@ -115,15 +117,31 @@ lease_extend(struct db *db, const char *name, const char *token,
 {
 	struct db_result *r = NULL;
 	enum lease_status ls;
+	char             *why = NULL;
 
+	/* The check is a condition of the UPDATE itself: no round trip of
+	 * its own.  It reads system variables, so MIXED logs the UPDATE by
+	 * row (cronguard(1), REPLICATION AND FAILOVER). */
 	if (db_query(db, &r, errstr,
 	        "UPDATE cronguard_leases"
 	        " SET expires_at = NOW(6) + INTERVAL %llu MICROSECOND"
-	        " WHERE name = %s AND owner_token = %s AND expires_at > NOW(6)",
-	        lease_us, name, token) != DB_OK)
-		ls = LEASE_ERR_DB;
-	else
-		ls = r->affected == 1 ? LEASE_OK : LEASE_LOST;
+	        " WHERE name = %s AND owner_token = %s AND expires_at > NOW(6)"
+	        " AND %R IS NULL",
+	        lease_us, name, token, db_read_only_sql(db)) != DB_OK)
+		ls = db_errno(db) == ER_OPTION_PREVENTS_STATEMENT
+		    ? LEASE_READ_ONLY
+		    : LEASE_ERR_DB;
+	else if (r->affected == 1)
+		ls = LEASE_OK;
+	else if (db_query_value(db, &why, errstr, "SELECT %R",
+	             db_read_only_sql(db)) == DB_OK &&
+	    why != NULL) {
+		*errstr = why;
+		why = NULL;
+		ls = LEASE_READ_ONLY;
+	} else
+		ls = LEASE_LOST;
+	free(why);
 	db_result_free(r);
 	return ls;
 }

@@ -60,6 +60,7 @@ enum lease_status {
 	LEASE_LOST,      /* extend/release: no longer the owner, or expired */
 	LEASE_ERR_DB,    /* the query failed: *errstr */
 	LEASE_ERR_VALUE, /* the server answered something impossible */
+	LEASE_READ_ONLY, /* extend: the server turned read-only, *errstr why */
 	LEASE_ERR_PRIVILEGE, /* refused for want of a privilege (77) */
 	LEASE_ERR_SCHEMA,    /* cronguard_leases unknown: db migrate (78) */
 };
@@ -77,7 +78,11 @@ enum lease_status lease_acquire(struct db *, const char *name,
     unsigned long long lease_us, unsigned long long *fence, char **errstr);
 
 /* The heartbeat: push expires_at to NOW(6) + lease_us, only while we own
- * it and it has not expired.  LEASE_OK, LEASE_LOST or LEASE_ERR_DB. */
+ * it, it has not expired and the server takes writes (db_read_only_sql in
+ * the same UPDATE: a user with SUPER writes through read_only).  LEASE_OK,
+ * LEASE_LOST, LEASE_READ_ONLY (*errstr the reasons, asked only after
+ * the UPDATE changed nothing, or the server's refusal 1290) or
+ * LEASE_ERR_DB. */
 enum lease_status lease_extend(struct db *, const char *name, const char *token,
     unsigned long long lease_us, char **errstr);
 

@@ -27,7 +27,10 @@ real_connect(void *ctx, void **conn, char **errstr)
 	struct db     *db = NULL;
 	enum db_status st;
 
-	st = db_connect(ctx, &db, errstr);
+	/* The guard takes a lock and writes its fence and run record: a
+	 * read-only server (a replica, a demoted primary) is refused before
+	 * anything runs. */
+	st = db_connect_primary(ctx, &db, errstr);
 	*conn = db;
 	return st;
 }
@@ -144,6 +147,24 @@ real_is_used_lock(void *conn, const char *name, char **value, char **errstr)
 {
 	return db_query_value(
 	    conn, value, errstr, "SELECT IS_USED_LOCK(%s)", name);
+}
+
+static enum db_status
+real_lock_check(
+    void *conn, const char *name, char **value, char **read_only, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	*value = *read_only = NULL;
+	st = db_query(conn, &r, errstr, "SELECT IS_USED_LOCK(%s), %R", name,
+	    db_read_only_sql(conn));
+	if (st == DB_OK && (st = db_one_row(r, 2, errstr)) == DB_OK) {
+		*value = db_cell_dup(r, 0, 0);
+		*read_only = db_cell_dup(r, 0, 1);
+	}
+	db_result_free(r);
+	return st;
 }
 
 /* KILL CONNECTION or KILL QUERY.  Gone between the check and the KILL:
@@ -310,12 +331,20 @@ real_run_slot(void *conn, const char *job, int64_t once_per_ms, const char *tz,
 	return runs_slot(conn, job, once_per_ms, tz, NULL, rs, errstr);
 }
 
+static enum db_status
+real_slot_state(
+    void *conn, const char *job, struct slot_state *st, char **errstr)
+{
+	return runs_slot_state(conn, job, st, errstr);
+}
+
 const struct lock_db_ops lock_db_real = {
 	.connect = real_connect,
 	.destroy = real_destroy,
 	.get_lock = real_get_lock,
 	.release_lock = real_release_lock,
 	.is_used_lock = real_is_used_lock,
+	.lock_check = real_lock_check,
 	.kill = real_kill,
 	.holder = real_holder,
 	.run_start = real_run_start,
@@ -331,6 +360,7 @@ const struct lock_db_ops lock_db_real = {
 	.fence_next = real_fence_next,
 	.run_prune = real_run_prune,
 	.run_slot = real_run_slot,
+	.slot_state = real_slot_state,
 };
 
 /* ------------------------------------------------------- the guard */
@@ -707,7 +737,14 @@ lock_lease_heartbeat(struct lock *l)
 
 	ls = l->ops->lease_extend(
 	    l->conn, l->name, l->token, l->lease_us, &errstr);
-	if (ls == LEASE_LOST)
+	if (ls == LEASE_READ_ONLY) {
+		l->read_only = 1;
+		detail = xasprintf("the server turned read-only (%s), a "
+		                   "demotion: lease %s (fence %llu) not "
+		                   "extended there; nothing more is written to "
+		                   "it, the lease expires by itself",
+		    errstr, l->name, l->fence);
+	} else if (ls == LEASE_LOST)
 		detail = xasprintf("lease %s (fence %llu) expired or was "
 		                   "taken: not extended",
 		    l->name, l->fence);
@@ -724,6 +761,7 @@ enum lock_result
 lock_heartbeat(struct lock *l)
 {
 	char              *value = NULL, *errstr = NULL, *detail = NULL;
+	char              *read_only = NULL;
 	unsigned long long id;
 	enum db_status     st;
 
@@ -734,7 +772,12 @@ lock_heartbeat(struct lock *l)
 		if (l->lost)
 			goto out;
 	} else if (l->held) {
-		st = l->ops->is_used_lock(l->conn, l->name, &value, &errstr);
+		if (l->ops->lock_check != NULL)
+			st = l->ops->lock_check(
+			    l->conn, l->name, &value, &read_only, &errstr);
+		else
+			st = l->ops->is_used_lock(
+			    l->conn, l->name, &value, &errstr);
 		if (st != DB_OK) {
 			/* A session whose query failed may be gone, and
 			 * with it the lock: the server can no longer prove
@@ -742,6 +785,19 @@ lock_heartbeat(struct lock *l)
 			if (st == DB_ERR_LOST)
 				l->dead = 1;
 			detail = xasprintf("heartbeat failed: %s", errstr);
+			lock_lost(l, detail);
+			goto out;
+		}
+		if (read_only != NULL) {
+			/* The lock is on a server that is no longer the
+			 * primary: another host may now hold it on the new
+			 * one. */
+			l->read_only = 1;
+			detail = xasprintf(
+			    "the server turned read-only (%s), a demotion: the "
+			    "lock there guards nothing; the run record is left "
+			    "running (nothing more is written to it)",
+			    read_only);
 			lock_lost(l, detail);
 			goto out;
 		}
@@ -761,6 +817,7 @@ lock_heartbeat(struct lock *l)
 	}
 out:
 	free(value);
+	free(read_only);
 	free(errstr);
 	free(detail);
 	return l->lost ? LOCK_INCIDENT : LOCK_OK;
@@ -940,6 +997,8 @@ lock_release(struct lock *l, const char *jobtext)
 	enum db_status st;
 
 	l->held = 0;
+	if (l->lease_us != 0 && l->read_only)
+		return; /* a write; the lease expires by itself */
 	if (l->lease_us != 0) {
 		lock_lease_release(l, jobtext);
 		return;
@@ -994,11 +1053,24 @@ lock_finish(struct lock *l, const struct run_end *end)
 	if (l->held)
 		lock_release(l, jobtext);
 	lock_incidents = l->lost || l->incidents > incidents_before_release;
-	if (l->run_id != 0)
+	/* After a demotion, finishing the run record would be an errant
+	 * write on the old primary (a user with SUPER gets through). */
+	if (l->run_id != 0 && !l->read_only)
 		runs_end(l, end, lock_incidents, jobtext);
 	lock_close(l);
 	free(jobtext);
 	return lock_incidents ? LOCK_INCIDENT : LOCK_OK;
+}
+
+enum lock_result
+lock_give_back(struct lock *l)
+{
+	int incidents = l->incidents;
+
+	if (l->held)
+		lock_release(l, "the slot was done: nothing ran");
+	lock_close(l);
+	return l->incidents > incidents ? LOCK_INCIDENT : LOCK_OK;
 }
 
 void

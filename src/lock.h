@@ -49,6 +49,12 @@ struct run_start_info {
 	unsigned long long connection_id; /* 0 without a named lock */
 	unsigned long long fence;         /* 0 without a lock */
 	const char        *uuid;          /* run_uuid (ping rid=); NULL none */
+	/* The slot the run is for, UTC "YYYY-MM-DD hh:mm:ss", and why it
+	 * runs ("schedule", "catch_up", "manual"); NULL: no schedule.  For
+	 * every kind but "manual" the record is written only when the slot
+	 * has no successful run yet (*id is then 0). */
+	const char *slot;
+	const char *slot_kind;
 };
 
 /* A command job's captured output, for the run record. */
@@ -58,7 +64,8 @@ struct run_output {
 	unsigned long long total; /* bytes the job wrote in all */
 };
 
-struct run_slot; /* runs.h */
+struct run_slot;   /* runs.h */
+struct slot_state; /* runs.h */
 
 struct lock_db_ops {
 	/* A new session.  ctx is the ops' own (the real one: a const
@@ -77,6 +84,12 @@ struct lock_db_ops {
 	/* SELECT IS_USED_LOCK(name) */
 	enum db_status (*is_used_lock)(
 	    void *conn, const char *name, char **value, char **errstr);
+	/* The heartbeat's check in one round trip: IS_USED_LOCK(name) in
+	 * *value, and in *read_only why the server no longer takes writes
+	 * (db_read_only_sql), NULL while it does.  NULL in a fake:
+	 * is_used_lock alone. */
+	enum db_status (*lock_check)(void *conn, const char *name, char **value,
+	    char **read_only, char **errstr);
 	/* KILL CONNECTION id */
 	enum db_status (*kill)(
 	    void *conn, unsigned long long id, char **errstr);
@@ -124,6 +137,12 @@ struct lock_db_ops {
 	enum db_status (*run_slot)(void *conn, const char *job,
 	    int64_t once_per_ms, const char *tz, struct run_slot *,
 	    char **errstr);
+	/* schedule: the database clock, the job's latest successful slot,
+	 * its first run, the pause in effect and the server's time zone,
+	 * in one statement (runs_slot_state).  NULL in a fake: the guard
+	 * refuses a schedule. */
+	enum db_status (*slot_state)(
+	    void *conn, const char *job, struct slot_state *, char **errstr);
 };
 
 /* The implementation over db.h; ctx is a const struct conf_database *. */
@@ -139,6 +158,7 @@ enum lock_result {
 	LOCK_INCIDENT,      /* cleanup failed or lock lost: exit 76 */
 	LOCK_ERR_PRIVILEGE, /* a statement refused for a privilege: 77 */
 	LOCK_ERR_SCHEMA,    /* a cronguard table or column unknown: 78 */
+	LOCK_SLOT_DONE,     /* runs_start: the slot succeeded meanwhile */
 };
 
 /* LOCK_ERR_DB for a failed statement, or the refusals that have exit
@@ -163,6 +183,15 @@ struct lock {
 	unsigned long long lease_us;  /* a lease, this long; 0 GET_LOCK */
 	char               token[LEASE_TOKEN_SIZE]; /* the lease's owner */
 	unsigned keep_runs; /* runs of job kept after the run; 0 all */
+	/* The run's slot (run_start_info), and as the job sees it in
+	 * CRONGUARD_SLOT (RFC 3339 in the job's zone); NULL: none. */
+	const char *slot;
+	const char *slot_kind;
+	const char *slot_text;
+	/* The heartbeat found the server read-only (a demotion): lost, and
+	 * nothing more is written there (no run record end, no lease
+	 * release: it expires by itself). */
+	int read_only;
 };
 
 /* Set up l; nothing is connected yet.  job and name are borrowed. */
@@ -173,6 +202,11 @@ void lock_init(struct lock *l, const struct lock_db_ops *ops, void *ctx,
  * heartbeat and release then take, extend and give back the lease row,
  * and a lost lease is reported as lease_lost.  Before lock_acquire. */
 void lock_use_lease(struct lock *l, unsigned long long lease_us);
+
+/* Give back a lock taken for a run that did not start (the slot turned
+ * out done): RELEASE_LOCK or the lease's release, checked as after a
+ * run, then close the session.  LOCK_OK or LOCK_INCIDENT. */
+enum lock_result lock_give_back(struct lock *l);
 
 /* Open the session.  LOCK_OK or LOCK_ERR_DB with *errstr. */
 enum lock_result lock_open(struct lock *l, char **errstr);

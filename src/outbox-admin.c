@@ -7,14 +7,103 @@
 #include "config.h"
 
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "outbox-admin.h"
+#include "outbox.h"
 #include "util.h"
 
 /* ------------------------------------------------------------- counts */
+
+/* The pauses in force, oldest first. */
+static enum db_status
+outbox_count_paused(struct db *db, struct outbox_counts *k, char **errstr)
+{
+	struct db_result    *res = NULL;
+	struct outbox_pause *p;
+	enum db_status       st;
+	const char          *e;
+	size_t               i;
+
+	st = db_query(db, &res, errstr,
+	    "SELECT channel, paused_at, paused_by, reason, until_at,"
+	    " FLOOR(TIMESTAMPDIFF(MICROSECOND, paused_at, NOW(6)) / 1000000)"
+	    " FROM cronguard_channel_pauses"
+	    " WHERE until_at IS NULL OR until_at > NOW(6)"
+	    " ORDER BY paused_at, channel");
+	if (st != DB_OK)
+		goto out;
+	k->paused = xcalloc(res->nrows + 1, sizeof *k->paused);
+	for (i = 0; i < res->nrows; i++) {
+		p = &k->paused[k->npaused++];
+		p->channel =
+		    xstrdup(db_cell(res, i, 0) ? db_cell(res, i, 0) : "");
+		p->paused_at =
+		    xstrdup(db_cell(res, i, 1) ? db_cell(res, i, 1) : "");
+		p->paused_by =
+		    xstrdup(db_cell(res, i, 2) ? db_cell(res, i, 2) : "");
+		p->reason =
+		    db_cell(res, i, 3) ? xstrdup(db_cell(res, i, 3)) : NULL;
+		p->until_at =
+		    db_cell(res, i, 4) ? xstrdup(db_cell(res, i, 4)) : NULL;
+		if (db_cell(res, i, 5) == NULL ||
+		    parse_ll(db_cell(res, i, 5), LLONG_MIN, LLONG_MAX,
+		        &p->for_s, &e) != 0 ||
+		    p->for_s < 0)
+			p->for_s = 0;
+	}
+out:
+	db_result_free(res);
+	return st;
+}
+
+/* The blocked rows and the oldest one's age.  From the PENDING rows with
+ * a key (ix_outbox_due), each asking the ordering index whether a
+ * blocking FAILED row precedes it. */
+static enum db_status
+outbox_count_blocked(struct db *db, const struct conf_outbox *conf,
+    struct outbox_counts *k, char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf        cond;
+	enum db_status    st = DB_OK;
+	const char       *e;
+
+	buf_init(&cond);
+	if (conf->ordering != ORDERING_PER_KEY)
+		goto out;
+	if (outbox_blocking_sql(db, conf, "f", "p", 1, &cond, errstr) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	st = db_query(db, &res, errstr,
+	    "SELECT COUNT(*), COALESCE(FLOOR(TIMESTAMPDIFF(MICROSECOND,"
+	    " MIN(p.created_at), NOW(6)) / 1000000), 0)"
+	    " FROM outbox_messages p WHERE p.status = 'PENDING'"
+	    " AND p.ordering_key IS NOT NULL AND EXISTS ("
+	    "SELECT 1 FROM outbox_messages f WHERE %F)",
+	    &cond);
+	if (st != DB_OK)
+		goto out;
+	if (res->nrows != 1 || db_cell(res, 0, 0) == NULL ||
+	    db_cell(res, 0, 1) == NULL ||
+	    parse_ll(db_cell(res, 0, 0), 0, LLONG_MAX, &k->blocked, &e) != 0 ||
+	    parse_ll(db_cell(res, 0, 1), LLONG_MIN, LLONG_MAX,
+	        &k->oldest_blocked_age_s, &e) != 0) {
+		*errstr = xstrdup("count failed: bad blocked count");
+		st = DB_ERR_QUERY;
+	}
+	if (k->oldest_blocked_age_s < 0)
+		k->oldest_blocked_age_s = 0;
+out:
+	db_result_free(res);
+	buf_free(&cond);
+	return st;
+}
 
 enum db_status
 outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
@@ -25,7 +114,7 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	enum db_status    st;
 	long long  *dst[] = { &k->pending, &k->due, &k->processing, &k->stale,
 		 &k->stuck, &k->failed, &k->oldest_due_age_s,
-		 &k->unknown_channel };
+		 &k->unknown_channel, &k->expired };
 	const char *cell, *e;
 	size_t      i;
 
@@ -60,7 +149,9 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	    " COALESCE(FLOOR(TIMESTAMPDIFF(MICROSECOND, MIN(IF(status ="
 	    "  'PENDING' AND next_attempt_at <= NOW(6), next_attempt_at,"
 	    "  NULL)), NOW(6)) / 1000000), 0),"
-	    " COALESCE(SUM(status = 'PENDING' AND %F), 0)"
+	    " COALESCE(SUM(status = 'PENDING' AND %F), 0),"
+	    " COALESCE(SUM(status = 'FAILED' AND last_error LIKE 'expired%%'),"
+	    " 0)"
 	    " FROM outbox_messages"
 	    " WHERE status IN ('PENDING', 'PROCESSING', 'FAILED')",
 	    (long long)conf->outbox.lease_ms * 1000,
@@ -82,6 +173,9 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 			goto out;
 		}
 	}
+	st = outbox_count_blocked(db, &conf->outbox, k, errstr);
+	if (st == DB_OK)
+		st = outbox_count_paused(db, k, errstr);
 out:
 	db_result_free(res);
 	buf_free(&in);
@@ -187,6 +281,18 @@ outbox_count_channels(struct db *db, const struct conf *conf,
 void
 outbox_counts_free(struct outbox_counts *k)
 {
+	size_t i;
+
+	for (i = 0; i < k->npaused; i++) {
+		free(k->paused[i].channel);
+		free(k->paused[i].paused_at);
+		free(k->paused[i].paused_by);
+		free(k->paused[i].reason);
+		free(k->paused[i].until_at);
+	}
+	free(k->paused);
+	k->paused = NULL;
+	k->npaused = 0;
 	ratelimit_states_free(k->channels, k->nchannels);
 	free(k->quota);
 	k->channels = NULL;
@@ -231,6 +337,82 @@ outbox_verdict(const struct outbox_counts *k, const struct conf_outbox *c)
 
 /* ------------------------------------------------- operator commands */
 
+/* Who pauses: user@host:pid. */
+static char *
+outbox_operator(void)
+{
+	struct passwd *pw = getpwuid(geteuid());
+
+	return xasprintf("%s@%s",
+	    pw != NULL && pw->pw_name != NULL ? pw->pw_name : "?",
+	    self_identity());
+}
+
+enum db_status
+outbox_pause(struct db *db, const char *const *channels, size_t n,
+    int64_t for_ms, const char *reason, char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf        rows, until;
+	enum db_status    st = DB_ERR_QUERY;
+	char             *who = outbox_operator();
+	size_t            i;
+
+	buf_init(&rows);
+	buf_init(&until);
+	if (for_ms > 0)
+		buf_printf(&until, "NOW(6) + INTERVAL %lld MICROSECOND",
+		    (long long)for_ms * 1000);
+	else
+		buf_adds(&until, "NULL");
+	for (i = 0; i < n; i++) {
+		if (db_fragment(db, &rows, errstr, "%R(%s, NOW(6), %s, %s, %F)",
+		        i > 0 ? "," : "", channels[i], who, reason,
+		        &until) != 0)
+			goto out;
+	}
+	st = db_query_retry(db, &res, errstr,
+	    "INSERT INTO cronguard_channel_pauses"
+	    " (channel, paused_at, paused_by, reason, until_at) VALUES %F"
+	    " ON DUPLICATE KEY UPDATE paused_at = VALUES(paused_at),"
+	    " paused_by = VALUES(paused_by), reason = VALUES(reason),"
+	    " until_at = VALUES(until_at)",
+	    &rows);
+out:
+	db_result_free(res);
+	buf_free(&rows);
+	buf_free(&until);
+	free(who);
+	return st;
+}
+
+enum db_status
+outbox_resume(struct db *db, const char *const *channels, size_t n,
+    unsigned long long *npaused, char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf        in;
+	enum db_status    st = DB_ERR_QUERY;
+	size_t            i;
+
+	*npaused = 0;
+	buf_init(&in);
+	for (i = 0; i < n; i++) {
+		if (db_fragment(db, &in, errstr, "%R%s", i > 0 ? "," : "",
+		        channels[i]) != 0)
+			goto out;
+	}
+	/* A pause that already ran out is removed (and counted) too. */
+	st = db_query_retry(db, &res, errstr,
+	    "DELETE FROM cronguard_channel_pauses WHERE channel IN (%F)", &in);
+	if (st == DB_OK)
+		*npaused = res->affected;
+out:
+	db_result_free(res);
+	buf_free(&in);
+	return st;
+}
+
 enum db_status
 outbox_list(struct db *db, const char *status, const char *channel,
     unsigned limit, struct db_result **res, char **errstr)
@@ -255,6 +437,56 @@ outbox_show(
 	    " claimed_at, last_error, created_at, sent_at, payload"
 	    " FROM outbox_messages WHERE id = %llu",
 	    id);
+}
+
+enum db_status
+outbox_show_blocker(struct db *db, const struct conf_outbox *conf,
+    unsigned long long id, struct db_result **res, char **errstr)
+{
+	struct buf     cond;
+	enum db_status st;
+
+	buf_init(&cond);
+	if (conf->ordering != ORDERING_PER_KEY)
+		buf_adds(&cond, "FALSE");
+	else if (outbox_blocking_sql(db, conf, "f", "p", 1, &cond, errstr) !=
+	    0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	st = db_query(db, res, errstr,
+	    "SELECT f.id, f.channel, f.last_error FROM outbox_messages p"
+	    " JOIN outbox_messages f ON %F"
+	    " WHERE p.id = %llu AND p.status = 'PENDING'"
+	    " ORDER BY f.id LIMIT 1",
+	    &cond, id);
+out:
+	buf_free(&cond);
+	return st;
+}
+
+enum db_status
+outbox_show_attempts(
+    struct db *db, unsigned long long id, struct db_result **res, char **errstr)
+{
+	return db_query(db, res, errstr,
+	    "SELECT attempt, started_at, duration_ms, outcome, status_code,"
+	    " dispatcher, detail FROM outbox_attempts WHERE outbox_id = %llu"
+	    " ORDER BY id",
+	    id);
+}
+
+/* The attempt rows of those of ids (one chunk of a purge) whose message
+ * is gone: a message changed meanwhile and not deleted keeps them. */
+static enum db_status
+outbox_purge_attempts(
+    struct db *db, const unsigned long long *ids, size_t nids, char **errstr)
+{
+	return db_query_retry(db, NULL, errstr,
+	    "DELETE FROM outbox_attempts WHERE outbox_id IN (%L)"
+	    " AND NOT EXISTS (SELECT 1 FROM outbox_messages m"
+	    " WHERE m.id = outbox_attempts.outbox_id)",
+	    nids, ids);
 }
 
 /* One statement of an operator's change to rows by id (at most
@@ -295,6 +527,8 @@ outbox_ids_in(struct db *db, enum outbox_ids_op op,
 		    "DELETE FROM outbox_messages WHERE id IN (%L)"
 		    " AND status IN ('SENT','FAILED','CANCELLED')",
 		    nids, ids);
+		if (st == DB_OK)
+			st = outbox_purge_attempts(db, ids, nids, errstr);
 		break;
 	}
 	if (st == DB_OK)
@@ -350,11 +584,14 @@ out:
 }
 
 enum db_status
-outbox_retry_failed(
-    struct db *db, const char *channel, unsigned long long *n, char **errstr)
+outbox_filtered(struct db *db, enum outbox_ids_op op,
+    const struct outbox_filter *f, const char *reason, int dry_run,
+    unsigned long long *n, char **errstr)
 {
 	struct buf         where;
-	enum db_status     st;
+	enum db_status     st = DB_ERR_QUERY;
+	char              *count = NULL;
+	const char        *e;
 	unsigned long long after = 0, *ids;
 	size_t             k;
 
@@ -362,21 +599,41 @@ outbox_retry_failed(
 	buf_init(&where);
 	ids = xcalloc(OUTBOX_BATCH_MAX, sizeof *ids);
 	if (db_fragment(db, &where, errstr,
-	        "status = 'FAILED' AND (%s IS NULL OR channel = %s)", channel,
-	        channel) != 0) {
-		st = DB_ERR_QUERY;
+	        "%R AND (%s IS NULL OR channel = %s)"
+	        " AND (%s IS NULL OR event_type = %s)"
+	        " AND (%s IS NULL OR LOCATE(%s, last_error) > 0)",
+	        op == OUTBOX_IDS_RETRY ? "status = 'FAILED'"
+	                               : "status IN ('PENDING','FAILED')",
+	        f->channel, f->channel, f->event_type, f->event_type, f->error,
+	        f->error) != 0)
+		goto out;
+	if (f->since_ms > 0 &&
+	    db_fragment(db, &where, errstr,
+	        " AND COALESCE(claimed_at, created_at) >="
+	        " NOW(6) - INTERVAL %lld MICROSECOND",
+	        (long long)f->since_ms * 1000) != 0)
+		goto out;
+	if (dry_run) {
+		st = db_query_value(db, &count, errstr,
+		    "SELECT COUNT(*) FROM outbox_messages WHERE %F", &where);
+		if (st == DB_OK &&
+		    (count == NULL ||
+		        parse_ull(count, UINT64_MAX, n, &e) != 0)) {
+			*errstr = xstrdup("count failed: bad count");
+			st = DB_ERR_QUERY;
+		}
 		goto out;
 	}
 	for (;;) {
 		st = outbox_next_ids(db, &where, &after, ids, &k, errstr);
 		if (st != DB_OK || k == 0)
 			break;
-		st = outbox_ids_in(
-		    db, OUTBOX_IDS_RETRY, ids, k, NULL, n, errstr);
+		st = outbox_ids_in(db, op, ids, k, reason, n, errstr);
 		if (st != DB_OK)
 			break;
 	}
 out:
+	free(count);
 	buf_free(&where);
 	free(ids);
 	return st;
@@ -436,6 +693,8 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 		if (st != DB_OK)
 			break;
 		*n += res->affected;
+		if ((st = outbox_purge_attempts(db, ids, k, errstr)) != DB_OK)
+			break;
 		db_result_free(res);
 		res = NULL;
 	}
@@ -450,18 +709,34 @@ out:
 
 enum db_status
 outbox_enqueue(struct db *db, const char *channel, const char *event_type,
-    const char *key, const char *payload, unsigned long long *id,
-    char *message_id, char **errstr)
+    const char *key, const char *payload, const struct outbox_when *when,
+    unsigned long long *id, char *message_id, char **errstr)
 {
 	struct db_result *res = NULL;
-	enum db_status    st;
+	struct buf        next, expires;
+	enum db_status    st = DB_ERR_QUERY;
 
+	buf_init(&next);
+	buf_init(&expires);
 	uuid_v4(message_id);
+	if (when->at_set)
+		buf_printf(&next, "FROM_UNIXTIME(%lld)", (long long)when->at_s);
+	else
+		buf_printf(&next, "NOW(6) + INTERVAL %lld MICROSECOND",
+		    (long long)when->delay_ms * 1000);
+	if (when->expires_in_ms > 0)
+		buf_printf(&expires, "NOW(6) + INTERVAL %lld MICROSECOND",
+		    (long long)when->expires_in_ms * 1000);
+	else
+		buf_adds(&expires, "NULL");
 	st = db_query(db, &res, errstr,
 	    "INSERT INTO outbox_messages"
-	    " (message_id, channel, event_type, ordering_key, payload)"
-	    " VALUES (%s, %s, %s, %s, %s)",
-	    message_id, channel, event_type, key, payload);
+	    " (message_id, channel, event_type, ordering_key, payload,"
+	    " next_attempt_at, expires_at)"
+	    " VALUES (%s, %s, %s, %s, %s, %F, %F)",
+	    message_id, channel, event_type, key, payload, &next, &expires);
+	buf_free(&next);
+	buf_free(&expires);
 	if (st == DB_OK)
 		*id = res->insert_id;
 	db_result_free(res);

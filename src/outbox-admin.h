@@ -29,6 +29,12 @@ struct outbox_counts {
 	long long failed;
 	long long oldest_due_age_s; /* 0 when nothing is due */
 	long long unknown_channel;
+	long long expired; /* FAILED rows whose last_error begins "expired" */
+	/* PENDING rows held back by an earlier FAILED row of their key
+	 * and scope (cronguard-outbox(7), ORDERING), and the age of the
+	 * oldest of them by created_at (0 when none). */
+	long long blocked;
+	long long oldest_blocked_age_s;
 
 	/* The limiter state (cronguard_channels) of the configured
 	 * channels that have a row there, by name; filled by
@@ -42,6 +48,17 @@ struct outbox_counts {
 		bool      exhausted;
 		long long due;
 	} * quota;
+	/* Paused channels (cronguard_channel_pauses, still in force), by
+	 * name; filled by outbox_count. */
+	struct outbox_pause {
+		char     *channel;
+		char     *paused_at; /* database clock, as text */
+		char     *paused_by; /* user@host:pid */
+		char     *reason;    /* or NULL */
+		char     *until_at;  /* or NULL: until outbox resume */
+		long long for_s;     /* seconds since paused_at */
+	} * paused;
+	size_t    npaused;
 	long long quota_exhausted; /* channels with the quota used up */
 	long long quota_blocked;   /* of those: with due rows */
 };
@@ -63,12 +80,31 @@ void outbox_counts_free(struct outbox_counts *);
 enum check_status outbox_verdict(
     const struct outbox_counts *, const struct conf_outbox *);
 
+/* Pause the channels fleet-wide (cronguard-outbox(7), PAUSING A
+ * CHANNEL): one row each in cronguard_channel_pauses, replacing an
+ * earlier pause; for_ms > 0 ends it that long from now (database
+ * clock), 0 never.  reason may be NULL. */
+enum db_status outbox_pause(struct db *, const char *const *channels, size_t n,
+    int64_t for_ms, const char *reason, char **errstr);
+/* End the pauses of the channels; *n of them were paused. */
+enum db_status outbox_resume(struct db *, const char *const *channels, size_t n,
+    unsigned long long *npaused, char **errstr);
+
 /* Rows newest first; status and channel may be NULL (no filter). */
 enum db_status outbox_list(struct db *, const char *status, const char *channel,
     unsigned limit, struct db_result **res, char **errstr);
 /* One row, every column, or an empty result. */
 enum db_status outbox_show(
     struct db *, unsigned long long id, struct db_result **res, char **errstr);
+/* A message's attempt log, oldest first: attempt, started_at,
+ * duration_ms, outcome, status_code, dispatcher, detail. */
+enum db_status outbox_show_attempts(
+    struct db *, unsigned long long id, struct db_result **res, char **errstr);
+/* The FAILED row that holds back PENDING row id (the earliest of its key
+ * and scope), as one row (id, channel, last_error), or an empty result
+ * when nothing blocks it. */
+enum db_status outbox_show_blocker(struct db *, const struct conf_outbox *,
+    unsigned long long id, struct db_result **res, char **errstr);
 
 /*
  * An operator's change to rows by id, in batches of at most
@@ -83,14 +119,36 @@ enum db_status outbox_show(
  * A PROCESSING row is never touched: a dispatcher holds it.
  */
 #define OUTBOX_BATCH_MAX 1000
+/* The longest cancel reason in bytes: last_error is a TEXT column (65535
+ * bytes) and holds "cancelled: " before it. */
+#define OUTBOX_REASON_MAX (65535 - 11)
 enum outbox_ids_op { OUTBOX_IDS_RETRY, OUTBOX_IDS_CANCEL, OUTBOX_IDS_PURGE };
 enum db_status outbox_ids(struct db *, enum outbox_ids_op,
     const unsigned long long *ids, size_t nids, const char *reason,
     unsigned long long *n, char **errstr);
-/* All FAILED rows (of a channel, or of all when channel is NULL) back to
- * PENDING, due now, attempts 0, in batches by primary key. */
-enum db_status outbox_retry_failed(
-    struct db *, const char *channel, unsigned long long *n, char **errstr);
+/*
+ * Which rows an operator's filtered change (outbox retry --failed,
+ * outbox cancel with filters) touches: besides the operation's states,
+ * each field that is set narrows it.  channel and event_type match
+ * exactly, error is a substring of last_error, since_ms > 0 keeps rows
+ * last tried (else created) that long ago or less, by the database
+ * clock.
+ */
+struct outbox_filter {
+	const char *channel;
+	const char *event_type;
+	const char *error;
+	int64_t     since_ms;
+};
+/*
+ * RETRY: the FAILED rows matching f back to PENDING, due now, attempts
+ * 0; CANCEL: the PENDING and FAILED rows matching f CANCELLED as
+ * outbox_ids does (reason may be NULL).  In batches by primary key, as
+ * outbox_ids.  With dry_run only count.  *n: rows changed (counted).
+ */
+enum db_status outbox_filtered(struct db *, enum outbox_ids_op,
+    const struct outbox_filter *f, const char *reason, int dry_run,
+    unsigned long long *n, char **errstr);
 
 /* Delete SENT rows sent and CANCELLED rows cancelled (PURGE_SENT), or
  * FAILED rows last claimed (else created) (PURGE_FAILED), more than
@@ -101,10 +159,20 @@ enum outbox_purge_what { PURGE_SENT, PURGE_FAILED };
 enum db_status outbox_purge(struct db *, enum outbox_purge_what, int64_t age_ms,
     int dry_run, unsigned long long *n, char **errstr);
 
+/* When an enqueued message is due and when it expires: at at_s (unix
+ * seconds) when at_set, else delay_ms from now (0: at once); it expires
+ * expires_in_ms from now (0: no expires_at).  Database clock. */
+struct outbox_when {
+	bool    at_set;
+	int64_t at_s;
+	int64_t delay_ms;
+	int64_t expires_in_ms;
+};
 /* Insert one PENDING message; payload must be valid JSON (the caller
  * checks).  *id is the new row's id; message_id (37 bytes) its UUID. */
 enum db_status outbox_enqueue(struct db *, const char *channel,
     const char *event_type, const char *key, const char *payload,
-    unsigned long long *id, char *message_id, char **errstr);
+    const struct outbox_when *when, unsigned long long *id, char *message_id,
+    char **errstr);
 
 #endif

@@ -23,9 +23,6 @@
 #include "outbox.h"
 #include "util.h"
 
-/* Statuses that block later rows of the same ordering key. */
-#define OUTBOX_BLOCKING "'PENDING','PROCESSING','FAILED'"
-
 /* The ids as text for messages (SQL takes them with %L). */
 static void
 outbox_idlist(struct buf *b, const unsigned long long *ids, size_t n)
@@ -60,6 +57,51 @@ outbox_recover(struct db *db, const struct conf_outbox *c,
 	return st;
 }
 
+int
+outbox_blocking_sql(struct db *db, const struct conf_outbox *conf,
+    const char *e, const char *o, int failed_only, struct buf *sql,
+    char **errstr)
+{
+	struct buf skip;
+	size_t     i, nskip = 0;
+	int        rc = -1;
+
+	buf_init(&skip);
+	for (i = 0; i < conf->nchans; i++) {
+		if (conf->chans[i].on_failure != ON_FAILURE_SKIP)
+			continue;
+		if (nskip++ > 0)
+			buf_addc(&skip, ',');
+		if (db_fragment(db, &skip, errstr, "%s", conf->chans[i].name) !=
+		    0)
+			goto out;
+	}
+	buf_printf(sql, "%s.ordering_key = %s.ordering_key AND %s.id < %s.id",
+	    e, o, e, o);
+	if (conf->ordering_scope == SCOPE_CHANNEL)
+		buf_printf(sql, " AND %s.channel = %s.channel", e, o);
+	/* A channel with on_failure = "skip" leaves its FAILED rows out; an
+	 * unknown channel's FAILED row holds its key, as the default. */
+	if (failed_only && nskip == 0)
+		buf_printf(sql, " AND %s.status = 'FAILED'", e);
+	else if (failed_only)
+		buf_printf(sql,
+		    " AND %s.status = 'FAILED' AND %s.channel NOT IN (%s)", e,
+		    e, skip.data);
+	else if (nskip == 0)
+		buf_printf(sql,
+		    " AND %s.status IN ('PENDING','PROCESSING','FAILED')", e);
+	else
+		buf_printf(sql,
+		    " AND (%s.status IN ('PENDING','PROCESSING') OR"
+		    " (%s.status = 'FAILED' AND %s.channel NOT IN (%s)))",
+		    e, e, e, skip.data);
+	rc = 0;
+out:
+	buf_free(&skip);
+	return rc;
+}
+
 struct claim_args {
 	const struct buf *sql; /* outbox_claim_sql */
 	struct claim     *c;
@@ -70,13 +112,28 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
     const struct outbox_cursor *cur, struct buf *sql, char **errstr)
 {
-	struct buf  in, after;
-	const char *order = "";
-	size_t      i;
-	int         rc = -1;
+	struct buf in, after, order, ttl;
+	size_t     i, nttl = 0;
+	int        rc = -1;
 
 	buf_init(&in);
 	buf_init(&after);
+	buf_init(&order);
+	buf_init(&ttl);
+	/* The row's end: expires_at, else created_at plus its channel's
+	 * ttl, else none (NULL compares as not expired). */
+	buf_adds(&ttl, "COALESCE(o.expires_at");
+	for (i = 0; i < conf->nchans; i++) {
+		if (conf->chans[i].ttl_ms <= 0)
+			continue;
+		if (db_fragment(db, &ttl, errstr,
+		        "%R%s THEN o.created_at + INTERVAL %lld MICROSECOND",
+		        nttl++ == 0 ? ", CASE o.channel WHEN " : " WHEN ",
+		        conf->chans[i].name,
+		        (long long)conf->chans[i].ttl_ms * 1000) != 0)
+			goto out;
+	}
+	buf_adds(&ttl, nttl > 0 ? " END) <= NOW(6)" : ") <= NOW(6)");
 	for (i = 0; i < nchannels; i++) {
 		if (i > 0)
 			buf_addc(&in, ',');
@@ -91,30 +148,40 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	        " AND o.id > %llu))",
 	        cur->at, cur->at, cur->id) != 0)
 		goto out;
-	/* The NOT EXISTS runs on ix_outbox_ordering_status (sql/005), index
+	/* The NOT EXISTS runs on ix_outbox_ordering_status (sql/005), or
+	 * ix_outbox_ordering_channel (sql/011) with the channel scope, index
 	 * only, never reading the key's SENT history row by row (EXPLAIN in
 	 * t0440; a blocked backlog behind 20,000 SENT rows of its key: 4 ms
 	 * instead of 800 ms a claim). */
-	if (conf->ordering == ORDERING_PER_KEY)
-		order = " AND (o.ordering_key IS NULL OR NOT EXISTS ("
-		        "SELECT 1 FROM outbox_messages e"
-		        " WHERE e.ordering_key = o.ordering_key AND e.id < o.id"
-		        " AND e.status IN (" OUTBOX_BLOCKING ")))";
+	if (conf->ordering == ORDERING_PER_KEY) {
+		buf_adds(&order,
+		    " AND (o.ordering_key IS NULL OR NOT EXISTS ("
+		    "SELECT 1 FROM outbox_messages e WHERE ");
+		if (outbox_blocking_sql(
+		        db, conf, "e", "o", 0, &order, errstr) != 0)
+			goto out;
+		buf_adds(&order, "))");
+	}
 	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
 	 * on status alone, which walks every delete-marked entry. */
 	rc = db_fragment(db, sql, errstr,
 	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
 	    " o.ordering_key, o.payload, o.attempts,"
-	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at"
+	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at,"
+	    " COALESCE(%F, FALSE)"
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
 	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
-	    " AND o.channel IN (%F)%R"
+	    " AND o.channel IN (%F)%F"
+	    " AND o.channel NOT IN (SELECT channel FROM cronguard_channel_pauses"
+	    " WHERE until_at IS NULL OR until_at > NOW(6))"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
-	    &after, &in, order, limit);
+	    &ttl, &after, &in, &order, limit);
 out:
 	buf_free(&in);
 	buf_free(&after);
+	buf_free(&order);
+	buf_free(&ttl);
 	return rc;
 }
 
@@ -128,33 +195,44 @@ claim_reset(struct claim *c)
 	db_result_free(c->res);
 	free(c->storage);
 	free(c->msgs);
+	free(c->expired);
 	c->res = NULL;
 	c->storage = NULL;
 	c->msgs = NULL;
+	c->expired = NULL;
 	c->n = 0;
+	c->nexpired = 0;
 }
 
-/* Fill the messages from the claim's result rows. */
+/* Fill the messages from the claim's result rows; the expired ones go
+ * to c->expired instead. */
 static int
 claim_fill(struct claim *c, char **errstr)
 {
 	struct db_result  *r = c->res;
 	struct outbox_msg *m;
+	unsigned long long id;
 	const char        *e;
 	long long          v;
 	size_t             i;
 
-	c->n = r->nrows;
-	c->storage = xcalloc(c->n + 1, sizeof *c->storage);
-	c->msgs = xcalloc(c->n + 1, sizeof *c->msgs);
-	for (i = 0; i < c->n; i++) {
-		m = &c->storage[i];
-		c->msgs[i] = m;
+	c->n = 0;
+	c->storage = xcalloc(r->nrows + 1, sizeof *c->storage);
+	c->msgs = xcalloc(r->nrows + 1, sizeof *c->msgs);
+	c->expired = xcalloc(r->nrows + 1, sizeof *c->expired);
+	for (i = 0; i < r->nrows; i++) {
 		if (r->rows[i][0] == NULL ||
-		    parse_ull(r->rows[i][0], UINT64_MAX, &m->id, &e) != 0) {
+		    parse_ull(r->rows[i][0], UINT64_MAX, &id, &e) != 0) {
 			*errstr = xstrdup("claim failed: bad id");
 			return -1;
 		}
+		if (db_parse_bool(r->rows[i][9]) == 1) {
+			c->expired[c->nexpired++] = id;
+			continue;
+		}
+		m = &c->storage[c->n];
+		c->msgs[c->n++] = m;
+		m->id = id;
 		snprintf(m->message_id, sizeof m->message_id, "%s",
 		    r->rows[i][1] != NULL ? r->rows[i][1] : "");
 		m->channel = r->rows[i][2];
@@ -194,6 +272,18 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	if (claim_fill(c, errstr) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
+	}
+	if (c->nexpired > 0) {
+		st = db_query(db, NULL, errstr,
+		    "UPDATE outbox_messages SET status = 'FAILED',"
+		    " claim_token = NULL, last_error = IF(expires_at IS NULL,"
+		    " 'expired: its channel''s ttl passed before it was sent',"
+		    " CONCAT('expired: expires_at ', expires_at,"
+		    " ' passed before it was sent'))"
+		    " WHERE id IN (%L) AND status = 'PENDING'",
+		    c->nexpired, c->expired);
+		if (st != DB_OK)
+			goto out;
 	}
 	if (c->n == 0)
 		goto out;
@@ -263,7 +353,8 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 	struct claim_args a;
 	struct buf        sql;
 	enum db_status    st;
-	const char       *at;
+	const char       *at, *e;
+	char              nexp[32];
 
 	memset(c, 0, sizeof *c);
 	if (nchannels == 0 || limit == 0)
@@ -281,12 +372,18 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 		claim_reset(c);
 	else if (c->n > 0)
 		faultpoint("after_claim_commit");
+	if (st == DB_OK && c->nexpired > 0) {
+		snprintf(nexp, sizeof nexp, "%zu", c->nexpired);
+		log_kv(LOG_INFO, "outbox_expired", "count", nexp, NULL);
+	}
+	/* The cursor follows the rows read, expired ones included. */
 	if (cur != NULL) {
 		cur->set = 0;
-		if (st == DB_OK && c->n == limit &&
-		    (at = db_cell(c->res, c->n - 1, 8)) != NULL) {
+		if (st == DB_OK && c->res != NULL && c->res->nrows == limit &&
+		    (at = db_cell(c->res, c->res->nrows - 1, 8)) != NULL &&
+		    parse_ull(db_cell(c->res, c->res->nrows - 1, 0), UINT64_MAX,
+		        &cur->id, &e) == 0) {
 			snprintf(cur->at, sizeof cur->at, "%s", at);
-			cur->id = c->msgs[c->n - 1]->id;
 			cur->set = 1;
 		}
 	}
@@ -465,12 +562,132 @@ outbox_tally_claim(const struct conf_outbox *conf, const struct claim *c,
 	}
 }
 
+/* ------------------------------------------------------- attempt log */
+
+/* Bytes of an attempt's detail (outbox_attempts.detail). */
+#define ATTEMPT_DETAIL_MAX 1024
+
+/* s cut to at most ATTEMPT_DETAIL_MAX bytes on a character boundary,
+ * each byte that is not part of well-formed UTF-8 replaced by '?'. */
+static char *
+attempt_detail(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct buf           b;
+	size_t               k;
+
+	buf_init(&b);
+	while (*p != '\0') {
+		if ((k = utf8_seq_len(p, SIZE_MAX)) == 0) {
+			k = 1;
+			if (b.len + 1 > ATTEMPT_DETAIL_MAX)
+				break;
+			buf_addc(&b, '?');
+		} else {
+			if (b.len + k > ATTEMPT_DETAIL_MAX)
+				break;
+			buf_add(&b, (const char *)p, k);
+		}
+		p += k;
+	}
+	if (b.data == NULL)
+		buf_adds(&b, "");
+	return buf_steal(&b);
+}
+
+/* The outcome an attempt row records for m, or NULL for none: a message
+ * never started has no attempt; outbox.attempt_log picks the rest. */
+static const char *
+attempt_outcome(const struct conf_outbox *conf, const struct outbox_msg *m)
+{
+	const char *o;
+
+	if (conf->attempt_log == ATTEMPT_LOG_NONE || m->started_ms == 0)
+		return NULL;
+	switch (m->result) {
+	case SEND_OK:
+		o = "SENT";
+		break;
+	case SEND_RETRY:
+		o = m->attempts + 1 >= conf->max_attempts ? "FAILED" : "RETRY";
+		break;
+	case SEND_PERMANENT:
+		o = "FAILED";
+		break;
+	case SEND_NONE:
+	default:
+		o = "RELEASED";
+		break;
+	}
+	if (conf->attempt_log == ATTEMPT_LOG_FAILURES && strcmp(o, "SENT") == 0)
+		return NULL;
+	return o;
+}
+
+/* The attempt rows of c's messages, but those in lost[], as one
+ * multi-row INSERT in sql; *n rows (0: sql stays empty).  started_at is
+ * the database clock less the time since the send started, so the rows
+ * of all dispatchers order on one clock. */
+static int
+attempt_sql(struct db *db, const struct conf_outbox *conf,
+    const struct claim *c, const unsigned long long *lost, size_t nlost,
+    struct buf *sql, size_t *n, char **errstr)
+{
+	const struct outbox_msg *m;
+	const char              *outcome;
+	char                    *detail;
+	int64_t                  now = now_mono_ms(), ago, dur;
+	size_t                   i, j;
+	int                      gone, rc;
+
+	*n = 0;
+	for (i = 0; i < c->n; i++) {
+		m = c->msgs[i];
+		if ((outcome = attempt_outcome(conf, m)) == NULL)
+			continue;
+		for (gone = 0, j = 0; j < nlost && !gone; j++)
+			gone = lost[j] == m->id;
+		if (gone)
+			continue;
+		ago = now - m->started_ms;
+		dur = (m->ended_ms >= m->started_ms ? m->ended_ms : now) -
+		    m->started_ms;
+		if (ago < 0)
+			ago = 0;
+		if (dur < 0 || dur > UINT32_MAX)
+			dur = 0;
+		detail = m->error != NULL ? attempt_detail(m->error) : NULL;
+		rc = db_fragment(db, sql, errstr,
+		    "%R(%llu, %u, NOW(6) - INTERVAL %lld MICROSECOND, %lld, %s, ",
+		    *n == 0 ? "INSERT INTO outbox_attempts (outbox_id, attempt,"
+		              " started_at, duration_ms, outcome, status_code,"
+		              " detail, dispatcher, claim_token) VALUES "
+		            : ",",
+		    m->id, m->attempts + 1, (long long)ago * 1000,
+		    (long long)dur, outcome);
+		if (rc == 0 && m->status_code > 0)
+			rc = db_fragment(db, sql, errstr, "%d", m->status_code);
+		else if (rc == 0)
+			buf_adds(sql, "NULL");
+		if (rc == 0)
+			rc = db_fragment(db, sql, errstr, ", %s, %s, %s)",
+			    detail, self_identity(), c->token);
+		free(detail);
+		if (rc != 0)
+			return -1;
+		(*n)++;
+	}
+	return 0;
+}
+
 /* Which of the claim's rows it no longer holds, after a finalise that
  * matched fewer rows than expected: *lost (allocated) gets *nlost ids.
- * deleted[i] says the row was to be deleted. */
+ * deleted[i] says the row was to be deleted.  txn: inside a transaction
+ * (no retry of its own). */
 static enum db_status
-fin_find_lost(struct db *db, struct claim *c, const unsigned char *deleted,
-    unsigned long long **lost, size_t *nlost, char **errstr)
+fin_find_lost(struct db *db, bool txn, struct claim *c,
+    const unsigned char *deleted, unsigned long long **lost, size_t *nlost,
+    char **errstr)
 {
 	struct db_result   *res = NULL;
 	unsigned long long *ids;
@@ -480,12 +697,13 @@ fin_find_lost(struct db *db, struct claim *c, const unsigned char *deleted,
 	ids = xcalloc(c->n + 1, sizeof *ids);
 	for (i = 0; i < c->n; i++)
 		ids[i] = c->msgs[i]->id;
-	st = db_query_retry(db, &res, errstr,
+	st = (txn ? db_query : db_query_retry)(db, &res, errstr,
 	    "SELECT id, claim_token <=> %s FROM outbox_messages"
 	    " WHERE id IN (%L)",
 	    c->token, c->n, ids);
 	if (st != DB_OK)
 		goto out;
+	free(*lost);
 	*lost = xcalloc(c->n + 1, sizeof **lost);
 	*nlost = outbox_lost_ids(c, deleted, res, *lost);
 out:
@@ -494,45 +712,42 @@ out:
 	return st;
 }
 
-enum db_status
-outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
-    struct outbox_tally *t, char **errstr)
+/* A finalise's statements, built once; fin_write runs them. */
+struct fin_args {
+	const struct conf_outbox *conf;
+	struct claim             *c;
+	struct buf                update; /* "UPDATE ... SET ..." or empty */
+	unsigned long long       *rowids; /* the rows it updates */
+	size_t                    nrows;
+	unsigned long long       *delids; /* the rows it deletes */
+	size_t                    ndel;
+	unsigned char            *deleted; /* per claim message */
+	bool                      txn;     /* with the attempt log */
+	unsigned long long       *lost;    /* out: lease lost */
+	size_t                    nlost;
+};
+
+static enum db_status
+fin_write(struct db *db, void *arg, char **errstr)
 {
-	struct fin_row     *rows = NULL;
-	unsigned char      *deleted = NULL;
-	struct db_result   *res = NULL;
-	struct buf          sql, lost;
-	struct incident     inc;
-	char               *detail = NULL;
-	enum db_status      st = DB_OK;
-	unsigned long long  matched = 0, *lostids = NULL, *delids = NULL;
-	unsigned long long *rowids = NULL;
-	size_t              i, nrows = 0, ndel = 0, k, nlost = 0;
+	struct fin_args   *a = arg;
+	struct db_result  *res = NULL;
+	struct buf         ins;
+	enum db_status     st = DB_OK;
+	unsigned long long matched = 0;
+	size_t             nins;
+	enum db_status (*q)(struct db *, struct db_result **, char **,
+	    const char *, ...) = a->txn ? db_query : db_query_retry;
 
-	buf_init(&sql);
-	buf_init(&lost);
-	if (c->n == 0)
-		goto out;
-	faultpoint("before_finalise");
-	rows = xcalloc(c->n, sizeof *rows);
-	rowids = xcalloc(c->n, sizeof *rowids);
-	delids = xcalloc(c->n, sizeof *delids);
-	deleted = xcalloc(c->n, 1);
-	for (i = 0; i < c->n; i++) {
-		if (!conf->keep_sent && c->msgs[i]->result == SEND_OK) {
-			delids[ndel++] = c->msgs[i]->id;
-			deleted[i] = 1;
-			continue;
-		}
-		rowids[nrows] = c->msgs[i]->id;
-		fin_row_set(db, conf, c->msgs[i], &rows[nrows++]);
-	}
-
-	if (ndel > 0) {
-		st = db_query_retry(db, &res, errstr,
+	buf_init(&ins);
+	free(a->lost);
+	a->lost = NULL;
+	a->nlost = 0;
+	if (a->ndel > 0) {
+		st = q(db, &res, errstr,
 		    "DELETE FROM outbox_messages WHERE id IN (%L)"
 		    " AND claim_token = %s AND status = 'PROCESSING'",
-		    ndel, delids, c->token);
+		    a->ndel, a->delids, a->c->token);
 		if (st != DB_OK)
 			goto out;
 		matched += res->affected;
@@ -540,52 +755,139 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 		res = NULL;
 	}
 	faultpoint("mid_finalise");
-	if (nrows > 0) {
-		buf_adds(&sql, "UPDATE outbox_messages SET ");
-		for (k = 0; k < FIN_NCOLS; k++) {
-			if (k > 0)
-				buf_adds(&sql, ", ");
-			fin_assign(&sql, rows, nrows, (enum fin_col)k);
-		}
-		st = db_query_retry(db, &res, errstr,
+	if (a->nrows > 0) {
+		st = q(db, &res, errstr,
 		    "%F WHERE id IN (%L) AND claim_token = %s"
 		    " AND status = 'PROCESSING'",
-		    &sql, nrows, rowids, c->token);
+		    &a->update, a->nrows, a->rowids, a->c->token);
 		if (st != DB_OK)
 			goto out;
 		matched += res->affected;
 	}
-
-	if (matched != c->n) {
-		st = fin_find_lost(db, c, deleted, &lostids, &nlost, errstr);
+	if (matched != a->c->n) {
+		st = fin_find_lost(
+		    db, a->txn, a->c, a->deleted, &a->lost, &a->nlost, errstr);
 		if (st != DB_OK)
 			goto out;
-		if (nlost > 0) {
-			outbox_idlist(&lost, lostids, nlost);
-			detail = xasprintf(
-			    "finalise matched nothing for ids %s (claim token %s): another worker holds them; results discarded",
-			    lost.data, c->token);
-			memset(&inc, 0, sizeof inc);
-			inc.event = "outbox_lease_lost";
-			inc.detail = detail;
-			incident_report(&inc);
+	}
+	if (!a->txn)
+		goto out;
+	if (attempt_sql(db, a->conf, a->c, a->lost, a->nlost, &ins, &nins,
+	        errstr) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	if (nins > 0)
+		st = db_query(db, NULL, errstr, "%F", &ins);
+out:
+	db_result_free(res);
+	buf_free(&ins);
+	return st;
+}
+
+/* The finalise's COMMIT reply was lost: it committed if and only if its
+ * attempt rows are there (the claim token is fresh for every claim). */
+static enum db_status
+fin_committed(struct db *db, void *arg, bool *committed, char **errstr)
+{
+	struct fin_args  *a = arg;
+	struct db_result *res = NULL;
+	enum db_status    st;
+	long long         n;
+
+	*committed = false;
+	st = db_query_retry(db, &res, errstr,
+	    "SELECT COUNT(*) FROM outbox_attempts WHERE claim_token = %s",
+	    a->c->token);
+	if (st != DB_OK)
+		goto out;
+	if ((st = db_one_row(res, 1, errstr)) != DB_OK)
+		goto out;
+	if ((n = db_cell_ll(res, 0, 0, -1)) < 0) {
+		*errstr = xstrdup("finalise failed: bad count");
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	*committed = n > 0;
+out:
+	db_result_free(res);
+	return st;
+}
+
+enum db_status
+outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
+    struct outbox_tally *t, char **errstr)
+{
+	struct fin_row *rows = NULL;
+	struct fin_args a;
+	struct buf      lost;
+	struct incident inc;
+	char           *detail = NULL;
+	enum db_status  st = DB_OK;
+	size_t          i, k, nrows = 0;
+
+	memset(&a, 0, sizeof a);
+	buf_init(&a.update);
+	buf_init(&lost);
+	if (c->n == 0)
+		goto out;
+	faultpoint("before_finalise");
+	a.conf = conf;
+	a.c = c;
+	rows = xcalloc(c->n, sizeof *rows);
+	a.rowids = xcalloc(c->n, sizeof *a.rowids);
+	a.delids = xcalloc(c->n, sizeof *a.delids);
+	a.deleted = xcalloc(c->n, 1);
+	for (i = 0; i < c->n; i++) {
+		if (attempt_outcome(conf, c->msgs[i]) != NULL)
+			a.txn = true;
+		if (!conf->keep_sent && c->msgs[i]->result == SEND_OK) {
+			a.delids[a.ndel++] = c->msgs[i]->id;
+			a.deleted[i] = 1;
+			continue;
+		}
+		a.rowids[nrows] = c->msgs[i]->id;
+		fin_row_set(db, conf, c->msgs[i], &rows[nrows++]);
+	}
+	a.nrows = nrows;
+	if (nrows > 0) {
+		buf_adds(&a.update, "UPDATE outbox_messages SET ");
+		for (k = 0; k < FIN_NCOLS; k++) {
+			if (k > 0)
+				buf_adds(&a.update, ", ");
+			fin_assign(&a.update, rows, nrows, (enum fin_col)k);
 		}
 	}
+	/* With attempt rows to write, one transaction: an attempt row
+	 * exists exactly when its outcome was recorded. */
+	st = a.txn ? db_txn_checked(db, fin_write, fin_committed, &a, errstr)
+	           : fin_write(db, &a, errstr);
+	if (st != DB_OK)
+		goto out;
+	if (a.nlost > 0) {
+		outbox_idlist(&lost, a.lost, a.nlost);
+		detail = xasprintf(
+		    "finalise matched nothing for ids %s (claim token %s): another worker holds them; results discarded",
+		    lost.data, c->token);
+		memset(&inc, 0, sizeof inc);
+		inc.event = "outbox_lease_lost";
+		inc.detail = detail;
+		incident_report(&inc);
+	}
 	/* What this claim wrote; a lost row counts as lost only. */
-	outbox_tally_claim(conf, c, lostids, nlost, t);
+	outbox_tally_claim(conf, c, a.lost, a.nlost, t);
 out:
 	for (i = 0; rows != NULL && i < nrows; i++) {
 		for (k = 0; k < FIN_NCOLS; k++)
 			free(rows[i].expr[k]);
 	}
 	free(rows);
-	free(rowids);
-	free(delids);
-	free(deleted);
-	free(lostids);
+	free(a.rowids);
+	free(a.delids);
+	free(a.deleted);
+	free(a.lost);
 	free(detail);
-	db_result_free(res);
-	buf_free(&sql);
+	buf_free(&a.update);
 	buf_free(&lost);
 	return st;
 }

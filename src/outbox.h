@@ -25,6 +25,10 @@ struct claim {
 	struct outbox_msg **msgs;
 	size_t              n;
 	struct db_result   *res;
+	/* Rows the claim found expired (expires_at, or the channel's ttl)
+	 * and made FAILED instead of claiming them. */
+	unsigned long long *expired;
+	size_t              nexpired;
 };
 
 /* What a finalise did. */
@@ -61,6 +65,17 @@ struct outbox_cursor {
 	char               at[32]; /* next_attempt_at as text */
 	unsigned long long id;
 };
+
+/*
+ * The condition under which row e (an alias) holds back the later row o
+ * of its ordering key, appended to sql: same key, earlier id, in o's
+ * scope (outbox.ordering_scope), and PENDING, PROCESSING or FAILED, a
+ * FAILED row only when its channel's on_failure is "block".  With
+ * failed_only, FAILED rows alone (what outbox check counts as blocked).
+ * Returns 0, or -1 with *errstr.
+ */
+int outbox_blocking_sql(struct db *, const struct conf_outbox *, const char *e,
+    const char *o, int failed_only, struct buf *sql, char **errstr);
 
 /*
  * The claim's locking SELECT as one statement, appended to sql: the one

@@ -7,12 +7,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
 #include "conf.h"
 #include "db.h"
 #include "duration.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "outbox-admin.h"
 #include "ratelimit.h"
@@ -122,6 +124,25 @@ report_outbox_nagios_quota(struct buf *b, const struct outbox_counts *k)
 		buf_printf(b, " quota_resets=%s", resets);
 }
 
+/* paused=mail(since 2026-12-01 21:00:00 by kim@web1:42: template fix) */
+static void
+report_outbox_nagios_paused(struct buf *b, const struct outbox_counts *k)
+{
+	const struct outbox_pause *p;
+	size_t                     i;
+
+	for (i = 0; i < k->npaused; i++) {
+		p = &k->paused[i];
+		buf_printf(b, "%s%s(since %s by %s", i == 0 ? " paused=" : ",",
+		    p->channel, p->paused_at, p->paused_by);
+		if (p->until_at != NULL)
+			buf_printf(b, " until %s", p->until_at);
+		if (p->reason != NULL)
+			buf_printf(b, ": %s", p->reason);
+		buf_addc(b, ')');
+	}
+}
+
 static void
 report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
     const struct conf_outbox *c, enum check_status s)
@@ -134,6 +155,12 @@ report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
 	    k->failed, k->oldest_due_age_s);
 	if (k->unknown_channel > 0)
 		buf_printf(b, " unknown_channel=%lld", k->unknown_channel);
+	if (k->blocked > 0)
+		buf_printf(b, " blocked=%lld oldest_blocked=%llds", k->blocked,
+		    k->oldest_blocked_age_s);
+	if (k->expired > 0)
+		buf_printf(b, " expired=%lld", k->expired);
+	report_outbox_nagios_paused(b, k);
 	for (i = 0; i < k->nchannels; i++) {
 		if (k->channels[i].circuit == CIRCUIT_CLOSED)
 			continue;
@@ -152,6 +179,11 @@ report_outbox_nagios(struct buf *b, const struct outbox_counts *k,
 	for (i = 0; i < k->nchannels; i++)
 		buf_printf(b, " quota_used_%s=%lld", k->channels[i].channel,
 		    k->channels[i].quota_used);
+	/* Last and only when there are any: the older checks' perfdata
+	 * stays as it was. */
+	if (k->blocked > 0)
+		buf_printf(b, " blocked=%lld oldest_blocked=%llds", k->blocked,
+		    k->oldest_blocked_age_s);
 	buf_addc(b, '\n');
 }
 
@@ -233,6 +265,31 @@ report_outbox_prom_channels(struct buf *b, const struct outbox_counts *k)
 	}
 }
 
+/* When the check ran, by the host clock: a metrics file that stops
+ * changing says the check itself stopped (the alert rules compare it
+ * with the monitoring server's time). */
+static void
+report_prom_timestamp(struct buf *b, const char *name)
+{
+	report_prom_head(b, name,
+	    "Unix time (host clock) at which the check wrote these metrics.");
+	buf_printf(b, "%s %lld\n", name, (long long)time(NULL));
+}
+
+static void
+report_outbox_prom_paused(struct buf *b, const struct outbox_counts *k)
+{
+	static const char *const name = "cronguard_outbox_channel_paused";
+	size_t                   i;
+
+	report_prom_head(b, name,
+	    "Seconds since the channel was paused (outbox pause); a channel not listed is not paused.");
+	for (i = 0; i < k->npaused; i++) {
+		report_prom_labelled(b, name, "channel", k->paused[i].channel);
+		buf_printf(b, "%lld\n", k->paused[i].for_s);
+	}
+}
+
 static void
 report_outbox_prometheus(
     struct buf *b, const struct outbox_counts *k, enum check_status s)
@@ -240,6 +297,7 @@ report_outbox_prometheus(
 	report_prom_gauge(b, "cronguard_outbox_up",
 	    "Whether the outbox counts could be read (1) or not (0).",
 	    k != NULL);
+	report_prom_timestamp(b, "cronguard_outbox_check_timestamp_seconds");
 	report_prom_gauge(b, "cronguard_outbox_check_status",
 	    "Verdict of outbox check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 	    s);
@@ -265,7 +323,17 @@ report_outbox_prometheus(
 	report_prom_gauge(b, "cronguard_outbox_unknown_channel",
 	    "PENDING rows whose channel no configuration names.",
 	    k->unknown_channel);
+	report_prom_gauge(b, "cronguard_outbox_expired",
+	    "FAILED rows that expired before they could be sent (expires_at or the channel's ttl).",
+	    k->expired);
+	report_prom_gauge(b, "cronguard_outbox_blocked",
+	    "PENDING rows held back by an earlier FAILED row of their ordering key.",
+	    k->blocked);
+	report_prom_gauge(b, "cronguard_outbox_oldest_blocked_age_seconds",
+	    "Seconds since the oldest blocked row was created.",
+	    k->oldest_blocked_age_s);
 	report_outbox_prom_channels(b, k);
+	report_outbox_prom_paused(b, k);
 }
 
 /* {"mail": {"circuit": "open", "failures": 5, ...}, ...} */
@@ -303,6 +371,32 @@ report_outbox_json_channels(const struct outbox_counts *k)
 	return o;
 }
 
+/* [{"channel": "mail", "since": ..., "by": ..., "reason": ...}, ...] */
+static json_t *
+report_outbox_json_paused(const struct outbox_counts *k)
+{
+	const struct outbox_pause *p;
+	json_t                    *a, *o;
+	size_t                     i;
+
+	a = json_array();
+	for (i = 0; a != NULL && i < k->npaused; i++) {
+		p = &k->paused[i];
+		o = json_pack("{s:s, s:s, s:s, s:I}", "channel", p->channel,
+		    "since", p->paused_at, "by", p->paused_by,
+		    "paused_for_seconds", (json_int_t)p->for_s);
+		if (o == NULL)
+			continue;
+		json_object_set_new(o, "reason",
+		    p->reason != NULL ? json_string(p->reason) : json_null());
+		json_object_set_new(o, "until",
+		    p->until_at != NULL ? json_string(p->until_at)
+		                        : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 char *
 report_outbox(enum report_format fmt, const struct outbox_counts *k,
     const struct conf_outbox *c, enum check_status s, const char *error)
@@ -338,10 +432,18 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 			    (json_int_t)k->oldest_due_age_s, "unknown_channel",
 			    (json_int_t)k->unknown_channel);
 		if (k != NULL && j != NULL) {
+			json_object_set_new(
+			    j, "expired", json_integer((json_int_t)k->expired));
+			json_object_set_new(
+			    j, "blocked", json_integer((json_int_t)k->blocked));
+			json_object_set_new(j, "oldest_blocked_age_seconds",
+			    json_integer((json_int_t)k->oldest_blocked_age_s));
 			json_object_set_new(j, "circuit_open",
 			    json_integer((json_int_t)k->circuit_open));
 			json_object_set_new(
 			    j, "channels", report_outbox_json_channels(k));
+			json_object_set_new(
+			    j, "paused", report_outbox_json_paused(k));
 		}
 		text = j != NULL
 		    ? json_dumps(j, JSON_PRESERVE_ORDER | JSON_COMPACT)
@@ -359,9 +461,44 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 
 /* --------------------------------------------------------- jobs check */
 
+/* A job's pause: {"all_jobs": false, "paused_at": ..., "paused_by": ...,
+ * "reason": ..., "until_at": ...}, or null when it is not paused. */
+static json_t *
+report_pause_json(const struct job_pause *p)
+{
+	if (p == NULL || !p->paused)
+		return json_null();
+	return json_pack("{s:b, s:s?, s:s?, s:s?, s:s?}", "all_jobs",
+	    p->job != NULL && strcmp(p->job, JOBCTL_ALL) == 0, "paused_at",
+	    p->paused_at, "paused_by", p->paused_by, "reason", p->reason,
+	    "until_at", p->until_at);
+}
+
+static int
+report_paused(const struct job_pause *pauses, size_t i)
+{
+	return pauses != NULL && pauses[i].paused;
+}
+
+/* Text of the operator's for the Nagios line: a '|' would start the
+ * perfdata, a newline end the first line. */
+static void
+report_nagios_text(struct buf *b, const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (*v == '|')
+			buf_addc(b, '/');
+		else if ((unsigned char)*v < 0x20)
+			buf_addc(b, ' ');
+		else
+			buf_addc(b, *v);
+	}
+}
+
 static void
 report_jobs_nagios(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	const struct conf_job *j;
 	size_t                 i, bad = 0;
@@ -378,6 +515,12 @@ report_jobs_nagios(struct buf *b, enum check_status st,
 	}
 	if (error == NULL && bad == 0)
 		buf_printf(b, "%zu job%s ok", n, n == 1 ? "" : "s");
+	for (i = 0; error == NULL && i < n; i++) {
+		if (jcs[i].status != CHECK_OK || !report_paused(pauses, i))
+			continue;
+		buf_printf(b, "; %s OK: ", jcs[i].job->name);
+		report_nagios_text(b, jcs[i].msg.data);
+	}
 	if (error == NULL && n > 0) {
 		buf_adds(b, " |");
 		for (i = 0; i < n; i++) {
@@ -420,9 +563,23 @@ report_jobs_json_slots(const struct job_check *jc)
 	return arr;
 }
 
+/* schedule: the latest and next slot and what the check found. */
+static json_t *
+report_jobs_json_schedule(const struct job_check *jc)
+{
+	const struct job_slots *s = &jc->sched;
+
+	return json_pack("{s:s?, s:s?, s:b, s:b, s:I, s:b, s:b}", "latest_slot",
+	    s->latest[0] != '\0' ? s->latest : NULL, "next_slot",
+	    s->next[0] != '\0' ? s->next : NULL, "missed", s->missed, "late",
+	    s->late, "failed_slots", (json_int_t)s->failed_slots, "ran_twice",
+	    s->ran_twice, "paused", s->paused);
+}
+
 static void
 report_jobs_json(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	const struct job_summary *js;
 	json_t                   *root, *jobs, *o;
@@ -471,6 +628,11 @@ report_jobs_json(struct buf *b, enum check_status st,
 		if (jcs[i].nslots > 0)
 			json_object_set_new(
 			    o, "slots", report_jobs_json_slots(&jcs[i]));
+		if (jcs[i].sched.scheduled)
+			json_object_set_new(
+			    o, "schedule", report_jobs_json_schedule(&jcs[i]));
+		json_object_set_new(o, "paused",
+		    report_pause_json(pauses != NULL ? &pauses[i] : NULL));
 		json_array_append_new(jobs, o);
 	}
 	json_object_set_new(root, "jobs", jobs);
@@ -485,16 +647,26 @@ enum report_job_metric {
 	REPORT_JOB_RUNNING,
 	REPORT_JOB_LAST_RUN_FAILED,
 	REPORT_JOB_STATUS,
+	REPORT_JOB_PAUSED,
+	REPORT_JOB_SLOT_MISSED,
+	REPORT_JOB_SLOT_LATE,
+	REPORT_JOB_FAILED_SLOTS,
+	REPORT_JOB_RAN_TWICE,
+	REPORT_JOB_ALERT_LEVEL,
 };
 
 static void
-report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
-    const char *name, const char *help, enum report_job_metric which)
+report_jobs_prom_metric(struct buf *b, const struct job_check *jcs,
+    const struct job_pause *pauses, size_t n, const char *name,
+    const char *help, enum report_job_metric which)
 {
 	size_t i;
 
 	report_prom_head(b, name, help);
 	for (i = 0; i < n; i++) {
+		/* The schedule's metrics exist for scheduled jobs only. */
+		if (which >= REPORT_JOB_SLOT_MISSED && !jcs[i].sched.scheduled)
+			continue;
 		report_prom_labelled(b, name, "job", jcs[i].job->name);
 		switch (which) {
 		case REPORT_JOB_LAST_SUCCESS:
@@ -514,29 +686,78 @@ report_jobs_prom_metric(struct buf *b, const struct job_check *jcs, size_t n,
 		case REPORT_JOB_STATUS:
 			buf_printf(b, "%d\n", (int)jcs[i].status);
 			break;
+		case REPORT_JOB_PAUSED:
+			buf_printf(b, "%d\n", report_paused(pauses, i));
+			break;
+		case REPORT_JOB_SLOT_MISSED:
+			buf_printf(b, "%d\n", jcs[i].sched.missed);
+			break;
+		case REPORT_JOB_SLOT_LATE:
+			buf_printf(b, "%d\n", jcs[i].sched.late);
+			break;
+		case REPORT_JOB_FAILED_SLOTS:
+			buf_printf(b, "%lld\n", jcs[i].sched.failed_slots);
+			break;
+		case REPORT_JOB_RAN_TWICE:
+			buf_printf(b, "%d\n", jcs[i].sched.ran_twice);
+			break;
+		case REPORT_JOB_ALERT_LEVEL:
+			buf_printf(b, "%d\n", (int)jcs[i].sched_level);
+			break;
 		}
 	}
 }
 
 static void
 report_jobs_prometheus(struct buf *b, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
+	report_prom_gauge(b, "cronguard_jobs_up",
+	    "Whether the jobs could be judged from the database (1) or not (0).",
+	    error == NULL);
+	report_prom_timestamp(b, "cronguard_jobs_check_timestamp_seconds");
 	if (error == NULL && n > 0) {
-		report_jobs_prom_metric(b, jcs, n,
+		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_last_success_timestamp_seconds",
 		    "Unix time of the job's last successful run (database clock); 0 if none.",
 		    REPORT_JOB_LAST_SUCCESS);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_running",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_running",
 		    "1 while a run of the job is recorded as running.",
 		    REPORT_JOB_RUNNING);
-		report_jobs_prom_metric(b, jcs, n,
+		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_last_run_failed",
 		    "1 when the job's newest finished run did not succeed (failure, timeout, incident, ...), until a later run succeeds.",
 		    REPORT_JOB_LAST_RUN_FAILED);
-		report_jobs_prom_metric(b, jcs, n, "cronguard_job_status",
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_status",
 		    "Check status of the job: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 		    REPORT_JOB_STATUS);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_slot_missed",
+		    "1 when a slot of the job's schedule passed its grace without a successful run.",
+		    REPORT_JOB_SLOT_MISSED);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_slot_late",
+		    "1 when the latest slot's first run started later than grace after the slot.",
+		    REPORT_JOB_SLOT_LATE);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_failed_slots",
+		    "Consecutive slots whose runs all failed, newest first (jobs ack ends the count).",
+		    REPORT_JOB_FAILED_SLOTS);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_ran_twice",
+		    "1 when a recent slot has more than one successful run (not acknowledged).",
+		    REPORT_JOB_RAN_TWICE);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_alert_level",
+		    "The job's alert_level: 1 warning, 2 critical.",
+		    REPORT_JOB_ALERT_LEVEL);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_paused",
+		    "1 while the job is paused (jobs pause, on every host), else 0.",
+		    REPORT_JOB_PAUSED);
 	}
 	report_prom_gauge(b, "cronguard_jobs_check_status",
 	    "Overall jobs check status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
@@ -545,20 +766,21 @@ report_jobs_prometheus(struct buf *b, enum check_status st,
 
 char *
 report_jobs(enum report_format fmt, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error)
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
 {
 	struct buf b;
 
 	buf_init(&b);
 	switch (fmt) {
 	case REPORT_NAGIOS:
-		report_jobs_nagios(&b, st, jcs, n, error);
+		report_jobs_nagios(&b, st, jcs, pauses, n, error);
 		break;
 	case REPORT_JSON:
-		report_jobs_json(&b, st, jcs, n, error);
+		report_jobs_json(&b, st, jcs, pauses, n, error);
 		break;
 	case REPORT_PROMETHEUS:
-		report_jobs_prometheus(&b, st, jcs, n, error);
+		report_jobs_prometheus(&b, st, jcs, pauses, n, error);
 		break;
 	}
 	return buf_steal(&b);
@@ -580,6 +802,8 @@ enum report_run_col {
 	RC_FENCE,
 	RC_RUN_UUID,
 	RC_OUTPUT_BYTES,
+	RC_SLOT,
+	RC_SLOT_KIND,
 	RC_LIST_NCOLS,
 	RC_LOCK = RC_LIST_NCOLS,
 	RC_CONNECTION_ID,
@@ -627,15 +851,50 @@ report_run_cell(const struct db_result *r, size_t row, size_t col)
 	return report_json_bytes(v, r->lengths[row][col], &lossy);
 }
 
-/* The list columns of row as a JSON object. */
+static const char *
+report_dash(const char *v)
+{
+	return v != NULL ? v : "-";
+}
+
+/* The signal that ended a run ("SIGKILL"): outcome killed with an exit
+ * status of 128 + a signal number, as the guard records it; else NULL. */
+static const char *
+report_run_signal(const struct db_result *r, size_t row)
+{
+	const char *outcome = db_cell(r, row, RC_OUTCOME);
+	long long   st = db_cell_ll(r, row, RC_EXIT_STATUS, -1);
+
+	if (outcome == NULL || strcmp(outcome, "killed") != 0 || st <= 128 ||
+	    st > 128 + 64)
+		return NULL;
+	return signal_name((int)(st - 128));
+}
+
+/* The outcome as shown: "killed (SIGKILL)" when a signal ended it. */
+static const char *
+report_run_outcome(const struct db_result *r, size_t row, char *buf, size_t len)
+{
+	const char *sig = report_run_signal(r, row);
+
+	if (sig == NULL)
+		return report_dash(db_cell(r, row, RC_OUTCOME));
+	snprintf(buf, len, "%s (%s)", db_cell(r, row, RC_OUTCOME), sig);
+	return buf;
+}
+
+/* The list columns of row as a JSON object, and "signal". */
 static json_t *
 report_run_object(const struct db_result *r, size_t row, size_t ncols)
 {
-	json_t *o = json_object();
-	size_t  j;
+	json_t     *o = json_object();
+	const char *sig = report_run_signal(r, row);
+	size_t      j;
 
 	for (j = 0; j < ncols && j < r->ncols; j++)
 		json_object_set_new(o, r->names[j], report_run_cell(r, row, j));
+	json_object_set_new(
+	    o, "signal", sig != NULL ? json_string(sig) : json_null());
 	return o;
 }
 
@@ -651,12 +910,6 @@ report_run_duration(
 	/* Whole seconds read better in a table; below one, the ms. */
 	duration_format(ms >= 1000 ? ms / 1000 * 1000 : ms, buf, len);
 	return buf;
-}
-
-static const char *
-report_dash(const char *v)
-{
-	return v != NULL ? v : "-";
 }
 
 /* j as indented text with a newline; j is released. */
@@ -678,9 +931,9 @@ report_runs(const struct db_result *r, int json)
 {
 	struct buf b;
 	json_t    *arr;
-	char      *text, dur[32];
+	char      *text, dur[32], outcome[64];
 	size_t     i;
-	int        wjob = 3, whost = 4, w;
+	int        wjob = 3, whost = 4, wout = 9, w;
 
 	if (json) {
 		arr = json_array();
@@ -701,22 +954,34 @@ report_runs(const struct db_result *r, int json)
 		if ((w = (int)strlen(report_dash(db_cell(r, i, RC_HOST)))) >
 		    whost)
 			whost = w;
+		if ((w = (int)strlen(report_run_outcome(
+		         r, i, outcome, sizeof outcome))) > wout)
+			wout = w;
 	}
 	buf_init(&b);
-	buf_printf(&b, "%-8s  %-*s  %-*s  %-19s  %-9s  %-9s  %4s  %s\n", "ID",
-	    wjob, "JOB", whost, "HOST", "STARTED", "DURATION", "OUTCOME",
-	    "EXIT", "FENCE");
+	buf_printf(&b, "%-8s  %-*s  %-*s  %-19s  %-9s  %-*s  %4s  %-5s  %s\n",
+	    "ID", wjob, "JOB", whost, "HOST", "STARTED", "DURATION", wout,
+	    "OUTCOME", "EXIT", "FENCE", "SLOT");
 	for (i = 0; i < r->nrows; i++)
 		buf_printf(&b,
-		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-9s  %4s  %s\n",
+		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-*s  %4s  %-5s  %s%s%s\n",
 		    report_dash(db_cell(r, i, RC_ID)), wjob,
 		    report_dash(db_cell(r, i, RC_JOB)), whost,
 		    report_dash(db_cell(r, i, RC_HOST)),
 		    report_dash(db_cell(r, i, RC_STARTED)),
-		    report_run_duration(r, i, dur, sizeof dur),
-		    report_dash(db_cell(r, i, RC_OUTCOME)),
+		    report_run_duration(r, i, dur, sizeof dur), wout,
+		    report_run_outcome(r, i, outcome, sizeof outcome),
 		    report_dash(db_cell(r, i, RC_EXIT_STATUS)),
-		    report_dash(db_cell(r, i, RC_FENCE)));
+		    report_dash(db_cell(r, i, RC_FENCE)),
+		    report_dash(db_cell(r, i, RC_SLOT)),
+		    db_cell(r, i, RC_SLOT_KIND) != NULL &&
+		            strcmp(db_cell(r, i, RC_SLOT_KIND), "schedule") != 0
+		        ? " "
+		        : "",
+		    db_cell(r, i, RC_SLOT_KIND) != NULL &&
+		            strcmp(db_cell(r, i, RC_SLOT_KIND), "schedule") != 0
+		        ? db_cell(r, i, RC_SLOT_KIND)
+		        : "");
 	return buf_steal(&b);
 }
 
@@ -782,7 +1047,7 @@ char *
 report_run(const struct db_result *r, int json, size_t *len)
 {
 	struct buf  b;
-	char        dur[32], *text;
+	char        dur[32], outcome[64], *text;
 	const char *out;
 	long long   kept, total;
 	size_t      i;
@@ -797,6 +1062,9 @@ report_run(const struct db_result *r, int json, size_t *len)
 		if (i == RC_DURATION_MS)
 			report_run_field(&b, "duration:",
 			    report_run_duration(r, 0, dur, sizeof dur));
+		else if (i == RC_OUTCOME)
+			report_run_field(&b, "outcome:",
+			    report_run_outcome(r, 0, outcome, sizeof outcome));
 		else {
 			text = xasprintf("%s:", r->names[i]);
 			report_run_field(&b, text, db_cell(r, 0, i));
@@ -863,6 +1131,22 @@ report_jobs_list_json(const struct report_job_row *rows, size_t n)
 		    o, "last_success", report_str_or_null(js->last_success));
 		json_object_set_new(
 		    o, "fence", report_id_or_null(js->last_fence));
+		json_object_set_new(
+		    o, "paused", report_pause_json(rows[i].pause));
+		json_object_set_new(o, "schedule",
+		    rows[i].schedule == NULL
+		        ? json_null()
+		        : json_pack("{s:s, s:s?, s:s?, s:b, s:s?}",
+		              "expression", rows[i].schedule, "timezone",
+		              rows[i].timezone, "latest_slot",
+		              rows[i].slots->latest[0] != '\0'
+		                  ? rows[i].slots->latest
+		                  : NULL,
+		              "latest_done", rows[i].slots->latest_done,
+		              "next_slot",
+		              rows[i].slots->next[0] != '\0'
+		                  ? rows[i].slots->next
+		                  : NULL));
 		json_array_append_new(arr, o);
 	}
 	return report_json_text(arr);

@@ -39,10 +39,14 @@ char *report_outbox(enum report_format fmt, const struct outbox_counts *k,
 /*
  * jobs check: the n judged jobs (runs_check) in format fmt with the
  * overall status st.  error not NULL: the jobs could not be judged (status
- * UNKNOWN), error says why and jcs is not read.
+ * UNKNOWN), error says why and jcs is not read.  pauses: NULL, or the
+ * pause of each job (jobctl_pause_get), in jcs's order: the gauge
+ * cronguard_job_paused, JSON "paused", the Nagios line names them.
  */
+struct job_pause;
 char *report_jobs(enum report_format fmt, enum check_status st,
-    const struct job_check *jcs, size_t n, const char *error);
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error);
 
 /* ------------------------------------------------ jobs runs, jobs show */
 
@@ -61,11 +65,17 @@ char *report_run(const struct db_result *r, int json, size_t *len);
 
 /* jobs list --format json: one object per configured job. */
 struct job_summary;
+struct job_pause;
+struct job_slot_info;
 struct report_job_row {
 	const char               *job;
 	const char               *guard;
 	const char               *lock; /* NULL: no database lock */
 	const struct job_summary *js;
+	const struct job_pause   *pause; /* NULL or not paused: "paused" null */
+	const char               *schedule; /* NULL: none */
+	const char               *timezone; /* NULL: the server's */
+	const struct job_slot_info *slots;  /* with a schedule */
 };
 char *report_jobs_list_json(const struct report_job_row *, size_t n);
 

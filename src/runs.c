@@ -9,10 +9,12 @@
 
 #include "db.h"
 #include "duration.h"
+#include "jobctl.h"
 #include "lock.h"
 #include "log.h"
 #include "report.h"
 #include "runs.h"
+#include "schedule.h"
 #include "util.h"
 
 #define RUNS_DAY_MS ((int64_t)24 * 3600 * 1000)
@@ -35,8 +37,11 @@ runs_abandon(
 	    " AND connection_id IS NOT NULL AND lock_name IS NOT NULL"
 	    " AND NOT (IS_USED_LOCK(lock_name) <=> connection_id)"
 	    " AND connection_id NOT IN"
-	    "  (SELECT p.ID FROM information_schema.PROCESSLIST p)",
-	    self_identity(), job);
+	    "  (SELECT p.ID FROM information_schema.PROCESSLIST p)"
+	    /* jobs list and jobs check run on replicas too: never an
+	     * errant write there (db_read_only_sql) */
+	    " AND %R IS NULL",
+	    self_identity(), job, db_read_only_sql(db));
 	if (st == DB_OK && (*n = r->affected) > 0) {
 		snprintf(count, sizeof count, "%llu", *n);
 		log_kv(LOG_WARN, "run_abandoned", "job", job, "runs", count,
@@ -70,14 +75,35 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 	enum db_status    st;
 
 	runs_abandon_quietly(db, ri->job);
-	st = db_query(db, &r, errstr,
-	    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
-	    " connection_id, fence, run_uuid) VALUES (%s, %s, %s, %lld,"
-	    " IF(%d, CONNECTION_ID(), NULL), NULLIF(%llu, 0), %s)",
-	    ri->job, ri->lock, ri->host, (long long)ri->pid,
-	    ri->connection_id != 0, ri->fence, ri->uuid);
+	if (ri->slot == NULL)
+		st = db_query(db, &r, errstr,
+		    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
+		    " connection_id, fence, run_uuid) VALUES (%s, %s, %s, %lld,"
+		    " IF(%d, CONNECTION_ID(), NULL), NULLIF(%llu, 0), %s)",
+		    ri->job, ri->lock, ri->host, (long long)ri->pid,
+		    ri->connection_id != 0, ri->fence, ri->uuid);
+	else
+		/*
+		 * The slot's own check, in the insert: a host that took the
+		 * lock after another finished the slot (between its look at
+		 * the slot and its GET_LOCK) writes no record and runs
+		 * nothing.  Under the lock, so no second record can race it.
+		 * A manual run (run --slot) is an operator's re-run and is
+		 * always written.
+		 */
+		st = db_query(db, &r, errstr,
+		    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
+		    " connection_id, fence, run_uuid, slot, slot_kind)"
+		    " SELECT %s, %s, %s, %lld, IF(%d, CONNECTION_ID(), NULL),"
+		    " NULLIF(%llu, 0), %s, %s, %s FROM DUAL"
+		    " WHERE %d OR NOT EXISTS (SELECT 1 FROM cronguard_runs"
+		    " WHERE job = %s AND outcome = 'success' AND slot = %s)",
+		    ri->job, ri->lock, ri->host, (long long)ri->pid,
+		    ri->connection_id != 0, ri->fence, ri->uuid, ri->slot,
+		    ri->slot_kind, strcmp(ri->slot_kind, "manual") == 0,
+		    ri->job, ri->slot);
 	if (st == DB_OK)
-		*id = r->insert_id;
+		*id = r->affected > 0 ? r->insert_id : 0;
 	db_result_free(r);
 	return st;
 }
@@ -132,12 +158,14 @@ runs_start(
 	ri.connection_id = l->held && l->lease_us == 0 ? l->connection_id : 0;
 	ri.fence = l->fence;
 	ri.uuid = uuid;
+	ri.slot = l->slot;
+	ri.slot_kind = l->slot_kind;
 	if ((st = l->ops->run_start(l->conn, &ri, &l->run_id, errstr)) !=
 	    DB_OK) {
 		l->run_id = 0;
 		return lock_result_of_db(st);
 	}
-	return LOCK_OK;
+	return l->run_id == 0 ? LOCK_SLOT_DONE : LOCK_OK;
 }
 
 /* keep_runs after a run: housekeeping, so a failure (a deadlock with
@@ -167,6 +195,7 @@ runs_end(struct lock *l, const struct run_end *end, int incident,
     const char *jobtext)
 {
 	char          *errstr = NULL, *detail = NULL, *error = NULL;
+	char          *first = NULL;
 	const char    *outcome = end->outcome;
 	enum db_status st = DB_ERR_CONNECT;
 	int            attempt;
@@ -180,8 +209,12 @@ runs_end(struct lock *l, const struct run_end *end, int incident,
 	else if (end->error != NULL)
 		error = xstrdup(end->error);
 
+	/* On the lock session, then once more on a new one whatever the
+	 * first failure was (a lost session, a KILL QUERY, a lock wait
+	 * timeout): a record left running would be closed as abandoned, and
+	 * the job's own outcome lost with it. */
 	for (attempt = 0; attempt < 2; attempt++) {
-		if (l->conn == NULL || l->dead) {
+		if (attempt > 0 || l->conn == NULL || l->dead) {
 			if (l->conn != NULL)
 				l->ops->destroy(l->conn, NULL);
 			l->conn = NULL;
@@ -198,18 +231,28 @@ runs_end(struct lock *l, const struct run_end *end, int incident,
 		errstr = NULL;
 		st = l->ops->run_finish(l->conn, l->run_id, outcome,
 		    end->exit_status, error, end->output, &errstr);
-		if (st != DB_ERR_LOST)
+		if (st == DB_OK)
 			break;
-		l->dead = 1;
+		if (first == NULL)
+			first =
+			    xstrdup(errstr != NULL ? errstr : "unknown error");
 	}
 	if (st == DB_OK)
 		runs_prune_quietly(l);
-	if (st != DB_OK) {
-		detail = xasprintf("finishing run record %llu failed: %s (%s)",
-		    l->run_id, errstr != NULL ? errstr : "unknown error",
-		    jobtext);
+	if (st == DB_OK && first != NULL) {
+		detail = xasprintf("finishing run record %llu failed: %s; "
+		                   "finished on a new session (%s)",
+		    l->run_id, first, jobtext);
+		lock_incident(l, "run_record_retried", detail);
+	} else if (st != DB_OK) {
+		detail = xasprintf("finishing run record %llu failed: %s%s%s "
+		                   "(%s)",
+		    l->run_id, first != NULL ? first : "",
+		    first != NULL ? "; on a new session: " : "",
+		    errstr != NULL ? errstr : "unknown error", jobtext);
 		lock_incident(l, "run_record_failed", detail);
 	}
+	free(first);
 	free(detail);
 	free(error);
 	free(errstr);
@@ -337,6 +380,78 @@ runs_slot(struct db *db, const char *job, int64_t once_per_ms, const char *tz,
 out:
 	db_result_free(r);
 	return st;
+}
+
+enum db_status
+runs_slot_state(
+    struct db *db, const char *job, struct slot_state *st, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st2;
+	const char       *off;
+
+	memset(st, 0, sizeof *st);
+	st->last_success = st->first_run = -1;
+	/*
+	 * The latest successful slot is one probe of ix_runs_job_slot, the
+	 * first run one of ix_runs_job; the pause in effect is jobctl's (a
+	 * primary-key lookup each).  The
+	 * server's zone is @@global.time_zone, and its SYSTEM is resolved
+	 * to @@system_time_zone, with the offset now as the fallback for a
+	 * zone that is only an abbreviation ("CET").
+	 */
+	st2 = db_query(db, &r, errstr,
+	    "SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
+	    " FLOOR(UNIX_TIMESTAMP(s.last_ok)),"
+	    " FLOOR(UNIX_TIMESTAMP(s.first_run)),"
+	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
+	    " @@global.time_zone),"
+	    " TIME_FORMAT(TIMEDIFF(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00',"
+	    " 'SYSTEM'), UTC_TIMESTAMP()), '%%H:%%i')"
+	    ", " JOBCTL_PAUSE_COL_SQL("job") ", " JOBCTL_PAUSE_COL_SQL("paused_by") ", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')") ", " JOBCTL_PAUSE_COL_SQL(
+	        "reason") ", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')") " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
+	                                                                                        " WHERE job = %s AND outcome = 'success') AS last_ok,"
+	                                                                                        " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
+	                                                                                        " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s",
+	    job, job, job, job, job, job, job);
+	if (st2 != DB_OK)
+		goto out;
+	if ((st2 = db_one_row(r, 10, errstr)) != DB_OK)
+		goto out;
+	if ((st->now_us = db_cell_ll(r, 0, 0, -1)) <= 0) {
+		*errstr = xasprintf("the database clock said \"%s\"",
+		    db_cell(r, 0, 0) != NULL ? db_cell(r, 0, 0) : "NULL");
+		st2 = DB_ERR_QUERY;
+		goto out;
+	}
+	st->last_success = db_cell_ll(r, 0, 1, -1);
+	st->first_run = db_cell_ll(r, 0, 2, -1);
+	st->server_zone = db_cell_dup(r, 0, 3);
+	/* TIME_FORMAT writes "-05:00" but "01:00": give it its sign. */
+	if ((off = db_cell(r, 0, 4)) != NULL)
+		st->server_offset =
+		    off[0] == '-' ? xstrdup(off) : xasprintf("+%s", off);
+	st->pause_job = db_cell_dup(r, 0, 5);
+	st->paused_by = db_cell_dup(r, 0, 6);
+	st->paused_at = db_cell_dup(r, 0, 7);
+	st->reason = db_cell_dup(r, 0, 8);
+	st->until = db_cell_dup(r, 0, 9);
+out:
+	db_result_free(r);
+	return st2;
+}
+
+void
+runs_slot_state_free(struct slot_state *st)
+{
+	free(st->server_zone);
+	free(st->server_offset);
+	free(st->pause_job);
+	free(st->paused_by);
+	free(st->paused_at);
+	free(st->reason);
+	free(st->until);
+	memset(st, 0, sizeof *st);
 }
 
 void
@@ -467,9 +582,201 @@ out:
 	return st;
 }
 
-enum db_status
-runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
+/* The zone of a job's slots: tz, else the server's (st), by name or
+ * by its offset now.  0 and *z, or -1 with *errstr. */
+int
+runs_slot_zone(const char *tz, const struct slot_state *st, struct tzone **z,
     char **errstr)
+{
+	if (tz != NULL)
+		return tzone_open(tz, z, errstr);
+	if (st->server_zone != NULL &&
+	    tzone_open(st->server_zone, z, errstr) == 0)
+		return 0;
+	free(*errstr);
+	*errstr = NULL;
+	if (st->server_offset != NULL &&
+	    tzone_open(st->server_offset, z, errstr) == 0)
+		return 0;
+	return -1;
+}
+
+enum db_status
+runs_slot_info(struct db *db, const char *job, const struct schedule *schedule,
+    const char *tz, struct job_slot_info *si, char **errstr)
+{
+	struct slot_state st;
+	struct tzone     *z = NULL;
+	enum db_status    rc;
+	int64_t           now, t;
+
+	memset(si, 0, sizeof *si);
+	if ((rc = runs_slot_state(db, job, &st, errstr)) != DB_OK)
+		return rc;
+	if (runs_slot_zone(tz, &st, &z, errstr) != 0) {
+		free(*errstr);
+		*errstr = NULL;
+		goto out;
+	}
+	now = st.now_us / 1000000;
+	if (schedule_prev(schedule, z, now, &t) == 0) {
+		tzone_format(z, t, si->latest, sizeof si->latest);
+		si->latest_done = st.last_success >= t;
+	}
+	if (schedule_next(schedule, z, now, &t) == 0)
+		tzone_format(z, t, si->next, sizeof si->next);
+out:
+	tzone_free(z);
+	runs_slot_state_free(&st);
+	return DB_OK;
+}
+
+/* One slot's runs, newest slot first, for the schedule's alerts. */
+struct runs_slot_row {
+	int64_t   slot;
+	long long successes, failures;
+	int64_t   first_start; /* the first run's start */
+	int       acked;
+};
+
+/* The newest slots that have runs (at most max), newest first, from the
+ * job's latest 500 runs (ix_runs_job), with the acks of each. */
+static enum db_status
+runs_recent_slots(struct db *db, const char *job, struct runs_slot_row *rows,
+    size_t max, size_t *n, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	size_t            i;
+
+	*n = 0;
+	st = db_query(db, &r, errstr,
+	    "SELECT FLOOR(UNIX_TIMESTAMP(x.slot)), SUM(x.outcome = 'success'),"
+	    " SUM(x.outcome NOT IN ('success', 'running')),"
+	    " FLOOR(UNIX_TIMESTAMP(MIN(x.started_at))),"
+	    " EXISTS (SELECT 1 FROM cronguard_job_acks a"
+	    " WHERE a.job = %s AND a.slot = x.slot)"
+	    " FROM (SELECT slot, outcome, started_at FROM cronguard_runs"
+	    " WHERE job = %s ORDER BY id DESC LIMIT 500) x"
+	    " WHERE x.slot IS NOT NULL GROUP BY x.slot ORDER BY x.slot DESC"
+	    " LIMIT %llu",
+	    job, job, (unsigned long long)max);
+	if (st != DB_OK)
+		goto out;
+	for (i = 0; i < r->nrows; i++) {
+		rows[i].slot = db_cell_ll(r, i, 0, -1);
+		rows[i].successes = db_cell_ll(r, i, 1, 0);
+		rows[i].failures = db_cell_ll(r, i, 2, 0);
+		rows[i].first_start = db_cell_ll(r, i, 3, -1);
+		rows[i].acked = db_cell_ll(r, i, 4, 0) == 1;
+	}
+	*n = r->nrows;
+out:
+	db_result_free(r);
+	return st;
+}
+
+#define RUNS_SLOTS_LOOKED_AT 1001
+
+static enum db_status
+runs_check_schedule(struct db *db, const struct conf_job *j,
+    const struct job_sched *sc, struct job_check *jc, char **errstr)
+{
+	struct job_slots     *s = &jc->sched;
+	struct runs_slot_row *rows = NULL;
+	struct tzone         *z = NULL;
+	enum check_status     level;
+	enum db_status        st;
+	int64_t               now, latest, next;
+	size_t                n = 0, i, want;
+	char                  text[TZONE_RFC3339_MAX];
+
+	s->scheduled = 1;
+	jc->sched_level =
+	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
+	if ((st = runs_slot_state(db, j->name, &s->st, errstr)) != DB_OK)
+		return st;
+	s->paused = s->st.pause_job != NULL;
+	if (runs_slot_zone(sc->timezone, &s->st, &z, errstr) != 0) {
+		runs_check_add(jc, CHECK_UNKNOWN, "time zone: %s",
+		    *errstr != NULL ? *errstr : "unknown");
+		free(*errstr);
+		*errstr = NULL;
+		return DB_OK;
+	}
+	now = s->st.now_us / 1000000;
+	if (schedule_prev(sc->schedule, z, now, &latest) != 0) {
+		runs_check_add(jc, CHECK_UNKNOWN, "the schedule has no slot");
+		goto out;
+	}
+	tzone_format(z, latest, s->latest, sizeof s->latest);
+	if (schedule_next(sc->schedule, z, now, &next) == 0)
+		tzone_format(z, next, s->next, sizeof s->next);
+	want = sc->alert_after_failures > 0 ? sc->alert_after_failures : 1;
+	if (want > RUNS_SLOTS_LOOKED_AT - 1)
+		want = RUNS_SLOTS_LOOKED_AT - 1;
+	rows = xcalloc(want + 1, sizeof *rows);
+	if ((st = runs_recent_slots(db, j->name, rows, want + 1, &n, errstr)) !=
+	    DB_OK)
+		goto out;
+	level =
+	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
+	/* Missed: the latest slot (or, within its grace, the one before it)
+	 * has no success, and the job had run before it; a pause excuses
+	 * it. */
+	if (!s->paused && s->st.first_run >= 0) {
+		int64_t slot = latest, prev;
+
+		if ((now - latest) * 1000 <= j->grace_ms &&
+		    schedule_prev(sc->schedule, z, latest - 1, &prev) == 0)
+			slot = prev;
+		if (slot >= s->st.first_run && s->st.last_success < slot &&
+		    (now - slot) * 1000 > j->grace_ms) {
+			tzone_format(z, slot, text, sizeof text);
+			s->missed = 1;
+			runs_check_add(jc, CHECK_CRITICAL,
+			    "slot %s missed: no successful run", text);
+		}
+	}
+	/* Consecutive failed slots, newest first; an ack ends the count. */
+	for (i = 0; i < n; i++) {
+		if (rows[i].successes > 0 || rows[i].acked)
+			break;
+		if (rows[i].failures > 0)
+			s->failed_slots++;
+	}
+	if (s->failed_slots >= (long long)want) {
+		tzone_format(z, rows[0].slot, text, sizeof text);
+		runs_check_add(jc, level,
+		    "%lld consecutive failed slot%s, the last %s (jobs ack clears)",
+		    s->failed_slots, s->failed_slots == 1 ? "" : "s", text);
+	}
+	for (i = 0; i < n; i++) {
+		if (rows[i].successes > 1 && !rows[i].acked) {
+			tzone_format(z, rows[i].slot, text, sizeof text);
+			s->ran_twice = 1;
+			runs_check_add(jc, level,
+			    "ran twice: %lld successful runs for slot %s",
+			    rows[i].successes, text);
+			break;
+		}
+	}
+	if (n > 0 && rows[0].slot == latest && rows[0].first_start >= 0 &&
+	    (rows[0].first_start - latest) * 1000 > j->grace_ms) {
+		s->late = 1;
+		runs_check_add(jc, CHECK_WARNING,
+		    "slot %s started late, %llds after its time", s->latest,
+		    (long long)(rows[0].first_start - latest));
+	}
+out:
+	free(rows);
+	tzone_free(z);
+	return st;
+}
+
+enum db_status
+runs_check(struct db *db, const struct conf_job *j,
+    const struct job_sched *sched, struct job_check *jc, char **errstr)
 {
 	const struct job_summary *js = &jc->js;
 	char                      d1[32], d2[32], age[32];
@@ -488,7 +795,7 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 	    (st = lock_holder_get(db, j->lock, &jc->holder, errstr)) != DB_OK)
 		return st;
 
-	if (j->expect_every_ms > 0) {
+	if (j->expect_every_ms > 0 && sched->schedule == NULL) {
 		duration_format(j->expect_every_ms, d1, sizeof d1);
 		duration_format(j->grace_ms, d2, sizeof d2);
 		limit = j->expect_every_ms + j->grace_ms;
@@ -507,7 +814,9 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 
 	/* Until a later run succeeds; a run still going clears nothing. */
 	if (js->done_outcome != NULL &&
-	    strcmp(js->done_outcome, "success") != 0)
+	    strcmp(js->done_outcome, "success") != 0 &&
+	    (sched->schedule == NULL ||
+	        runs_outcome_status(js->done_outcome) == CHECK_CRITICAL))
 		runs_check_add(jc, runs_outcome_status(js->done_outcome),
 		    "last run %llu: %s at %.19s", js->done_id, js->done_outcome,
 		    js->done_finished != NULL ? js->done_finished : "?");
@@ -540,6 +849,8 @@ runs_check(struct db *db, const struct conf_job *j, struct job_check *jc,
 		runs_check_add(
 		    jc, CHECK_CRITICAL, "lock %s held by %s", j->lock, why);
 	free(why);
+	if (sched->schedule != NULL)
+		return runs_check_schedule(db, j, sched, jc, errstr);
 	if (j->once_per_ms > 0)
 		return runs_check_slots(db, j, jc, errstr);
 	return DB_OK;
@@ -552,6 +863,7 @@ runs_check_free(struct job_check *jc)
 
 	for (i = 0; i < jc->nslots; i++)
 		runs_slot_tally_free(&jc->slots[i]);
+	runs_slot_state_free(&jc->sched.st);
 	buf_free(&jc->msg);
 	runs_job_summary_free(&jc->js);
 	lock_holder_free(&jc->holder);
@@ -609,7 +921,8 @@ runs_slot_tally_free(struct run_slot_tally *t)
 	"SELECT id, job, host, pid, started_at, finished_at," \
 	" TIMESTAMPDIFF(MICROSECOND, started_at," \
 	"  COALESCE(finished_at, NOW(6))) DIV 1000 AS duration_ms," \
-	" outcome, exit_status, fence, run_uuid, output_bytes"
+	" outcome, exit_status, fence, run_uuid, output_bytes," \
+	" DATE_FORMAT(slot, '%%Y-%%m-%%dT%%T+00:00') AS slot, slot_kind"
 
 enum db_status
 runs_list(struct db *db, const char *job, unsigned limit,

@@ -11,6 +11,7 @@
 #include "db.h"
 #include "lock.h"
 #include "report.h"
+#include "schedule.h"
 #include "util.h"
 
 /*
@@ -41,9 +42,11 @@ enum lock_result runs_start(struct lock *l, const char *host, long pid,
  * Finish the run record of l's run with the job's end; with incident set
  * the outcome is lock_lost (l->lost) or incident, and the error says to
  * look at the log.  Written on the lock session when it is usable, else
- * on a fresh one: a dead lock session must not lose the job's result.  A
- * failure is the incident run_record_failed, its detail ending with
- * jobtext.
+ * on a fresh one, and when that write fails for any reason, once more on
+ * a fresh one: a failed write must not lose the job's result (the record
+ * would be closed as abandoned).  A write that needed the retry is the
+ * incident run_record_retried, one that failed both times
+ * run_record_failed; the detail ends with jobtext.
  */
 void runs_end(struct lock *l, const struct run_end *end, int incident,
     const char *jobtext);
@@ -111,6 +114,36 @@ enum db_status runs_slot(struct db *, const char *job, int64_t once_per_ms,
     const char *tz, const char *at, struct run_slot *rs, char **errstr);
 void           runs_slot_free(struct run_slot *);
 
+/*
+ * schedule: what the guard needs to pick a job's slot, read in one
+ * statement on the lock session (cronguard.conf(5), "Schedules").  Times
+ * are Unix seconds by the database clock.
+ */
+struct slot_state {
+	int64_t now_us;       /* NOW(6), microseconds */
+	int64_t last_success; /* the latest slot with a success; -1 none */
+	int64_t first_run;    /* the slot (or start) of the first run; -1 */
+	char   *server_zone;  /* the zone the server's clock is in: a name
+	                       * or "+hh:mm" offset (SYSTEM resolved) */
+	char *server_offset;  /* its offset now, "+hh:mm" (fallback) */
+	/* The pause in effect (the job's own or "*"), else pause_job NULL. */
+	char *pause_job;
+	char *paused_by;
+	char *paused_at; /* UTC "YYYY-MM-DD hh:mm:ss" */
+	char *reason;    /* NULL: none given */
+	char *until;     /* UTC; NULL: until resumed */
+};
+/* Fill *st for job.  DB_OK, or the status with *errstr.  Free with
+ * runs_slot_state_free. */
+enum db_status runs_slot_state(
+    struct db *, const char *job, struct slot_state *st, char **errstr);
+void runs_slot_state_free(struct slot_state *);
+/* The zone of a job's slots: tz (its timezone), else the server's from
+ * st, by name or by its offset now.  0 and *z (tzone_free), or -1 with
+ * *errstr. */
+int runs_slot_zone(const char *tz, const struct slot_state *st,
+    struct tzone **z, char **errstr);
+
 /* The lock names of the runs recorded as running, one per row, sorted:
  * every named lock a cronguard holds, configured or not (exec --lock). */
 enum db_status runs_locks(struct db *, struct db_result **res, char **errstr);
@@ -135,6 +168,43 @@ enum db_status runs_slot_tally(struct db *, const char *job, const char *start,
     const char *end, struct run_slot_tally *, char **errstr);
 void           runs_slot_tally_free(struct run_slot_tally *);
 
+/* jobs list: a scheduled job's latest and next slot (RFC 3339 in its
+ * zone) and whether the latest has a success. */
+struct job_slot_info {
+	char latest[TZONE_RFC3339_MAX];
+	char next[TZONE_RFC3339_MAX];
+	int  latest_done;
+};
+/* Fill *si for job with schedule in zone tz (NULL: the server's).  DB_OK,
+ * or the status with *errstr (a zone that cannot be told: DB_OK and
+ * empty slots). */
+enum db_status runs_slot_info(struct db *, const char *job,
+    const struct schedule *schedule, const char *tz, struct job_slot_info *si,
+    char **errstr);
+
+/* A job's schedule as jobs check judges it (the command layer fills it
+ * from the configuration); schedule NULL: the job has none. */
+struct job_sched {
+	const struct schedule *schedule;
+	const char            *timezone;             /* NULL: the server's */
+	unsigned               alert_after_failures; /* 0 counts as 1 */
+	enum check_status      alert_level;          /* WARNING or CRITICAL */
+};
+
+/* What jobs check found about a scheduled job's slots (RFC 3339 text in
+ * the job's zone; "" when there is none). */
+struct job_slots {
+	int  scheduled;                 /* the job has a schedule */
+	char latest[TZONE_RFC3339_MAX]; /* the latest slot at or before now */
+	char next[TZONE_RFC3339_MAX];   /* the next one */
+	int  missed; /* a slot past grace without a success */
+	int  late;   /* the latest slot's first run started after grace */
+	long long failed_slots; /* consecutive failed slots, newest first */
+	int       ran_twice; /* a slot with more than one success (not acked) */
+	int       paused;    /* a pause is in effect */
+	struct slot_state st;
+};
+
 /* One job judged for jobs check from its run records and its lock. */
 struct job_check {
 	const struct conf_job *job;
@@ -146,6 +216,8 @@ struct job_check {
 	/* once_per: the last completed slot, then the current one. */
 	struct run_slot_tally slots[2];
 	int                   nslots;
+	struct job_slots      sched;       /* schedule */
+	enum check_status     sched_level; /* its alert_level */
 };
 
 /*
@@ -157,19 +229,25 @@ struct job_check {
  * once_per, the last completed slot and the current one: a completed
  * slot without a success is CRITICAL once grace has passed after its end
  * (WARNING when a later success caught up), a slot with more than one
- * success is a WARNING (ran twice).
+ * success is a WARNING (ran twice).  With a schedule (sched->schedule):
+ * the latest slot without a success once grace has passed is CRITICAL
+ * (missed), alert_after_failures consecutive failed slots are at
+ * alert_level, a slot with two successes too (ran twice), and a first
+ * run that started later than grace after its slot is a WARNING (late);
+ * a slot acknowledged with jobs ack is not reported; expect_every and
+ * the last failed run's WARNING do not apply.
  * Fills *jc (runs_check_free); DB_OK, or the status with *errstr.
  */
-enum db_status runs_check(
-    struct db *, const struct conf_job *j, struct job_check *jc, char **errstr);
-void runs_check_free(struct job_check *);
+enum db_status runs_check(struct db *, const struct conf_job *j,
+    const struct job_sched *sched, struct job_check *jc, char **errstr);
+void           runs_check_free(struct job_check *);
 
 /* ------------------------------------------- run history (jobs runs) */
 
 /* The columns of runs_list, in order. */
 #define RUNS_LIST_COLUMNS \
 	"id, job, host, pid, started_at, finished_at, duration_ms, outcome," \
-	" exit_status, fence, run_uuid, output_bytes"
+	" exit_status, fence, run_uuid, output_bytes, slot, slot_kind"
 /* The runs of job (NULL: every job), newest first, at most limit, in
  * *res (RUNS_LIST_COLUMNS; duration_ms runs to NOW(6) while a run is
  * running).  DB_OK or the status with *errstr. */

@@ -15,6 +15,17 @@
  * run twice and never skipped because of a transition.
  *
  * Nothing here reads a clock: "now" is the caller's (the database's).
+ *
+ * The syntax is what Debian's cron accepts, so that `jobs crontab` can
+ * hand an expression to cron unchanged: a step follows a range or "*"
+ * ("5/15" is an error, as in cron); names are three letters, any case;
+ * macros are lower case.  A day field is restricted unless it starts
+ * with '*' (Vixie cron's rule: a stepped "*" is not restricted, so it
+ * combines with the other day field by AND).
+ *
+ * Named zones are read with TZ set to ":Area/City" around each call and
+ * restored after it: TZ is process-wide, so these functions must not run
+ * in two threads at once (cronguard evaluates schedules from one thread).
  */
 #ifndef CRONGUARD_SCHEDULE_H
 #define CRONGUARD_SCHEDULE_H
@@ -25,8 +36,12 @@
 struct schedule;
 struct tzone;
 
-/* Parse expr.  0 and *out (schedule_free), or -1 with *errstr naming the
- * field and what is wrong ("day-of-week: 8 is out of range 0-7"). */
+/* Parse expr (leading and trailing blanks ignored).  0 and *out
+ * (schedule_free), or -1 with *errstr (allocated) naming the field and
+ * what is wrong ("day-of-week: 8 is out of range 0-7"), the field count,
+ * or the macro ("unknown macro", "@reboot has no slots").  An expression
+ * that can never match ("0 0 30 2 *") is refused here, naming
+ * day-of-month, so that a parsed schedule always has slots. */
 int  schedule_parse(const char *expr, struct schedule **out, char **errstr);
 void schedule_free(struct schedule *);
 /* The expression as given (for jobs list, jobs crontab). */
@@ -34,25 +49,30 @@ const char *schedule_text(const struct schedule *);
 
 /*
  * A zone: an IANA name from the host's time-zone database (tzdata:
- * "Europe/Berlin", "UTC"), or a fixed offset "+09:00" / "-05:30" (no
- * tables needed).  0 and *out (tzone_free), or -1 with *errstr.
+ * "Europe/Berlin", "Etc/UTC"), or a fixed offset "+09:00" / "-05:30"
+ * (at most 18:00), "UTC" or "Z" (no tables needed).  A name must be a
+ * TZif file under $TZDIR, else /usr/share/zoneinfo, where glibc reads
+ * it: an unknown zone is an error, never silently UTC.  0 and *out
+ * (tzone_free), or -1 with *errstr (allocated).
  */
-int  tzone_open(const char *name, struct tzone **out, char **errstr);
-void tzone_free(struct tzone *);
+int         tzone_open(const char *name, struct tzone **out, char **errstr);
+void        tzone_free(struct tzone *);
 const char *tzone_name(const struct tzone *);
 
-/* The latest slot at or before t: 0 and *slot, or -1 when the schedule
- * has none in the years the search covers (it never matches). */
-int schedule_prev(const struct schedule *, const struct tzone *, int64_t t,
-    int64_t *slot);
+/* The latest slot at or before t: 0 and *slot, or -1 when t is outside
+ * years 31 to 9999 (a parsed schedule matches within every 28 years). */
+int schedule_prev(
+    const struct schedule *, const struct tzone *, int64_t t, int64_t *slot);
 /* The earliest slot after t (strictly): 0 and *slot, or -1. */
-int schedule_next(const struct schedule *, const struct tzone *, int64_t t,
-    int64_t *slot);
+int schedule_next(
+    const struct schedule *, const struct tzone *, int64_t t, int64_t *slot);
 /* Whether instant t is one of the schedule's slots: 1 or 0. */
 int schedule_contains(const struct schedule *, const struct tzone *, int64_t t);
 
 /* RFC 3339 with the zone's offset at t, "2026-12-01T01:30:00+01:00"
- * ("Z" never: the offset is always written).  buf of TZONE_RFC3339_MAX. */
+ * ("Z" never: the offset is always written; an offset with seconds, as
+ * local mean time before 1900, is cut to minutes).  buf of
+ * TZONE_RFC3339_MAX. */
 #define TZONE_RFC3339_MAX 32
 void tzone_format(const struct tzone *, int64_t t, char *buf, size_t len);
 
@@ -60,7 +80,7 @@ void tzone_format(const struct tzone *, int64_t t, char *buf, size_t len);
  * ("2026-12-01T01:30:00+01:00"), or a local "YYYY-MM-DD HH:MM[:SS]" /
  * "YYYY-MM-DDTHH:MM[:SS]" in z (mapped as above).  0 and *t, or -1 with
  * *errstr naming the accepted forms. */
-int tzone_parse(const struct tzone *z, const char *text, int64_t *t,
-    char **errstr);
+int tzone_parse(
+    const struct tzone *z, const char *text, int64_t *t, char **errstr);
 
 #endif

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -601,4 +602,52 @@ discard_write(char *p, size_t size, size_t n, void *arg)
 	(void)p;
 	(void)arg;
 	return size * n;
+}
+
+const char *
+signal_name(int sig)
+{
+	static const struct {
+		int         sig;
+		const char *name;
+	} names[] = {
+		{ SIGHUP, "SIGHUP" },
+		{ SIGINT, "SIGINT" },
+		{ SIGQUIT, "SIGQUIT" },
+		{ SIGILL, "SIGILL" },
+		{ SIGTRAP, "SIGTRAP" },
+		{ SIGABRT, "SIGABRT" },
+		{ SIGBUS, "SIGBUS" },
+		{ SIGFPE, "SIGFPE" },
+		{ SIGKILL, "SIGKILL" },
+		{ SIGUSR1, "SIGUSR1" },
+		{ SIGSEGV, "SIGSEGV" },
+		{ SIGUSR2, "SIGUSR2" },
+		{ SIGPIPE, "SIGPIPE" },
+		{ SIGALRM, "SIGALRM" },
+		{ SIGTERM, "SIGTERM" },
+		{ SIGCHLD, "SIGCHLD" },
+		{ SIGCONT, "SIGCONT" },
+		{ SIGSTOP, "SIGSTOP" },
+		{ SIGTSTP, "SIGTSTP" },
+		{ SIGTTIN, "SIGTTIN" },
+		{ SIGTTOU, "SIGTTOU" },
+		{ SIGURG, "SIGURG" },
+		{ SIGXCPU, "SIGXCPU" },
+		{ SIGXFSZ, "SIGXFSZ" },
+		{ SIGVTALRM, "SIGVTALRM" },
+		{ SIGPROF, "SIGPROF" },
+		{ SIGWINCH, "SIGWINCH" },
+		{ SIGIO, "SIGIO" },
+		{ SIGSYS, "SIGSYS" },
+	};
+	static char other[32];
+	size_t      i;
+
+	for (i = 0; i < nitems(names); i++) {
+		if (names[i].sig == sig)
+			return names[i].name;
+	}
+	snprintf(other, sizeof other, "signal %d", sig);
+	return other;
 }

@@ -86,6 +86,10 @@ size_t utf8_seq_len(const unsigned char *s, size_t avail);
 /* Whether the NUL-terminated s is well-formed UTF-8. */
 int utf8_valid(const char *s);
 
+/* "SIGTERM" for SIGTERM: the name of a signal (static), or "signal N"
+ * (in a static buffer) for one without a name here. */
+const char *signal_name(int sig);
+
 /* Copy a protocol line (a server's reply from a libcurl trace) into dst
  * (dstlen > 0 bytes): up to its line end, control characters as spaces,
  * truncated, NUL-terminated. */

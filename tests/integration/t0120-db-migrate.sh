@@ -59,7 +59,8 @@ assert_grep '^001 +applied +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} +001_schema\.sq
 assert_grep "^$nfiles applied, 0 pending$" "$OUT"
 
 # --- outbox_messages is CONTRACT 6.1: columns, defaults, keys, engine
-# (plus ix_outbox_ordering_status of sql/005, for the per-key ordering check)
+# (plus ix_outbox_ordering_status of sql/005 and ix_outbox_ordering_channel
+# of sql/011, for the per-key ordering check; expires_at of sql/011)
 cols=$(mysql_q "SELECT CONCAT_WS('|', COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE,
         IFNULL(LOWER(REPLACE(COLUMN_DEFAULT, '''', '')), '-'), EXTRA)
     FROM information_schema.COLUMNS
@@ -79,7 +80,8 @@ claimed_by|varchar(255)|YES|null|
 claimed_at|datetime(6)|YES|null|
 last_error|text|YES|null|
 created_at|datetime(6)|NO|current_timestamp(6)|
-sent_at|datetime(6)|YES|null|'
+sent_at|datetime(6)|YES|null|
+expires_at|datetime(6)|YES|null|'
 assert_eq "$want" "$cols" "outbox_messages columns"
 # MariaDB's JSON is LONGTEXT with a JSON_VALID check.
 assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM information_schema.CHECK_CONSTRAINTS
@@ -93,6 +95,7 @@ keys=$(mysql_q "SELECT CONCAT_WS('|', INDEX_NAME, NON_UNIQUE,
 want='PRIMARY|0|id
 ix_outbox_claimed|1|status,claimed_at
 ix_outbox_due|1|status,next_attempt_at
+ix_outbox_ordering_channel|1|ordering_key,channel,status,id
 ix_outbox_ordering_status|1|ordering_key,status,id
 ix_outbox_ordering|1|ordering_key,id
 uq_outbox_message_id|0|message_id'

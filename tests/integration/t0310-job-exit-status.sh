@@ -53,7 +53,7 @@ assert_exit 127 cg exec --lock t0310:x -- t0310-no-such-command-anywhere
 assert_eq "error 127 1" "$(record "$(last_id)")"
 
 assert_exit 137 cg run selfkill
-assert_eq "failure 137 1" "$(record "$(last_id)")" "killed by SIGKILL: 128+9"
+assert_eq "killed 137 1" "$(record "$(last_id)")" "killed by SIGKILL: 128+9"
 
 # Usage errors.
 assert_exit 64 cg exec -- true

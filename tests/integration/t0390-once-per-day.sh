@@ -77,7 +77,7 @@ write_config "$TEST_TMP/c.conf" "jobs = { j = { command = [ \"true\" ]; once_per
 assert_exit 78 "$CRONGUARD_BIN" -c "$TEST_TMP/c.conf" config check
 write_config "$TEST_TMP/c.conf" "jobs = { j = { command = [ \"true\" ]; timezone = \"UTC\"; }; };"
 assert_exit 78 "$CRONGUARD_BIN" -c "$TEST_TMP/c.conf" config check
-assert_grep 'jobs\.j\.timezone: timezone applies to once_per slots only' "$ERR"
+assert_grep 'jobs\.j\.timezone: timezone applies to schedule and once_per slots only' "$ERR"
 write_config "$TEST_TMP/c.conf" "jobs = { j = { command = [ \"true\" ]; once_per = \"15m\"; timezone = \"Europe/Berlin\"; }; k = { command = [ \"true\" ]; once_per = \"7d\"; }; };"
 assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/c.conf" config check
 exit 0

@@ -15,7 +15,7 @@ need_servers
 # fail twice, those of "hook" once.
 conf() {
 	write_config "$CONF" "
-outbox = { batch_size = 20; ordering = \"$1\"; max_attempts = 5;
+outbox = { batch_size = 20; ordering = \"$1\"; ordering_scope = \"global\"; max_attempts = 5;
            backoff = { initial = \"1ms\"; jitter = 0.0; }; };
 channels = {
   hook = { type = \"http\"; url = \"$HTTP_BASE/$2/a/fail-first=1\"; concurrency = 8; };

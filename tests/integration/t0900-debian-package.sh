@@ -51,13 +51,15 @@ for f in /usr/bin/cronguard /usr/share/man/man1/cronguard.1.gz \
     /usr/share/cronguard/sql/001_schema.sql \
     /usr/share/doc/cronguard/examples/crontab.example \
     /usr/lib/systemd/system/cronguard-dispatch.timer \
-    /usr/lib/systemd/system/cronguard-job@.timer /etc/cron.d/cronguard; do
+    /usr/lib/systemd/system/cronguard-job@.timer /etc/cron.d/cronguard \
+    /usr/share/cronguard/prometheus/cronguard.rules.yml \
+    /usr/share/bash-completion/completions/cronguard; do
 	[ -e "$f" ] || fail "$f not installed"
 done
 assert_eq "$(ls "$CRONGUARD_SRCDIR"/sql/*.sql | wc -l)" \
     "$(ls /usr/share/cronguard/sql/*.sql | wc -l)" "installed migrations"
 assert_eq "640 root cronguard" "$(stat -c '%a %U %G' /etc/cronguard/cronguard.conf)" "conffile"
-assert_eq "2775 root cronguard" "$(stat -c '%a %U %G' /run/cronguard)" "runtime directory"
+assert_eq "3775 root cronguard" "$(stat -c '%a %U %G' /run/cronguard)" "runtime directory"
 assert_eq "755 cronguard cronguard" "$(stat -c '%a %U %G' /var/lib/cronguard/metrics)" "metrics directory"
 assert_eq "" "$(grep -v '^#' /etc/cron.d/cronguard | grep -E '^[*0-9]')" "active cron.d lines"
 grep -q '/etc/cronguard/cronguard.conf' /usr/share/man/man1/cronguard.1.gz 2> /dev/null ||

@@ -5,7 +5,7 @@
 # behaved as it says (an order's rows committed with it and one rolled back
 # leaving none, mail and webhooks delivered and a 503 retried, one of two
 # "hosts" running the guarded job, the fenced UPDATE of a stale writer
-# changing 0 rows, once_per skipping the second launch), and it leaves no
+# changing 0 rows, the schedule skipping the second launch), and it leaves no
 # server running.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers

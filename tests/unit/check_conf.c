@@ -205,7 +205,7 @@ static const char full_fmt[] =
     "          timeout = \"3s\"; };\n";
 
 struct secrets {
-	char *db, *smtp, *sig;
+	char *db, *smtp, *sig, *ping;
 };
 
 static char *
@@ -214,8 +214,8 @@ full_config(struct secrets *s)
 	s->db = tmp_file("db-pass-word\n", 0600);
 	s->smtp = tmp_file("smtp-pass-word\n", 0640);
 	s->sig = tmp_file("whsec_signing\n", 0600);
-	/* The signing secret doubles as a job's ping URL file. */
-	return xasprintf(full_fmt, s->db, s->smtp, s->sig, s->sig);
+	s->ping = tmp_file("https://hc-ping.com/uuid-secret\n", 0600);
+	return xasprintf(full_fmt, s->db, s->smtp, s->sig, s->ping);
 }
 
 static void
@@ -224,6 +224,7 @@ secrets_remove(struct secrets *s)
 	tmp_remove(s->db);
 	tmp_remove(s->smtp);
 	tmp_remove(s->sig);
+	tmp_remove(s->ping);
 }
 
 START_TEST(test_full)
@@ -340,7 +341,7 @@ START_TEST(test_full)
 	ck_assert_int_eq(conf_read_job_secrets(&c, "leave-accrual", &err), 0);
 	ck_assert_ptr_null(j->ping_url);
 	ck_assert_int_eq(conf_read_job_secrets(&c, "cleanup", &err), 0);
-	ck_assert_str_eq(j->ping_url, "whsec_signing");
+	ck_assert_str_eq(j->ping_url, "https://hc-ping.com/uuid-secret");
 	j = conf_job_find(&c, "monthly-billing");
 	ck_assert_ptr_nonnull(j);
 	ck_assert_ptr_null(j->command);
@@ -495,6 +496,11 @@ static const struct bad {
 	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
 	  " ping_url = \"http://h/p\";\n ping_url_file = \"/nonexistent\"; }; };\n",
 	    5, "jobs.x.ping_url_file: give" },
+	{ "database = { name = \"a\"; };\njobs = {\n x = { command = [\"/x\"];\n"
+	  " ping_url = \"file:///etc/passwd\"; }; };\n",
+	    4, "jobs.x.ping_url: \"file:///etc/passwd\" is not an http://" },
+	{ "alert = { url = \"http://h/a\";\n timeout = \"3650d\"; };\n", 2,
+	    "alert.timeout: must be at most 1m" },
 	{ "database = { name = \"a\"; };\njobs = {\n x = { grace = \"1m\"; };"
 	  " };\n",
 	    3, "jobs.x: give exactly one of command and sql" },

@@ -9,6 +9,8 @@
 #include <check.h>
 
 #include "duration.h"
+#include "schedule.h"
+#include "util.h"
 
 static const struct {
 	const char *in;
@@ -172,6 +174,53 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* outbox enqueue --at: RFC 3339 with its offset, exactly. */
+START_TEST(test_rfc3339)
+{
+	static const struct {
+		const char *s;
+		int64_t     v; /* -1: refused */
+	} t[] = {
+		{ "1970-01-01T00:00:00Z", 0 },
+		{ "2026-12-01T18:00:00Z", 1796148000 },
+		{ "2026-12-01t18:00:00z", 1796148000 },
+		{ "2026-12-01 19:00:00+01:00", 1796148000 },
+		{ "2026-12-01T13:30:00.999-04:30", 1796148000 },
+		{ "2024-02-29T00:00:00Z", 1709164800 },
+		{ "2026-02-29T00:00:00Z", -1 },
+		{ "2026-12-01T24:00:00Z", -1 },
+		{ "2026-13-01T00:00:00Z", -1 },
+		{ "2026-12-01T18:00:00+0100", -1 },
+		{ "2026-12-01T18:00:00.Z", -1 },
+		{ "2026-12-01T18:00:00Zx", -1 },
+		{ "tomorrow", -1 },
+		{ "", -1 },
+	};
+	struct tzone *utc = NULL;
+	char         *e = NULL;
+	int64_t       v;
+	size_t        i;
+
+	/* outbox enqueue --at reads its time with tzone_parse in UTC. */
+	ck_assert_int_eq(tzone_open("+00:00", &utc, &e), 0);
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		v = -7;
+		if (t[i].v < 0) {
+			ck_assert_msg(tzone_parse(utc, t[i].s, &v, &e) == -1,
+			    "%s accepted", t[i].s);
+			ck_assert_ptr_nonnull(e);
+		} else {
+			ck_assert_msg(tzone_parse(utc, t[i].s, &v, &e) == 0,
+			    "%s refused", t[i].s);
+			ck_assert_int_eq(v, t[i].v);
+		}
+		free(e);
+		e = NULL;
+	}
+	tzone_free(utc);
+}
+END_TEST
+
 static Suite *
 duration_suite(void)
 {
@@ -185,6 +234,7 @@ duration_suite(void)
 	tcase_add_loop_test(tc, test_format, 0, sizeof fmt / sizeof fmt[0]);
 	tcase_add_test(tc, test_format_truncates);
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_rfc3339);
 	suite_add_tcase(s, tc);
 	return s;
 }

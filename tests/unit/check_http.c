@@ -63,6 +63,50 @@ START_TEST(test_secret_forms)
 }
 END_TEST
 
+START_TEST(test_secret_lines)
+{
+	/* The reference vector's secret twice over, around a raw one: each
+	 * line is its own key, in order, one "v1," each. */
+	struct channel_http_keys k;
+	const char              *body = "{\"test\": 2432232314}";
+	char                    *err = NULL, *sig;
+
+	ck_assert_int_eq(channel_http_secret_keys(
+	                     "  whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\r\n\n"
+	                     "plain \nwhsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+	                     &k, &err),
+	    0);
+	ck_assert_uint_eq(k.n, 3);
+	ck_assert_uint_eq(k.len[0], 24);
+	ck_assert_uint_eq(k.len[1], 5);
+	sig = channel_http_signatures(
+	    &k, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, strlen(body));
+	ck_assert_ptr_nonnull(sig);
+	ck_assert(
+	    strncmp(sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE= v1,",
+	        51) == 0);
+	ck_assert_str_eq(sig + strlen(sig) - 48,
+	    " v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+	free(sig);
+	channel_http_keys_free(&k);
+
+	ck_assert_int_eq(channel_http_secret_keys(" \n\r\n", &k, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no secret"));
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(
+	    channel_http_secret_keys("plain\nwhsec_a!b=\n", &k, &err), -1);
+	ck_assert_str_eq(err, "line 2: invalid base64 after whsec_");
+	ck_assert_uint_eq(k.n, 0);
+	free(err);
+	err = NULL;
+	ck_assert_int_eq(
+	    channel_http_secret_keys("1\n2\n3\n4\n5\n6\n7\n8\n9", &k, &err),
+	    -1);
+	free(err);
+}
+END_TEST
+
 START_TEST(test_classify)
 {
 	ck_assert_int_eq(channel_http_classify(200), SEND_OK);
@@ -266,6 +310,7 @@ http_suite(void)
 
 	tcase_add_test(tc, test_standard_webhooks_vector);
 	tcase_add_test(tc, test_secret_forms);
+	tcase_add_test(tc, test_secret_lines);
 	tcase_add_test(tc, test_classify);
 	tcase_add_test(tc, test_payload_check);
 	tcase_add_test(tc, test_error_text);

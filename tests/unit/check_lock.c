@@ -42,8 +42,11 @@ struct fake {
 	enum db_status     is_used_st;
 	int                is_used_self; /* IS_USED_LOCK = the lock session */
 	struct fval        is_used;      /* otherwise this */
+	const char        *read_only;    /* lock_check's reasons; NULL none */
+	int                lock_checks;
 	enum db_status     kill_st;
 	enum db_status     finish_st;
+	int                finish_fail_once; /* only the first finish fails */
 	struct lock_holder holder;
 	/* observed */
 	int                connects;
@@ -188,6 +191,21 @@ f_is_used_lock(void *conn, const char *name, char **value, char **errstr)
 	return (DB_OK);
 }
 
+/* The heartbeat's one statement: IS_USED_LOCK and the read-only flags. */
+static enum db_status
+f_lock_check(
+    void *conn, const char *name, char **value, char **read_only, char **errstr)
+{
+	enum db_status st;
+
+	F.lock_checks++;
+	*read_only = NULL;
+	if ((st = f_is_used_lock(conn, name, value, errstr)) == DB_OK &&
+	    F.read_only != NULL)
+		*read_only = xstrdup(F.read_only);
+	return (st);
+}
+
 static enum db_status
 f_kill(void *conn, unsigned long long id, char **errstr)
 {
@@ -251,7 +269,7 @@ f_run_finish(void *conn, unsigned long long id, const char *outcome,
 	F.finish_status = exit_status;
 	snprintf(F.finish_error, sizeof F.finish_error, "%s",
 	    error != NULL ? error : "");
-	if (F.finish_st != DB_OK) {
+	if (F.finish_st != DB_OK && (!F.finish_fail_once || F.finishes == 1)) {
 		*errstr = xstrdup("query failed: fake finish error");
 		return (F.finish_st);
 	}
@@ -288,6 +306,7 @@ static const struct lock_db_ops fake_ops = {
 	.get_lock = f_get_lock,
 	.release_lock = f_release_lock,
 	.is_used_lock = f_is_used_lock,
+	.lock_check = f_lock_check,
 	.kill = f_kill,
 	.holder = f_holder,
 	.run_start = f_run_start,
@@ -670,6 +689,30 @@ START_TEST(run_record_fails)
 }
 END_TEST
 
+/* A finish that fails on the lock session for any reason (here not a
+ * lost session: a KILL QUERY, a lock wait timeout) is written again on a
+ * new session with the job's own outcome, and reported. */
+START_TEST(run_record_retried)
+{
+	static const struct run_end failed = { "failure", 1,
+		"exited with status 1", NULL };
+	struct lock                 l;
+
+	F.finish_st = DB_ERR_QUERY;
+	F.finish_fail_once = 1;
+	take(&l);
+	ck_assert_int_eq(lock_finish(&l, &failed), LOCK_OK);
+	ck_assert_int_eq(F.finishes, 2);
+	ck_assert_int_eq(F.connects, 2);
+	ck_assert_str_eq(F.finish_outcome, "failure");
+	ck_assert_int_eq(F.finish_status, 1);
+	ck_assert_int_eq(seen_event("run_record_retried"), 1);
+	ck_assert_int_eq(seen_event("run_record_failed"), 0);
+	ck_assert_ptr_nonnull(
+	    strstr(seen_detail("run_record_retried"), "job failure, status 1"));
+}
+END_TEST
+
 START_TEST(heartbeat_lost)
 {
 	struct lock l;
@@ -698,6 +741,28 @@ START_TEST(heartbeat_ok)
 	F.is_used = VNULL;
 	ck_assert_int_eq(lock_heartbeat(&l), LOCK_INCIDENT);
 	lock_close(&l);
+}
+END_TEST
+
+/* A demotion: the server turned read-only under a held lock.  One
+ * lock_lost naming why, and nothing more written there: no run record
+ * end (a user with SUPER would write it, an errant transaction). */
+START_TEST(heartbeat_read_only)
+{
+	struct lock l;
+
+	take(&l);
+	F.is_used_self = 1;
+	F.read_only = "read_only,replica_sql_running";
+	ck_assert_int_eq(lock_heartbeat(&l), LOCK_INCIDENT);
+	ck_assert_int_eq(F.lock_checks, 1);
+	ck_assert_int_eq(l.read_only, 1);
+	ck_assert_int_eq(seen_event("lock_lost"), 1);
+	ck_assert_ptr_nonnull(strstr(seen_detail("lock_lost"),
+	    "turned read-only (read_only,replica_sql_running)"));
+	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
+	ck_assert_int_eq(F.finishes, 0);
+	ck_assert_int_eq(nseen, 1);
 }
 END_TEST
 
@@ -875,8 +940,10 @@ lock_suite(void)
 	tcase_add_test(tc, verify_kill_fails);
 	tcase_add_test(tc, verify_query_fails);
 	tcase_add_test(tc, run_record_fails);
+	tcase_add_test(tc, run_record_retried);
 	tcase_add_test(tc, heartbeat_lost);
 	tcase_add_test(tc, heartbeat_ok);
+	tcase_add_test(tc, heartbeat_read_only);
 	tcase_add_test(tc, holder_verdicts);
 	tcase_add_test(tc, guard_failing_job_and_release);
 	tcase_add_test(tc, guard_status_passthrough);

@@ -123,7 +123,8 @@ START_TEST(test_json)
 	    "{\"status\":\"CRITICAL\",\"pending\":14,"
 	    "\"due\":3,\"processing\":2,\"stale\":0,\"stuck\":2,\"failed\":1,"
 	    "\"oldest_due_age_seconds\":12,\"unknown_channel\":4,"
-	    "\"circuit_open\":0,\"channels\":{}}\n");
+	    "\"expired\":0,\"blocked\":0,\"oldest_blocked_age_seconds\":0,"
+	    "\"circuit_open\":0,\"channels\":{},\"paused\":[]}\n");
 	buf_reset(&b);
 	report_into(&b, REPORT_JSON, NULL, &c, CHECK_UNKNOWN, "db down");
 	ck_assert_str_eq(
@@ -223,7 +224,7 @@ START_TEST(test_circuit_report)
 	    "\"mail\":{\"circuit\":\"open\",\"failures\":3,"
 	    "\"open_for_seconds\":42,\"quota_used\":0,"
 	    "\"error\":\"connect failed: refused\","
-	    "\"quota_exhausted\":false}}}\n"));
+	    "\"quota_exhausted\":false}},\"paused\":[]}\n"));
 	buf_reset(&b);
 	report_into(&b, REPORT_PROMETHEUS, &k, &c, CHECK_WARNING, NULL);
 	ck_assert_ptr_nonnull(strstr(

@@ -1,0 +1,125 @@
+/* cmd-outbox-pause.c: stop and restart a channel's deliveries fleet-wide. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "duration.h"
+#include "log.h"
+#include "outbox-admin.h"
+#include "util.h"
+
+/* Every operand must be a configured channel: a misspelt name would
+ * pause nothing and say nothing. */
+static int
+pause_check_channels(struct cmd_ctx *ctx, const struct conf *c)
+{
+	size_t j;
+	int    i;
+
+	for (i = 0; i < ctx->nargs; i++) {
+		for (j = 0; j < c->nchannels; j++) {
+			if (strcmp(ctx->args[i], c->channels[j].name) == 0)
+				break;
+		}
+		if (j == c->nchannels)
+			return cmd_usage_error(ctx->entry,
+			    "%s: no such channel in %s", ctx->args[i], c->path);
+	}
+	return 0;
+}
+
+static int
+cmd_outbox_pause_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	struct db     *db = NULL;
+	int64_t        for_ms = 0;
+	const char    *e, *v, *reason;
+	char          *errstr = NULL;
+	enum db_status st;
+	int            i, rc;
+
+	if ((v = cmd_opt_value(ctx, "for")) != NULL &&
+	    duration_parse(v, &for_ms, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--for: %s: %s", v, e);
+	if (v != NULL && for_ms <= 0)
+		return cmd_usage_error(
+		    ctx->entry, "--for: %s: must be more than 0", v);
+	reason = cmd_opt_value(ctx, "reason");
+	if ((rc = pause_check_channels(ctx, c)) != 0)
+		return rc;
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
+	st = outbox_pause(db, (const char *const *)ctx->args,
+	    (size_t)ctx->nargs, for_ms, reason, &errstr);
+	if (st != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
+		goto out;
+	}
+	for (i = 0; i < ctx->nargs; i++)
+		log_kv(LOG_INFO, "outbox_channel_paused", "channel",
+		    ctx->args[i], "for", v != NULL ? v : "until resumed",
+		    "reason", reason, NULL);
+	printf("%d channel%s paused\n", ctx->nargs, ctx->nargs == 1 ? "" : "s");
+out:
+	db_close(db);
+	free(errstr);
+	return rc;
+}
+
+static int
+cmd_outbox_resume_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	struct db         *db = NULL;
+	unsigned long long n = 0;
+	char              *errstr = NULL;
+	enum db_status     st;
+	int                rc;
+
+	if ((rc = pause_check_channels(ctx, c)) != 0)
+		return rc;
+	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+		goto out;
+	st = outbox_resume(db, (const char *const *)ctx->args,
+	    (size_t)ctx->nargs, &n, &errstr);
+	if (st != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
+		goto out;
+	}
+	printf("%llu channel%s resumed\n", n, n == 1 ? "" : "s");
+out:
+	db_close(db);
+	free(errstr);
+	return rc;
+}
+
+static const struct cmd_option cmd_outbox_pause_options[] = {
+	{ "for", 1 },
+	{ "reason", 1 },
+	{ NULL, 0 },
+};
+
+const struct cmd_entry cmd_outbox_pause_entry = {
+	.name = "outbox pause",
+	.usage = "[--for duration] [--reason text] channel...",
+	.summary =
+	    "Pause the channels on every host: their rows stay PENDING and are not claimed, no attempt is counted, sends in flight finish.  Until outbox resume, or for the duration.",
+	.options = cmd_outbox_pause_options,
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_NEEDS_DB,
+	.exec = cmd_outbox_pause_exec,
+};
+
+const struct cmd_entry cmd_outbox_resume_entry = {
+	.name = "outbox resume",
+	.usage = "channel...",
+	.summary = "End the pause of the channels on every host.",
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_NEEDS_DB,
+	.exec = cmd_outbox_resume_exec,
+};

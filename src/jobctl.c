@@ -1,0 +1,329 @@
+/* jobctl.c: fleet-wide pauses and acknowledgements of jobs (cronguard(1),
+ * "jobs pause"). */
+#include "config.h"
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "jobctl.h"
+#include "schedule.h"
+#include "util.h"
+
+#define JOBCTL_PAUSE_COLUMNS "job, paused_at, paused_by, reason, until_at"
+
+void
+jobctl_pause_free(struct job_pause *p)
+{
+	if (p == NULL)
+		return;
+	free(p->job);
+	free(p->paused_at);
+	free(p->paused_by);
+	free(p->reason);
+	free(p->until_at);
+	memset(p, 0, sizeof *p);
+}
+
+char *
+jobctl_pause_text(const struct job_pause *p)
+{
+	struct buf b;
+
+	if (p == NULL || !p->paused)
+		return NULL;
+	buf_init(&b);
+	buf_printf(&b, "paused%s by %s since %.19s",
+	    p->job != NULL && strcmp(p->job, JOBCTL_ALL) == 0 ? " (every job)"
+	                                                      : "",
+	    p->paused_by != NULL ? p->paused_by : "?",
+	    p->paused_at != NULL ? p->paused_at : "?");
+	if (p->until_at != NULL)
+		buf_printf(&b, " until %.19s", p->until_at);
+	else
+		buf_adds(&b, " until resumed");
+	if (p->reason != NULL)
+		buf_printf(&b, ": %s", p->reason);
+	return buf_steal(&b);
+}
+
+const char *
+jobctl_identity(void)
+{
+	static char    id[400];
+	struct passwd *pw;
+	char           uid[32];
+	const char    *user;
+
+	if ((pw = getpwuid(geteuid())) != NULL && pw->pw_name != NULL)
+		user = pw->pw_name;
+	else {
+		snprintf(uid, sizeof uid, "%ld", (long)geteuid());
+		user = uid;
+	}
+	snprintf(id, sizeof id, "%s@%s", user, self_identity());
+	return id;
+}
+
+/* Row i of a JOBCTL_PAUSE_COLUMNS result into *p. */
+static void
+jobctl_pause_row(const struct db_result *r, size_t i, struct job_pause *p)
+{
+	memset(p, 0, sizeof *p);
+	p->paused = 1;
+	p->job = db_cell_dup(r, i, 0);
+	p->paused_at = db_cell_dup(r, i, 1);
+	p->paused_by = db_cell_dup(r, i, 2);
+	p->reason = db_cell_dup(r, i, 3);
+	p->until_at = db_cell_dup(r, i, 4);
+}
+
+enum db_status
+jobctl_pause(struct db *db, const char *const *jobs, size_t n, int64_t for_ms,
+    const char *reason, struct job_pause *out, char **errstr)
+{
+	struct db_result *r = NULL;
+	struct buf        values;
+	enum db_status    st;
+	size_t            i;
+
+	buf_init(&values);
+	if (out != NULL)
+		memset(out, 0, sizeof *out);
+	if (n == 0) {
+		*errstr = xstrdup("no job to pause");
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	/* One statement: every job's pause starts at the same NOW(6). */
+	for (i = 0; i < n; i++) {
+		if (db_fragment(db, &values, errstr,
+		        "%R(%s, NOW(6), %s, %s, IF(%lld > 0, NOW(6) + INTERVAL %lld MICROSECOND, NULL))",
+		        i > 0 ? ", " : "", jobs[i], jobctl_identity(), reason,
+		        (long long)for_ms, (long long)for_ms * 1000) != 0) {
+			st = DB_ERR_QUERY;
+			goto out;
+		}
+	}
+	/* Expired rows are dead weight; a pause is never read from them. */
+	if ((st = db_query_retry(db, NULL, errstr,
+	         "DELETE FROM cronguard_job_pauses WHERE until_at <= NOW(6)")) !=
+	    DB_OK)
+		goto out;
+	if ((st = db_query_retry(db, NULL, errstr,
+	         "INSERT INTO cronguard_job_pauses (job, paused_at, paused_by,"
+	         " reason, until_at) VALUES %F ON DUPLICATE KEY UPDATE"
+	         " paused_at = VALUES(paused_at),"
+	         " paused_by = VALUES(paused_by), reason = VALUES(reason),"
+	         " until_at = VALUES(until_at)",
+	         &values)) != DB_OK)
+		goto out;
+	if (out == NULL)
+		goto out;
+	if ((st = db_query(db, &r, errstr,
+	         "SELECT " JOBCTL_PAUSE_COLUMNS
+	         " FROM cronguard_job_pauses WHERE job = %s",
+	         jobs[0])) != DB_OK)
+		goto out;
+	if ((st = db_one_row(r, 5, errstr)) != DB_OK)
+		goto out;
+	jobctl_pause_row(r, 0, out);
+out:
+	db_result_free(r);
+	buf_free(&values);
+	return st;
+}
+
+enum db_status
+jobctl_resume(struct db *db, const char *job, int *was, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	*was = 0;
+	if ((st = db_query_retry(db, &r, errstr,
+	         "DELETE FROM cronguard_job_pauses WHERE job = %s AND"
+	         " (until_at IS NULL OR until_at > NOW(6))",
+	         job)) != DB_OK)
+		goto out;
+	*was = r->affected > 0;
+	/* An expired row of the job goes too: it paused nothing. */
+	st = db_query_retry(db, NULL, errstr,
+	    "DELETE FROM cronguard_job_pauses WHERE job = %s", job);
+out:
+	db_result_free(r);
+	return st;
+}
+
+enum db_status
+jobctl_resume_all(struct db *db, unsigned long long *n, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	*n = 0;
+	if ((st = db_query_retry(db, &r, errstr,
+	         "DELETE FROM cronguard_job_pauses WHERE"
+	         " until_at IS NULL OR until_at > NOW(6)")) != DB_OK)
+		goto out;
+	*n = r->affected;
+	st = db_query_retry(
+	    db, NULL, errstr, "DELETE FROM cronguard_job_pauses");
+out:
+	db_result_free(r);
+	return st;
+}
+
+enum db_status
+jobctl_pause_get(
+    struct db *db, const char *job, struct job_pause *out, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	memset(out, 0, sizeof *out);
+	if ((st = db_query(db, &r, errstr,
+	         "SELECT " JOBCTL_PAUSE_COLUMNS
+	         " FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL
+	         " " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1",
+	         job)) != DB_OK)
+		goto out;
+	if (r->nrows == 1 && r->ncols == 5)
+		jobctl_pause_row(r, 0, out);
+out:
+	db_result_free(r);
+	return st;
+}
+
+enum db_status
+jobctl_pause_list(
+    struct db *db, struct job_pause **out, size_t *n, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	size_t            i;
+
+	*out = NULL;
+	*n = 0;
+	if ((st = db_query(db, &r, errstr,
+	         "SELECT " JOBCTL_PAUSE_COLUMNS
+	         " FROM cronguard_job_pauses WHERE until_at IS NULL OR"
+	         " until_at > NOW(6) ORDER BY job <> '" JOBCTL_ALL "', job")) !=
+	    DB_OK)
+		goto out;
+	if (r->nrows == 0 || r->ncols != 5)
+		goto out;
+	*out = xcalloc(r->nrows, sizeof **out);
+	for (i = 0; i < r->nrows; i++)
+		jobctl_pause_row(r, i, &(*out)[i]);
+	*n = r->nrows;
+out:
+	db_result_free(r);
+	return st;
+}
+
+/* ------------------------------------------------------------ slots */
+
+int
+jobctl_slot_parse(
+    const char *tz, const char *text, char *out, size_t len, char **errstr)
+{
+	struct tzone *z = NULL;
+	struct tm     tm;
+	int64_t       t;
+	time_t        tt;
+	int           rc = -1;
+
+	if (tzone_open(tz != NULL ? tz : "+00:00", &z, errstr) != 0)
+		return -1;
+	if (tzone_parse(z, text, &t, errstr) != 0)
+		goto out;
+	tt = (time_t)t;
+	if (t < 0 || len < JOBCTL_SLOT_MAX || gmtime_r(&tt, &tm) == NULL ||
+	    tm.tm_year + 1900 > 9999) {
+		*errstr = xasprintf("bad time '%s': out of range", text);
+		goto out;
+	}
+	strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm);
+	rc = 0;
+out:
+	tzone_free(z);
+	return rc;
+}
+
+/* ------------------------------------------------------------- acks */
+
+enum db_status
+jobctl_ack(struct db *db, const char *job, const char *slot_utc,
+    const char *reason, char **errstr)
+{
+	return db_query_retry(db, NULL, errstr,
+	    "INSERT INTO cronguard_job_acks (job, slot, acked_at, acked_by,"
+	    " reason) VALUES (%s, %s, NOW(6), %s, %s) ON DUPLICATE KEY UPDATE"
+	    " acked_at = VALUES(acked_at), acked_by = VALUES(acked_by),"
+	    " reason = VALUES(reason)",
+	    job, slot_utc, jobctl_identity(), reason);
+}
+
+enum db_status
+jobctl_failed_slot(struct db *db, const char *job, char **slot, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+
+	*slot = NULL;
+	if ((st = db_query(db, &r, errstr,
+	         "SELECT slot FROM cronguard_runs WHERE job = %s AND"
+	         " slot IS NOT NULL AND outcome NOT IN ('success', 'running')"
+	         " ORDER BY slot DESC, id DESC LIMIT 1",
+	         job)) != DB_OK)
+		goto out;
+	if (r->nrows == 1)
+		*slot = db_cell_dup(r, 0, 0);
+out:
+	db_result_free(r);
+	return st;
+}
+
+enum db_status
+jobctl_acked(struct db *db, const char *job, const char *slot_utc, int *acked,
+    char **errstr)
+{
+	char          *v = NULL;
+	enum db_status st;
+
+	*acked = 0;
+	if ((st = db_query_value(db, &v, errstr,
+	         "SELECT EXISTS (SELECT 1 FROM cronguard_job_acks WHERE"
+	         " job = %s AND slot = CAST(%s AS DATETIME(6)))",
+	         job, slot_utc)) != DB_OK)
+		goto out;
+	switch (db_parse_bool(v)) {
+	case 1:
+		*acked = 1;
+		break;
+	case 0:
+		break;
+	default:
+		*errstr = xasprintf("query failed: acknowledged is '%s'",
+		    v != NULL ? v : "NULL");
+		st = DB_ERR_QUERY;
+	}
+out:
+	free(v);
+	return st;
+}
+
+enum db_status
+jobctl_ack_list(
+    struct db *db, const char *job, struct db_result **res, char **errstr)
+{
+	return db_query(db, res, errstr,
+	    "SELECT " JOBCTL_ACK_COLUMNS
+	    " FROM cronguard_job_acks WHERE job = %s ORDER BY slot DESC",
+	    job);
+}

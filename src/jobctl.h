@@ -1,0 +1,132 @@
+/*
+ * jobctl.h: the operator's control of jobs across the fleet (cronguard(1),
+ * "jobs pause", "jobs resume", "jobs ack"): pauses in
+ * cronguard_job_pauses, acknowledgements in cronguard_job_acks.  Times
+ * are the session's (UTC) and "now" is the database clock, never the
+ * host's.  Statements only: nothing here prints or exits; each call
+ * returns a db_status and on failure sets *errstr (allocated).
+ */
+#ifndef CRONGUARD_JOBCTL_H
+#define CRONGUARD_JOBCTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+/* The job of the row that pauses every job (jobs pause --all), also the
+ * jobs configured only on other hosts. */
+#define JOBCTL_ALL "*"
+/* The longest --reason, in bytes (the columns hold 1024 characters). */
+#define JOBCTL_REASON_MAX 1024
+
+/*
+ * The pause rows in effect for one job, for a statement of the caller's
+ * (the slot statement of run): a condition over cronguard_job_pauses
+ * whose one %s is the job's name, given to db_format like any value.
+ * A row is in effect until its until_at (NULL: until jobs resume) by the
+ * database clock; the job's own row and the JOBCTL_ALL row both pause it.
+ *
+ *	JOBCTL_PAUSED_SQL	"EXISTS (...)": 1 when the job is paused,
+ *				else 0; e.g.
+ *	    db_query(db, &r, &e, "SELECT ..., " JOBCTL_PAUSED_SQL, ..., job)
+ *	JOBCTL_PAUSE_COL_SQL(col)	one column of the pause in effect
+ *				("paused_by", "reason", "until_at",
+ *				"paused_at", "job"), NULL when there is none;
+ *				the row is the one jobctl_pause_get returns.
+ *
+ * Every use takes its own %s argument (the job).
+ */
+#define JOBCTL_PAUSE_WHERE_SQL \
+	"job IN (%s, '" JOBCTL_ALL "') AND (until_at IS NULL OR" \
+	" until_at > NOW(6))"
+/* The pause that holds longest first: no end, then the latest end, then
+ * the job's own row before the JOBCTL_ALL one. */
+#define JOBCTL_PAUSE_ORDER_SQL \
+	"ORDER BY until_at IS NULL DESC, until_at DESC, job = '" JOBCTL_ALL "'"
+#define JOBCTL_PAUSED_SQL \
+	"EXISTS (SELECT 1 FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL \
+	")"
+#define JOBCTL_PAUSE_COL_SQL(col) \
+	"(SELECT " col \
+	" FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL \
+	" " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1)"
+
+/* A pause row.  Strings allocated (jobctl_pause_free) or NULL. */
+struct job_pause {
+	int   paused;    /* 1: a pause is in effect, the rest is filled */
+	char *job;       /* the row's job: the job's own name or JOBCTL_ALL */
+	char *paused_at; /* "YYYY-MM-DD hh:mm:ss.uuuuuu", UTC */
+	char *paused_by; /* "user@host:pid" */
+	char *reason;    /* NULL: none given */
+	char *until_at;  /* NULL: until jobs resume */
+};
+void jobctl_pause_free(struct job_pause *);
+
+/* "paused by WHO since T until U: REASON" (T, U to the second, UTC;
+ * "until resumed" for no end; no ": REASON" for none; "paused (every
+ * job) by" for the JOBCTL_ALL row), allocated; NULL when p is not a
+ * pause in effect. */
+char *jobctl_pause_text(const struct job_pause *p);
+
+/* "user@host:pid" of this process (static storage): paused_by, acked_by. */
+const char *jobctl_identity(void);
+
+/*
+ * Pause the n jobs (JOBCTL_ALL: every job) in one statement, replacing a
+ * pause they have: paused_at now, paused_by jobctl_identity(), reason
+ * (NULL: none), until now + for_ms (0: until jobs resume).  Rows that
+ * expired are deleted first.  *out (may be NULL) is the first job's new
+ * row.
+ */
+enum db_status jobctl_pause(struct db *, const char *const *jobs, size_t n,
+    int64_t for_ms, const char *reason, struct job_pause *out, char **errstr);
+
+/* Resume job (JOBCTL_ALL: the --all row only): delete its row.  *was 1
+ * when it was paused (a row in effect), 0 when not: not an error. */
+enum db_status jobctl_resume(
+    struct db *, const char *job, int *was, char **errstr);
+/* Resume every job: delete every row, JOBCTL_ALL's too; *n how many were
+ * in effect. */
+enum db_status jobctl_resume_all(
+    struct db *, unsigned long long *n, char **errstr);
+
+/* The pause in effect for job (its own row or the JOBCTL_ALL row, the
+ * one that holds longest), or out->paused 0.  Free with
+ * jobctl_pause_free. */
+enum db_status jobctl_pause_get(
+    struct db *, const char *job, struct job_pause *out, char **errstr);
+
+/* Every pause in effect, by job (JOBCTL_ALL first): *out an array of *n
+ * (free each, then the array; NULL when none). */
+enum db_status jobctl_pause_list(
+    struct db *, struct job_pause **out, size_t *n, char **errstr);
+
+/*
+ * An operator's time for a slot, as UTC "YYYY-MM-DD hh:mm:ss" in out
+ * (JOBCTL_SLOT_MAX): tzone_parse's forms (RFC 3339 with an offset or Z,
+ * or a local "YYYY-MM-DD HH:MM[:SS]") in zone tz (the job's timezone;
+ * NULL: UTC).  0, or -1 with *errstr (allocated).
+ */
+#define JOBCTL_SLOT_MAX 20
+int jobctl_slot_parse(
+    const char *tz, const char *text, char *out, size_t len, char **errstr);
+
+/* Acknowledge job's slot (UTC): acked_by jobctl_identity(), reason (not
+ * NULL).  A second ack of the slot replaces the first's who and why. */
+enum db_status jobctl_ack(struct db *, const char *job, const char *slot_utc,
+    const char *reason, char **errstr);
+/* The latest slot of job with a run that failed (finished, not success):
+ * *slot allocated "YYYY-MM-DD hh:mm:ss.uuuuuu", NULL when there is none. */
+enum db_status jobctl_failed_slot(
+    struct db *, const char *job, char **slot, char **errstr);
+/* Whether job's slot (UTC) is acknowledged: *acked 1 or 0. */
+enum db_status jobctl_acked(struct db *, const char *job, const char *slot_utc,
+    int *acked, char **errstr);
+/* The columns of jobctl_ack_list, in order. */
+#define JOBCTL_ACK_COLUMNS "slot, acked_at, acked_by, reason"
+/* job's acknowledgements, the latest slot first, in *res. */
+enum db_status jobctl_ack_list(
+    struct db *, const char *job, struct db_result **res, char **errstr);
+
+#endif

@@ -1,0 +1,1003 @@
+/*
+ * schedule.c: cron(5) schedules and the time zones they are evaluated in
+ * (cronguard.conf(5), "Schedules").
+ *
+ * A schedule is five bit sets.  Searches work on local civil time counted
+ * in seconds as if it were UTC ("local seconds") and step field by field
+ * (month, day, hour, minute), so a search costs a few hundred steps at
+ * most, whatever the gap between slots.  A zone maps an instant to its
+ * offset; the map from local seconds back to an instant (zone_instant)
+ * is the one rule the whole file rests on: the first instant whose wall
+ * clock reads the local time or later.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "schedule.h"
+#include "util.h"
+
+struct schedule {
+	char    *text;
+	uint64_t minute; /* bits 0-59 */
+	uint32_t hour;   /* bits 0-23 */
+	uint32_t dom;    /* bits 1-31 */
+	uint32_t month;  /* bits 1-12 */
+	uint32_t dow;    /* bits 0-6, Sunday 0 (7 folded into 0) */
+	/* A day field that starts with '*' (Vixie cron's DOM_STAR and
+	 * DOW_STAR): when either is set, a day matches both fields;
+	 * otherwise either. */
+	bool dom_star, dow_star;
+};
+
+struct tzone {
+	char   *name;
+	char   *tzenv;  /* ":Area/City" for TZ; NULL: a fixed offset */
+	int32_t offset; /* seconds east of UTC, fixed offsets only */
+};
+
+/* Instants the evaluator accepts: years 1 to 9999, where RFC 3339 can
+ * write them and the civil arithmetic is exact. */
+#define T_MIN ((int64_t)-62135596800)
+#define T_MAX ((int64_t)253402300799)
+/* How far a search looks: a date such as 29 February on a given day of
+ * the week recurs within 28 years. */
+#define SEARCH_YEARS 30
+/* The span around an instant in which a zone is assumed to change its
+ * offset at most once: more than any offset (UTC-12 to UTC+14) and any
+ * transition (Samoa skipped 24 hours in 2011). */
+#define ZONE_WINDOW ((int64_t)26 * 3600)
+
+static const char *const field_names[] = { "minute", "hour", "day-of-month",
+	"month", "day-of-week" };
+static const int         field_min[] = { 0, 0, 1, 1, 0 };
+static const int         field_max[] = { 59, 23, 31, 12, 7 };
+static const char *const month_names[] = { "jan", "feb", "mar", "apr", "may",
+	"jun", "jul", "aug", "sep", "oct", "nov", "dec" };
+static const char *const day_names[] = { "sun", "mon", "tue", "wed", "thu",
+	"fri", "sat" };
+
+static const struct {
+	const char *name;
+	const char *expr;
+} macros[] = {
+	{ "@yearly", "0 0 1 1 *" },
+	{ "@annually", "0 0 1 1 *" },
+	{ "@monthly", "0 0 1 * *" },
+	{ "@weekly", "0 0 * * 0" },
+	{ "@daily", "0 0 * * *" },
+	{ "@midnight", "0 0 * * *" },
+	{ "@hourly", "0 * * * *" },
+};
+
+/* ------------------------------------------------------------ civil time */
+
+struct civil {
+	int64_t y;
+	int     mo, d, h, mi, s; /* 1-12, 1-31, 0-23, 0-59, 0-59 */
+};
+
+static int64_t
+floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+static bool
+is_leap(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static int
+month_days(int64_t y, int mo)
+{
+	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30,
+		31 };
+
+	return mo == 2 && is_leap(y) ? 29 : days[mo - 1];
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+ * days_from_civil). */
+static int64_t
+days_from_civil(int64_t y, int mo, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= mo <= 2;
+	era = floor_div(y, 400);
+	yoe = y - era * 400;
+	doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void
+civil_from_days(int64_t z, struct civil *c)
+{
+	int64_t era, doe, yoe, doy, mp;
+
+	z += 719468;
+	era = floor_div(z, 146097);
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	c->d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	c->mo = (int)(mp < 10 ? mp + 3 : mp - 9);
+	c->y = yoe + era * 400 + (c->mo <= 2);
+}
+
+static void
+civil_from_secs(int64_t s, struct civil *c)
+{
+	int64_t days = floor_div(s, 86400), rem = s - days * 86400;
+
+	civil_from_days(days, c);
+	c->h = (int)(rem / 3600);
+	c->mi = (int)(rem / 60 % 60);
+	c->s = (int)(rem % 60);
+}
+
+static int64_t
+civil_to_secs(const struct civil *c)
+{
+	return days_from_civil(c->y, c->mo, c->d) * 86400 + c->h * 3600 +
+	    c->mi * 60 + c->s;
+}
+
+/* 0 = Sunday. */
+static int
+weekday(int64_t y, int mo, int d)
+{
+	int64_t w = (days_from_civil(y, mo, d) + 4) % 7;
+
+	return (int)(w < 0 ? w + 7 : w);
+}
+
+/* ------------------------------------------------------------------ zones */
+
+/*
+ * TZ is process-wide state: the offset of a named zone is read with TZ
+ * set to the zone for the duration of one public call, then restored.
+ * cronguard evaluates schedules from one thread only.
+ */
+struct tzsave {
+	char *old;
+	bool  set, changed;
+};
+
+static void
+zone_enter(const struct tzone *z, struct tzsave *sv)
+{
+	const char *cur;
+
+	sv->old = NULL;
+	sv->set = false;
+	sv->changed = false;
+	if (z->tzenv == NULL)
+		return;
+	cur = getenv("TZ");
+	if (cur != NULL && strcmp(cur, z->tzenv) == 0)
+		return;
+	if (cur != NULL) {
+		sv->old = xstrdup(cur);
+		sv->set = true;
+	}
+	sv->changed = true;
+	setenv("TZ", z->tzenv, 1);
+	tzset();
+}
+
+static void
+zone_leave(struct tzsave *sv)
+{
+	if (!sv->changed)
+		return;
+	if (sv->set)
+		setenv("TZ", sv->old, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(sv->old);
+	sv->old = NULL;
+}
+
+/* The offset east of UTC in seconds at instant t (TZ entered). */
+static int64_t
+zone_offset(const struct tzone *z, int64_t t)
+{
+	struct tm tm;
+	time_t    tt = (time_t)t;
+
+	if (z->tzenv == NULL)
+		return z->offset;
+	if (localtime_r(&tt, &tm) == NULL)
+		return 0;
+	return tm.tm_gmtoff;
+}
+
+/* The first instant in (a, b] with an offset other than off(a), given
+ * that off(b) differs from off(a). */
+static int64_t
+zone_transition(const struct tzone *z, int64_t a, int64_t b)
+{
+	int64_t oa = zone_offset(z, a), mid;
+
+	while (b - a > 1) {
+		mid = a + (b - a) / 2;
+		if (zone_offset(z, mid) == oa)
+			a = mid;
+		else
+			b = mid;
+	}
+	return b;
+}
+
+/*
+ * The instant of local time lt (local seconds): the first instant whose
+ * wall clock reads lt or later.  A time in a gap is the instant the gap
+ * ends; a repeated time its first occurrence; and the map never
+ * decreases.
+ */
+static int64_t
+zone_instant(const struct tzone *z, int64_t lt)
+{
+	int64_t oa, ob, tr;
+
+	if (z->tzenv == NULL)
+		return lt - z->offset;
+	oa = zone_offset(z, lt - ZONE_WINDOW);
+	ob = zone_offset(z, lt + ZONE_WINDOW);
+	if (oa == ob)
+		return lt - oa;
+	tr = zone_transition(z, lt - ZONE_WINDOW, lt + ZONE_WINDOW);
+	ob = zone_offset(z, tr);
+	if (lt < tr + oa)
+		return lt - oa; /* before the change, or its first pass */
+	if (lt < tr + ob)
+		return tr; /* in the gap */
+	return lt - ob;
+}
+
+/*
+ * The latest local time whose instant is at or before t: the highest
+ * wall-clock reading up to t.  That is wall(t), except in the second pass
+ * through a repeated hour, where the first pass read further.
+ */
+static int64_t
+zone_wall_high(const struct tzone *z, int64_t t)
+{
+	int64_t on, ob, tr;
+
+	on = zone_offset(z, t);
+	if (z->tzenv == NULL)
+		return t + on;
+	ob = zone_offset(z, t - ZONE_WINDOW);
+	if (ob <= on)
+		return t + on;
+	tr = zone_transition(z, t - ZONE_WINDOW, t);
+	if (tr - 1 + ob > t + on)
+		return tr - 1 + ob;
+	return t + on;
+}
+
+static bool
+zone_name_valid(const char *name)
+{
+	const char *p;
+
+	if (name[0] == '\0' || name[0] == '/' || strlen(name) > 64)
+		return false;
+	for (p = name; *p != '\0'; p++) {
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		        (*p >= '0' && *p <= '9') || *p == '/' || *p == '_' ||
+		        *p == '-' || *p == '+'))
+			return false;
+		if (*p == '/' && (p[1] == '/' || p[1] == '\0'))
+			return false;
+	}
+	return strstr(name, "..") == NULL;
+}
+
+/* "+HH:MM" or "-HH:MM": 1 and *off, else 0. */
+static int
+zone_parse_offset(const char *s, int32_t *off)
+{
+	int h, m;
+
+	if ((s[0] != '+' && s[0] != '-') || strlen(s) != 6 || s[3] != ':')
+		return 0;
+	if (s[1] < '0' || s[1] > '9' || s[2] < '0' || s[2] > '9' ||
+	    s[4] < '0' || s[4] > '9' || s[5] < '0' || s[5] > '9')
+		return 0;
+	h = (s[1] - '0') * 10 + (s[2] - '0');
+	m = (s[4] - '0') * 10 + (s[5] - '0');
+	if (h > 18 || m > 59 || (h == 18 && m != 0))
+		return 0;
+	*off = (int32_t)((h * 60 + m) * 60 * (s[0] == '-' ? -1 : 1));
+	return 1;
+}
+
+/* Whether the host's tzdata has name: a TZif file under $TZDIR, else
+ * /usr/share/zoneinfo (where glibc looks for ":Area/City"). */
+static int
+zone_file_check(const char *name, char **errstr)
+{
+	const char *dir = getenv("TZDIR");
+	char       *path, magic[4];
+	FILE       *f;
+	struct stat st;
+	int         ok = 0;
+
+	if (dir == NULL || dir[0] == '\0')
+		dir = "/usr/share/zoneinfo";
+	path = xasprintf("%s/%s", dir, name);
+	if (stat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
+		*errstr = xasprintf("unknown time zone \"%s\": no %s in the "
+		                    "host's time-zone database (tzdata)",
+		    name, path);
+		goto out;
+	}
+	if ((f = fopen(path, "rb")) == NULL) {
+		*errstr = xasprintf(
+		    "time zone \"%s\": %s: %s", name, path, strerror(errno));
+		goto out;
+	}
+	if (fread(magic, 1, sizeof magic, f) != sizeof magic ||
+	    memcmp(magic, "TZif", 4) != 0) {
+		*errstr = xasprintf(
+		    "time zone \"%s\": %s is not a TZif file", name, path);
+		fclose(f);
+		goto out;
+	}
+	fclose(f);
+	ok = 1;
+out:
+	free(path);
+	return ok ? 0 : -1;
+}
+
+int
+tzone_open(const char *name, struct tzone **out, char **errstr)
+{
+	struct tzone *z;
+	int32_t       off = 0;
+
+	*out = NULL;
+	*errstr = NULL;
+	if (name == NULL || name[0] == '\0') {
+		*errstr = xstrdup("time zone: empty name");
+		return -1;
+	}
+	if (strcmp(name, "UTC") == 0 || strcmp(name, "Z") == 0 ||
+	    zone_parse_offset(name, &off)) {
+		z = xcalloc(1, sizeof *z);
+		z->name = xstrdup(name);
+		z->offset = off;
+		*out = z;
+		return 0;
+	}
+	if (name[0] == '+' || name[0] == '-') {
+		*errstr = xasprintf("time zone \"%s\": an offset is +HH:MM or "
+		                    "-HH:MM, at most 18:00",
+		    name);
+		return -1;
+	}
+	if (!zone_name_valid(name)) {
+		*errstr = xasprintf("time zone \"%s\": not a zone name "
+		                    "(Area/City, as Europe/Berlin)",
+		    name);
+		return -1;
+	}
+	if (zone_file_check(name, errstr) == -1)
+		return -1;
+	z = xcalloc(1, sizeof *z);
+	z->name = xstrdup(name);
+	z->tzenv = xasprintf(":%s", name);
+	*out = z;
+	return 0;
+}
+
+void
+tzone_free(struct tzone *z)
+{
+	if (z == NULL)
+		return;
+	free(z->name);
+	free(z->tzenv);
+	free(z);
+}
+
+const char *
+tzone_name(const struct tzone *z)
+{
+	return z->name;
+}
+
+static void
+format_rfc3339(int64_t t, int64_t off, char *buf, size_t len)
+{
+	struct civil c;
+	int64_t      a = off < 0 ? -off : off;
+
+	civil_from_secs(t + off, &c);
+	snprintf(buf, len, "%04lld-%02d-%02dT%02d:%02d:%02d%c%02d:%02d",
+	    (long long)c.y, c.mo, c.d, c.h, c.mi, c.s, off < 0 ? '-' : '+',
+	    (int)(a / 3600), (int)(a / 60 % 60));
+}
+
+void
+tzone_format(const struct tzone *z, int64_t t, char *buf, size_t len)
+{
+	struct tzsave sv;
+	int64_t       off;
+
+	if (t < T_MIN || t > T_MAX) {
+		snprintf(buf, len, "(out of range)");
+		return;
+	}
+	zone_enter(z, &sv);
+	off = zone_offset(z, t);
+	zone_leave(&sv);
+	format_rfc3339(t, off, buf, len);
+}
+
+/* n digits at *p into *v; advances *p. */
+static int
+parse_digits(const char **p, int n, int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if ((*p)[i] < '0' || (*p)[i] > '9')
+			return 0;
+		*v = *v * 10 + ((*p)[i] - '0');
+	}
+	*p += n;
+	return 1;
+}
+
+/* The parts of "YYYY-MM-DD[T ]HH:MM[:SS][Z|+HH:MM|-HH:MM]": 1, else 0. */
+static int
+parse_time_text(const char *s, struct civil *c, bool *has_off, int32_t *off)
+{
+	const char *p = s;
+	int         y;
+
+	c->s = 0;
+	*has_off = false;
+	*off = 0;
+	if (!parse_digits(&p, 4, &y) || *p++ != '-' ||
+	    !parse_digits(&p, 2, &c->mo) || *p++ != '-' ||
+	    !parse_digits(&p, 2, &c->d))
+		return 0;
+	if (*p != 'T' && *p != 't' && *p != ' ')
+		return 0;
+	p++;
+	if (!parse_digits(&p, 2, &c->h) || *p++ != ':' ||
+	    !parse_digits(&p, 2, &c->mi))
+		return 0;
+	if (*p == ':') {
+		p++;
+		if (!parse_digits(&p, 2, &c->s))
+			return 0;
+		/* Fractions of a second are read and dropped. */
+		if (*p == '.') {
+			if (p[1] < '0' || p[1] > '9')
+				return 0;
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+		}
+	}
+	c->y = y;
+	if (y < 1 || c->mo < 1 || c->mo > 12 || c->d < 1 ||
+	    c->d > month_days(c->y, c->mo) || c->h > 23 || c->mi > 59 ||
+	    c->s > 59)
+		return 0;
+	if (*p == '\0')
+		return 1;
+	*has_off = true;
+	if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
+		return 1;
+	return zone_parse_offset(p, off);
+}
+
+int
+tzone_parse(const struct tzone *z, const char *text, int64_t *t, char **errstr)
+{
+	struct civil  c;
+	struct tzsave sv;
+	bool          has_off;
+	int32_t       off;
+
+	*errstr = NULL;
+	if (text == NULL || !parse_time_text(text, &c, &has_off, &off)) {
+		*errstr =
+		    xasprintf("bad time \"%s\": expected RFC 3339 with "
+		              "an offset (2026-12-01T01:30:00+01:00) or a "
+		              "local time YYYY-MM-DD HH:MM[:SS] in %s",
+		        text == NULL ? "" : text, z->name);
+		return -1;
+	}
+	if (has_off) {
+		*t = civil_to_secs(&c) - off;
+		return 0;
+	}
+	zone_enter(z, &sv);
+	*t = zone_instant(z, civil_to_secs(&c));
+	zone_leave(&sv);
+	return 0;
+}
+
+/* --------------------------------------------------------------- parsing */
+
+static int
+parse_name(const char **p, int field, int *v)
+{
+	const char *const *names;
+	size_t             n, i;
+
+	if (field == 3) {
+		names = month_names;
+		n = nitems(month_names);
+	} else if (field == 4) {
+		names = day_names;
+		n = nitems(day_names);
+	} else
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (strncasecmp(*p, names[i], 3) == 0) {
+			*p += 3;
+			*v = (int)i + (field == 3 ? 1 : 0);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A number or (month, day of week) a name at *p, bounded; advances *p.
+ * 0 and *v, or -1 with *errstr. */
+static int
+parse_value(const char **p, int field, int *v, char **errstr)
+{
+	const char *start = *p;
+	long        n = 0;
+
+	if (**p >= '0' && **p <= '9') {
+		while (**p >= '0' && **p <= '9') {
+			if (n < 100000)
+				n = n * 10 + (**p - '0');
+			(*p)++;
+		}
+		if (n < field_min[field] || n > field_max[field]) {
+			*errstr = xasprintf("%s: %.*s is out of range %d-%d",
+			    field_names[field], (int)(*p - start), start,
+			    field_min[field], field_max[field]);
+			return -1;
+		}
+		*v = (int)n;
+		return 0;
+	}
+	if (parse_name(p, field, v) &&
+	    !((**p >= 'a' && **p <= 'z') || (**p >= 'A' && **p <= 'Z')))
+		return 0;
+	*p = start;
+	while (**p != '\0' && **p != ',' && **p != '-' && **p != '/')
+		(*p)++;
+	if (field == 3 || field == 4)
+		*errstr = xasprintf("%s: \"%.*s\" is not a number or a %s name",
+		    field_names[field], (int)(*p - start), start,
+		    field == 3 ? "month" : "day");
+	else
+		*errstr = xasprintf("%s: \"%.*s\" is not a number",
+		    field_names[field], (int)(*p - start), start);
+	return -1;
+}
+
+/* One field of an expression into *bits: 0, or -1 with *errstr. */
+static int
+parse_field(
+    const char *text, int field, uint64_t *bits, bool *star, char **errstr)
+{
+	const char *p = text;
+	int         lo, hi, step, v;
+
+	*bits = 0;
+	*star = text[0] == '*';
+	for (;;) {
+		step = 1;
+		if (*p == '*') {
+			lo = field_min[field];
+			hi = field_max[field];
+			p++;
+		} else {
+			if (parse_value(&p, field, &lo, errstr) == -1)
+				return -1;
+			hi = lo;
+			if (*p == '-') {
+				p++;
+				if (parse_value(&p, field, &hi, errstr) == -1)
+					return -1;
+				if (hi < lo) {
+					*errstr = xasprintf("%s: range %d-%d "
+					                    "runs backwards",
+					    field_names[field], lo, hi);
+					return -1;
+				}
+			} else if (*p == '/') {
+				/* cron(5) steps a range or *, not a single
+				 * value ("5/15" is an error in cron). */
+				*errstr = xasprintf(
+				    "%s: a step needs a range "
+				    "or * before it (%d-%d/...)",
+				    field_names[field], lo, field_max[field]);
+				return -1;
+			}
+		}
+		if (*p == '/') {
+			const char *s = ++p;
+			long        n = 0;
+
+			while (*p >= '0' && *p <= '9') {
+				if (n < 100000)
+					n = n * 10 + (*p - '0');
+				p++;
+			}
+			if (p == s || n < 1 || n > field_max[field]) {
+				*errstr = xasprintf("%s: step \"%.*s\" is not "
+				                    "a number in 1-%d",
+				    field_names[field], (int)(p - s), s,
+				    field_max[field]);
+				return -1;
+			}
+			step = (int)n;
+		}
+		for (v = lo; v <= hi; v += step)
+			*bits |= (uint64_t)1 << v;
+		if (*p == '\0')
+			break;
+		if (*p != ',' || p[1] == '\0') {
+			*errstr = xasprintf("%s: unexpected \"%s\" in \"%s\"",
+			    field_names[field], p, text);
+			return -1;
+		}
+		p++;
+	}
+	if (field == 4 && (*bits & ((uint64_t)1 << 7)) != 0)
+		*bits = (*bits & ~((uint64_t)1 << 7)) | 1; /* 7 = Sunday */
+	return 0;
+}
+
+/* Whether the fields can match at all: with the day fields combined by
+ * AND, some selected month must have a selected day of the month. */
+static int
+schedule_check_days(const struct schedule *s, char **errstr)
+{
+	int mo, d;
+
+	if (!(s->dom_star || s->dow_star))
+		return 0; /* either field: every week has the weekdays */
+	for (mo = 1; mo <= 12; mo++) {
+		if ((s->month & (1u << mo)) == 0)
+			continue;
+		for (d = 1; d <= month_days(2000, mo); d++)
+			if (s->dom & (1u << d))
+				return 0;
+	}
+	*errstr = xstrdup("day-of-month: no selected day occurs in the "
+	                  "selected months, the schedule never matches");
+	return -1;
+}
+
+int
+schedule_parse(const char *expr, struct schedule **out, char **errstr)
+{
+	struct schedule *s = NULL;
+	const char      *text, *p;
+	char            *fields[5] = { NULL }, *trimmed = NULL;
+	uint64_t         bits[5];
+	bool             star[5];
+	size_t           i, n = 0, len;
+	int              rc = -1;
+
+	*out = NULL;
+	*errstr = NULL;
+	if (expr == NULL)
+		expr = "";
+	while (*expr == ' ' || *expr == '\t')
+		expr++;
+	len = strlen(expr);
+	while (len > 0 && (expr[len - 1] == ' ' || expr[len - 1] == '\t'))
+		len--;
+	trimmed = xstrndup(expr, len);
+	text = trimmed;
+	if (text[0] == '@') {
+		for (i = 0; i < nitems(macros); i++)
+			if (strcmp(text, macros[i].name) == 0)
+				break;
+		if (i == nitems(macros)) {
+			*errstr = strcmp(text, "@reboot") == 0
+			    ? xstrdup("@reboot has no slots: cronguard "
+			              "schedules need times")
+			    : xasprintf("unknown macro \"%s\" (use @yearly, "
+			                "@annually, @monthly, @weekly, @daily, "
+			                "@midnight or @hourly)",
+			          text);
+			goto out;
+		}
+		text = macros[i].expr;
+	}
+	for (p = text; *p != '\0';) {
+		const char *b = p;
+
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		while (*p != '\0' && *p != ' ' && *p != '\t')
+			p++;
+		if (n < 5)
+			fields[n] = xstrndup(b, (size_t)(p - b));
+		n++;
+	}
+	if (n != 5) {
+		*errstr = xasprintf("expected 5 fields (minute hour "
+		                    "day-of-month month day-of-week), not %zu",
+		    n);
+		goto out;
+	}
+	for (i = 0; i < 5; i++)
+		if (parse_field(
+		        fields[i], (int)i, &bits[i], &star[i], errstr) == -1)
+			goto out;
+	s = xcalloc(1, sizeof *s);
+	s->text = xstrdup(trimmed);
+	s->minute = bits[0];
+	s->hour = (uint32_t)bits[1];
+	s->dom = (uint32_t)bits[2];
+	s->month = (uint32_t)bits[3];
+	s->dow = (uint32_t)bits[4];
+	s->dom_star = star[2];
+	s->dow_star = star[4];
+	if (schedule_check_days(s, errstr) == -1)
+		goto out;
+	*out = s;
+	s = NULL;
+	rc = 0;
+out:
+	for (i = 0; i < 5; i++)
+		free(fields[i]);
+	free(trimmed);
+	schedule_free(s);
+	return rc;
+}
+
+void
+schedule_free(struct schedule *s)
+{
+	if (s == NULL)
+		return;
+	free(s->text);
+	free(s);
+}
+
+const char *
+schedule_text(const struct schedule *s)
+{
+	return s->text;
+}
+
+/* -------------------------------------------------------------- searching */
+
+static bool
+day_matches(const struct schedule *s, int64_t y, int mo, int d)
+{
+	bool dom = (s->dom & (1u << d)) != 0;
+	bool dow = (s->dow & (1u << weekday(y, mo, d))) != 0;
+
+	if (s->dom_star || s->dow_star)
+		return dom && dow;
+	return dom || dow;
+}
+
+/* The lowest set bit at or above v, or -1. */
+static int
+bit_at_or_above(uint64_t bits, int v, int max)
+{
+	for (; v <= max; v++)
+		if (bits & ((uint64_t)1 << v))
+			return v;
+	return -1;
+}
+
+static int
+bit_at_or_below(uint64_t bits, int v)
+{
+	for (; v >= 0; v--)
+		if (bits & ((uint64_t)1 << v))
+			return v;
+	return -1;
+}
+
+static void
+civil_next_day(struct civil *c)
+{
+	c->h = 0;
+	c->mi = 0;
+	if (++c->d > month_days(c->y, c->mo)) {
+		c->d = 1;
+		if (++c->mo > 12) {
+			c->mo = 1;
+			c->y++;
+		}
+	}
+}
+
+static void
+civil_prev_day(struct civil *c)
+{
+	c->h = 23;
+	c->mi = 59;
+	if (--c->d < 1) {
+		if (--c->mo < 1) {
+			c->mo = 12;
+			c->y--;
+		}
+		c->d = month_days(c->y, c->mo);
+	}
+}
+
+/* The earliest matching local minute at or after lt: 0 and *out, or -1. */
+static int
+match_at_or_after(const struct schedule *s, int64_t lt, int64_t *out)
+{
+	struct civil c;
+	int64_t      y0;
+	int          v;
+
+	civil_from_secs(lt, &c);
+	if (c.s != 0) {
+		c.s = 0;
+		if (++c.mi == 60) {
+			c.mi = 0;
+			if (++c.h == 24)
+				civil_next_day(&c);
+		}
+	}
+	y0 = c.y;
+	while (c.y <= y0 + SEARCH_YEARS) {
+		if ((s->month & (1u << c.mo)) == 0) {
+			c.d = month_days(c.y, c.mo);
+			civil_next_day(&c);
+			continue;
+		}
+		if (!day_matches(s, c.y, c.mo, c.d)) {
+			civil_next_day(&c);
+			continue;
+		}
+		if ((v = bit_at_or_above(s->hour, c.h, 23)) == -1) {
+			civil_next_day(&c);
+			continue;
+		}
+		if (v != c.h) {
+			c.h = v;
+			c.mi = 0;
+		}
+		if ((v = bit_at_or_above(s->minute, c.mi, 59)) == -1) {
+			c.mi = 0;
+			if (++c.h == 24)
+				civil_next_day(&c);
+			continue;
+		}
+		c.mi = v;
+		*out = civil_to_secs(&c);
+		return 0;
+	}
+	return -1;
+}
+
+/* The latest matching local minute at or before lt: 0 and *out, or -1. */
+static int
+match_at_or_before(const struct schedule *s, int64_t lt, int64_t *out)
+{
+	struct civil c;
+	int64_t      y0;
+	int          v;
+
+	civil_from_secs(lt, &c);
+	c.s = 0;
+	y0 = c.y;
+	while (c.y >= y0 - SEARCH_YEARS) {
+		if ((s->month & (1u << c.mo)) == 0) {
+			c.d = 1;
+			civil_prev_day(&c);
+			continue;
+		}
+		if (!day_matches(s, c.y, c.mo, c.d)) {
+			civil_prev_day(&c);
+			continue;
+		}
+		if ((v = bit_at_or_below(s->hour, c.h)) == -1) {
+			civil_prev_day(&c);
+			continue;
+		}
+		if (v != c.h) {
+			c.h = v;
+			c.mi = 59;
+		}
+		if ((v = bit_at_or_below(s->minute, c.mi)) == -1) {
+			c.mi = 59;
+			if (--c.h < 0)
+				civil_prev_day(&c);
+			continue;
+		}
+		c.mi = v;
+		*out = civil_to_secs(&c);
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * The slots are the instants of the matching local minutes.  The map is
+ * non-decreasing, so the local times whose instant is at or before t are
+ * exactly those up to zone_wall_high(t): prev is the instant of the
+ * latest match up to there, next that of the earliest match after it.
+ */
+int
+schedule_prev(
+    const struct schedule *s, const struct tzone *z, int64_t t, int64_t *slot)
+{
+	struct tzsave sv;
+	int64_t       lt;
+	int           rc = -1;
+
+	if (t < T_MIN + (int64_t)(SEARCH_YEARS + 1) * 366 * 86400 || t > T_MAX)
+		return -1;
+	zone_enter(z, &sv);
+	if (match_at_or_before(s, zone_wall_high(z, t), &lt) == 0) {
+		*slot = zone_instant(z, lt);
+		rc = 0;
+	}
+	zone_leave(&sv);
+	return rc;
+}
+
+int
+schedule_next(
+    const struct schedule *s, const struct tzone *z, int64_t t, int64_t *slot)
+{
+	struct tzsave sv;
+	int64_t       lt;
+	int           rc = -1;
+
+	if (t < T_MIN || t > T_MAX - (int64_t)(SEARCH_YEARS + 1) * 366 * 86400)
+		return -1;
+	zone_enter(z, &sv);
+	if (match_at_or_after(s, zone_wall_high(z, t) + 1, &lt) == 0) {
+		*slot = zone_instant(z, lt);
+		rc = 0;
+	}
+	zone_leave(&sv);
+	return rc;
+}
+
+int
+schedule_contains(const struct schedule *s, const struct tzone *z, int64_t t)
+{
+	int64_t slot;
+
+	return schedule_prev(s, z, t, &slot) == 0 && slot == t;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# jobs check from the schedule: with alert_after_failures = 3, two failed
+# slots leave the check OK, the third makes it leave OK at alert_level;
+# an acknowledged slot ends the count.  A slot past grace without a
+# success is CRITICAL (missed); a slot that ran twice is reported.
+. "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
+need_servers
+
+# conf KEYS
+conf()
+{
+	write_config "$CONF" "runtime_dir = \"$TEST_TMP/run\";
+jobs = { j = { command = [ \"false\" ]; schedule = \"*/5 * * * *\";
+  timezone = \"+00:00\"; $1 }; };"
+}
+mkdir -p "$TEST_TMP/run"
+conf 'grace = "1d"; alert_after_failures = 3; alert_level = "critical";'
+assert_exit 0 cg db migrate
+
+# slot N: the Nth slot of */5 before now, UTC.
+slot()
+{
+	mysql_q "SELECT DATE_FORMAT(FROM_UNIXTIME(FLOOR(UNIX_TIMESTAMP(NOW())
+	    / 300) * 300 - 300 * $1), '%Y-%m-%d %H:%i:00')"
+}
+
+# Failed runs for three slots, oldest first, through run --slot.
+n=0
+for k in 3 2 1; do
+	assert_exit 1 cg run --slot "$(slot "$k")" j
+	n=$((n + 1))
+	if [ "$n" -lt 3 ]; then
+		assert_exit 0 cg jobs check j
+		echo "after $n failed slots: $(cat "$OUT")"
+	fi
+done
+assert_exit 2 cg jobs check j
+assert_grep '3 consecutive failed slots' "$OUT"
+assert_exit 2 cg jobs check --format prometheus j
+assert_grep '^cronguard_job_failed_slots\{job="j"\} 3$' "$OUT"
+assert_grep '^cronguard_job_alert_level\{job="j"\} 2$' "$OUT"
+
+# An acknowledged slot ends the count.
+mysql_q "INSERT INTO cronguard_job_acks (job, slot, acked_by, reason)
+    VALUES ('j', '$(slot 1)', 'ops@test:1', 'known outage')"
+assert_exit 0 cg jobs check j
+assert_exit 0 cg jobs check --format json j
+assert_grep '"failed_slots": 0' "$OUT"
+
+# Missed: with a short grace, the latest slot without a success.
+mysql_q "DELETE FROM cronguard_job_acks"
+conf 'grace = "1s";'
+if [ "$(mysql_q "SELECT MOD(UNIX_TIMESTAMP(NOW()), 300) > 2")" = 1 ]; then
+	assert_exit 2 cg jobs check j
+	assert_grep 'missed' "$OUT"
+	assert_exit 2 cg jobs check --format prometheus j
+	assert_grep '^cronguard_job_slot_missed\{job="j"\} 1$' "$OUT"
+fi
+
+# Ran twice: two successes recorded for one slot.
+conf 'grace = "1d";'
+mysql_q "DELETE FROM cronguard_runs;
+    INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
+    outcome, slot, slot_kind) VALUES
+    ('j', 'a', 1, '$(slot 1)', '$(slot 1)', 'success', '$(slot 1)', 'schedule'),
+    ('j', 'b', 2, '$(slot 1)', '$(slot 1)', 'success', '$(slot 1)', 'schedule'),
+    ('j', 'a', 3, NOW(), NOW(), 'success', '$(slot 0)', 'schedule')"
+assert_exit 1 cg jobs check j
+assert_grep 'ran twice' "$OUT"
+echo "PASS: $TEST_NAME"

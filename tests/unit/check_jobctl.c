@@ -1,0 +1,131 @@
+/* check_jobctl.c: the slot times of jobs ack, and the pause text. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "jobctl.h"
+
+static const struct {
+	const char *in;
+	const char *utc;
+} good[] = {
+	{ "2026-12-01 01:30", "2026-12-01 01:30:00" },
+	{ "2026-12-01 01:30:59", "2026-12-01 01:30:59" },
+	{ "2026-12-01T01:30:00", "2026-12-01 01:30:00" },
+	{ "2026-12-01T01:30:00Z", "2026-12-01 01:30:00" },
+	{ "2026-12-01T01:30:00+01:00", "2026-12-01 00:30:00" },
+	{ "2026-12-01T01:30+01:00", "2026-12-01 00:30:00" },
+	{ "2026-12-01T00:30:00+05:30", "2026-11-30 19:00:00" },
+	{ "2026-12-31T20:00:00-05:00", "2027-01-01 01:00:00" },
+	{ "2028-02-29T01:00:00+14:00", "2028-02-28 11:00:00" },
+	{ "2028-02-28T23:00:00-02:00", "2028-02-29 01:00:00" },
+	{ "2000-02-29 00:00", "2000-02-29 00:00:00" },
+	{ "1970-01-01 00:00:00", "1970-01-01 00:00:00" },
+	{ "9999-12-31 23:59:59", "9999-12-31 23:59:59" },
+};
+
+START_TEST(test_good)
+{
+	char  out[JOBCTL_SLOT_MAX];
+	char *why = NULL;
+
+	ck_assert_msg(
+	    jobctl_slot_parse(NULL, good[_i].in, out, sizeof out, &why) == 0,
+	    "\"%s\" rejected: %s", good[_i].in, why);
+	ck_assert_str_eq(out, good[_i].utc);
+}
+END_TEST
+
+static const char *const bad[] = {
+	"",
+	"2026-12-01",
+	"2026-12-01 1:30",
+	"2026-12-01  01:30",
+	"2026-13-01 01:30",
+	"2026-00-01 01:30",
+	"2026-02-29 01:30", /* not a leap year */
+	"1900-02-29 01:30",
+	"2026-04-31 01:30",
+	"2026-12-01 24:00",
+	"2026-12-01 01:60",
+	"2026-12-01 01:30:60",
+	"2026-12-01 01:30:00.5",
+	"2026-12-01 01:30 ",
+	"2026-12-01T01:30:00+0100",
+	"2026-12-01T01:30:00+01",
+	"2026-12-01T01:30:00+24:00",
+	"1970-01-01T00:30:00+01:00", /* before 1970 in UTC */
+	"9999-12-31T23:00:00-02:00", /* past 9999 in UTC */
+	"tomorrow",
+	"1969-12-31 23:59",
+};
+
+START_TEST(test_bad)
+{
+	char  out[JOBCTL_SLOT_MAX];
+	char *why = NULL;
+
+	ck_assert_msg(
+	    jobctl_slot_parse(NULL, bad[_i], out, sizeof out, &why) == -1,
+	    "\"%s\" accepted as %s", bad[_i], out);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_msg(strstr(why, "RFC 3339") != NULL ||
+	        strstr(why, "out of range") != NULL,
+	    "\"%s\": %s", bad[_i], why);
+	free(why);
+}
+END_TEST
+
+START_TEST(test_pause_text)
+{
+	struct job_pause p = { 0 };
+	char            *t;
+
+	ck_assert_ptr_null(jobctl_pause_text(&p));
+	ck_assert_ptr_null(jobctl_pause_text(NULL));
+	p.paused = 1;
+	p.job = "accrual";
+	p.paused_at = "2026-12-01 09:12:00.123456";
+	p.paused_by = "kim@app1:42";
+	t = jobctl_pause_text(&p);
+	ck_assert_str_eq(
+	    t, "paused by kim@app1:42 since 2026-12-01 09:12:00 until resumed");
+	free(t);
+	p.job = JOBCTL_ALL;
+	p.until_at = "2026-12-01 12:12:00.000000";
+	p.reason = "ledger migration";
+	t = jobctl_pause_text(&p);
+	ck_assert_str_eq(t,
+	    "paused (every job) by kim@app1:42 since 2026-12-01 09:12:00 until 2026-12-01 12:12:00: ledger migration");
+	free(t);
+}
+END_TEST
+
+static Suite *
+jobctl_suite(void)
+{
+	Suite *s = suite_create("jobctl");
+	TCase *tc = tcase_create("jobctl");
+
+	tcase_add_loop_test(tc, test_good, 0, sizeof good / sizeof good[0]);
+	tcase_add_loop_test(tc, test_bad, 0, sizeof bad / sizeof bad[0]);
+	tcase_add_test(tc, test_pause_text);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(jobctl_suite());
+	int      failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
