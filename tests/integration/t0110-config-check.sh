@@ -110,7 +110,7 @@ CONF
 assert_exit 0 cg config check
 assert_grep "^cronguard: warning: $CONF:3: channels\.hook\.signing_secret_file: cannot read $TEST_TMP/missing\.secret: No such file or directory \(create it, or correct the path\) \(needed where outbox dispatch sends on channel hook\)" "$ERR"
 # The same for a job's ping URL file, needed where that job runs.
-assert_grep "^cronguard: warning: $CONF:6: jobs\.pinged\.ping_url_file: cannot read $TEST_TMP/missing\.ping: No such file or directory \(needed where job pinged runs\)" "$ERR"
+assert_grep "^cronguard: warning: $CONF:6: jobs\.pinged\.ping_url_file: cannot read $TEST_TMP/missing\.ping: No such file or directory \(create it, or correct the path\) \(needed where job pinged runs\)" "$ERR"
 assert_exit 0 cg run local
 # outbox dispatch does need it: exit 78 with file:line, before any
 # connection attempt (the database here is unreachable: that would be 69).
