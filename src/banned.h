@@ -1,6 +1,6 @@
 /*
  * banned.h: functions the code must not call (git's banned.h list plus
- * atoi, strtok and gets; see STYLE.md).  Makefile.am force-includes this
+ * atoi, strtok and gets; see doc/style.md).  Makefile.am force-includes this
  * header with -include, so a use is a compile error naming the function.
  * The system headers are included first, with config.h's feature macros,
  * so their own declarations are not rewritten.

@@ -5,10 +5,10 @@
 #include <stddef.h>
 
 #include "channel.h"
+#include "curlutil.h"
 
-/* What an http channel and the incident alert may speak: never file://,
- * ftp:// or the rest libcurl supports. */
-#define CHANNEL_HTTP_PROTOCOLS "http,https"
+/* What an http channel may speak (curlutil.h). */
+#define CHANNEL_HTTP_PROTOCOLS CURLUTIL_HTTP
 
 /*
  * The signing key of a Standard Webhooks secret: "whsec_" followed by
@@ -48,8 +48,8 @@ char *channel_http_signatures(const struct channel_http_keys *k, const char *id,
 int channel_http_sign(const unsigned char *key, size_t keylen, const char *id,
     long long timestamp, const char *body, size_t bodylen, char *out);
 
-/* CONTRACT 6.3 for an HTTP status: 2xx SEND_OK; 408, 425, 429 and 5xx
- * SEND_RETRY; anything else SEND_PERMANENT. */
+/* cronguard-outbox(7), RETRIES, for an HTTP status: 2xx SEND_OK; 408, 425, 429
+ * and 5xx SEND_RETRY; anything else SEND_PERMANENT. */
 enum send_result channel_http_classify(long status);
 
 /* Whether a message can be sent at all: the payload must be a JSON object

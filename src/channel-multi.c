@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 
 #include "channel-multi.h"
+#include "curlutil.h"
 #include "util.h"
 
 /* Longest wait in curl_multi_poll, so a stop request is seen promptly. */
@@ -38,30 +39,13 @@ channel_multi_new(const struct conf_channel *conf, long conns, char **errstr)
 }
 
 CURL *
-channel_curl_easy(
-    const char *url, const char *protocols, long timeout_ms, char *errbuf)
-{
-	CURL *easy;
-
-	if ((easy = curl_easy_init()) == NULL)
-		return NULL;
-	curl_easy_setopt(easy, CURLOPT_URL, url);
-	curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, protocols);
-	curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errbuf);
-	return easy;
-}
-
-CURL *
 channel_multi_easy(const struct conf_channel *conf, const char *protocols,
     char *errbuf, void *slot, char **errstr)
 {
 	CURL *easy;
 
-	if ((easy = channel_curl_easy(conf->url, protocols,
-	         (long)conf->timeout_ms, errbuf)) == NULL) {
+	if ((easy = curlutil_easy(conf->url, protocols, (long)conf->timeout_ms,
+	         errbuf)) == NULL) {
 		*errstr =
 		    xasprintf("channel %s: curl_easy_init failed", conf->name);
 		return NULL;

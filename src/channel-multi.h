@@ -22,17 +22,7 @@ CURLM *channel_multi_new(
     const struct conf_channel *, long conns, char **errstr);
 
 /*
- * An easy handle for url that speaks only protocols ("http,https"), with
- * timeout_ms for the connection and the whole transfer, no signals and
- * errbuf (CURL_ERROR_SIZE bytes) as the error buffer: what every libcurl
- * transfer of cronguard sets (the channels, the incident alert).  NULL
- * when curl_easy_init fails.
- */
-CURL *channel_curl_easy(
-    const char *url, const char *protocols, long timeout_ms, char *errbuf);
-
-/*
- * An easy handle with the options every channel sets: channel_curl_easy
+ * An easy handle with the options every channel sets: curlutil_easy
  * for conf->url limited to protocols ("smtp,smtps") with the channel
  * timeout, slot as CURLOPT_PRIVATE (channel_multi_send hands it back
  * to finish), and conf->tls_ca, if set, as the only CA bundle.  Returns

@@ -7,9 +7,9 @@
  * costs one connection per slot, not one per message.  The easy handles
  * are pooled with the options that never change set once.
  *
- * Reply classification (CONTRACT 6.3): connection failures, timeouts and
- * 4xx replies are transient; 5xx replies are permanent.  A refused login
- * (535), and a server that offers no AUTH when credentials are set, are
+ * Reply classification (cronguard-outbox(7), RETRIES,): connection failures,
+ * timeouts and 4xx replies are transient; 5xx replies are permanent.  A refused
+ * login (535), and a server that offers no AUTH when credentials are set, are
  * the channel's problem, not the message's: as channel-amqp.c does for a
  * refused login, the message goes back SEND_NONE with the error (a
  * circuit failure, no attempt counted; see channel.h), nothing more of
@@ -364,8 +364,8 @@ smtp_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 	return 0;
 }
 
-/* CONTRACT 6.3 for a finished SMTP transfer (a login that failed is
- * smtp_login_failed's). */
+/* cronguard-outbox(7), RETRIES, for a finished SMTP transfer (a login that
+ * failed is smtp_login_failed's). */
 static enum send_result
 smtp_classify(CURLcode cc, long code)
 {

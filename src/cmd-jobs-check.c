@@ -1,5 +1,6 @@
 /* cmd-jobs-check.c: "jobs check", the monitoring check of guarded jobs
- * (CONTRACT section 7): Nagios line, JSON or Prometheus text. */
+ * (cronguard(1), jobs check; cronguard-outbox(7), MONITORING): Nagios line,
+ * JSON or Prometheus text. */
 #include "config.h"
 
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "lock.h"
 #include "migrate.h"
 #include "report.h"
+#include "jobcheck.h"
 #include "runs.h"
 #include "util.h"
 
@@ -95,7 +97,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	for (i = 0; error == NULL && i < n; i++) {
 		jobs_check_sched(jobs[i], &sched);
-		if (runs_check(db, jobs[i], &sched, &jcs[i], &errstr) !=
+		if (jobcheck_run(db, jobs[i], &sched, &jcs[i], &errstr) !=
 		        DB_OK ||
 		    jobctl_pause_get(db, jobs[i]->name, &pauses[i], &errstr) !=
 		        DB_OK) {
@@ -124,7 +126,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	fputs(out, stdout);
 
 	for (i = 0; i < n; i++) {
-		runs_check_free(&jcs[i]);
+		jobcheck_free(&jcs[i]);
 		jobctl_pause_free(&pauses[i]);
 	}
 	free(jcs);

@@ -32,17 +32,6 @@ guard_name(enum guard_kind g)
 	return "?";
 }
 
-/* "2026-11-29 10:00:00" from a DATETIME(6) value: seconds are enough in
- * a table. */
-static const char *
-short_time(const char *dt, char *buf, size_t len)
-{
-	if (dt == NULL)
-		return "-";
-	snprintf(buf, len, "%.19s", dt);
-	return buf;
-}
-
 static const char *
 job_lock(const struct conf_job *j)
 {
@@ -50,74 +39,10 @@ job_lock(const struct conf_job *j)
 	                                                         : NULL;
 }
 
-/* Under the job's row, indented so that the rows stay the table's. */
+/* The rows, in text or JSON (report.c writes both). */
 static void
-print_pause(const struct job_pause *p)
-{
-	char *text;
-
-	if ((text = jobctl_pause_text(p)) == NULL)
-		return;
-	printf("  %s\n", text);
-	free(text);
-}
-
-/* Under a scheduled job's row: its schedule, latest and next slot. */
-static void
-print_schedule(const struct conf_job *j, const struct job_slot_info *si)
-{
-	if (j->schedule_text == NULL)
-		return;
-	printf("  schedule \"%s\"%s%s%s: latest slot %s %s, next %s\n",
-	    j->schedule_text, j->timezone != NULL ? " (" : "",
-	    j->timezone != NULL ? j->timezone : "",
-	    j->timezone != NULL ? ")" : "",
-	    si->latest[0] != '\0' ? si->latest : "-",
-	    si->latest_done ? "done" : "not done",
-	    si->next[0] != '\0' ? si->next : "-");
-}
-
-static void
-print_text(const struct conf *c, const struct job_summary *js,
-    const struct job_pause *pauses, const struct job_slot_info *slots)
-{
-	const struct conf_job *j;
-	char                   run[32], ok[32], fence[32];
-	const char            *lock;
-	int                    wjob = 3, wlock = 4, n;
-	size_t                 i;
-
-	for (i = 0; i < c->njobs; i++) {
-		j = &c->jobs[i];
-		if ((n = (int)strlen(j->name)) > wjob)
-			wjob = n;
-		if ((lock = job_lock(j)) != NULL &&
-		    (n = (int)strlen(lock)) > wlock)
-			wlock = n;
-	}
-	printf("%-*s  %-10s  %-*s  %-19s  %-9s  %-19s  %s\n", wjob, "JOB",
-	    "GUARD", wlock, "LOCK", "LAST RUN", "OUTCOME", "LAST SUCCESS",
-	    "FENCE");
-	for (i = 0; i < c->njobs; i++) {
-		j = &c->jobs[i];
-		if (js[i].last_fence != 0)
-			snprintf(fence, sizeof fence, "%llu", js[i].last_fence);
-		else
-			snprintf(fence, sizeof fence, "-");
-		printf("%-*s  %-10s  %-*s  %-19s  %-9s  %-19s  %s\n", wjob,
-		    j->name, guard_name(j->guard), wlock,
-		    job_lock(j) != NULL ? job_lock(j) : "-",
-		    short_time(js[i].last_started, run, sizeof run),
-		    js[i].last_outcome != NULL ? js[i].last_outcome : "-",
-		    short_time(js[i].last_success, ok, sizeof ok), fence);
-		print_schedule(j, &slots[i]);
-		print_pause(&pauses[i]);
-	}
-}
-
-static void
-print_json(const struct conf *c, const struct job_summary *js,
-    const struct job_pause *pauses, const struct job_slot_info *slots)
+print_rows(const struct conf *c, const struct job_summary *js,
+    const struct job_pause *pauses, const struct job_slot_info *slots, int json)
 {
 	struct report_job_row *rows;
 	char                  *out;
@@ -134,7 +59,8 @@ print_json(const struct conf *c, const struct job_summary *js,
 		rows[i].timezone = c->jobs[i].timezone;
 		rows[i].slots = &slots[i];
 	}
-	out = report_jobs_list_json(rows, c->njobs);
+	out = json ? report_jobs_list_json(rows, c->njobs)
+	           : report_jobs_list_text(rows, c->njobs);
 	fputs(out, stdout);
 	free(out);
 	free(rows);
@@ -181,10 +107,7 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 			goto out;
 		}
 	}
-	if (json)
-		print_json(c, js, pauses, slots);
-	else
-		print_text(c, js, pauses, slots);
+	print_rows(c, js, pauses, slots, json);
 out:
 	for (i = 0; i < c->njobs; i++) {
 		runs_job_summary_free(&js[i]);

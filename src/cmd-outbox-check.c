@@ -1,9 +1,9 @@
 /*
  * cmd-outbox-check.c: the outbox watchdog as a monitoring check
- * (CONTRACT section 7): counts, a verdict, and the exit status of a
- * Nagios plugin.  With the counts, the circuit breaker and quota state
- * of the configured channels (cronguard_channels): an open circuit is a
- * WARNING.
+ * (cronguard(1), jobs check; cronguard-outbox(7), MONITORING): counts, a
+ * verdict, and the exit status of a Nagios plugin.  With the counts, the
+ * circuit breaker and quota state of the configured channels
+ * (cronguard_channels): an open circuit is a WARNING.
  */
 #include "config.h"
 

@@ -30,8 +30,8 @@ cmd_run_exec(struct cmd_ctx *ctx, struct conf *c)
 	guard_job_from_conf(&gj, c, j);
 	gj.slot_arg = cmd_opt_value(ctx, "slot");
 	if (gj.slot_arg != NULL && gj.schedule == NULL)
-		return cmd_usage_error(ctx->entry,
-		    "--slot: job \"%s\" has no schedule", j->name);
+		return cmd_usage_error(
+		    ctx->entry, "--slot: job \"%s\" has no schedule", j->name);
 	/*
 	 * An SQL job's statement is one long read on the lock session: the
 	 * configured read_timeout, meant for short queries, would cut it off

@@ -21,6 +21,7 @@
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_exec_entry;
 extern const struct cmd_entry cmd_jobs_list_entry;
+extern const struct cmd_entry cmd_jobs_crontab_entry;
 extern const struct cmd_entry cmd_jobs_check_entry;
 extern const struct cmd_entry cmd_jobs_runs_entry;
 extern const struct cmd_entry cmd_jobs_show_entry;
@@ -52,6 +53,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
 	&cmd_exec_entry,
 	&cmd_jobs_list_entry,
+	&cmd_jobs_crontab_entry,
 	&cmd_jobs_check_entry,
 	&cmd_jobs_runs_entry,
 	&cmd_jobs_show_entry,

@@ -9,6 +9,7 @@
 #include "db.h"
 #include "exitcode.h"
 #include "guard.h"
+#include "report.h"
 
 /* The global options, before every command's own. */
 #define CMD_GLOBAL_USAGE \

@@ -1,4 +1,4 @@
-/* conf.c: the configuration (CONTRACT section 4), parsed with libconfig. */
+/* conf.c: the configuration (cronguard.conf(5)), parsed with libconfig. */
 #include "config.h"
 
 #include <sys/prctl.h>

@@ -1,4 +1,4 @@
-/* conf.h: the configuration (CONTRACT section 4), parsed with libconfig. */
+/* conf.h: the configuration (cronguard.conf(5)), parsed with libconfig. */
 #ifndef CRONGUARD_CONF_H
 #define CRONGUARD_CONF_H
 
@@ -150,13 +150,13 @@ struct conf_job {
 	char *ping_url_file;
 	/* A cron(5) schedule: once per slot (cronguard.conf(5),
 	 * "Schedules"); schedule_text NULL: none. */
-	char             *schedule_text;
-	struct schedule  *schedule; /* parsed from schedule_text */
-	enum catch_up     catch_up;             /* latest */
-	unsigned          backfill_limit;       /* 10 */
-	int64_t           starting_deadline_ms; /* catch_up none; grace */
-	unsigned          alert_after_failures; /* 1 */
-	enum alert_level  alert_level;          /* warning */
+	char            *schedule_text;
+	struct schedule *schedule;             /* parsed from schedule_text */
+	enum catch_up    catch_up;             /* latest */
+	unsigned         backfill_limit;       /* 10 */
+	int64_t          starting_deadline_ms; /* catch_up none; grace */
+	unsigned         alert_after_failures; /* 1 */
+	enum alert_level alert_level;          /* warning */
 };
 
 /* The runs kept per job by default (keep_runs): three years of a daily

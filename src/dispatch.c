@@ -1,7 +1,8 @@
 /*
  * dispatch.c: the outbox dispatch engine: recover stale claims, then
- * claim, send and finalise due messages until none is due (CONTRACT
- * 6.2); with a deadline (--for), keep polling until it.
+ * claim, send and finalise due messages until none is due
+ * (cronguard-outbox(7), DISPATCH); with a deadline (--for), keep polling until
+ * it.
  *
  * The deadline holds within a pass too: no claim and no send starts in
  * its last DISPATCH_MARGIN_MS, a rate-limited channel claims only as many

@@ -1,7 +1,7 @@
 /*
- * dispatch.h: the outbox dispatch engine (CONTRACT 6.2): recover stale
- * claims, then claim, send and finalise due messages until none is due;
- * with a deadline, keep polling until it.
+ * dispatch.h: the outbox dispatch engine (cronguard-outbox(7), DISPATCH):
+ * recover stale claims, then claim, send and finalise due messages until none
+ * is due; with a deadline, keep polling until it.
  *
  * The engine never prints and never exits: it logs the events of a pass
  * (outbox_recovered, quota_exhausted, outbox_batch at debug level) and

@@ -18,8 +18,7 @@
 #include <curl/curl.h>
 
 #include "channel-amqp.h"
-#include "channel-http.h"
-#include "channel-multi.h"
+#include "curlutil.h"
 #include "doctor.h"
 #include "migrate.h"
 #include "outbox.h"
@@ -986,9 +985,8 @@ doctor_curl(struct doctor_report *r, const struct doctor_target *t)
 		    "no host and port in the url");
 		goto out;
 	}
-	if ((easy = channel_curl_easy(t->url,
-	         is_smtp ? "smtp,smtps" : CHANNEL_HTTP_PROTOCOLS, ms, err)) ==
-	    NULL) {
+	if ((easy = curlutil_easy(t->url,
+	         is_smtp ? "smtp,smtps" : CURLUTIL_HTTP, ms, err)) == NULL) {
 		doctor_stage(r, t, CHECK_UNKNOWN, "connect",
 		    "check this host's memory and libcurl",
 		    "curl_easy_init failed");

@@ -13,7 +13,7 @@
 
 #include "conf.h"
 #include "db.h"
-#include "report.h"
+#include "check.h"
 
 struct doctor_result {
 	enum check_status status;

@@ -1,11 +1,11 @@
-/* exitcode.h: the exit codes (CONTRACT section 3) and the one map from
+/* exitcode.h: the exit codes (cronguard(1), EXIT STATUS) and the one map from
  * module statuses to them. */
 #ifndef CRONGUARD_EXITCODE_H
 #define CRONGUARD_EXITCODE_H
 
 #include "db.h"
 #include "lock.h"
-#include "report.h"
+#include "check.h"
 
 /* Never renumber: monitoring reads them.  cronguard(1) lists them. */
 #define EXIT_OK 0

@@ -1380,7 +1380,7 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 	}
 	signals = 1;
 	if (dbl != NULL &&
-	    (lr = runs_start(l, self_hostname(), (long)getpid(), rid,
+	    (lr = lock_run_start(l, self_hostname(), (long)getpid(), rid,
 	         &errstr)) != LOCK_OK) {
 		if (lr == LOCK_SLOT_DONE) {
 			log_kv(LOG_INFO, "job_already_done", "job", gj->job,

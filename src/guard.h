@@ -1,4 +1,4 @@
-/* guard.h: run one job under its guard (CONTRACT section 5). */
+/* guard.h: run one job under its guard (cronguard(1), GUARDED JOBS). */
 #ifndef CRONGUARD_GUARD_H
 #define CRONGUARD_GUARD_H
 
@@ -64,7 +64,7 @@ void guard_result_free(struct guard_result *);
  * record
  * in cronguard_runs, all through ops/ctx (NULL ops: no database, no run
  * record; only valid without a database lock).  Returns the exit code of
- * CONTRACT section 3: the job's own status when it ran without an
+ * cronguard(1), EXIT STATUS: the job's own status when it ran without an
  * incident, 0 or busy_exit when skipped (the lock busy, or once_per: a
  * successful run already started in the current slot), 75, 76, 69, 78, 124,
  * 126, 127.

@@ -11,8 +11,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "channel-http.h"
-#include "channel-multi.h"
+#include "curlutil.h"
 #include "incident.h"
 #include "log.h"
 #include "util.h"
@@ -101,8 +100,8 @@ alert_post(const struct alert *a)
 	CURLcode           rc;
 	long               status = 0;
 
-	if ((h = channel_curl_easy(
-	         a->url, CHANNEL_HTTP_PROTOCOLS, a->timeout_ms, err)) == NULL) {
+	if ((h = curlutil_easy(a->url, CURLUTIL_HTTP, a->timeout_ms, err)) ==
+	    NULL) {
 		log_kv(LOG_ERROR, "alert_failed", "incident", a->event, "error",
 		    "curl_easy_init failed", NULL);
 		return;

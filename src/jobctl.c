@@ -29,6 +29,15 @@ jobctl_pause_free(struct job_pause *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* v on one line: a control character (a newline in an operator's
+ * reason) would break the line of jobs list or the Nagios line. */
+static void
+jobctl_one_line(struct buf *b, const char *v)
+{
+	for (; *v != '\0'; v++)
+		buf_addc(b, (unsigned char)*v < 0x20 || *v == 0x7f ? ' ' : *v);
+}
+
 char *
 jobctl_pause_text(const struct job_pause *p)
 {
@@ -46,8 +55,10 @@ jobctl_pause_text(const struct job_pause *p)
 		buf_printf(&b, " until %.19s", p->until_at);
 	else
 		buf_adds(&b, " until resumed");
-	if (p->reason != NULL)
-		buf_printf(&b, ": %s", p->reason);
+	if (p->reason != NULL) {
+		buf_adds(&b, ": ");
+		jobctl_one_line(&b, p->reason);
+	}
 	return buf_steal(&b);
 }
 
@@ -145,15 +156,14 @@ jobctl_resume(struct db *db, const char *job, int *was, char **errstr)
 	enum db_status    st;
 
 	*was = 0;
+	/* Ended, not deleted: jobs check still knows that a slot of the
+	 * pause was not missed (jobctl_paused_at). */
 	if ((st = db_query_retry(db, &r, errstr,
-	         "DELETE FROM cronguard_job_pauses WHERE job = %s AND"
-	         " (until_at IS NULL OR until_at > NOW(6))",
+	         "UPDATE cronguard_job_pauses SET until_at = NOW(6)"
+	         " WHERE job = %s AND (until_at IS NULL OR until_at > NOW(6))",
 	         job)) != DB_OK)
 		goto out;
 	*was = r->affected > 0;
-	/* An expired row of the job goes too: it paused nothing. */
-	st = db_query_retry(db, NULL, errstr,
-	    "DELETE FROM cronguard_job_pauses WHERE job = %s", job);
 out:
 	db_result_free(r);
 	return st;
@@ -167,14 +177,32 @@ jobctl_resume_all(struct db *db, unsigned long long *n, char **errstr)
 
 	*n = 0;
 	if ((st = db_query_retry(db, &r, errstr,
-	         "DELETE FROM cronguard_job_pauses WHERE"
-	         " until_at IS NULL OR until_at > NOW(6)")) != DB_OK)
+	         "UPDATE cronguard_job_pauses SET until_at = NOW(6)"
+	         " WHERE until_at IS NULL OR until_at > NOW(6)")) != DB_OK)
 		goto out;
 	*n = r->affected;
-	st = db_query_retry(
-	    db, NULL, errstr, "DELETE FROM cronguard_job_pauses");
 out:
 	db_result_free(r);
+	return st;
+}
+
+enum db_status
+jobctl_paused_at(
+    struct db *db, const char *job, int64_t t, int *paused, char **errstr)
+{
+	char          *v = NULL;
+	enum db_status st;
+
+	*paused = 0;
+	st = db_query_value(db, &v, errstr,
+	    "SELECT COUNT(*) FROM cronguard_job_pauses"
+	    " WHERE job IN (%s, '" JOBCTL_ALL "')"
+	    " AND paused_at <= FROM_UNIXTIME(%lld)"
+	    " AND (until_at IS NULL OR until_at >= FROM_UNIXTIME(%lld))",
+	    job, (long long)t, (long long)t);
+	if (st == DB_OK)
+		*paused = v != NULL && strcmp(v, "0") != 0;
+	free(v);
 	return st;
 }
 

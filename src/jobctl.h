@@ -65,8 +65,8 @@ void jobctl_pause_free(struct job_pause *);
 
 /* "paused by WHO since T until U: REASON" (T, U to the second, UTC;
  * "until resumed" for no end; no ": REASON" for none; "paused (every
- * job) by" for the JOBCTL_ALL row), allocated; NULL when p is not a
- * pause in effect. */
+ * job) by" for the JOBCTL_ALL row; a control character of the reason
+ * a space), allocated; NULL when p is not a pause in effect. */
 char *jobctl_pause_text(const struct job_pause *p);
 
 /* "user@host:pid" of this process (static storage): paused_by, acked_by. */
@@ -82,14 +82,20 @@ const char *jobctl_identity(void);
 enum db_status jobctl_pause(struct db *, const char *const *jobs, size_t n,
     int64_t for_ms, const char *reason, struct job_pause *out, char **errstr);
 
-/* Resume job (JOBCTL_ALL: the --all row only): delete its row.  *was 1
+/* Resume job (JOBCTL_ALL: the --all row only): end its row (until_at
+ * now).  *was 1
  * when it was paused (a row in effect), 0 when not: not an error. */
 enum db_status jobctl_resume(
     struct db *, const char *job, int *was, char **errstr);
-/* Resume every job: delete every row, JOBCTL_ALL's too; *n how many were
- * in effect. */
+/* Resume every job: end every row in effect, JOBCTL_ALL's too; *n how
+ * many.  A resumed row stays, ended (until_at now), for jobctl_paused_at;
+ * the next pause of the job replaces it. */
 enum db_status jobctl_resume_all(
     struct db *, unsigned long long *n, char **errstr);
+/* Whether job was paused at instant t (Unix seconds: a slot), by its own
+ * row or JOBCTL_ALL's, resumed since or not: *paused 1 or 0. */
+enum db_status jobctl_paused_at(
+    struct db *, const char *job, int64_t t, int *paused, char **errstr);
 
 /* The pause in effect for job (its own row or the JOBCTL_ALL row, the
  * one that holds longest), or out->paused 0.  Free with

@@ -1,4 +1,5 @@
-/* lease.h: the lease lock and the fencing token (issue 10). */
+/* lease.h: the lease lock and the fencing token (doc/architecture.md;
+ * cronguard(1), Leases and Fencing). */
 #ifndef CRONGUARD_LEASE_H
 #define CRONGUARD_LEASE_H
 

@@ -1,4 +1,4 @@
-/* lock.c: the named-lock guard (CONTRACT section 5). */
+/* lock.c: the named-lock guard (cronguard(1), GUARDED JOBS). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -1043,6 +1043,121 @@ out:
 }
 
 enum lock_result
+lock_run_start(
+    struct lock *l, const char *host, long pid, const char *uuid, char **errstr)
+{
+	struct run_start_info ri;
+	enum db_status        st;
+
+	memset(&ri, 0, sizeof ri);
+	ri.job = l->job;
+	ri.lock = l->name;
+	ri.host = host;
+	ri.pid = pid;
+	ri.connection_id = l->held && l->lease_us == 0 ? l->connection_id : 0;
+	ri.fence = l->fence;
+	ri.uuid = uuid;
+	ri.slot = l->slot;
+	ri.slot_kind = l->slot_kind;
+	if ((st = l->ops->run_start(l->conn, &ri, &l->run_id, errstr)) !=
+	    DB_OK) {
+		l->run_id = 0;
+		return lock_result_of_db(st);
+	}
+	return l->run_id == 0 ? LOCK_SLOT_DONE : LOCK_OK;
+}
+
+/* keep_runs after a run: housekeeping, so a failure (a deadlock with
+ * another host's prune, say) is logged and left to the next run. */
+static void
+lock_prune_quietly(struct lock *l)
+{
+	unsigned long long n = 0;
+	char              *errstr = NULL, count[32];
+
+	if (l->keep_runs == 0 || l->ops->run_prune == NULL || l->conn == NULL)
+		return;
+	if (l->ops->run_prune(l->conn, l->job, l->keep_runs, &n, &errstr) !=
+	    DB_OK)
+		log_kv(LOG_WARN, "runs_prune_failed", "job", l->job, "error",
+		    errstr, NULL);
+	else if (n > 0) {
+		snprintf(count, sizeof count, "%llu", n);
+		log_kv(LOG_DEBUG, "runs_pruned", "job", l->job, "runs", count,
+		    NULL);
+	}
+	free(errstr);
+}
+
+void
+lock_run_end(struct lock *l, const struct run_end *end, int incident,
+    const char *jobtext)
+{
+	char          *errstr = NULL, *detail = NULL, *error = NULL;
+	char          *first = NULL;
+	const char    *outcome = end->outcome;
+	enum db_status st = DB_ERR_CONNECT;
+	int            attempt;
+
+	if (incident)
+		outcome = l->lost ? "lock_lost" : "incident";
+	if (incident && end->error != NULL)
+		error = xasprintf("%s; lock incident, see the log", end->error);
+	else if (incident)
+		error = xstrdup("lock incident, see the log");
+	else if (end->error != NULL)
+		error = xstrdup(end->error);
+
+	/* On the lock session, then once more on a new one whatever the
+	 * first failure was (a lost session, a KILL QUERY, a lock wait
+	 * timeout): a record left running would be closed as abandoned, and
+	 * the job's own outcome lost with it. */
+	for (attempt = 0; attempt < 2; attempt++) {
+		if (attempt > 0 || l->conn == NULL || l->dead) {
+			if (l->conn != NULL)
+				l->ops->destroy(l->conn, NULL);
+			l->conn = NULL;
+			l->dead = 0;
+			free(errstr);
+			errstr = NULL;
+			if ((st = l->ops->connect(l->ctx, &l->conn, &errstr)) !=
+			    DB_OK) {
+				l->conn = NULL;
+				break;
+			}
+		}
+		free(errstr);
+		errstr = NULL;
+		st = l->ops->run_finish(l->conn, l->run_id, outcome,
+		    end->exit_status, error, end->output, &errstr);
+		if (st == DB_OK)
+			break;
+		if (first == NULL)
+			first =
+			    xstrdup(errstr != NULL ? errstr : "unknown error");
+	}
+	if (st == DB_OK)
+		lock_prune_quietly(l);
+	if (st == DB_OK && first != NULL) {
+		detail = xasprintf("finishing run record %llu failed: %s; "
+		                   "finished on a new session (%s)",
+		    l->run_id, first, jobtext);
+		lock_incident(l, "run_record_retried", detail);
+	} else if (st != DB_OK) {
+		detail = xasprintf("finishing run record %llu failed: %s%s%s "
+		                   "(%s)",
+		    l->run_id, first != NULL ? first : "",
+		    first != NULL ? "; on a new session: " : "",
+		    errstr != NULL ? errstr : "unknown error", jobtext);
+		lock_incident(l, "run_record_failed", detail);
+	}
+	free(first);
+	free(detail);
+	free(error);
+	free(errstr);
+}
+
+enum lock_result
 lock_finish(struct lock *l, const struct run_end *end)
 {
 	char *jobtext;
@@ -1056,7 +1171,7 @@ lock_finish(struct lock *l, const struct run_end *end)
 	/* After a demotion, finishing the run record would be an errant
 	 * write on the old primary (a user with SUPER gets through). */
 	if (l->run_id != 0 && !l->read_only)
-		runs_end(l, end, lock_incidents, jobtext);
+		lock_run_end(l, end, lock_incidents, jobtext);
 	lock_close(l);
 	free(jobtext);
 	return lock_incidents ? LOCK_INCIDENT : LOCK_OK;

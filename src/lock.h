@@ -1,5 +1,5 @@
-/* lock.h: the named-lock guard (CONTRACT section 5); the run records are
- * runs.h. */
+/* lock.h: the named-lock guard (cronguard(1), GUARDED JOBS); the run records
+ * are runs.h. */
 #ifndef CRONGUARD_LOCK_H
 #define CRONGUARD_LOCK_H
 
@@ -7,6 +7,7 @@
 
 #include "db.h"
 #include "lease.h"
+#include "runs.h"
 
 /*
  * Every database operation of the guard goes through this small interface,
@@ -40,32 +41,6 @@ struct lock_holder {
 	char     *client_user;
 	long long idle_s; /* PROCESSLIST.TIME; -1 unknown */
 };
-
-struct run_start_info {
-	const char        *job;
-	const char        *lock; /* NULL without a named lock */
-	const char        *host;
-	long               pid;
-	unsigned long long connection_id; /* 0 without a named lock */
-	unsigned long long fence;         /* 0 without a lock */
-	const char        *uuid;          /* run_uuid (ping rid=); NULL none */
-	/* The slot the run is for, UTC "YYYY-MM-DD hh:mm:ss", and why it
-	 * runs ("schedule", "catch_up", "manual"); NULL: no schedule.  For
-	 * every kind but "manual" the record is written only when the slot
-	 * has no successful run yet (*id is then 0). */
-	const char *slot;
-	const char *slot_kind;
-};
-
-/* A command job's captured output, for the run record. */
-struct run_output {
-	const char        *data; /* the tail kept: len bytes, may hold NUL */
-	size_t             len;
-	unsigned long long total; /* bytes the job wrote in all */
-};
-
-struct run_slot;   /* runs.h */
-struct slot_state; /* runs.h */
 
 struct lock_db_ops {
 	/* A new session.  ctx is the ops' own (the real one: a const
@@ -158,7 +133,7 @@ enum lock_result {
 	LOCK_INCIDENT,      /* cleanup failed or lock lost: exit 76 */
 	LOCK_ERR_PRIVILEGE, /* a statement refused for a privilege: 77 */
 	LOCK_ERR_SCHEMA,    /* a cronguard table or column unknown: 78 */
-	LOCK_SLOT_DONE,     /* runs_start: the slot succeeded meanwhile */
+	LOCK_SLOT_DONE,     /* lock_run_start: the slot succeeded meanwhile */
 };
 
 /* LOCK_ERR_DB for a failed statement, or the refusals that have exit
@@ -265,13 +240,23 @@ int64_t lock_heartbeat_interval(const struct lock *l, int64_t heartbeat_ms);
  * session is reported as lock_lost. */
 int lock_exec_sql(struct lock *l, const char *sql, char **errstr);
 
-/* How the job ended, for the run record. */
-struct run_end {
-	const char *outcome;             /* success, failure, timeout, ... */
-	int         exit_status;         /* the job's own status; -1 none */
-	const char *error;               /* the job's error, or NULL */
-	const struct run_output *output; /* NULL: not captured */
-};
+/* Insert the run record of l's run (l->run_id), uuid its run_uuid (NULL:
+ * none).  LOCK_OK or LOCK_ERR_DB with *errstr. */
+enum lock_result lock_run_start(struct lock *l, const char *host, long pid,
+    const char *uuid, char **errstr);
+
+/*
+ * Finish the run record of l's run with the job's end; with incident set
+ * the outcome is lock_lost (l->lost) or incident, and the error says to
+ * look at the log.  Written on the lock session when it is usable, else
+ * on a fresh one, and when that write fails for any reason, once more on
+ * a fresh one: a failed write must not lose the job's result (the record
+ * would be closed as abandoned).  A write that needed the retry is the
+ * incident run_record_retried, one that failed both times
+ * run_record_failed; the detail ends with jobtext.
+ */
+void lock_run_end(struct lock *l, const struct run_end *end, int incident,
+    const char *jobtext);
 
 /*
  * End the run: RELEASE_LOCK checked exactly ("1" fine; "0"/NULL: incident

@@ -1,6 +1,6 @@
 /*
- * mime.h: an outbox mail payload (CONTRACT section 8) turned into an SMTP
- * envelope and a MIME message.
+ * mime.h: an outbox mail payload (cronguard-outbox(7), MAIL PAYLOAD) turned
+ * into an SMTP envelope and a MIME message.
  *
  * Header fields are built here (RFC 5322 and RFC 2047: libcurl sends
  * header lines as given); the body parts, their transfer encodings and

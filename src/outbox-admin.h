@@ -1,8 +1,9 @@
 /*
- * outbox-admin.h: the operator's statements on the outbox table (CONTRACT
- * sections 6 and 7): the watchdog's counts and verdict (report.c writes
- * them), and the statements behind outbox list/show/retry/purge/enqueue.
- * The dispatcher's claim/finalise/recover state machine is outbox.h.
+ * outbox-admin.h: the operator's statements on the outbox table
+ * (cronguard-outbox(7), OPERATIONS and MONITORING): the watchdog's counts and
+ * verdict (report.c writes them), and the statements behind outbox
+ * list/show/retry/purge/enqueue. The dispatcher's claim/finalise/recover state
+ * machine is outbox.h.
  *
  * Times come from the database clock.
  */
@@ -16,10 +17,11 @@
 #include "conf.h"
 #include "db.h"
 #include "ratelimit.h"
-#include "report.h"
+#include "check.h"
 #include "util.h"
 
-/* The watchdog's counts (CONTRACT section 7). */
+/* The watchdog's counts (cronguard(1), jobs check; cronguard-outbox(7),
+ * MONITORING). */
 struct outbox_counts {
 	long long pending;
 	long long due;

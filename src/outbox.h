@@ -1,7 +1,7 @@
 /*
- * outbox.h: the outbox rows' state machine (CONTRACT section 6): recover
- * stale claims, claim a batch, finalise it.  The operator's statements
- * (counts, list, show, retry, purge, enqueue) are outbox-admin.h.
+ * outbox.h: the outbox rows' state machine (cronguard-outbox(7), STATES and
+ * DISPATCH): recover stale claims, claim a batch, finalise it.  The operator's
+ * statements (counts, list, show, retry, purge, enqueue) are outbox-admin.h.
  *
  * Every call is one statement or one short transaction; none is held
  * while a message is sent.  Times come from the database clock.

@@ -7,8 +7,7 @@
 
 #include <curl/curl.h>
 
-#include "channel-http.h"
-#include "channel-multi.h"
+#include "curlutil.h"
 #include "ping.h"
 #include "util.h"
 
@@ -52,8 +51,7 @@ ping_attempt(const char *url, const char *body, size_t len, long timeout_ms,
 	long     status = 0;
 	int      rv = 1;
 
-	if ((h = channel_curl_easy(
-	         url, CHANNEL_HTTP_PROTOCOLS, timeout_ms, err)) == NULL) {
+	if ((h = curlutil_easy(url, CURLUTIL_HTTP, timeout_ms, err)) == NULL) {
 		*errstr = xstrdup("curl_easy_init failed");
 		return -1;
 	}

@@ -1,8 +1,8 @@
 /*
  * ratelimit.h: fleet-wide rate limit, daily quota and circuit breaker for a
  * channel, with state in cronguard_channels and the database clock
- * (CONTRACT sections 6.3 and 6.4).  Every call is one short statement or
- * transaction; none is held across a send.
+ * (cronguard-outbox(7), RATE LIMITS, QUOTAS AND CIRCUIT BREAKER).  Every call
+ * is one short statement or transaction; none is held across a send.
  */
 #ifndef CRONGUARD_RATELIMIT_H
 #define CRONGUARD_RATELIMIT_H

@@ -1,29 +1,20 @@
 /*
  * report.h: the monitoring output of jobs check and outbox check in the
- * three formats (CONTRACT section 7): Nagios line with perfdata, JSON,
- * Prometheus text.  The writers return an allocated string (the caller
- * frees it) and never print.
+ * three formats (cronguard(1), jobs check; cronguard-outbox(7), MONITORING):
+ * Nagios line with perfdata, JSON, Prometheus text.  The writers return an
+ * allocated string (the caller frees it) and never print.
  */
 #ifndef CRONGUARD_REPORT_H
 #define CRONGUARD_REPORT_H
 
 #include <stddef.h>
 
-enum check_status {
-	CHECK_OK = 0, /* exit codes, Nagios plugin convention */
-	CHECK_WARNING = 1,
-	CHECK_CRITICAL = 2,
-	CHECK_UNKNOWN = 3,
-};
+#include "check.h"
 
 enum report_format { REPORT_NAGIOS = 0, REPORT_JSON, REPORT_PROMETHEUS };
 
 /* "nagios", "json", "prometheus"; -1 otherwise. */
 int report_format_parse(const char *, enum report_format *);
-/* "OK", "WARNING", "CRITICAL", "UNKNOWN". */
-const char *check_status_name(enum check_status);
-/* The worse of two statuses (UNKNOWN ranks below CRITICAL, above WARNING). */
-enum check_status check_status_worst(enum check_status, enum check_status);
 
 struct conf_outbox;
 struct job_check;
@@ -37,7 +28,7 @@ char *report_outbox(enum report_format fmt, const struct outbox_counts *k,
     const struct conf_outbox *, enum check_status s, const char *error);
 
 /*
- * jobs check: the n judged jobs (runs_check) in format fmt with the
+ * jobs check: the n judged jobs (jobcheck_run) in format fmt with the
  * overall status st.  error not NULL: the jobs could not be judged (status
  * UNKNOWN), error says why and jcs is not read.  pauses: NULL, or the
  * pause of each job (jobctl_pause_get), in jcs's order: the gauge
@@ -78,6 +69,15 @@ struct report_job_row {
 	const struct job_slot_info *slots;  /* with a schedule */
 };
 char *report_jobs_list_json(const struct report_job_row *, size_t n);
+/* jobs list: the table, a line under a scheduled or paused job. */
+char *report_jobs_list_text(const struct report_job_row *, size_t n);
+
+/* jobs crontab: an /etc/cron.d file, one "SCHEDULE USER cronguard [-c
+ * conf_path] run JOB" line per scheduled job of c (conf_path NULL: the
+ * default configuration), the others as comments. */
+struct conf;
+char *report_crontab(
+    const struct conf *c, const char *user, const char *conf_path);
 
 /* locks --format json: one object per lock. */
 struct lock_holder;

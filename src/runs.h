@@ -1,5 +1,6 @@
 /*
- * runs.h: the run records (cronguard_runs, CONTRACT section 5.3).  A run
+ * runs.h: the run records (cronguard_runs; cronguard(1),
+ * GUARDED JOBS).  A run
  * is written "running" when the job starts and ends as success, failure,
  * timeout, killed, error, incident or lock_lost when it finishes, or as
  * abandoned when a later cronguard finds its own process died.
@@ -9,10 +10,40 @@
 
 #include "conf.h"
 #include "db.h"
-#include "lock.h"
-#include "report.h"
+#include "check.h"
 #include "schedule.h"
 #include "util.h"
+
+struct run_start_info {
+	const char        *job;
+	const char        *lock; /* NULL without a named lock */
+	const char        *host;
+	long               pid;
+	unsigned long long connection_id; /* 0 without a named lock */
+	unsigned long long fence;         /* 0 without a lock */
+	const char        *uuid;          /* run_uuid (ping rid=); NULL none */
+	/* The slot the run is for, UTC "YYYY-MM-DD hh:mm:ss", and why it
+	 * runs ("schedule", "catch_up", "manual"); NULL: no schedule.  For
+	 * every kind but "manual" the record is written only when the slot
+	 * has no successful run yet (*id is then 0). */
+	const char *slot;
+	const char *slot_kind;
+};
+
+/* A command job's captured output, for the run record. */
+struct run_output {
+	const char        *data; /* the tail kept: len bytes, may hold NUL */
+	size_t             len;
+	unsigned long long total; /* bytes the job wrote in all */
+};
+
+/* How the job ended, for the run record. */
+struct run_end {
+	const char *outcome;             /* success, failure, timeout, ... */
+	int         exit_status;         /* the job's own status; -1 none */
+	const char *error;               /* the job's error, or NULL */
+	const struct run_output *output; /* NULL: not captured */
+};
 
 /*
  * The statements over one session; the real lock_db_ops use them.  Each
@@ -32,24 +63,6 @@ enum db_status runs_heartbeat(
 enum db_status runs_finish(struct db *, unsigned long long id,
     const char *outcome, int exit_status, const char *error,
     const struct run_output *output, char **errstr);
-
-/* Insert the run record of l's run (l->run_id), uuid its run_uuid (NULL:
- * none).  LOCK_OK or LOCK_ERR_DB with *errstr. */
-enum lock_result runs_start(struct lock *l, const char *host, long pid,
-    const char *uuid, char **errstr);
-
-/*
- * Finish the run record of l's run with the job's end; with incident set
- * the outcome is lock_lost (l->lost) or incident, and the error says to
- * look at the log.  Written on the lock session when it is usable, else
- * on a fresh one, and when that write fails for any reason, once more on
- * a fresh one: a failed write must not lose the job's result (the record
- * would be closed as abandoned).  A write that needed the retry is the
- * incident run_record_retried, one that failed both times
- * run_record_failed; the detail ends with jobtext.
- */
-void runs_end(struct lock *l, const struct run_end *end, int incident,
-    const char *jobtext);
 
 /*
  * What the run records say about one job, for jobs list, jobs check and
@@ -182,65 +195,18 @@ enum db_status runs_slot_info(struct db *, const char *job,
     const struct schedule *schedule, const char *tz, struct job_slot_info *si,
     char **errstr);
 
-/* A job's schedule as jobs check judges it (the command layer fills it
- * from the configuration); schedule NULL: the job has none. */
-struct job_sched {
-	const struct schedule *schedule;
-	const char            *timezone;             /* NULL: the server's */
-	unsigned               alert_after_failures; /* 0 counts as 1 */
-	enum check_status      alert_level;          /* WARNING or CRITICAL */
+/* One slot's runs, for jobs check's schedule alerts. */
+struct runs_slot_row {
+	int64_t   slot;
+	long long successes, failures;
+	int64_t   first_start; /* the first run's start */
+	int       acked;
 };
-
-/* What jobs check found about a scheduled job's slots (RFC 3339 text in
- * the job's zone; "" when there is none). */
-struct job_slots {
-	int  scheduled;                 /* the job has a schedule */
-	char latest[TZONE_RFC3339_MAX]; /* the latest slot at or before now */
-	char next[TZONE_RFC3339_MAX];   /* the next one */
-	int  missed; /* a slot past grace without a success */
-	int  late;   /* the latest slot's first run started after grace */
-	long long failed_slots; /* consecutive failed slots, newest first */
-	int       ran_twice; /* a slot with more than one success (not acked) */
-	int       paused;    /* a pause is in effect */
-	struct slot_state st;
-};
-
-/* One job judged for jobs check from its run records and its lock. */
-struct job_check {
-	const struct conf_job *job;
-	enum check_status      status;
-	struct buf             msg; /* why, when not OK; "" when OK */
-	struct job_summary     js;
-	struct lock_holder     holder;
-	int                    running; /* a live run is recorded */
-	/* once_per: the last completed slot, then the current one. */
-	struct run_slot_tally slots[2];
-	int                   nslots;
-	struct job_slots      sched;       /* schedule */
-	enum check_status     sched_level; /* its alert_level */
-};
-
-/*
- * Judge job j (CONTRACT section 7): its last success older than
- * expect_every + grace, a run past max_runtime (+ grace: CRITICAL), a
- * run whose session died, a lock that no run of ours accounts for, and
- * the newest finished run when it did not succeed (incident, lock_lost:
- * CRITICAL; failure, timeout, killed, error, abandoned: WARNING).  With
- * once_per, the last completed slot and the current one: a completed
- * slot without a success is CRITICAL once grace has passed after its end
- * (WARNING when a later success caught up), a slot with more than one
- * success is a WARNING (ran twice).  With a schedule (sched->schedule):
- * the latest slot without a success once grace has passed is CRITICAL
- * (missed), alert_after_failures consecutive failed slots are at
- * alert_level, a slot with two successes too (ran twice), and a first
- * run that started later than grace after its slot is a WARNING (late);
- * a slot acknowledged with jobs ack is not reported; expect_every and
- * the last failed run's WARNING do not apply.
- * Fills *jc (runs_check_free); DB_OK, or the status with *errstr.
- */
-enum db_status runs_check(struct db *, const struct conf_job *j,
-    const struct job_sched *sched, struct job_check *jc, char **errstr);
-void           runs_check_free(struct job_check *);
+/* The newest slots that have runs (at most max), newest first, from the
+ * job's latest 500 runs (ix_runs_job), with the acks of each: *n rows.
+ * DB_OK, or the status with *errstr. */
+enum db_status runs_recent_slots(struct db *, const char *job,
+    struct runs_slot_row *rows, size_t max, size_t *n, char **errstr);
 
 /* ------------------------------------------- run history (jobs runs) */
 

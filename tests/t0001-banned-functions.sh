@@ -1,5 +1,5 @@
 #!/bin/sh
-# Rejects functions the style bans (STYLE.md; git's banned.h list plus
+# Rejects functions the style bans (doc/style.md; git's banned.h list plus
 # atoi, strtok, gets).  src/banned.h makes them compile errors; this grep
 # is the backstop for code built without it (fuzz/, tests/).  Comments are
 # ignored.  Lists each use as file:line: text, and fails.
@@ -18,7 +18,7 @@ for f in "$srcdir"/src/*.c "$srcdir"/src/*.h "$srcdir"/tests/*.c \
 	found=1
 done
 if [ "$found" -ne 0 ]; then
-	echo "banned functions used (see STYLE.md): use parse_ll/parse_ull," \
+	echo "banned functions used (see doc/style.md): use parse_ll/parse_ull," \
 	    "snprintf, struct buf, strsep/strtok_r, gmtime_r/localtime_r, strftime" >&2
 	exit 1
 fi

@@ -31,7 +31,7 @@ expect 0 stdout 'outbox dispatch' -- --help
 expect 0 stdout 'usage: .* outbox dispatch \[--for' -- help outbox dispatch
 expect 0 stdout 'usage: .* outbox dispatch' -- outbox dispatch --help
 expect 0 stdout 'usage: .* exec --lock' -- exec --help
-expect 0 stdout 'usage: .* run job' -- help run
+expect 0 stdout 'usage: .* run \[--slot time\] job' -- help run
 expect 0 stdout '^libmariadb [0-9]' -- version
 expect 0 stdout '^libcurl [0-9]' -- version
 expect 0 stdout '^libconfig [0-9]' -- version
@@ -64,12 +64,19 @@ expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox enqueue --bog
 expect 64 stderr "^cronguard: unknown option '--bogus'$" -- outbox show --bogus 1
 expect 64 stderr "^cronguard: unknown option '--bogus'$" -- db status --bogus
 expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs list --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs pause --bogus a
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs pause a --bogus
+expect 64 stderr "^cronguard: option '--for' needs a value$" -- jobs pause a --for
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs resume a --bogus
+expect 64 stderr "^cronguard: unknown option '--bogus'$" -- jobs ack a --bogus
 expect 64 stderr "^cronguard: unknown option '--bogus'$" -- config check --bogus
 expect 64 stderr "^cronguard: unknown option '--bogus'$" -- version --bogus
 # Operand counts come from the command table.
 expect 64 stderr "^cronguard: missing argument$" -- run
 expect 64 stderr "^cronguard: unexpected argument 'b'$" -- run a b
 expect 64 stderr "^cronguard: unexpected argument 'x'$" -- locks x
+expect 64 stderr "^cronguard: missing argument$" -- jobs ack
+expect 64 stderr "^cronguard: unexpected argument 'b'$" -- jobs ack a b --reason x
 expect 64 stderr "^cronguard: missing argument$" -- exec --lock l
 expect 64 stderr "^cronguard: unexpected argument 'c'$" -- help a b c
 expect 64 stderr 'text or json' -- --log-format xml version

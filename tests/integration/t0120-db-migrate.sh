@@ -2,7 +2,7 @@
 # db migrate on a fresh database applies every sql/NNN_name.sql in order and
 # records it; a second run is a no-op; --dry-run changes nothing; db status
 # lists applied and pending; a changed applied file is refused; and
-# outbox_messages is exactly CONTRACT section 6.1.
+# outbox_messages is exactly cronguard-outbox(7), THE TABLE.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 write_config "$CONF"
@@ -58,7 +58,7 @@ assert_exit 0 cg db status
 assert_grep '^001 +applied +[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} +001_schema\.sql$' "$OUT"
 assert_grep "^$nfiles applied, 0 pending$" "$OUT"
 
-# --- outbox_messages is CONTRACT 6.1: columns, defaults, keys, engine
+# --- outbox_messages is cronguard-outbox(7), THE TABLE: columns, defaults, keys, engine
 # (plus ix_outbox_ordering_status of sql/005 and ix_outbox_ordering_channel
 # of sql/011, for the per-key ordering check; expires_at of sql/011)
 cols=$(mysql_q "SELECT CONCAT_WS('|', COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE,
@@ -108,7 +108,7 @@ assert_eq "InnoDB utf8mb4" "$(mysql_q "SELECT ENGINE, CCSA.CHARACTER_SET_NAME
     WHERE T.TABLE_SCHEMA = DATABASE() AND T.TABLE_NAME = 'outbox_messages'" |
     tr '\t' ' ')" "engine and charset"
 
-# The application's insert from CONTRACT 6.1 works and gets the defaults.
+# The application's insert from cronguard-outbox(7), THE TABLE works and gets the defaults.
 mysql_q "INSERT INTO outbox_messages (channel, event_type, ordering_key, payload)
     VALUES ('mail', 'reservation.confirmed', 'reservation:42',
       JSON_OBJECT('to', JSON_ARRAY('kim@example.com'), 'subject', '예약 확정', 'text', '...'))"

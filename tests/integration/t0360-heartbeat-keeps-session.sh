@@ -2,8 +2,8 @@
 # A lock session whose wait_timeout is 2 s and a job of 6 s: the heartbeat
 # (every 1 s) keeps the session, and so the lock, alive: no incident,
 # exit 0.  With a configured heartbeat slower than the job (20 s) the
-# guard still heartbeats within the session's wait_timeout (issue 13
-# defect 7): before that fix the server closed the session mid-job and
+# guard still heartbeats within the session's wait_timeout:
+# before that fix the server closed the session mid-job and
 # the release failed with exit 76 (t0730 shows the same with a global
 # wait_timeout).  wait_timeout is set for cronguard's sessions only
 # (init-command in its option file), not globally on the shared server.

@@ -36,8 +36,8 @@ assert_grep 'keep_runs = 1000' "$OUT"
 
 # jobs runs: newest first, --limit, one job, JSON.
 assert_exit 0 cg jobs runs
-assert_grep '^ID +JOB +HOST +STARTED +DURATION +OUTCOME +EXIT +FENCE$' "$OUT"
-assert_grep "^[0-9]+ +all +[^ ]+ +20[0-9-]+ [0-9:]+ +[0-9a-z]+ +success +0 +[0-9]+$" "$OUT"
+assert_grep '^ID +JOB +HOST +STARTED +DURATION +OUTCOME +EXIT +FENCE +SLOT$' "$OUT"
+assert_grep "^[0-9]+ +all +[^ ]+ +20[0-9-]+ [0-9:]+ +[0-9a-z]+ +success +0 +[0-9]+ +-$" "$OUT"
 assert_exit 0 cg jobs runs --limit 2 hello
 assert_eq 3 "$(wc -l < "$OUT" | tr -d ' ')" "header and two runs"
 assert_grep "^$newest +hello " "$OUT"

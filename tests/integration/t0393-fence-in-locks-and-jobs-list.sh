@@ -1,5 +1,5 @@
 #!/bin/sh
-# The fencing token (issue 10) is shown by locks (the holder's, and the
+# The fencing token is shown by locks (the holder's, and the
 # last one issued in JSON) and by jobs list (the last run's), in text and
 # JSON, and it is the token the job got in CRONGUARD_FENCE.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # 5,000 messages, nothing failing: one dispatch delivers every message id
 # exactly once, every row ends SENT with one attempt, and each request
-# carries the CONTRACT 8 headers with a Standard Webhooks signature that
+# carries the cronguard-outbox(7) HTTP PAYLOAD headers with a Standard Webhooks signature that
 # verifies, plus the configured custom header.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers

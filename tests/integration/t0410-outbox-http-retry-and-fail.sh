@@ -1,5 +1,5 @@
 #!/bin/sh
-# CONTRACT 6.3 for HTTP: 503 is retried later with a growing
+# cronguard-outbox(7), RETRIES, for HTTP: 503 is retried later with a growing
 # next_attempt_at and attempts; 429 with Retry-After: 5 is not retried
 # before 5 s; 400 is FAILED with the server's reason; max_attempts reached
 # is FAILED; retry --failed puts it back and it is delivered.

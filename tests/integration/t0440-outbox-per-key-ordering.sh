@@ -1,5 +1,5 @@
 #!/bin/sh
-# Per-key ordering (CONTRACT 6.5): 3 keys x 50 messages, every message's
+# Per-key ordering (cronguard-outbox(7), ORDERING): 3 keys x 50 messages, every message's
 # first delivery fails (503) and is retried, the first message of each key
 # fails twice; per key the server still sees the messages in id order: a
 # row is not claimed while an earlier row of its key is PENDING,

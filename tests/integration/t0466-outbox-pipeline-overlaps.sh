@@ -14,6 +14,7 @@ need_servers
 conf() {
 	write_config "$CONF" "
 outbox = { batch_size = 10; pipeline = $1; lease = \"10m\"; max_attempts = 5;
+           ordering_scope = \"global\";
            backoff = { initial = \"1ms\"; jitter = 0.0; }; };
 channels = {
   hook = { type = \"http\"; url = \"$HTTP_BASE/$2\"; concurrency = ${3:-40}; timeout = \"5s\"; };

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Operator commands for one row (issue 14.3): retry makes a PENDING row due
+# Operator commands for one row: retry makes a PENDING row due
 # now (its backoff cleared, attempts kept) and puts FAILED and CANCELLED
 # rows back to PENDING; cancel marks PENDING or FAILED rows CANCELLED with
 # a reason, never PROCESSING or SENT ones, and a CANCELLED row does not

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile strings (issue 8): quotes, backslashes, `%` conversions, SQL
+# Hostile strings: quotes, backslashes, `%` conversions, SQL
 # text, multibyte and 4-byte UTF-8, control characters, given as channel
 # names, event types, ordering keys and lock names to every command that
 # takes them, are stored and read back byte for byte (HEX() of the

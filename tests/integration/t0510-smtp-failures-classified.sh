@@ -1,5 +1,5 @@
 #!/bin/sh
-# SMTP replies classified (CONTRACT 6.3): 451 → PENDING, retried later
+# SMTP replies classified (cronguard-outbox(7), RETRIES): 451 → PENDING, retried later
 # with attempts counted; 550 and 554 → FAILED with the server's reply in
 # last_error; some recipients refused → SENT, the refused ones in
 # last_error; header injection and unusable payloads → FAILED before any

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SMTP AUTH with username/password_file (issue 13, defect 5):
+# SMTP AUTH with username/password_file:
 #  - credentials on smtp:// without TLS are a configuration error (exit 78,
 #    naming the channel and the key) for config check and for every
 #    command that loads the configuration, unless allow_plaintext_auth;

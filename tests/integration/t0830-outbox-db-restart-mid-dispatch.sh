@@ -1,5 +1,5 @@
 #!/bin/sh
-# MariaDB restarted while a batch is in flight (issue 13 defect 6):
+# MariaDB restarted while a batch is in flight:
 # `outbox dispatch` reconnects (one db_reconnected line per reconnect),
 # finalises what it already sent and carries on: exit 0, every row SENT,
 # no message delivered twice.  Before, it exited 69 at once and its

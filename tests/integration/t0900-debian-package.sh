@@ -53,6 +53,8 @@ for f in /usr/bin/cronguard /usr/share/man/man1/cronguard.1.gz \
     /usr/lib/systemd/system/cronguard-dispatch.timer \
     /usr/lib/systemd/system/cronguard-job@.timer /etc/cron.d/cronguard \
     /usr/share/cronguard/prometheus/cronguard.rules.yml \
+    /usr/share/cronguard/nagios/cronguard.cfg \
+    /usr/share/cronguard/icinga2/cronguard.conf \
     /usr/share/bash-completion/completions/cronguard; do
 	[ -e "$f" ] || fail "$f not installed"
 done

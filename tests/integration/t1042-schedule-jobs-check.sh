@@ -55,6 +55,17 @@ if [ "$(mysql_q "SELECT MOD(UNIX_TIMESTAMP(NOW()), 300) > 2")" = 1 ]; then
 	assert_grep 'missed' "$OUT"
 	assert_exit 2 cg jobs check --format prometheus j
 	assert_grep '^cronguard_job_slot_missed\{job="j"\} 1$' "$OUT"
+	# A slot that fell in a pause is not missed, resumed since or not
+	# (the failed slots still are what they are: WARNING).
+	mysql_q "INSERT INTO cronguard_job_pauses (job, paused_by, paused_at,
+	    until_at) VALUES ('j', 'ops@test:1', NOW(6) - INTERVAL 1 DAY,
+	    NOW(6) - INTERVAL 1 SECOND)"
+	assert_exit 1 cg jobs check j
+	if grep -q missed "$OUT"; then
+		cat "$OUT"
+		fail "a slot of a resumed pause was reported missed"
+	fi
+	mysql_q "DELETE FROM cronguard_job_pauses"
 fi
 
 # Ran twice: two successes recorded for one slot.

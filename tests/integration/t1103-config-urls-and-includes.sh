@@ -74,7 +74,7 @@ cancel_with() { cg outbox cancel --reason "$(cat "$TEST_TMP/$1")" 1; }
 write_config "$CONF" ''
 sed -i 's/port = [0-9]*;/port = 1;/' "$CONF"
 assert_exit 64 cancel_with long
-assert_grep 'reason is 70000 bytes, more than the 65524' "$ERR"
+assert_grep 'reason is 70000 bytes, more than the limit of 65524' "$ERR"
 assert_exit 64 cancel_with over
 # At the limit the database is asked (and here does not answer).
 assert_exit 69 cancel_with limit

@@ -22,7 +22,7 @@ assert_eq "killed 137 killed by SIGKILL (signal 9)" \
 
 assert_exit 0 cg jobs runs
 cat "$OUT"
-assert_grep '^ID +JOB +HOST +STARTED +DURATION +OUTCOME +EXIT +FENCE$' "$OUT"
+assert_grep '^ID +JOB +HOST +STARTED +DURATION +OUTCOME +EXIT +FENCE +SLOT$' "$OUT"
 assert_grep '^[0-9]+ +selfkill +.* killed \(SIGKILL\) +137 ' "$OUT"
 assert_grep '^[0-9]+ +selfterm +.* killed \(SIGTERM\) +143 ' "$OUT"
 assert_grep '^[0-9]+ +exits137 +.* failure +137 ' "$OUT"

@@ -40,6 +40,10 @@ q 1 "CREATE DATABASE $DB"
 assert_exit 0 p db migrate
 assert_exit 0 p run j
 assert_exit 0 p outbox enqueue --channel hook --type t --payload '{"n":1}'
+# A run record left running by a cronguard that died: jobs list and jobs
+# check close such records as they go, but not on a replica.
+q 1 "INSERT INTO $DB.cronguard_runs (job, lock_name, host, pid, connection_id)
+    VALUES ('j', 'cronguard:$DB:j', 'gone', 1, 999999)"
 sync_replica
 rm -f "$TEST_TMP/ran"
 pos=$(q 1 "SELECT @@gtid_current_pos")
@@ -64,9 +68,11 @@ assert_exit 69 r db migrate
 refused read_only
 assert_exit 69 r outbox enqueue --channel hook --type t --payload '{"n":2}'
 refused read_only
-# Commands that only read still work on a replica.
+# Commands that only read still work on a replica, and write nothing.
 assert_exit 0 r jobs list
 assert_exit 0 r outbox list
+r jobs check > /dev/null 2>&1 || true
+assert_eq running "$(q 2 "SELECT outcome FROM $DB.cronguard_runs WHERE host = 'gone'")" "the dead run's record on the replica"
 
 # 2. A replica left writable: its running SQL thread names it.
 q 2 "SET GLOBAL read_only = 0"
@@ -99,4 +105,4 @@ assert_eq "$(q 1 "SELECT @@gtid_current_pos")" "$(q 2 "SELECT @@gtid_current_pos
 p doctor > "$OUT" 2> "$ERR" || true
 assert_grep '^OK role: 127\.0\.0\.1:[0-9]+ is a writable primary' "$OUT"
 assert_exit 2 r doctor
-assert_grep "^CRITICAL role: 127\.0\.0\.1:$REPLICA_PORT is read-only \(read_only\), replica of 127\.0\.0\.1:$PRIMARY_PORT \(SQL thread Yes, lag [0-9]+s\)" "$OUT"
+assert_grep "^CRITICAL role: 127\.0\.0\.1:$REPLICA_PORT is read-only \(read_only,replica_sql_running\), replica of 127\.0\.0\.1:$PRIMARY_PORT \(SQL thread Yes, lag [0-9]+s\)" "$OUT"

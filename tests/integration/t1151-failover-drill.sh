@@ -84,3 +84,24 @@ assert_eq 5 "$(q 2 "SELECT fence FROM $DB.cronguard_leases WHERE name = 'crongua
 assert_eq 0 "$(q 2 "UPDATE $DB.app_resource SET fence = $last_a, writer = 'A'
     WHERE id = 1 AND fence < $last_a; SELECT ROW_COUNT()")" "rows a stale token changed"
 assert_eq "5 B" "$(q 2 "SELECT fence, writer FROM $DB.app_resource" | tr '\t' ' ')" "the resource"
+
+# The window asynchronous replication leaves: fail back to the old
+# primary, now a replica of B's server, without letting it catch up.
+# B's last token never reached it, so the next token there repeats it;
+# the remedy (cronguard(1), REPLICATION AND FAILOVER): raise the counter
+# past what the lag could hold before the first run.
+q 1 "SET GLOBAL gtid_slave_pos = @@gtid_current_pos;
+    CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = $REPLICA_PORT,
+        MASTER_USER = 'root', MASTER_USE_GTID = slave_pos,
+        MASTER_CONNECT_RETRY = 1;
+    START SLAVE"
+testenv_replica_sync "$REPL_DIR" 2 1 || fail "the old primary does not replicate"
+q 1 "STOP SLAVE SQL_THREAD"
+assert_exit 0 b run j
+q 2 "SET GLOBAL read_only = 1"
+q 1 "STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = 0"
+assert_exit 0 a run j
+assert_eq "B 6 1 A 6 1" "$(tail -n 2 "$TEST_TMP/fences" | tr '\n' ' ' | sed 's/ $//')" "a token repeated across an unsynchronised failover"
+q 1 "UPDATE $DB.cronguard_leases SET fence = fence + 1000"
+assert_exit 0 a run j
+assert_eq "A 1007 1" "$(tail -n 1 "$TEST_TMP/fences")" "the first token after the operator's remedy"

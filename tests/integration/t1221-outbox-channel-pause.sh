@@ -24,7 +24,7 @@ mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
 
 count() { mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE $1"; }
 # has WHERE OP N: the count of rows matching WHERE compares OP N.
-has() { [ "$(count "$1")" "$2" "$3" ]; }
+has() { test "$(count "$1")" "$2" "$3"; }
 
 cg outbox dispatch --for 60s > "$TEST_TMP/out.1" 2> "$TEST_TMP/err.1" &
 p1=$!

@@ -158,9 +158,9 @@ static const char full_fmt[] =
     "};\n"
     "outbox = {\n"
     "  batch_size = 10; poll_interval = \"250ms\"; lease = \"10m\";\n"
-    "  watchdog = \"1h\"; max_attempts = 3;\n"
+    "  watchdog = \"1h\"; max_attempts = 3; attempt_log = \"failures\";\n"
     "  backoff = { initial = \"10s\"; multiplier = 3; max = \"2h\";\n"
-    "              jitter = 0.5; };\n"
+    "              jitter = 0.5; }; ordering_scope = \"global\";\n"
     "  ordering = \"none\"; keep_sent = false;\n"
     "  thresholds = { pending_warn = 5; pending_crit = 6000000000L;\n"
     "                 oldest_due_warn = \"1m\"; oldest_due_crit = \"2m\";\n"
@@ -175,6 +175,7 @@ static const char full_fmt[] =
     "    tls = \"required\"; timeout = \"20s\"; connections = 2;\n"
     "    rate = 14.5; daily_quota = 500; max_size = 1048576;\n"
     "    circuit = { failures = 5; cooldown = \"2m\"; };\n"
+    "    ttl = \"2h\"; on_failure = \"skip\";\n"
     "  };\n"
     "  billing = {\n"
     "    type = \"http\";\n"
@@ -196,7 +197,10 @@ static const char full_fmt[] =
     "    ping_url = \"https://hc-ping.com/abc?x=1\";\n"
     "  };\n"
     "  monthly-billing = { sql = \"CALL build_monthly_billing()\";\n"
-    "    max_runtime = \"10m\"; expect_every = \"31d\"; guard = \"local\";\n"
+    "    max_runtime = \"10m\"; expect_every = \"31d\"; guard = \"local\";"
+    " schedule = \"0 3 1 * *\"; catch_up = \"all\"; backfill_limit = 5;"
+    " starting_deadline = \"1h\"; alert_after_failures = 2;"
+    " alert_level = \"critical\";\n"
     "    lock = \"app:billing\"; };\n"
     "  cleanup = { command = [ \"/bin/true\" ]; guard = \"none\";\n"
     "    ping_url_file = \"%s\"; output_max = 4096; };\n"
@@ -1021,7 +1025,7 @@ START_TEST(test_url_password)
 END_TEST
 
 /* SMTP credentials need TLS, or allow_plaintext_auth said in so many
- * words (issue 13, defect 5). */
+ * words (cronguard-outbox(7), Circuit breaker). */
 START_TEST(test_smtp_auth_needs_tls)
 {
 	static const char *const ok[] = {

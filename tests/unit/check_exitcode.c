@@ -1,5 +1,5 @@
 /* check_exitcode.c: the one map from module statuses to exit codes, and
- * the numbers themselves (CONTRACT section 3: never renumbered). */
+ * the numbers themselves (cronguard(1), EXIT STATUS: never renumbered). */
 #include "config.h"
 
 #include <stdlib.h>

@@ -355,7 +355,8 @@ take(struct lock *l)
 	ck_assert_int_eq(lock_open(l, &errstr), LOCK_OK);
 	ck_assert_int_eq(lock_acquire(l, &h, &errstr), LOCK_OK);
 	ck_assert_int_eq(l->held, 1);
-	ck_assert_int_eq(runs_start(l, "host1", 1234, NULL, &errstr), LOCK_OK);
+	ck_assert_int_eq(
+	    lock_run_start(l, "host1", 1234, NULL, &errstr), LOCK_OK);
 	ck_assert_ptr_null(errstr);
 }
 

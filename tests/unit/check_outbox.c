@@ -1,6 +1,6 @@
 /* check_outbox.c: the watchdog verdict and the three report formats
- * (CONTRACT section 7).  Claim, finalise and recover run against the real
- * database in tests/integration/t04*. */
+ * (cronguard(1), jobs check; cronguard-outbox(7), MONITORING).  Claim, finalise
+ * and recover run against the real database in tests/integration/t04*. */
 #include "config.h"
 
 #include <stdio.h>
@@ -63,7 +63,8 @@ START_TEST(test_nagios_contract_example)
 	ck_assert_int_eq(outbox_verdict(&k, &c), CHECK_CRITICAL);
 	buf_init(&b);
 	report_into(&b, REPORT_NAGIOS, &k, &c, CHECK_CRITICAL, NULL);
-	/* CONTRACT 7, then the unknown_channel count as extra perfdata. */
+	/* cronguard-outbox(7), MONITORING, then the unknown_channel count as
+	 * extra perfdata. */
 	ck_assert_str_eq(b.data,
 	    "OUTBOX CRITICAL - stuck=2 stale=0 "
 	    "pending=14 due=3 failed=1 oldest_due=12s | "

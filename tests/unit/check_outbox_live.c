@@ -207,7 +207,8 @@ START_TEST(test_claim_per_key)
 }
 END_TEST
 
-/* Each result written back as CONTRACT 6.3 says, in one finalise. */
+/* Each result written back as cronguard-outbox(7), RETRIES, says, in one
+ * finalise. */
 START_TEST(test_finalise_results)
 {
 	struct claim        c;

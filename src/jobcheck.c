@@ -1,0 +1,328 @@
+/* jobcheck.c: the verdict of jobs check on one job (jobcheck.h), from its
+ * run records, its lock and its schedule. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "duration.h"
+#include "jobcheck.h"
+#include "jobctl.h"
+#include "lock.h"
+#include "log.h"
+#include "runs.h"
+#include "schedule.h"
+#include "util.h"
+
+static void jobcheck_add(struct job_check *jc, enum check_status st,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+jobcheck_add(struct job_check *jc, enum check_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	jc->status = check_status_worst(jc->status, st);
+	if (jc->msg.len > 0)
+		buf_adds(&jc->msg, ", ");
+	va_start(ap, fmt);
+	buf_vprintf(&jc->msg, fmt, ap);
+	va_end(ap);
+}
+
+/* A finished run that did not succeed: a lock incident (duplicate work
+ * may have happened) pages someone; the rest is a failed job. */
+static enum check_status
+jobcheck_outcome_status(const char *outcome)
+{
+	if (strcmp(outcome, "incident") == 0 ||
+	    strcmp(outcome, "lock_lost") == 0)
+		return CHECK_CRITICAL;
+	return CHECK_WARNING;
+}
+
+/* The slot before rs's and rs's own into jc->slots (the previous one
+ * is the slot of the last microsecond before rs starts). */
+static enum db_status
+jobcheck_tally(struct db *db, const struct conf_job *j, struct job_check *jc,
+    const struct run_slot *rs, char **errstr)
+{
+	struct run_slot prev;
+	char           *at = NULL;
+	enum db_status  st;
+
+	memset(&prev, 0, sizeof prev);
+	if ((st = db_query_value(db, &at, errstr,
+	         "SELECT CAST(%s AS DATETIME(6)) - INTERVAL 1 MICROSECOND",
+	         rs->start)) != DB_OK)
+		goto out;
+	if ((st = runs_slot(db, j->name, j->once_per_ms, j->timezone, at, &prev,
+	         errstr)) != DB_OK)
+		goto out;
+	if (prev.tz_unknown || prev.start == NULL) {
+		*errstr = xasprintf("no slot before %s", rs->start);
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	if ((st = runs_slot_tally(db, j->name, prev.start, rs->start,
+	         &jc->slots[0], errstr)) != DB_OK)
+		goto out;
+	jc->nslots = 1;
+	if ((st = runs_slot_tally(db, j->name, rs->start, rs->end,
+	         &jc->slots[1], errstr)) != DB_OK)
+		goto out;
+	jc->nslots = 2;
+out:
+	runs_slot_free(&prev);
+	free(at);
+	return st;
+}
+
+/* once_per: a completed slot with no success, a slot that ran twice. */
+static enum db_status
+jobcheck_slots(struct db *db, const struct conf_job *j, struct job_check *jc,
+    char **errstr)
+{
+	const struct run_slot_tally *t;
+	struct run_slot              rs;
+	enum db_status               st;
+	int                          i;
+
+	if ((st = runs_slot(db, j->name, j->once_per_ms, j->timezone, NULL, &rs,
+	         errstr)) != DB_OK)
+		return st;
+	if (rs.tz_unknown) {
+		jobcheck_add(jc, CHECK_UNKNOWN,
+		    "timezone %s is unknown to the server",
+		    j->timezone != NULL ? j->timezone : "(the server's)");
+		goto out;
+	}
+	if ((st = jobcheck_tally(db, j, jc, &rs, errstr)) != DB_OK)
+		goto out;
+	t = &jc->slots[0];
+	/* A slot before the job's first run is not missed. */
+	if (t->successes == 0 && t->had_runs && t->since_end_ms > j->grace_ms) {
+		if (t->caught_up_id != 0)
+			jobcheck_add(jc, CHECK_WARNING,
+			    "slot %.19s had no successful run (caught up by run %llu)",
+			    t->start, t->caught_up_id);
+		else
+			jobcheck_add(jc, CHECK_CRITICAL,
+			    "slot %.19s ended at %.19s with no successful run",
+			    t->start, t->end);
+	}
+	for (i = 0; i < jc->nslots; i++) {
+		t = &jc->slots[i];
+		if (t->successes > 1)
+			jobcheck_add(jc, CHECK_WARNING,
+			    "ran twice: %lld successful runs in slot %.19s (runs %llu and %llu)",
+			    t->successes, t->start, t->first_id, t->last_id);
+	}
+out:
+	runs_slot_free(&rs);
+	return st;
+}
+
+#define JOBCHECK_SLOTS_LOOKED_AT 1001
+
+static enum db_status
+jobcheck_schedule(struct db *db, const struct conf_job *j,
+    const struct job_sched *sc, struct job_check *jc, char **errstr)
+{
+	struct job_slots     *s = &jc->sched;
+	struct runs_slot_row *rows = NULL;
+	struct tzone         *z = NULL;
+	enum check_status     level;
+	enum db_status        st;
+	int64_t               now, latest, next;
+	size_t                n = 0, i, want;
+	char                  text[TZONE_RFC3339_MAX];
+
+	s->scheduled = 1;
+	jc->sched_level =
+	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
+	if ((st = runs_slot_state(db, j->name, &s->st, errstr)) != DB_OK)
+		return st;
+	s->paused = s->st.pause_job != NULL;
+	if (runs_slot_zone(sc->timezone, &s->st, &z, errstr) != 0) {
+		jobcheck_add(jc, CHECK_UNKNOWN, "time zone: %s",
+		    *errstr != NULL ? *errstr : "unknown");
+		free(*errstr);
+		*errstr = NULL;
+		return DB_OK;
+	}
+	now = s->st.now_us / 1000000;
+	if (schedule_prev(sc->schedule, z, now, &latest) != 0) {
+		jobcheck_add(jc, CHECK_UNKNOWN, "the schedule has no slot");
+		goto out;
+	}
+	tzone_format(z, latest, s->latest, sizeof s->latest);
+	if (schedule_next(sc->schedule, z, now, &next) == 0)
+		tzone_format(z, next, s->next, sizeof s->next);
+	want = sc->alert_after_failures > 0 ? sc->alert_after_failures : 1;
+	if (want > JOBCHECK_SLOTS_LOOKED_AT - 1)
+		want = JOBCHECK_SLOTS_LOOKED_AT - 1;
+	rows = xcalloc(want + 1, sizeof *rows);
+	if ((st = runs_recent_slots(db, j->name, rows, want + 1, &n, errstr)) !=
+	    DB_OK)
+		goto out;
+	level =
+	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
+	/* Missed: the latest slot (or, within its grace, the one before it)
+	 * has no success, and the job had run before it; a pause excuses
+	 * it. */
+	if (!s->paused && s->st.first_run >= 0) {
+		int64_t slot = latest, prev;
+		int     was_paused = 0;
+
+		if ((now - latest) * 1000 <= j->grace_ms &&
+		    schedule_prev(sc->schedule, z, latest - 1, &prev) == 0)
+			slot = prev;
+		if (slot >= s->st.first_run && s->st.last_success < slot &&
+		    (now - slot) * 1000 > j->grace_ms &&
+		    (st = jobctl_paused_at(
+		         db, j->name, slot, &was_paused, errstr)) != DB_OK)
+			goto out;
+		/* A slot of a pause, resumed since or not, was not missed. */
+		if (slot >= s->st.first_run && s->st.last_success < slot &&
+		    (now - slot) * 1000 > j->grace_ms && !was_paused) {
+			tzone_format(z, slot, text, sizeof text);
+			s->missed = 1;
+			jobcheck_add(jc, CHECK_CRITICAL,
+			    "slot %s missed: no successful run", text);
+		}
+	}
+	/* Consecutive failed slots, newest first; an ack ends the count. */
+	for (i = 0; i < n; i++) {
+		if (rows[i].successes > 0 || rows[i].acked)
+			break;
+		if (rows[i].failures > 0)
+			s->failed_slots++;
+	}
+	if (s->failed_slots >= (long long)want) {
+		tzone_format(z, rows[0].slot, text, sizeof text);
+		jobcheck_add(jc, level,
+		    "%lld consecutive failed slot%s, the last %s (jobs ack clears)",
+		    s->failed_slots, s->failed_slots == 1 ? "" : "s", text);
+	}
+	for (i = 0; i < n; i++) {
+		if (rows[i].successes > 1 && !rows[i].acked) {
+			tzone_format(z, rows[i].slot, text, sizeof text);
+			s->ran_twice = 1;
+			jobcheck_add(jc, level,
+			    "ran twice: %lld successful runs for slot %s",
+			    rows[i].successes, text);
+			break;
+		}
+	}
+	if (n > 0 && rows[0].slot == latest && rows[0].first_start >= 0 &&
+	    (rows[0].first_start - latest) * 1000 > j->grace_ms) {
+		s->late = 1;
+		jobcheck_add(jc, CHECK_WARNING,
+		    "slot %s started late, %llds after its time", s->latest,
+		    (long long)(rows[0].first_start - latest));
+	}
+out:
+	free(rows);
+	tzone_free(z);
+	return st;
+}
+
+enum db_status
+jobcheck_run(struct db *db, const struct conf_job *j,
+    const struct job_sched *sched, struct job_check *jc, char **errstr)
+{
+	const struct job_summary *js = &jc->js;
+	char                      d1[32], d2[32], age[32];
+	char                     *why = NULL;
+	int64_t                   limit;
+	enum db_status            st;
+
+	memset(jc, 0, sizeof *jc);
+	jc->job = j;
+	jc->status = CHECK_OK;
+	buf_init(&jc->msg);
+	buf_adds(&jc->msg, ""); /* never NULL data */
+	if ((st = runs_job_summary(db, j->name, &jc->js, errstr)) != DB_OK)
+		return st;
+	if (j->guard == GUARD_NAMED_LOCK &&
+	    (st = lock_holder_get(db, j->lock, &jc->holder, errstr)) != DB_OK)
+		return st;
+
+	if (j->expect_every_ms > 0 && sched->schedule == NULL) {
+		duration_format(j->expect_every_ms, d1, sizeof d1);
+		duration_format(j->grace_ms, d2, sizeof d2);
+		limit = j->expect_every_ms + j->grace_ms;
+		if (js->last_success_ts < 0)
+			jobcheck_add(jc, CHECK_WARNING,
+			    "no successful run recorded (expected every %s + %s)",
+			    d1, d2);
+		else if (js->last_success_age_s * 1000 > limit) {
+			duration_format(
+			    js->last_success_age_s * 1000, age, sizeof age);
+			jobcheck_add(jc, CHECK_CRITICAL,
+			    "last success %s ago (expected every %s + %s)", age,
+			    d1, d2);
+		}
+	}
+
+	/* Until a later run succeeds; a run still going clears nothing. */
+	if (js->done_outcome != NULL &&
+	    strcmp(js->done_outcome, "success") != 0 &&
+	    (sched->schedule == NULL ||
+	        jobcheck_outcome_status(js->done_outcome) == CHECK_CRITICAL))
+		jobcheck_add(jc, jobcheck_outcome_status(js->done_outcome),
+		    "last run %llu: %s at %.19s", js->done_id, js->done_outcome,
+		    js->done_finished != NULL ? js->done_finished : "?");
+
+	jc->running = js->last_outcome != NULL &&
+	    strcmp(js->last_outcome, "running") == 0;
+	if (jc->running && js->last_session_alive == 0) {
+		/* The session of a live run is there until it finishes. */
+		jobcheck_add(jc, CHECK_WARNING,
+		    "run %llu died without finishing (its session %llu is gone)",
+		    js->last_id, js->last_connection_id);
+		jc->running = 0;
+	} else if (jc->running && js->last_age_s >= 0) {
+		duration_format(js->last_age_s * 1000, age, sizeof age);
+		duration_format(j->max_runtime_ms, d1, sizeof d1);
+		if (js->last_age_s * 1000 > j->max_runtime_ms + j->grace_ms)
+			jobcheck_add(jc, CHECK_CRITICAL,
+			    "run %llu running for %s, past max_runtime %s + grace",
+			    js->last_id, age, d1);
+		else if (js->last_age_s * 1000 > j->max_runtime_ms)
+			jobcheck_add(jc, CHECK_WARNING,
+			    "run %llu running for %s, past max_runtime %s",
+			    js->last_id, age, d1);
+	}
+
+	/* A lock that no run of ours accounts for. */
+	if (jc->holder.connection_id != 0 && jc->holder.run_id == 0 &&
+	    lock_holder_stuck(
+	        &jc->holder, j->max_runtime_ms, j->grace_ms, &why))
+		jobcheck_add(
+		    jc, CHECK_CRITICAL, "lock %s held by %s", j->lock, why);
+	free(why);
+	if (sched->schedule != NULL)
+		return jobcheck_schedule(db, j, sched, jc, errstr);
+	if (j->once_per_ms > 0)
+		return jobcheck_slots(db, j, jc, errstr);
+	return DB_OK;
+}
+
+void
+jobcheck_free(struct job_check *jc)
+{
+	int i;
+
+	for (i = 0; i < jc->nslots; i++)
+		runs_slot_tally_free(&jc->slots[i]);
+	runs_slot_state_free(&jc->sched.st);
+	buf_free(&jc->msg);
+	runs_job_summary_free(&jc->js);
+	lock_holder_free(&jc->holder);
+}

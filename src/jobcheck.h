@@ -1,0 +1,76 @@
+/*
+ * jobcheck.h: jobs check's verdict on one job, from its run records
+ * (runs.h), its lock (lock.h) and its schedule (cronguard(1), jobs check
+ * and "Schedules").  The writers are report.h's.
+ */
+#ifndef CRONGUARD_JOBCHECK_H
+#define CRONGUARD_JOBCHECK_H
+
+#include "check.h"
+#include "conf.h"
+#include "db.h"
+#include "lock.h"
+#include "runs.h"
+#include "schedule.h"
+#include "util.h"
+
+/* A job's schedule as jobs check judges it (the command layer fills it
+ * from the configuration); schedule NULL: the job has none. */
+struct job_sched {
+	const struct schedule *schedule;
+	const char            *timezone;             /* NULL: the server's */
+	unsigned               alert_after_failures; /* 0 counts as 1 */
+	enum check_status      alert_level;          /* WARNING or CRITICAL */
+};
+
+/* What jobs check found about a scheduled job's slots (RFC 3339 text in
+ * the job's zone; "" when there is none). */
+struct job_slots {
+	int  scheduled;                 /* the job has a schedule */
+	char latest[TZONE_RFC3339_MAX]; /* the latest slot at or before now */
+	char next[TZONE_RFC3339_MAX];   /* the next one */
+	int  missed; /* a slot past grace without a success */
+	int  late;   /* the latest slot's first run started after grace */
+	long long failed_slots; /* consecutive failed slots, newest first */
+	int       ran_twice; /* a slot with more than one success (not acked) */
+	int       paused;    /* a pause is in effect */
+	struct slot_state st;
+};
+
+/* One job judged for jobs check from its run records and its lock. */
+struct job_check {
+	const struct conf_job *job;
+	enum check_status      status;
+	struct buf             msg; /* why, when not OK; "" when OK */
+	struct job_summary     js;
+	struct lock_holder     holder;
+	int                    running; /* a live run is recorded */
+	/* once_per: the last completed slot, then the current one. */
+	struct run_slot_tally slots[2];
+	int                   nslots;
+	struct job_slots      sched;       /* schedule */
+	enum check_status     sched_level; /* its alert_level */
+};
+
+/*
+ * Judge job j (cronguard(1), jobs check; cronguard-outbox(7), MONITORING): its
+ * last success older than expect_every + grace, a run past max_runtime (+
+ * grace: CRITICAL), a run whose session died, a lock that no run of ours
+ * accounts for, and the newest finished run when it did not succeed (incident,
+ * lock_lost: CRITICAL; failure, timeout, killed, error, abandoned: WARNING).
+ * With once_per, the last completed slot and the current one: a completed slot
+ * without a success is CRITICAL once grace has passed after its end (WARNING
+ * when a later success caught up), a slot with more than one success is a
+ * WARNING (ran twice).  With a schedule (sched->schedule): the latest slot
+ * without a success once grace has passed is CRITICAL (missed),
+ * alert_after_failures consecutive failed slots are at alert_level, a slot with
+ * two successes too (ran twice), and a first run that started later than grace
+ * after its slot is a WARNING (late); a slot acknowledged with jobs ack is not
+ * reported; expect_every and the last failed run's WARNING do not apply. Fills
+ * *jc (jobcheck_free); DB_OK, or the status with *errstr.
+ */
+enum db_status jobcheck_run(struct db *, const struct conf_job *j,
+    const struct job_sched *sched, struct job_check *jc, char **errstr);
+void           jobcheck_free(struct job_check *);
+
+#endif
