@@ -1,7 +1,8 @@
 #!/bin/sh
 # README tested literally (2 of 3): "First setup", command by command as
-# written, against the test MariaDB: the SQL of step 1 (the database, the
-# user, the GRANTs), the secret files of step 2, then step 4 (config check,
+# written, against a MariaDB of its own: the SQL of step 1 (the database,
+# the user, the GRANTs) and its time-zone tables (the README's job names
+# Europe/Berlin), the secret files of step 2, then step 4 (config check,
 # db migrate, doctor green) as a user in the group that owns the secrets,
 # with the README's Configuration block as the configuration file (0640
 # root:GROUP, as the package installs it); the systemctl lines are replaced
@@ -16,6 +17,10 @@
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 smtp_private_start
+# A server of its own, started as the test servers are (scripts/testenv,
+# mariadbd from Debian's package): First setup may load its time-zone
+# tables, which the shared server must not change under other tests.
+db_private_start
 
 DBU=cg1175_$$
 PW=pw$$x
@@ -48,15 +53,29 @@ text = open(readme, encoding="utf-8").read()
 setup = text.split("\n## First setup\n", 1)[1].split("\n## ", 1)[0]
 conf = text.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
 blocks = re.findall(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```$", setup, re.S | re.M)
-want = [("sql", "step1.sql"), ("sh", "step2.sh"), ("sh", "step4.sh")]
-got = [b for b in blocks if b[1] in ("sql", "sh")]
-if len(got) < 3:
-    sys.exit("First setup: expected an sql and two sh blocks, found %d" % len(got))
-for (ind, tag, body), (wtag, name) in zip(got, want):
-    if tag != wtag:
-        sys.exit("First setup: a %s block where %s was expected" % (tag, wtag))
+# Each block by what it does; a block this test cannot place fails it.
+names = {}
+for ind, tag, body in blocks:
+    if tag not in ("sql", "sh"):
+        continue
+    if tag == "sql":
+        name = "step1.sql"
+    elif "mariadb-tzinfo-to-sql" in body:
+        name = "tz.sh"
+    elif "install -m" in body:
+        name = "step2.sh"
+    elif "cronguard config check" in body:
+        name = "step4.sh"
+    else:
+        sys.exit("First setup: a block this test does not know:\n" + body)
+    if name in names:
+        sys.exit("First setup: two blocks for %s" % name)
+    names[name] = 1
     lines = [l[len(ind):] for l in body.split("\n")]
     open("%s/%s" % (tmp, name), "w").write("\n".join(lines))
+for name in ("step1.sql", "step2.sh", "step4.sh"):
+    if name not in names:
+        sys.exit("First setup: no block for %s" % name)
 cb = re.findall(r"^```libconfig\n(.*?)^```$", conf, re.S | re.M)
 if not cb:
     sys.exit("Configuration: no libconfig block")
@@ -70,6 +89,15 @@ sed -e "s/'cronguard'@'10\\.0\\.%'/'$DBU'@'%'/g" \
 grep -q "CREATE DATABASE" "$TEST_TMP/step1.run" || fail "First setup creates no database"
 mysql_admin "DROP DATABASE \`$TEST_DB\`"
 mysql_admin "$(cat "$TEST_TMP/step1.run")" || fail "First setup step 1 failed"
+
+# --- the time-zone tables, as written, into this test's own server
+if [ -f "$TEST_TMP/tz.sh" ]; then
+	sed "s#| mariadb mysql#| MYSQL_PWD= mariadb --no-defaults --protocol=tcp -h $CRONGUARD_TEST_DB_HOST -P $CRONGUARD_TEST_DB_PORT -u root mysql#" \
+	    "$TEST_TMP/tz.sh" > "$TEST_TMP/tz.run"
+	grep -q -- "--no-defaults" "$TEST_TMP/tz.run" || fail "the time-zone step changed: $(cat "$TEST_TMP/tz.sh")"
+	sh -e "$TEST_TMP/tz.run" > "$TEST_TMP/tz.out" 2>&1 ||
+	    { cat "$TEST_TMP/tz.out"; fail "loading the time-zone tables failed"; }
+fi
 
 # --- step 2, the secrets as written
 sed -e "s|/etc/cronguard|$ETC|g" -e "s/-g cronguard/-g $G/g" \

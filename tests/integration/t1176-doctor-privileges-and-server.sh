@@ -60,8 +60,11 @@ assert_exit 2 cg doctor
 assert_grep "^CRITICAL timezone: job berlin: the server does not know the time zone Nowhere/Atlantis" "$OUT"
 
 # --- a socket that does not exist: at once, naming Debian's socket
-write_config "$CONF" "runtime_dir = \"$TEST_TMP\";"
-sed -i "s|^database = {|database = { socket = \"$TEST_TMP/no.sock\"; connect_retry = \"30s\";|" "$CONF"
+cat > "$CONF" <<CONF
+runtime_dir = "$TEST_TMP";
+database = { socket = "$TEST_TMP/no.sock"; connect_retry = "30s";
+  user = "$CRONGUARD_TEST_DB_USER"; name = "$TEST_DB"; };
+CONF
 t0=$(date +%s)
 assert_exit 3 cg doctor
 [ $(( $(date +%s) - t0 )) -lt 10 ] || fail "a missing socket waited for connect_retry"

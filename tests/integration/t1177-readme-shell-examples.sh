@@ -14,7 +14,8 @@ ln -s "$CRONGUARD_BIN" "$TEST_TMP/bin/cronguard"
 write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 outbox = { watchdog = \"15m\"; lease = \"5m\"; };
 channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\"; }; };
-jobs = { leave-accrual = { command = [ \"$TEST_TMP/job\" ]; }; };"
+jobs = { leave-accrual = { command = [ \"$TEST_TMP/job\" ]; };
+  nightly = { command = [ \"/bin/true\" ]; schedule = \"30 1 * * *\"; }; };"
 printf '#!/bin/sh\nexit 0\n' > "$TEST_TMP/job"
 chmod 755 "$TEST_TMP/job"
 assert_exit 0 cg db migrate
@@ -102,9 +103,17 @@ for ex in examples:
               [shape(l) for l in want], ex, "got %r, README %r" % (out, want))
         continue
     if cmd.startswith("cronguard -v exec --lock demo"):
+        # Two hosts: each its own runtime_dir (on one host the local
+        # flock would stop the second before the database lock).
         res = {}
+        for n in (0, 1):
+            c = open(env["CONF"]).read().replace(
+                'runtime_dir = "%s";' % tmp, 'runtime_dir = "%s/host%d";' % (tmp, n))
+            os.makedirs("%s/host%d" % (tmp, n), exist_ok=True)
+            open("%s/host%d.conf" % (tmp, n), "w").write(c)
+            os.chmod("%s/host%d.conf" % (tmp, n), 0o600)
         def one(n):
-            res[n] = sh(cmd + " 2>&1")
+            res[n] = sh("CRONGUARD_CONFIG=%s/host%d.conf %s 2>&1" % (tmp, n, cmd))
         ts = [threading.Thread(target=one, args=(n,)) for n in (0, 1)]
         for t in ts: t.start()
         for t in ts: t.join()
@@ -181,6 +190,17 @@ for ex in examples:
         except ValueError as e:
             ok, got = False, str(e)
         check(ok, ex, "exit %d, %r, README %r" % (rc, out, want[0]))
+        continue
+    m = re.match(r"cronguard jobs crontab --user (\S+) > (\S+)$", cmd)
+    if m:
+        rc, out, err = sh("cronguard jobs crontab --user %s > %s/crontab"
+                          % (m.group(1), tmp))
+        lines = [ws(l) for l in open(tmp + "/crontab").read().split("\n")]
+        # The README's cron line shape: the schedule, the user, the run.
+        ok = any(l.startswith("30 1 * * * %s " % m.group(1)) and
+                 l.endswith("cronguard run nightly") for l in lines)
+        check(rc == 0 and ok, ex, "exit %d, %r, want '30 1 * * * %s ... "
+              "cronguard run nightly'" % (rc, lines, m.group(1)))
         continue
     check(False, ex, "an example this test does not know: add a case")
 print("%d examples, %d failed" % (len(seen), len(bad)))
