@@ -100,7 +100,7 @@ jobs = {
 };"
 # slot N: the Nth slot of */5 before now (database clock, UTC); first
 # keep clear of a slot's first and last seconds.
-while [ "$(mysql_q "SELECT MOD(UNIX_TIMESTAMP(NOW()), 300) BETWEEN 5 AND 280")" != 1 ]; do
+while [ "$(mysql_q "SELECT MOD(UNIX_TIMESTAMP(NOW()), 300) BETWEEN 5 AND 250")" != 1 ]; do
 	sleep 1
 done
 slot()
