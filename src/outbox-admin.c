@@ -240,6 +240,20 @@ out:
 	return st;
 }
 
+/* The per-channel states of k (outbox_count_channels'), not the rest. */
+static void
+outbox_counts_free_channels(struct outbox_counts *k)
+{
+	ratelimit_states_free(k->channels, k->nchannels);
+	free(k->quota);
+	k->channels = NULL;
+	k->quota = NULL;
+	k->nchannels = 0;
+	k->circuit_open = 0;
+	k->quota_exhausted = 0;
+	k->quota_blocked = 0;
+}
+
 enum db_status
 outbox_count_channels(struct db *db, const struct conf *conf,
     struct outbox_counts *k, char **errstr)
@@ -249,7 +263,9 @@ outbox_count_channels(struct db *db, const struct conf *conf,
 	enum db_status             st;
 	size_t                     i, n = 0;
 
-	outbox_counts_free(k);
+	/* outbox_count's paused channels stay: only the channels' states
+	 * are this function's. */
+	outbox_counts_free_channels(k);
 	st = ratelimit_states(db, &all, &n, errstr);
 	if (st != DB_OK)
 		return st;
@@ -293,14 +309,7 @@ outbox_counts_free(struct outbox_counts *k)
 	free(k->paused);
 	k->paused = NULL;
 	k->npaused = 0;
-	ratelimit_states_free(k->channels, k->nchannels);
-	free(k->quota);
-	k->channels = NULL;
-	k->quota = NULL;
-	k->nchannels = 0;
-	k->circuit_open = 0;
-	k->quota_exhausted = 0;
-	k->quota_blocked = 0;
+	outbox_counts_free_channels(k);
 }
 
 enum check_status
