@@ -100,7 +100,7 @@ jobs = {
 };"
 # slot N: the Nth slot of */5 before now (database clock, UTC); first
 # keep clear of a slot's first and last seconds.
-while [ "$(mysql_q "SELECT MOD(UNIX_TIMESTAMP(NOW()), 300) BETWEEN 5 AND 280")" != 1 ]; do
+while [ "$(mysql_q "SELECT MOD(UNIX_TIMESTAMP(NOW()), 300) BETWEEN 5 AND 250")" != 1 ]; do
 	sleep 1
 done
 slot()
@@ -118,7 +118,7 @@ mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
     ('twice', 'a', 3, NOW(), NOW(), 'success', '$(slot 0)', 'schedule'),
     ('missed', 'a', 4, '$(slot 1)', '$(slot 1)', 'success', '$(slot 1)', 'schedule'),
     ('late', 'a', 5, NOW(), NOW(), 'success', '$(slot 0)', 'schedule')"
-assert_exit 0 cg jobs pause paused --reason "t1200"
+assert_exit 0 cg jobs pause --reason "t1200" paused
 assert_exit 2 cg jobs check --metrics-file "$SNAP/jobs-schedules.prom"
 cat "$OUT"
 assert_grep 'crit CRITICAL: 1 consecutive failed slot' "$OUT"
@@ -179,7 +179,7 @@ snap outbox-blocked 1
 add 1 FAILED
 mysql_q "UPDATE outbox_messages SET last_error = 'expired at 2026-01-01 00:00:00'"
 snap outbox-expired 1
-assert_exit 0 cg outbox pause hook --reason "t1200"
+assert_exit 0 cg outbox pause --reason "t1200" hook
 assert_exit 0 cg outbox check --metrics-file "$SNAP/outbox-paused.prom"
 assert_grep 'cronguard_outbox_channel_paused\{channel="hook"\} [0-9]+$' "$SNAP/outbox-paused.prom"
 assert_exit 0 cg outbox resume hook
