@@ -43,6 +43,11 @@ enum db_status db_connect(
 #define DB_CONNECT_RETRY_CHECK_MS 5000
 enum db_status db_connect_check(
     const struct conf_database *c, struct db **out, char **errstr);
+/* db_connect for a worker with a deadline (until_ms, monotonic; 0: none):
+ * retrying stops at it, so the attempt in progress then (bounded by
+ * connect_timeout) is the last. */
+enum db_status db_connect_until(const struct conf_database *c, int64_t until_ms,
+    struct db **out, char **errstr);
 /* Close and free.  NULL is fine. */
 void          db_close(struct db *);
 unsigned long db_connection_id(struct db *);

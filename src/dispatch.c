@@ -1163,6 +1163,12 @@ dispatch_open(struct conf *c, const struct dispatch_opts *opts,
 	dp->no_send = opts->no_send;
 	dp->stop = opts->stop != NULL ? opts->stop : &dp->never;
 	dp->for_ms = opts->for_ms;
+	if (dp->for_ms > 0)
+		dp->until =
+		    (opts->start_ms != 0 ? opts->start_ms : now_mono_ms()) +
+		    dp->for_ms -
+		    (dp->for_ms / 10 < DISPATCH_MARGIN_MS ? dp->for_ms / 10
+		                                          : DISPATCH_MARGIN_MS);
 	dp->chans = xcalloc(c->nchannels + 1, sizeof *dp->chans);
 	for (i = 0; i < c->nchannels; i++) {
 		cc = &c->channels[i];
@@ -1195,6 +1201,12 @@ dispatch_nchannels(const struct dispatch *dp)
 	return dp->nchans;
 }
 
+int64_t
+dispatch_deadline(const struct dispatch *dp)
+{
+	return dp->until;
+}
+
 /*
  * Every connection of the dispatcher is set up here.  READ COMMITTED (see
  * outbox.c): no gap locks on the claim's range read; replayed after a
@@ -1221,9 +1233,11 @@ dispatch_connect_pipeline(struct dispatch *dp, char **errstr)
 
 	if (!dispatch_pipelined(dp))
 		return DB_OK;
-	if ((st = db_connect(&dp->conf->db, &dp->claim_db, errstr)) != DB_OK ||
+	if ((st = db_connect_until(
+	         &dp->conf->db, dp->until, &dp->claim_db, errstr)) != DB_OK ||
 	    (st = dispatch_session(dp, dp->claim_db, errstr)) != DB_OK ||
-	    (st = db_connect(&dp->conf->db, &dp->fin_db, errstr)) != DB_OK ||
+	    (st = db_connect_until(
+	         &dp->conf->db, dp->until, &dp->fin_db, errstr)) != DB_OK ||
 	    (st = dispatch_session(dp, dp->fin_db, errstr)) != DB_OK)
 		return st;
 	return DB_OK;
@@ -1258,10 +1272,6 @@ dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
 	memset(st, 0, sizeof *st);
 	dp->db = db;
 	started = worked = now_mono_ms();
-	if (for_ms > 0)
-		dp->until = started + for_ms -
-		    (for_ms / 10 < DISPATCH_MARGIN_MS ? for_ms / 10
-		                                      : DISPATCH_MARGIN_MS);
 	if ((st->db = dispatch_session(dp, db, errstr)) != DB_OK ||
 	    (st->db = dispatch_connect_pipeline(dp, errstr)) != DB_OK) {
 		rc = DISPATCH_ERR_SESSION;
