@@ -46,8 +46,10 @@ struct conf_database {
 };
 
 struct conf_outbox {
-	unsigned      batch_size; /* 50, 1..1000 */
-	unsigned      pipeline;   /* batches in flight per dispatcher, 1..16 */
+	unsigned  batch_size;      /* 50, 1..1000 */
+	unsigned  pipeline;        /* batches in flight per dispatcher, 1..16 */
+	long long max_batch_bytes; /* claimed payload bytes in flight per
+	                            * dispatcher (outbox_claim_budget) */
 	int64_t       poll_interval_ms;           /* 1s */
 	int64_t       lease_ms;                   /* 5m */
 	int64_t       watchdog_ms;                /* 15m */

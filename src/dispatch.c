@@ -354,6 +354,7 @@ struct dpipe {
 	struct dbatchq      sendq;    /* claimed, to send */
 	struct dbatchq      finq;     /* sent or not, to finalise */
 	unsigned            inflight; /* claimed and not finalised */
+	unsigned long long  inbytes;  /* their payload bytes */
 	bool                stopping; /* claim nothing more */
 	bool                drained;  /* the claimer has ended */
 	bool                closing;  /* nothing more comes to finq */
@@ -476,12 +477,21 @@ dpipe_claimer(void *arg)
 	char            *err = NULL;
 	bool             quiet, stopping, had_cursor;
 	size_t           got;
+	long long        budget;
 
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		while (!p->stopping && p->inflight >= dp->conf->outbox.pipeline)
+		/* outbox.max_batch_bytes holds for all the batches in
+		 * flight together. */
+		while (!p->stopping &&
+		    (p->inflight >= dp->conf->outbox.pipeline ||
+		        (p->inflight > 0 &&
+		            p->inbytes >= (unsigned long long)dp->conf->outbox
+		                              .max_batch_bytes)))
 			pthread_cond_wait(&p->cond, &p->lock);
 		quiet = p->inflight == 0;
+		budget =
+		    dp->conf->outbox.max_batch_bytes - (long long)p->inbytes;
 		stopping = p->stopping;
 		pthread_mutex_unlock(&p->lock);
 		if (stopping || dispatch_left(dp) <= 0)
@@ -490,8 +500,9 @@ dpipe_claimer(void *arg)
 		b = xcalloc(1, sizeof *b);
 		had_cursor = dp->cursor.set;
 		b->claimed_ms = now_mono_ms();
-		st = outbox_claim(dp->claim_db, &dp->conf->outbox, p->names,
-		    p->nnames, dp->batch, &dp->cursor, &b->c, &err);
+		st = outbox_claim_budget(dp->claim_db, &dp->conf->outbox,
+		    p->names, p->nnames, dp->batch, budget > 0 ? budget : 1,
+		    &dp->cursor, &b->c, &err);
 		b->claim_ms = now_mono_ms() - b->claimed_ms;
 		if (st != DB_OK) {
 			dbatch_free(b);
@@ -511,6 +522,7 @@ dpipe_claimer(void *arg)
 		pthread_mutex_lock(&p->lock);
 		if (got > 0) {
 			p->inflight++;
+			p->inbytes += b->c.bytes;
 			dbatchq_push(&p->sendq, b);
 			pthread_cond_broadcast(&p->cond);
 		}
@@ -533,13 +545,14 @@ dpipe_claimer(void *arg)
 static void *
 dpipe_finaliser(void *arg)
 {
-	struct dpipe    *p = arg;
-	struct dispatch *dp = p->dp;
-	struct dbatch   *b;
-	enum db_status   st;
-	char            *err = NULL;
-	bool             broken = false;
-	int64_t          t0;
+	struct dpipe      *p = arg;
+	struct dispatch   *dp = p->dp;
+	struct dbatch     *b;
+	enum db_status     st;
+	char              *err = NULL;
+	bool               broken = false;
+	int64_t            t0;
+	unsigned long long bytes;
 
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
@@ -563,9 +576,11 @@ dpipe_finaliser(void *arg)
 		if (log_enabled(LOG_DEBUG))
 			dispatch_log_batch(
 			    &b->c, b->claim_ms, b->send_ms, now_mono_ms() - t0);
+		bytes = b->c.bytes;
 		dbatch_free(b);
 		pthread_mutex_lock(&p->lock);
 		p->inflight--;
+		p->inbytes -= bytes;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
 	}
