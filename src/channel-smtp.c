@@ -55,7 +55,8 @@ enum smtp_stage {
 	SMTP_STAGE_GREETING, /* a new connection's first reply */
 	SMTP_STAGE_EHLO,     /* EHLO or HELO */
 	SMTP_STAGE_MAIL,     /* MAIL FROM */
-	SMTP_STAGE_OTHER,    /* AUTH, RCPT, DATA, QUIT... */
+	SMTP_STAGE_OTHER,    /* AUTH, RCPT, DATA... */
+	SMTP_STAGE_QUIT,     /* QUIT: its reply is not the failure's */
 };
 
 /* The option was spelt CURLOPT_MAIL_RCPT_ALLLOWFAILS before 8.2.0. */
@@ -104,7 +105,7 @@ struct channel {
 static void
 smtp_note_reject(struct smtp_xfer *x, const char *line)
 {
-	if (x->stage == SMTP_STAGE_OTHER)
+	if (x->stage == SMTP_STAGE_OTHER || x->stage == SMTP_STAGE_QUIT)
 		return;
 	if (line[0] == '5' && strncmp(line, "552", 3) != 0) {
 		x->rejected = x->stage;
@@ -141,10 +142,14 @@ smtp_debug_cb(
 			x->stage = SMTP_STAGE_MAIL;
 			if (x->greeted && !x->authed && x->login)
 				x->noauth = true;
-		}
+		} else if (size >= 4 && strncasecmp(data, "QUIT", 4) == 0)
+			x->stage = SMTP_STAGE_QUIT;
 		return 0;
 	}
-	if (type != CURLINFO_HEADER_IN || size < 4)
+	/* libcurl says QUIT when it closes a connection after a failure:
+	 * "221 bye" would hide the reply that failed the message. */
+	if (type != CURLINFO_HEADER_IN || size < 4 ||
+	    x->stage == SMTP_STAGE_QUIT)
 		return 0;
 	line_copy(x->reply, sizeof x->reply, data, size);
 	if (data[3] == ' ')
