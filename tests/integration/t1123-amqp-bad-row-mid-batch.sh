@@ -23,7 +23,7 @@ assert_exit 0 cg db migrate
 mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
     SELECT 'bus', 'test.event', JSON_OBJECT('n', seq,
         'q', IF(seq = 25, REPEAT('x', 300), 'good')) FROM seq_1_to_50"
-for pass in 1 2 3; do
+for _ in 1 2 3; do
 	assert_exit 0 cg -v outbox dispatch
 	sleep 0.3
 done
