@@ -14,6 +14,23 @@
  * message's: the first message goes back SEND_NONE with the error (a
  * circuit failure, no attempt counted; see channel.h) and an incident is
  * reported once until a login works again.
+ *
+ * Each row is checked before it is published (channel_amqp_check): a
+ * routing key or type over AMQP's 255-byte short string, or a payload
+ * over max_size, is that row's permanent failure, and the batch goes on
+ * (before, the encoding failure dropped the connection, and the rows
+ * published before it were retried without their confirms: duplicates).
+ * A publish that fails for the connection stops publishing, and the
+ * confirms of the rows published before it are still awaited.
+ *
+ * rabbitmq-c writes a publish with no deadline (poll(-1), restarted on
+ * EINTR), and a blocked broker stops reading: a large publish then never
+ * ends.  So the channel looks for connection.blocked before each publish
+ * (the frames already received, no round trip), and a watchdog thread
+ * shuts the socket down when a publish or the close runs past its
+ * deadline (the channel timeout from the batch's start) or the stop flag
+ * is raised; the rows not confirmed go back SEND_NONE, no attempt
+ * counted.
  */
 #include "config.h"
 
@@ -21,9 +38,12 @@
 #include <amqp_ssl_socket.h>
 #include <amqp_tcp_socket.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -35,6 +55,40 @@
 
 #define AMQP_CHAN 1
 
+/* AMQP short strings (routing key, type) hold at most this many bytes. */
+#define AMQP_SHORTSTR_MAX 255
+
+/* How often the watchdog looks at its deadline and the stop flag. */
+#define AMQP_WATCH_TICK_MS 100
+/* On stop, a publish still running after this long is cut short (one
+ * that ends sooner is let end: cutting it would lose the confirms of
+ * the rows published before it). */
+#define AMQP_STOP_GRACE_MS 500
+
+/* A close on a connection that answers no more waits this long at most. */
+#define AMQP_CLOSE_MS 1000
+
+/*
+ * The watchdog: while armed, shuts fd down (both ways, so that the
+ * blocked poll inside rabbitmq-c returns and the publish fails) once
+ * until passes, or *stop is set and the publish has run for
+ * AMQP_STOP_GRACE_MS.  It reads *stop, a signal handler's flag
+ * that only ever goes from 0 to 1, every AMQP_WATCH_TICK_MS: a late read
+ * costs one tick.
+ */
+struct amqp_watch {
+	pthread_t              thread;
+	pthread_mutex_t        lock;
+	pthread_cond_t         cond;
+	bool                   running;
+	bool                   quit;
+	int                    fd; /* armed: the socket; -1: disarmed */
+	int64_t                until;
+	int64_t                armed_at;
+	volatile sig_atomic_t *stop;
+	bool                   fired;
+};
+
 struct channel {
 	const struct conf_channel  *conf;
 	char                       *urlbuf; /* owned by url */
@@ -43,7 +97,119 @@ struct channel {
 	bool                        blocked;
 	bool                        refused_reported; /* incident sent */
 	uint64_t                    next_tag; /* delivery tag of next publish */
+	struct amqp_watch           watch;
 };
+
+static void *
+amqp_watch_main(void *arg)
+{
+	struct amqp_watch *w = arg;
+	struct timespec    ts;
+	int64_t            now, wait;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->quit) {
+		now = now_mono_ms();
+		wait = AMQP_WATCH_TICK_MS;
+		if (w->fd >= 0 &&
+		    (now >= w->until ||
+		        (w->stop != NULL && *w->stop &&
+		            now - w->armed_at >= AMQP_STOP_GRACE_MS))) {
+			(void)shutdown(w->fd, SHUT_RDWR);
+			w->fired = true;
+			w->fd = -1;
+		} else if (w->fd >= 0 && w->until - now < wait)
+			wait = w->until - now;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)wait * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Arm the watchdog on the connection's socket (no wakeup: it ticks).
+ * Without a thread (it could not be started: logged) the publish keeps
+ * rabbitmq-c's own behaviour. */
+static void
+amqp_watch_arm(struct channel *ch, int64_t until, volatile sig_atomic_t *stop)
+{
+	struct amqp_watch *w = &ch->watch;
+	sigset_t           all, old;
+	int                rc;
+
+	if (!w->running) {
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cond, NULL);
+		w->fd = -1;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		rc = pthread_create(&w->thread, NULL, amqp_watch_main, w);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (rc != 0) {
+			pthread_cond_destroy(&w->cond);
+			pthread_mutex_destroy(&w->lock);
+			log_kv(LOG_WARN, "amqp_watchdog_off", "channel",
+			    ch->conf->name, "error", strerror(rc), NULL);
+			return;
+		}
+		w->running = true;
+	}
+	pthread_mutex_lock(&w->lock);
+	w->fd = amqp_get_sockfd(ch->conn);
+	w->until = until;
+	w->armed_at = now_mono_ms();
+	w->stop = stop;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Disarm; true when the watchdog has shut the socket down since the
+ * connection was made (amqp_watch_reset). */
+static bool
+amqp_watch_disarm(struct channel *ch)
+{
+	struct amqp_watch *w = &ch->watch;
+	bool               fired;
+
+	if (!w->running)
+		return false;
+	pthread_mutex_lock(&w->lock);
+	w->fd = -1;
+	fired = w->fired;
+	pthread_mutex_unlock(&w->lock);
+	return fired;
+}
+
+static void
+amqp_watch_reset(struct channel *ch)
+{
+	struct amqp_watch *w = &ch->watch;
+
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->fired = false;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void
+amqp_watch_end(struct channel *ch)
+{
+	struct amqp_watch *w = &ch->watch;
+
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	w->running = false;
+}
 
 static void
 amqp_ms_tv(int64_t ms, struct timeval *tv)
@@ -93,9 +259,11 @@ amqp_disconnect(struct channel *ch)
 	if (ch->conn == NULL)
 		return;
 	/* No goodbye handshake: the connection may be the broken one. */
+	(void)amqp_watch_disarm(ch);
 	amqp_destroy_connection(ch->conn);
 	ch->conn = NULL;
 	ch->blocked = false;
+	amqp_watch_reset(ch);
 }
 
 /* The broker blocked (a memory or disk alarm, with its reason) or
@@ -410,30 +578,97 @@ amqp_on_confirm(struct channel *ch, uint64_t tag, bool multiple, bool ack,
 	}
 }
 
+/* The messages of a batch being published and their confirms. */
+struct amqp_batch {
+	struct outbox_msg **msgs;
+	uint64_t           *tags;     /* delivery tag, 0 = not waiting */
+	bool               *returned; /* basic.return seen */
+	size_t              n;
+};
+
 /*
- * Wait until every published message has its confirm, the deadline
- * passes, or the connection breaks or is blocked.  Returns 0 when all
- * are settled, -1 when the connection must be dropped (the rest settled
- * by the caller).
+ * One frame received while a batch waits for its confirms: 0 to go on,
+ * -1 (with *why) when publishing must stop: the connection broke, closed
+ * or was blocked (ch->blocked then says which).
  */
 static int
-amqp_await(struct channel *ch, struct outbox_msg **msgs, uint64_t *tags,
-    bool *returned, size_t n, int64_t deadline, char **why)
+amqp_on_frame(
+    struct channel *ch, amqp_frame_t *f, struct amqp_batch *b, char **why)
 {
-	amqp_frame_t          f;
-	struct timeval        tv;
 	amqp_basic_ack_t     *ack;
 	amqp_basic_nack_t    *nack;
 	amqp_channel_close_t *cc;
-	int                   rc;
+
+	if (f->frame_type != AMQP_FRAME_METHOD)
+		return 0;
+	switch (f->payload.method.id) {
+	case AMQP_BASIC_ACK_METHOD:
+		ack = f->payload.method.decoded;
+		amqp_on_confirm(ch, ack->delivery_tag, ack->multiple, true,
+		    b->msgs, b->tags, b->returned, b->n);
+		break;
+	case AMQP_BASIC_NACK_METHOD:
+		nack = f->payload.method.decoded;
+		amqp_on_confirm(ch, nack->delivery_tag, nack->multiple, false,
+		    b->msgs, b->tags, b->returned, b->n);
+		break;
+	case AMQP_BASIC_RETURN_METHOD:
+		if (amqp_on_return(ch, f->payload.method.decoded, b->msgs,
+		        b->tags, b->returned, b->n) == -1) {
+			*why = xstrdup("amqp: cannot read a return");
+			return -1;
+		}
+		break;
+	case AMQP_CONNECTION_BLOCKED_METHOD:
+		amqp_set_blocked(ch, true,
+		    ((amqp_connection_blocked_t *)f->payload.method.decoded)
+		        ->reason);
+		*why = xstrdup("amqp: connection blocked by the broker "
+		               "(memory or disk alarm)");
+		return -1;
+	case AMQP_CONNECTION_UNBLOCKED_METHOD:
+		amqp_set_blocked(ch, false, amqp_empty_bytes);
+		break;
+	case AMQP_CHANNEL_CLOSE_METHOD:
+		cc = f->payload.method.decoded;
+		*why = xasprintf("amqp: channel closed: %u %.*s",
+		    cc->reply_code, (int)cc->reply_text.len,
+		    (const char *)cc->reply_text.bytes);
+		return -1;
+	case AMQP_CONNECTION_CLOSE_METHOD:
+		*why = xstrdup("amqp: connection closed by the broker");
+		return -1;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Wait until every published message has its confirm, the deadline
+ * passes, or the connection breaks or is blocked; with deadline 0, only
+ * handle the frames already received (before a publish: a
+ * connection.blocked stops publishing).  Returns 0 when all are settled
+ * (or, with deadline 0, nothing more has come), -1 when publishing must
+ * stop (the rest settled by the caller).
+ */
+static int
+amqp_await(
+    struct channel *ch, struct amqp_batch *b, int64_t deadline, char **why)
+{
+	amqp_frame_t   f;
+	struct timeval tv;
+	int            rc;
 
 	for (;;) {
-		if (amqp_waiting(tags, n) == 0)
+		if (deadline != 0 && amqp_waiting(b->tags, b->n) == 0)
 			return 0;
-		amqp_ms_tv(deadline - now_mono_ms(), &tv);
+		amqp_ms_tv(deadline != 0 ? deadline - now_mono_ms() : 0, &tv);
 		amqp_maybe_release_buffers(ch->conn);
 		rc = amqp_simple_wait_frame_noblock(ch->conn, &f, &tv);
 		if (rc == AMQP_STATUS_TIMEOUT) {
+			if (deadline == 0)
+				return 0;
 			*why = xstrdup("amqp: no confirm within the timeout");
 			return -1;
 		}
@@ -441,46 +676,8 @@ amqp_await(struct channel *ch, struct outbox_msg **msgs, uint64_t *tags,
 			*why = xasprintf("amqp: %s", amqp_error_string2(rc));
 			return -1;
 		}
-		if (f.frame_type != AMQP_FRAME_METHOD)
-			continue;
-		switch (f.payload.method.id) {
-		case AMQP_BASIC_ACK_METHOD:
-			ack = f.payload.method.decoded;
-			amqp_on_confirm(ch, ack->delivery_tag, ack->multiple,
-			    true, msgs, tags, returned, n);
-			break;
-		case AMQP_BASIC_NACK_METHOD:
-			nack = f.payload.method.decoded;
-			amqp_on_confirm(ch, nack->delivery_tag, nack->multiple,
-			    false, msgs, tags, returned, n);
-			break;
-		case AMQP_BASIC_RETURN_METHOD:
-			if (amqp_on_return(ch, f.payload.method.decoded, msgs,
-			        tags, returned, n) == -1) {
-				*why = xstrdup("amqp: cannot read a return");
-				return -1;
-			}
-			break;
-		case AMQP_CONNECTION_BLOCKED_METHOD:
-			amqp_set_blocked(ch, true,
-			    ((amqp_connection_blocked_t *)
-			            f.payload.method.decoded)
-			        ->reason);
-			*why = xstrdup("amqp: connection blocked by the broker "
-			               "(memory or disk alarm)");
+		if (amqp_on_frame(ch, &f, b, why) == -1)
 			return -1;
-		case AMQP_CHANNEL_CLOSE_METHOD:
-			cc = f.payload.method.decoded;
-			*why = xasprintf("amqp: channel closed: %u %.*s",
-			    cc->reply_code, (int)cc->reply_text.len,
-			    (const char *)cc->reply_text.bytes);
-			return -1;
-		case AMQP_CONNECTION_CLOSE_METHOD:
-			*why = xstrdup("amqp: connection closed by the broker");
-			return -1;
-		default:
-			break;
-		}
 	}
 }
 
@@ -540,18 +737,73 @@ amqp_report_refused(struct channel *ch, const char *err)
 	incident_report(&inc);
 }
 
+/*
+ * Check msg as a publish would take it (enqueue, and each row before it
+ * is published): a payload over max_size, or a routing key or type over
+ * an AMQP short string, can never be published.
+ */
+static int
+amqp_check(
+    const struct conf_channel *cc, const struct outbox_msg *row, char **why)
+{
+	struct outbox_msg m = *row, *msg = &m;
+	char             *rk;
+	size_t            len;
+
+	/* outbox enqueue checks a payload without its row's event_type. */
+	if (m.event_type == NULL)
+		m.event_type = "";
+
+	if (cc->max_size > 0 && msg->payload_len > (size_t)cc->max_size) {
+		*why = xasprintf("payload too large: %zu bytes, max_size %lld",
+		    msg->payload_len, cc->max_size);
+		return -1;
+	}
+	if (strlen(msg->event_type) > AMQP_SHORTSTR_MAX) {
+		*why = xasprintf("amqp: event_type of %zu bytes: the type "
+		                 "property holds at most %d",
+		    strlen(msg->event_type), AMQP_SHORTSTR_MAX);
+		return -1;
+	}
+	rk = channel_amqp_routing_key(cc->routing_key, msg);
+	len = strlen(rk);
+	free(rk);
+	if (len > AMQP_SHORTSTR_MAX) {
+		*why = xasprintf("amqp: routing key of %zu bytes: AMQP allows "
+		                 "at most %d",
+		    len, AMQP_SHORTSTR_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* The result of msg is known: tell the limits once. */
+static void
+amqp_tell(struct send_ctl *ctl, struct outbox_msg *msg, bool *told)
+{
+	if (*told)
+		return;
+	*told = true;
+	ctl->after_send(ctl, msg);
+}
+
 static void
 amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
 {
-	uint64_t *tags;
-	bool     *returned, auth;
-	char     *err = NULL, *why = NULL;
-	size_t    i, first;
-	int64_t   deadline;
+	struct amqp_batch b;
+	bool             *told, auth, stopped = false, broken = false;
+	bool              cut, down = false;
+	char             *err = NULL, *why = NULL, *bad = NULL;
+	size_t            i;
+	int64_t           until, deadline;
+	int               rc;
 
-	tags = xcalloc(n + 1, sizeof *tags);
-	returned = xcalloc(n + 1, sizeof *returned);
+	b.msgs = msgs;
+	b.n = n;
+	b.tags = xcalloc(n + 1, sizeof *b.tags);
+	b.returned = xcalloc(n + 1, sizeof *b.returned);
+	told = xcalloc(n + 1, sizeof *told);
 	for (i = 0; i < n; i++)
 		msgs[i]->result = SEND_NONE;
 	if (ch->conn != NULL && amqp_poll(ch, 0) == -1)
@@ -560,72 +812,101 @@ amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	    amqp_poll(ch, ch->conf->timeout_ms / 10) == -1)
 		amqp_disconnect(ch);
 	if (ch->conn != NULL && ch->blocked)
-		goto out; /* all SEND_NONE: no attempt burnt */
-	/* Connect only for a message the limits let start (not while the
-	 * circuit is open). */
-	for (first = 0; first < n; first++) {
-		if (!*ctl->stop && ctl->before_send(ctl, msgs[first]) == 0)
-			break;
-	}
-	if (first == n)
-		goto out;
-	if (ch->conn == NULL && amqp_connect(ch, &auth, &err) == -1) {
-		if (auth) {
-			/* The channel's failure, not the messages': back
-			 * unattempted, with the error for the circuit. */
-			amqp_report_refused(ch, err);
-			amqp_set(msgs[first], SEND_NONE, xstrdup(err));
-			ctl->after_send(ctl, msgs[first]);
-			goto out;
-		}
-		/* Unreachable: transient for every message let start. */
-		for (i = first; i < n; i++) {
-			if (i > first &&
-			    (*ctl->stop || ctl->before_send(ctl, msgs[i]) != 0))
-				continue;
-			amqp_set(msgs[i], SEND_RETRY, xstrdup(err));
-			ctl->after_send(ctl, msgs[i]);
-		}
-		goto out;
-	}
-	ch->refused_reported = false;
-	for (i = first; i < n; i++) {
-		if (i > first &&
-		    (*ctl->stop || ctl->before_send(ctl, msgs[i]) != 0))
+		stopped = true; /* all SEND_NONE: no attempt burnt */
+	until = now_mono_ms() + ch->conf->timeout_ms;
+	for (i = 0; i < n; i++) {
+		/* A row the broker could never take fails alone. */
+		if (amqp_check(ch->conf, msgs[i], &bad) != 0) {
+			amqp_set(msgs[i], SEND_PERMANENT, bad);
+			bad = NULL;
+			amqp_tell(ctl, msgs[i], &told[i]);
 			continue;
-		if (amqp_publish(ch, msgs[i]) != AMQP_STATUS_OK) {
-			amqp_set(msgs[i], SEND_RETRY,
-			    xstrdup("amqp: publish failed"));
-			amqp_disconnect(ch);
-			break;
 		}
-		tags[i] = ch->next_tag++;
+		/* Connect only for a message the limits let start (not
+		 * while the circuit is open). */
+		if (stopped || *ctl->stop ||
+		    ctl->before_send(ctl, msgs[i]) != 0)
+			continue;
+		if (!down && ch->conn == NULL) {
+			if (amqp_connect(ch, &auth, &err) == -1) {
+				if (auth) {
+					/* The channel's failure, not the
+					 * messages': back unattempted, with
+					 * the error for the circuit. */
+					amqp_report_refused(ch, err);
+					amqp_set(
+					    msgs[i], SEND_NONE, xstrdup(err));
+					amqp_tell(ctl, msgs[i], &told[i]);
+					stopped = true;
+					continue;
+				}
+				down = true;
+			} else
+				ch->refused_reported = false;
+		}
+		if (down) {
+			/* Unreachable: transient for every message let
+			 * start. */
+			amqp_set(msgs[i], SEND_RETRY, xstrdup(err));
+			amqp_tell(ctl, msgs[i], &told[i]);
+			continue;
+		}
+		/* Confirms so far, and a connection.blocked. */
+		if (amqp_await(ch, &b, 0, &why) == -1 ||
+		    now_mono_ms() >= until) {
+			if (!ch->blocked && why != NULL)
+				broken = true;
+			stopped = true;
+			continue;
+		}
+		amqp_watch_arm(ch, until, ctl->stop);
+		rc = amqp_publish(ch, msgs[i]);
+		cut = amqp_watch_disarm(ch);
+		if (rc != AMQP_STATUS_OK) {
+			/* Cut short (deadline, stop) or blocked: not
+			 * published, no attempt; else the connection
+			 * failed. */
+			if (!cut && !ch->blocked)
+				amqp_set(msgs[i], SEND_RETRY,
+				    xasprintf("amqp: publish failed: %s",
+				        amqp_error_string2(rc)));
+			broken = true;
+			stopped = true;
+			continue;
+		}
+		b.tags[i] = ch->next_tag++;
 	}
+	/* The confirms of what was published, whatever stopped the
+	 * publishing, unless the connection is gone. */
 	deadline = now_mono_ms() + ch->conf->timeout_ms;
-	if (ch->conn != NULL &&
-	    amqp_await(ch, msgs, tags, returned, n, deadline, &why) == -1) {
+	if (ch->conn != NULL && !broken) {
+		free(why);
+		why = NULL;
 		/* Blocked: put back with no attempt and no error (not a
 		 * failure of the channel), and keep the connection to hear
 		 * connection.unblocked (the publishes it holds may still be
 		 * delivered: duplicates, never losses).  Otherwise
 		 * transient, and the connection is dropped. */
-		if (ch->blocked)
-			amqp_settle_rest(msgs, tags, n, SEND_NONE, NULL);
-		else {
-			amqp_settle_rest(msgs, tags, n, SEND_RETRY, why);
-			amqp_disconnect(ch);
-		}
+		if (amqp_await(ch, &b, deadline, &why) == -1 && !ch->blocked)
+			broken = true;
 	}
-	amqp_settle_rest(msgs, tags, n, SEND_RETRY, "amqp: connection lost");
-	for (i = first; i < n; i++) {
+	cut = amqp_watch_disarm(ch);
+	if (ch->blocked || cut)
+		amqp_settle_rest(msgs, b.tags, n, SEND_NONE, NULL);
+	else if (broken)
+		amqp_settle_rest(msgs, b.tags, n, SEND_RETRY,
+		    why != NULL ? why : "amqp: connection lost");
+	if (broken || cut)
+		amqp_disconnect(ch);
+	for (i = 0; i < n; i++) {
 		if (msgs[i]->result != SEND_NONE || msgs[i]->error != NULL)
-			ctl->after_send(ctl, msgs[i]);
+			amqp_tell(ctl, msgs[i], &told[i]);
 	}
-out:
 	free(err);
 	free(why);
-	free(tags);
-	free(returned);
+	free(told);
+	free(b.tags);
+	free(b.returned);
 }
 
 static int
@@ -651,11 +932,15 @@ amqp_close(struct channel *ch)
 {
 	if (ch == NULL)
 		return;
-	if (ch->conn != NULL) {
+	/* A blocked broker answers no close: drop the connection.  Else
+	 * the goodbye is bounded by the watchdog. */
+	if (ch->conn != NULL && !ch->blocked) {
+		amqp_watch_arm(ch, now_mono_ms() + AMQP_CLOSE_MS, NULL);
 		amqp_channel_close(ch->conn, AMQP_CHAN, AMQP_REPLY_SUCCESS);
 		amqp_connection_close(ch->conn, AMQP_REPLY_SUCCESS);
 	}
 	amqp_disconnect(ch);
+	amqp_watch_end(ch);
 	free(ch->urlbuf);
 	free(ch);
 }
@@ -679,4 +964,5 @@ const struct channel_ops channel_amqp_ops = {
 	.open = amqp_open,
 	.send = amqp_send,
 	.close = amqp_close,
+	.check = amqp_check,
 };

@@ -437,6 +437,9 @@ http_headers(struct channel *ch, const struct outbox_msg *msg)
 	return l;
 }
 
+static int http_check(
+    const struct conf_channel *, const struct outbox_msg *, char **);
+
 /* The payload must be sendable at all; then an idle slot. */
 static void *
 http_prepare(struct channel *ch, struct outbox_msg *msg)
@@ -444,7 +447,7 @@ http_prepare(struct channel *ch, struct outbox_msg *msg)
 	unsigned i;
 	char    *why = NULL;
 
-	if (channel_http_check(msg, &why) != 0) {
+	if (http_check(ch->conf, msg, &why) != 0) {
 		msg->result = SEND_PERMANENT;
 		msg->error = why;
 		return NULL;
@@ -543,7 +546,12 @@ static int
 http_check(
     const struct conf_channel *cc, const struct outbox_msg *msg, char **why)
 {
-	(void)cc;
+	/* A body over max_size is never sent: FAILED with the reason. */
+	if (cc->max_size > 0 && msg->payload_len > (size_t)cc->max_size) {
+		*why = xasprintf("payload too large: %zu bytes, max_size %lld",
+		    msg->payload_len, cc->max_size);
+		return -1;
+	}
 	return channel_http_check(msg, why);
 }
 

@@ -14,7 +14,11 @@
  * refused login, the message goes back SEND_NONE with the error (a
  * circuit failure, no attempt counted; see channel.h), nothing more of
  * the batch is started, and an incident (channel_auth_failed) is
- * reported once until a message goes out again.
+ * reported once until a message goes out again.  A server that refuses
+ * the connection or the sender is the same kind of fault: a 5xx greeting
+ * (554), a 5xx to EHLO that HELO does not mend, a 5xx to MAIL FROM (the
+ * channel's own from; 552, the SIZE limit, stays the message's): the
+ * incident is channel_rejected.
  *
  * libcurl skips AUTH without a word when the server does not offer it
  * (and sends the mail unauthenticated), so the protocol trace watches
@@ -46,6 +50,15 @@
 /* Bytes of refused recipients kept for last_error. */
 #define SMTP_REFUSED 1024
 
+/* What the server's reply answers, from the protocol trace. */
+enum smtp_stage {
+	SMTP_STAGE_GREETING, /* a new connection's first reply */
+	SMTP_STAGE_EHLO,     /* EHLO or HELO */
+	SMTP_STAGE_MAIL,     /* MAIL FROM */
+	SMTP_STAGE_OTHER,    /* AUTH, RCPT, DATA... */
+	SMTP_STAGE_QUIT,     /* QUIT: its reply is not the failure's */
+};
+
 /* The option was spelt CURLOPT_MAIL_RCPT_ALLLOWFAILS before 8.2.0. */
 #if LIBCURL_VERSION_NUM >= 0x080200
 #define SMTP_RCPT_ALLOWFAILS CURLOPT_MAIL_RCPT_ALLOWFAILS
@@ -63,11 +76,13 @@ struct smtp_xfer {
 	char               rcpt[SMTP_REPLY];  /* RCPT TO in flight */
 	struct buf         refused;           /* "addr (reply), ..." */
 	unsigned           nrefused;
-	bool               login;   /* credentials are set */
-	bool               greeted; /* EHLO/HELO sent in this transfer */
-	bool               authed;  /* 235 since the last EHLO/HELO */
-	bool               noauth;  /* MAIL FROM without AUTH: abort */
-	bool               quit;    /* QUIT sent: its reply is nobody's */
+	bool               login;    /* credentials are set */
+	bool               greeted;  /* EHLO/HELO sent in this transfer */
+	bool               authed;   /* 235 since the last EHLO/HELO */
+	bool               noauth;   /* MAIL FROM without AUTH: abort */
+	enum smtp_stage    stage;    /* of the command last sent */
+	enum smtp_stage    rejected; /* the stage a 5xx refused, or OTHER */
+	char               reject[SMTP_REPLY]; /* and that reply */
 };
 
 struct channel {
@@ -77,9 +92,27 @@ struct channel {
 	unsigned                   nxfers;
 	unsigned long long         messages; /* transfers finished */
 	unsigned long long         connects; /* connections opened */
-	bool auth_failed;   /* this batch or stream: start nothing more */
-	bool auth_reported; /* incident reported, until a message goes out */
+	bool failed;   /* login or connection refused: start nothing more */
+	bool reported; /* incident reported, until a message goes out */
 };
+
+/*
+ * A final reply line to the greeting, EHLO/HELO or MAIL FROM: a 5xx there
+ * (but 552, MAIL FROM's SIZE limit) refuses the channel, until a 2xx or
+ * 3xx to the same stage mends it (HELO after a refused EHLO).  Replies to
+ * later commands (QUIT after the failure) leave it as it is.
+ */
+static void
+smtp_note_reject(struct smtp_xfer *x, const char *line)
+{
+	if (x->stage == SMTP_STAGE_OTHER || x->stage == SMTP_STAGE_QUIT)
+		return;
+	if (line[0] == '5' && strncmp(line, "552", 3) != 0) {
+		x->rejected = x->stage;
+		snprintf(x->reject, sizeof x->reject, "%s", x->reply);
+	} else if (line[0] == '2' || line[0] == '3')
+		x->rejected = SMTP_STAGE_OTHER;
+}
 
 /*
  * libcurl reports neither the text of a reply nor which recipients a
@@ -95,26 +128,32 @@ smtp_debug_cb(
 	(void)easy;
 	if (type == CURLINFO_HEADER_OUT) {
 		x->rcpt[0] = '\0';
-		if (size >= 4 && strncasecmp(data, "QUIT", 4) == 0)
-			x->quit = true;
-		else if (size > 8 && strncasecmp(data, "RCPT TO:", 8) == 0)
+		x->stage = SMTP_STAGE_OTHER;
+		if (size > 8 && strncasecmp(data, "RCPT TO:", 8) == 0)
 			line_copy(x->rcpt, sizeof x->rcpt, data + 8, size - 8);
 		else if (size > 5 &&
 		    (strncasecmp(data, "EHLO ", 5) == 0 ||
 		        strncasecmp(data, "HELO ", 5) == 0)) {
 			x->greeted = true;
 			x->authed = false;
+			x->stage = SMTP_STAGE_EHLO;
 		} else if (size > 10 &&
-		    strncasecmp(data, "MAIL FROM:", 10) == 0 && x->greeted &&
-		    !x->authed && x->login)
-			x->noauth = true;
+		    strncasecmp(data, "MAIL FROM:", 10) == 0) {
+			x->stage = SMTP_STAGE_MAIL;
+			if (x->greeted && !x->authed && x->login)
+				x->noauth = true;
+		} else if (size >= 4 && strncasecmp(data, "QUIT", 4) == 0)
+			x->stage = SMTP_STAGE_QUIT;
 		return 0;
 	}
-	/* The reply to QUIT, when libcurl closes the connection at the end
-	 * of a transfer, is not the message's answer. */
-	if (type != CURLINFO_HEADER_IN || size < 4 || x->quit)
+	/* libcurl says QUIT when it closes a connection after a failure:
+	 * "221 bye" would hide the reply that failed the message. */
+	if (type != CURLINFO_HEADER_IN || size < 4 ||
+	    x->stage == SMTP_STAGE_QUIT)
 		return 0;
 	line_copy(x->reply, sizeof x->reply, data, size);
+	if (data[3] == ' ')
+		smtp_note_reject(x, data);
 	/* A 4xx or 5xx to anything but RCPT TO (whose refusals leave the
 	 * transaction open by design) may leave the session in a state the
 	 * next message would inherit (a server still in its DATA phase
@@ -318,8 +357,9 @@ smtp_prepare(struct channel *ch, struct outbox_msg *msg)
 	struct smtp_xfer *x = smtp_idle_xfer(ch);
 	char             *why = NULL;
 
-	if (ch->auth_failed) {
-		/* Back unattempted: the login failed for every message. */
+	if (ch->failed) {
+		/* Back unattempted: the login or the connection failed for
+		 * every message. */
 		msg->result = SEND_NONE;
 		return NULL;
 	}
@@ -346,7 +386,9 @@ smtp_start(struct channel *ch, void *slot, struct outbox_msg *msg)
 	x->greeted = false;
 	x->authed = false;
 	x->noauth = false;
-	x->quit = false;
+	x->stage = SMTP_STAGE_GREETING;
+	x->rejected = SMTP_STAGE_OTHER;
+	x->reject[0] = '\0';
 	curl_easy_setopt(x->easy, CURLOPT_FORBID_REUSE, 0L);
 	x->msg = msg;
 	if ((x->mime = mime_curl(x->mail, x->easy, &why)) == NULL) {
@@ -377,23 +419,25 @@ smtp_classify(CURLcode cc, long code)
 }
 
 /*
- * The login failed for the channel, not for msg: back unattempted with
- * the error for the circuit breaker, nothing more of this batch started,
- * and one incident until a message goes out again.
+ * The login or the connection failed for the channel, not for msg: back
+ * unattempted with the error for the circuit breaker, nothing more of
+ * this batch started, and one incident (event) until a message goes out
+ * again.
  */
 static void
-smtp_login_failed(struct channel *ch, struct outbox_msg *msg, char *error)
+smtp_channel_failed(
+    struct channel *ch, struct outbox_msg *msg, const char *event, char *error)
 {
 	struct incident inc;
 
 	msg->result = SEND_NONE;
 	msg->error = error;
-	ch->auth_failed = true;
-	if (ch->auth_reported)
+	ch->failed = true;
+	if (ch->reported)
 		return;
-	ch->auth_reported = true;
+	ch->reported = true;
 	memset(&inc, 0, sizeof inc);
-	inc.event = "channel_auth_failed";
+	inc.event = event;
 	inc.channel = ch->conf->name;
 	inc.detail = error;
 	incident_report(&inc);
@@ -415,21 +459,31 @@ smtp_finish(struct channel *ch, void *slot, CURLcode cc)
 
 	what = x->errbuf[0] != '\0' ? x->errbuf : curl_easy_strerror(cc);
 	if (x->noauth && cc != CURLE_OK) {
-		smtp_login_failed(ch, msg,
+		smtp_channel_failed(ch, msg, "channel_auth_failed",
 		    xasprintf("smtp: the server offers no AUTH and a username "
 		              "is set: nothing sent unauthenticated"));
 		goto out;
 	}
 	if (cc == CURLE_LOGIN_DENIED) {
-		smtp_login_failed(ch, msg,
+		smtp_channel_failed(ch, msg, "channel_auth_failed",
 		    xasprintf("smtp: login refused: %s",
 		        x->reply[0] != '\0' ? x->reply : what));
+		goto out;
+	}
+	if (cc != CURLE_OK && x->rejected != SMTP_STAGE_OTHER) {
+		smtp_channel_failed(ch, msg, "channel_rejected",
+		    xasprintf("smtp: the server refused the %s: %s",
+		        x->rejected == SMTP_STAGE_GREETING ? "connection"
+		            : x->rejected == SMTP_STAGE_EHLO
+		            ? "EHLO"
+		            : "sender (MAIL FROM)",
+		        x->reject));
 		goto out;
 	}
 	msg->result = smtp_classify(cc, code);
 	msg->status_code = code > 0 && code < 1000 ? (int)code : 0;
 	if (msg->result == SEND_OK) {
-		ch->auth_reported = false;
+		ch->reported = false;
 		/* Partial refusal: delivered to the others, so it counts as
 		 * sent (a retry would duplicate it for them); the refused
 		 * recipients are recorded. */
@@ -465,7 +519,7 @@ static void
 smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
 {
-	ch->auth_failed = false;
+	ch->failed = false;
 	channel_multi_send(
 	    ch, ch->multi, ch->nxfers, &smtp_multi_ops, msgs, n, ctl);
 }
@@ -473,7 +527,7 @@ smtp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 static void
 smtp_stream(struct channel *ch, struct send_ctl *ctl)
 {
-	ch->auth_failed = false;
+	ch->failed = false;
 	channel_multi_stream(ch, ch->multi, ch->nxfers, &smtp_multi_ops, ctl);
 }
 

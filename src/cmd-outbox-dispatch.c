@@ -59,6 +59,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct dispatch_stats stats;
 	struct dispatch      *dp = NULL;
 	enum dispatch_status  st;
+	enum db_status        dst;
 	struct db            *db = NULL;
 	struct sigaction      sa, ign;
 	struct sigaction   old_stop[nitems(cmd_outbox_dispatch_stop_signals)];
@@ -89,6 +90,9 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	memset(&opts, 0, sizeof opts);
 	opts.batch = c->outbox.batch_size;
 	opts.stop = &cmd_outbox_dispatch_stop;
+	/* --for counts from the start of the process, not from a connect
+	 * that may have waited for the server (cronguard(1)). */
+	opts.start_ms = process_started_ms();
 	if ((v = cmd_opt_value(ctx, "for")) != NULL &&
 	    duration_parse(v, &opts.for_ms, &e) != 0) {
 		rc = cmd_usage_error(ctx->entry, "--for %s: %s", v, e);
@@ -137,8 +141,11 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 		    "stopped by signal before the first pass", NULL);
 		goto out;
 	}
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
+	if ((dst = db_connect_until(
+	         &c->db, dispatch_deadline(dp), &db, &errstr)) != DB_OK) {
+		rc = cmd_db_error(ctx, dst, errstr);
 		goto out;
+	}
 
 	st = dispatch_run(dp, db, &stats, &errstr);
 	if (st != DISPATCH_OK)

@@ -62,17 +62,19 @@ struct conf_database {
 };
 
 struct conf_outbox {
-	unsigned      batch_size; /* 50, 1..1000 */
-	unsigned      pipeline;   /* batches in flight per dispatcher, 1..16 */
-	int64_t       poll_interval_ms;                   /* 1s */
-	int64_t       lease_ms;                           /* 5m */
-	int64_t       watchdog_ms;                        /* 15m */
-	unsigned      max_attempts;                       /* 8 */
-	int64_t       backoff_initial_ms;                 /* 30s */
-	double        backoff_multiplier;                 /* 2.0 */
-	int64_t       backoff_max_ms;                     /* 1h */
-	double        backoff_jitter;                     /* 0.2, in [0, 1] */
-	enum ordering ordering;                           /* per_key */
+	unsigned  batch_size;      /* 50, 1..1000 */
+	unsigned  pipeline;        /* batches in flight per dispatcher, 1..16 */
+	long long max_batch_bytes; /* claimed payload bytes in flight per
+	                            * dispatcher (outbox_claim_budget) */
+	int64_t             poll_interval_ms;             /* 1s */
+	int64_t             lease_ms;                     /* 5m */
+	int64_t             watchdog_ms;                  /* 15m */
+	unsigned            max_attempts;                 /* 8 */
+	int64_t             backoff_initial_ms;           /* 30s */
+	double              backoff_multiplier;           /* 2.0 */
+	int64_t             backoff_max_ms;               /* 1h */
+	double              backoff_jitter;               /* 0.2, in [0, 1] */
+	enum ordering       ordering;                     /* per_key */
 	enum ordering_scope ordering_scope;               /* channel */
 	enum attempt_log    attempt_log;                  /* all */
 	bool                keep_sent;                    /* true */

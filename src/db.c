@@ -43,6 +43,8 @@ struct db {
 	size_t             nsession;
 	unsigned long long conflicts;
 	unsigned long long reconnects;
+	unsigned           wait_s;   /* lock waits bounded to this (s), or 0 */
+	unsigned           last_err; /* errno of the last db_fail */
 };
 
 /* One statement's or transaction's retries so far. */
@@ -107,6 +109,7 @@ db_classify(unsigned err)
 static enum db_status
 db_fail(struct db *db, char **errstr, const char *what)
 {
+	db->last_err = mysql_errno(db->mysql);
 	if (errstr != NULL) {
 		free(*errstr);
 		*errstr =
@@ -573,6 +576,17 @@ db_connect_check(const struct conf_database *c, struct db **out, char **errstr)
 	    out, errstr);
 }
 
+enum db_status
+db_connect_until(const struct conf_database *c, int64_t until_ms,
+    struct db **out, char **errstr)
+{
+	int64_t retry_ms = c->connect_retry_ms, left;
+
+	if (until_ms != 0 && (left = until_ms - now_mono_ms()) < retry_ms)
+		retry_ms = left > 0 ? left : 0;
+	return db_connect_retry(c, true, retry_ms, out, errstr);
+}
+
 void
 db_close(struct db *db)
 {
@@ -702,6 +716,7 @@ db_reconnect(struct db *db, char **errstr)
 			fresh->mysql = NULL;
 			db_close(fresh);
 			db->in_txn = false;
+			db->wait_s = 0;
 			for (i = 0; st == DB_OK && i < db->nsession; i++)
 				st = db_simple(db, db->session[i], &e);
 			if (st == DB_OK)
@@ -762,6 +777,12 @@ db_retry_again(struct db *db, struct db_retry *r, enum db_status *st,
 		return true;
 	}
 	if (!conflict)
+		return false;
+	/* A lock wait that lasted until the worker's deadline
+	 * (db_bound_waits) is not waited again. */
+	if (db->reconnect && db->reconnect_until != 0 &&
+	    db->last_err == ER_LOCK_WAIT_TIMEOUT &&
+	    now_mono_ms() >= db->reconnect_until)
 		return false;
 	/* DB_RETRIES times in any case; with the policy on, then on until
 	 * its bound. */
@@ -1105,6 +1126,39 @@ db_drain(struct db *db, char **errstr)
 	return DB_OK;
 }
 
+/*
+ * With a worker's deadline (db_reconnect_enable), a statement blocked
+ * behind a table lock (LOCK TABLES, an ALTER) or a row lock waits no
+ * longer than the time left before it, rounded up to whole seconds, not
+ * read_timeout and over again after each reconnect: before a statement,
+ * whenever the whole seconds left drop below the session's bound, both
+ * lock wait timeouts (server variables of MySQL and MariaDB alike) are
+ * lowered to them, never raised above the server's own.  At most one
+ * SET a second; a statement that starts at the deadline waits 1 s.
+ */
+static enum db_status
+db_bound_waits(struct db *db, char **errstr)
+{
+	char     sql[192];
+	unsigned left;
+	int      n;
+
+	if (db->reconnect_until == 0)
+		return DB_OK;
+	left = db_seconds(db->reconnect_until - now_mono_ms());
+	if (db->wait_s != 0 && left >= db->wait_s)
+		return DB_OK;
+	n = snprintf(sql, sizeof sql,
+	    "SET SESSION lock_wait_timeout = LEAST(@@lock_wait_timeout, %u),"
+	    " innodb_lock_wait_timeout = LEAST(@@innodb_lock_wait_timeout,"
+	    " %u)",
+	    left, left);
+	if (mysql_real_query(db->mysql, sql, (unsigned long)n) != 0)
+		return db_fail(db, errstr, "query");
+	db->wait_s = left;
+	return DB_OK;
+}
+
 static enum db_status
 db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
     bool own, char **errstr)
@@ -1113,6 +1167,8 @@ db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
 	struct db_result *out;
 	enum db_status    st;
 
+	if ((st = db_bound_waits(db, errstr)) != DB_OK)
+		return st;
 	if (mysql_real_query(db->mysql, sql, len) != 0)
 		return own ? db_fail_own(db, errstr)
 		           : db_fail(db, errstr, "query");

@@ -89,6 +89,12 @@ int db_is_mariadb(const struct db *);
  * 2002 no socket, ...), 0 after a successful one: for doctor, which
  * gives each a fix of its own. */
 unsigned db_connect_errno(void);
+/* db_connect_primary for a worker with a deadline (until_ms, monotonic;
+ * 0: none): retrying stops at it, so the attempt in progress then
+ * (bounded by connect_timeout) is the last.  A read-only server is
+ * DB_ERR_READ_ONLY, as for db_connect_primary. */
+enum db_status db_connect_until(const struct conf_database *c, int64_t until_ms,
+    struct db **out, char **errstr);
 /* Close and free.  NULL is fine. */
 void          db_close(struct db *);
 unsigned long db_connection_id(struct db *);

@@ -359,6 +359,7 @@ struct dpipe {
 	struct dbatchq      sendq;    /* claimed, to send */
 	struct dbatchq      finq;     /* sent or not, to finalise */
 	unsigned            inflight; /* claimed and not finalised */
+	unsigned long long  inbytes;  /* their payload bytes */
 	bool                stopping; /* claim nothing more */
 	bool                drained;  /* the claimer has ended */
 	bool                closing;  /* nothing more comes to finq */
@@ -481,12 +482,21 @@ dpipe_claimer(void *arg)
 	char            *err = NULL;
 	bool             quiet, stopping, had_cursor;
 	size_t           got;
+	long long        budget;
 
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		while (!p->stopping && p->inflight >= dp->conf->outbox.pipeline)
+		/* outbox.max_batch_bytes holds for all the batches in
+		 * flight together. */
+		while (!p->stopping &&
+		    (p->inflight >= dp->conf->outbox.pipeline ||
+		        (p->inflight > 0 &&
+		            p->inbytes >= (unsigned long long)dp->conf->outbox
+		                              .max_batch_bytes)))
 			pthread_cond_wait(&p->cond, &p->lock);
 		quiet = p->inflight == 0;
+		budget =
+		    dp->conf->outbox.max_batch_bytes - (long long)p->inbytes;
 		stopping = p->stopping;
 		pthread_mutex_unlock(&p->lock);
 		if (stopping || dispatch_left(dp) <= 0)
@@ -495,8 +505,9 @@ dpipe_claimer(void *arg)
 		b = xcalloc(1, sizeof *b);
 		had_cursor = dp->cursor.set;
 		b->claimed_ms = now_mono_ms();
-		st = outbox_claim(dp->claim_db, &dp->conf->outbox, p->names,
-		    p->nnames, dp->batch, &dp->cursor, &b->c, &err);
+		st = outbox_claim_budget(dp->claim_db, &dp->conf->outbox,
+		    p->names, p->nnames, dp->batch, budget > 0 ? budget : 1,
+		    &dp->cursor, &b->c, &err);
 		b->claim_ms = now_mono_ms() - b->claimed_ms;
 		if (st != DB_OK) {
 			dbatch_free(b);
@@ -516,6 +527,7 @@ dpipe_claimer(void *arg)
 		pthread_mutex_lock(&p->lock);
 		if (got > 0) {
 			p->inflight++;
+			p->inbytes += b->c.bytes;
 			dbatchq_push(&p->sendq, b);
 			pthread_cond_broadcast(&p->cond);
 		}
@@ -538,13 +550,14 @@ dpipe_claimer(void *arg)
 static void *
 dpipe_finaliser(void *arg)
 {
-	struct dpipe    *p = arg;
-	struct dispatch *dp = p->dp;
-	struct dbatch   *b;
-	enum db_status   st;
-	char            *err = NULL;
-	bool             broken = false;
-	int64_t          t0;
+	struct dpipe      *p = arg;
+	struct dispatch   *dp = p->dp;
+	struct dbatch     *b;
+	enum db_status     st;
+	char              *err = NULL;
+	bool               broken = false;
+	int64_t            t0;
+	unsigned long long bytes;
 
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
@@ -568,9 +581,11 @@ dpipe_finaliser(void *arg)
 		if (log_enabled(LOG_DEBUG))
 			dispatch_log_batch(
 			    &b->c, b->claim_ms, b->send_ms, now_mono_ms() - t0);
+		bytes = b->c.bytes;
 		dbatch_free(b);
 		pthread_mutex_lock(&p->lock);
 		p->inflight--;
+		p->inbytes -= bytes;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
 	}
@@ -1170,6 +1185,12 @@ dispatch_open(struct conf *c, const struct dispatch_opts *opts,
 	dp->no_send = opts->no_send;
 	dp->stop = opts->stop != NULL ? opts->stop : &dp->never;
 	dp->for_ms = opts->for_ms;
+	if (dp->for_ms > 0)
+		dp->until =
+		    (opts->start_ms != 0 ? opts->start_ms : now_mono_ms()) +
+		    dp->for_ms -
+		    (dp->for_ms / 10 < DISPATCH_MARGIN_MS ? dp->for_ms / 10
+		                                          : DISPATCH_MARGIN_MS);
 	dp->chans = xcalloc(c->nchannels + 1, sizeof *dp->chans);
 	for (i = 0; i < c->nchannels; i++) {
 		cc = &c->channels[i];
@@ -1202,6 +1223,12 @@ dispatch_nchannels(const struct dispatch *dp)
 	return dp->nchans;
 }
 
+int64_t
+dispatch_deadline(const struct dispatch *dp)
+{
+	return dp->until;
+}
+
 /*
  * Every connection of the dispatcher is set up here.  READ COMMITTED (see
  * outbox.c): no gap locks on the claim's range read; replayed after a
@@ -1229,11 +1256,11 @@ dispatch_connect_pipeline(struct dispatch *dp, char **errstr)
 	if (!dispatch_pipelined(dp))
 		return DB_OK;
 	/* They claim and finalise: the writable primary only (db.h). */
-	if ((st = db_connect_primary(&dp->conf->db, &dp->claim_db, errstr)) !=
-	        DB_OK ||
+	if ((st = db_connect_until(
+	         &dp->conf->db, dp->until, &dp->claim_db, errstr)) != DB_OK ||
 	    (st = dispatch_session(dp, dp->claim_db, errstr)) != DB_OK ||
-	    (st = db_connect_primary(&dp->conf->db, &dp->fin_db, errstr)) !=
-	        DB_OK ||
+	    (st = db_connect_until(
+	         &dp->conf->db, dp->until, &dp->fin_db, errstr)) != DB_OK ||
 	    (st = dispatch_session(dp, dp->fin_db, errstr)) != DB_OK)
 		return st;
 	return DB_OK;
@@ -1268,10 +1295,6 @@ dispatch_run(struct dispatch *dp, struct db *db, struct dispatch_stats *st,
 	memset(st, 0, sizeof *st);
 	dp->db = db;
 	started = worked = now_mono_ms();
-	if (for_ms > 0)
-		dp->until = started + for_ms -
-		    (for_ms / 10 < DISPATCH_MARGIN_MS ? for_ms / 10
-		                                      : DISPATCH_MARGIN_MS);
 	if ((st->db = dispatch_session(dp, db, errstr)) != DB_OK ||
 	    (st->db = dispatch_connect_pipeline(dp, errstr)) != DB_OK) {
 		rc = DISPATCH_ERR_SESSION;

@@ -22,9 +22,11 @@
 struct dispatch_opts {
 	const char *const *channels;  /* serve only these (names in conf); */
 	size_t             nchannels; /* 0 = every configured channel */
-	unsigned           batch;   /* rows per claim; 0 = outbox.batch_size */
-	int64_t            for_ms;  /* poll until this long; 0 = drain once */
-	bool               no_send; /* benchmark: claim and finalise only */
+	unsigned           batch;    /* rows per claim; 0 = outbox.batch_size */
+	int64_t            for_ms;   /* poll until this long; 0 = drain once */
+	int64_t            start_ms; /* monotonic ms for_ms counts from (the
+	                              * process start); 0 = dispatch_open */
+	bool no_send;                /* benchmark: claim and finalise only */
 	/* Set non-zero (by a signal handler) to stop: claimed but unsent
 	 * rows go back at once.  NULL: never stopped. */
 	volatile sig_atomic_t *stop;
@@ -61,6 +63,10 @@ enum dispatch_status dispatch_open(struct conf *c,
 
 /* How many channels dp serves (0: nothing to dispatch). */
 size_t dispatch_nchannels(const struct dispatch *dp);
+
+/* The monotonic ms after which no claim or send starts (from start_ms
+ * and for_ms): connect retries stop at it too.  0 without a deadline. */
+int64_t dispatch_deadline(const struct dispatch *dp);
 
 /*
  * Set db's session to READ COMMITTED (outbox.c relies on it); with

@@ -13,6 +13,7 @@
 #include "conf.h"
 #include "exitcode.h"
 #include "log.h"
+#include "util.h"
 
 static void
 usage(FILE *f)
@@ -101,6 +102,7 @@ main(int argc, char **argv)
 	enum log_format         fmt = LOG_TEXT;
 	int                     ch, verbose = 0, quiet = 0, words, rc;
 
+	process_mark_start();
 	cmd_signals_hold();
 	conf_protect_secrets();
 	conf_path = conf_default_path();

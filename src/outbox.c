@@ -105,6 +105,7 @@ out:
 struct claim_args {
 	const struct buf *sql; /* outbox_claim_sql */
 	struct claim     *c;
+	long long         budget; /* payload bytes; <= 0: no limit */
 };
 
 int
@@ -114,6 +115,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 {
 	struct buf in, after, order, ttl;
 	size_t     i, nttl = 0;
+	long long  inline_max;
 	int        rc = -1;
 
 	buf_init(&in);
@@ -164,11 +166,16 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	}
 	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
 	 * on status alone, which walks every delete-marked entry. */
+	/* A payload larger than its share of max_batch_bytes is read only
+	 * for a row the claim keeps (claim_big). */
+	inline_max = conf->max_batch_bytes > 0 && limit > 0
+	    ? conf->max_batch_bytes / (long long)limit
+	    : LLONG_MAX;
 	rc = db_fragment(db, sql, errstr,
 	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
-	    " o.ordering_key, o.payload, o.attempts,"
-	    " FLOOR(UNIX_TIMESTAMP(o.created_at)), o.next_attempt_at,"
-	    " COALESCE(%F, FALSE)"
+	    " o.ordering_key, IF(LENGTH(o.payload) <= %lld, o.payload, NULL),"
+	    " o.attempts, FLOOR(UNIX_TIMESTAMP(o.created_at)),"
+	    " o.next_attempt_at, LENGTH(o.payload), COALESCE(%F, FALSE)"
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
 	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
 	    " AND o.channel IN (%F)%F"
@@ -176,7 +183,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	    " WHERE until_at IS NULL OR until_at > NOW(6))"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
-	    &ttl, &after, &in, &order, limit);
+	    inline_max, &ttl, &after, &in, &order, limit);
 out:
 	buf_free(&in);
 	buf_free(&after);
@@ -193,6 +200,9 @@ claim_reset(struct claim *c)
 	for (i = 0; c->storage != NULL && i < c->n; i++)
 		free(c->storage[i].error);
 	db_result_free(c->res);
+	db_result_free(c->big);
+	c->big = NULL;
+	c->bytes = 0;
 	free(c->storage);
 	free(c->msgs);
 	free(c->expired);
@@ -204,10 +214,76 @@ claim_reset(struct claim *c)
 	c->nexpired = 0;
 }
 
-/* Fill the messages from the claim's result rows; the expired ones go
- * to c->expired instead. */
+/* How many of the locked rows to keep: in order, while their payloads
+ * fit in budget, and the first one in any case. */
+static size_t
+claim_cut(
+    const struct db_result *r, long long budget, unsigned long long *bytes)
+{
+	unsigned long long sum = 0, len;
+	const char        *e;
+	size_t             i;
+
+	for (i = 0; i < r->nrows; i++) {
+		if (r->rows[i][9] == NULL ||
+		    parse_ull(r->rows[i][9], UINT64_MAX, &len, &e) != 0)
+			len = 0;
+		if (budget > 0 && i > 0 &&
+		    sum + len > (unsigned long long)budget)
+			break;
+		sum += len;
+	}
+	*bytes = sum;
+	return i;
+}
+
+/* Read the payloads the locking SELECT left out (larger than their share
+ * of the budget) for the rows kept, and point their messages at them. */
+static enum db_status
+claim_big(struct db *db, struct claim *c, char **errstr)
+{
+	unsigned long long *ids, id;
+	enum db_status      st;
+	const char         *e;
+	size_t              i, j, n = 0;
+
+	ids = xcalloc(c->n + 1, sizeof *ids);
+	for (i = 0; i < c->n; i++) {
+		if (c->msgs[i]->payload == NULL)
+			ids[n++] = c->msgs[i]->id;
+	}
+	st = DB_OK;
+	if (n == 0)
+		goto out;
+	st = db_query(db, &c->big, errstr,
+	    "SELECT id, payload FROM outbox_messages WHERE id IN (%L)", n, ids);
+	if (st != DB_OK)
+		goto out;
+	for (j = 0; j < c->big->nrows; j++) {
+		if (c->big->rows[j][0] == NULL ||
+		    parse_ull(c->big->rows[j][0], UINT64_MAX, &id, &e) != 0)
+			continue;
+		for (i = 0; i < c->n; i++) {
+			if (c->msgs[i]->id != id || c->big->rows[j][1] == NULL)
+				continue;
+			c->msgs[i]->payload = c->big->rows[j][1];
+			c->msgs[i]->payload_len = c->big->lengths[j][1];
+		}
+	}
+out:
+	/* A row is locked, so its payload was there; never hand on NULL. */
+	for (i = 0; i < c->n; i++) {
+		if (c->msgs[i]->payload == NULL)
+			c->msgs[i]->payload = "";
+	}
+	free(ids);
+	return st;
+}
+
+/* Fill the messages from the claim's first n result rows; the expired
+ * ones go to c->expired instead. */
 static int
-claim_fill(struct claim *c, char **errstr)
+claim_fill(struct claim *c, size_t n, char **errstr)
 {
 	struct db_result  *r = c->res;
 	struct outbox_msg *m;
@@ -217,16 +293,16 @@ claim_fill(struct claim *c, char **errstr)
 	size_t             i;
 
 	c->n = 0;
-	c->storage = xcalloc(r->nrows + 1, sizeof *c->storage);
-	c->msgs = xcalloc(r->nrows + 1, sizeof *c->msgs);
-	c->expired = xcalloc(r->nrows + 1, sizeof *c->expired);
-	for (i = 0; i < r->nrows; i++) {
+	c->storage = xcalloc(n + 1, sizeof *c->storage);
+	c->msgs = xcalloc(n + 1, sizeof *c->msgs);
+	c->expired = xcalloc(n + 1, sizeof *c->expired);
+	for (i = 0; i < n; i++) {
 		if (r->rows[i][0] == NULL ||
 		    parse_ull(r->rows[i][0], UINT64_MAX, &id, &e) != 0) {
 			*errstr = xstrdup("claim failed: bad id");
 			return -1;
 		}
-		if (db_parse_bool(r->rows[i][9]) == 1) {
+		if (db_parse_bool(r->rows[i][10]) == 1) {
 			c->expired[c->nexpired++] = id;
 			continue;
 		}
@@ -238,7 +314,8 @@ claim_fill(struct claim *c, char **errstr)
 		m->channel = r->rows[i][2];
 		m->event_type = r->rows[i][3];
 		m->ordering_key = r->rows[i][4];
-		m->payload = r->rows[i][5] != NULL ? r->rows[i][5] : "";
+		/* NULL: too large for the locking SELECT, read by claim_big. */
+		m->payload = r->rows[i][5];
 		m->payload_len = r->rows[i][5] != NULL ? r->lengths[i][5] : 0;
 		if (r->rows[i][6] == NULL ||
 		    parse_ll(r->rows[i][6], 0, UINT32_MAX, &v, &e) != 0) {
@@ -269,7 +346,8 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	st = db_query(db, &c->res, errstr, "%F", a->sql);
 	if (st != DB_OK)
 		goto out;
-	if (claim_fill(c, errstr) != 0) {
+	if (claim_fill(c, claim_cut(c->res, a->budget, &c->bytes), errstr) !=
+	    0) {
 		st = DB_ERR_QUERY;
 		goto out;
 	}
@@ -286,6 +364,8 @@ claim_txn(struct db *db, void *arg, char **errstr)
 			goto out;
 	}
 	if (c->n == 0)
+		goto out;
+	if ((st = claim_big(db, c, errstr)) != DB_OK)
 		goto out;
 
 	ids = xcalloc(c->n, sizeof *ids);
@@ -350,6 +430,15 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
     struct outbox_cursor *cur, struct claim *c, char **errstr)
 {
+	return outbox_claim_budget(db, conf, channels, nchannels, limit,
+	    conf->max_batch_bytes, cur, c, errstr);
+}
+
+enum db_status
+outbox_claim_budget(struct db *db, const struct conf_outbox *conf,
+    const char *const *channels, size_t nchannels, unsigned limit,
+    long long budget, struct outbox_cursor *cur, struct claim *c, char **errstr)
+{
 	struct claim_args a;
 	struct buf        sql;
 	enum db_status    st;
@@ -367,6 +456,7 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
 	}
 	a.sql = &sql;
 	a.c = c;
+	a.budget = budget;
 	st = db_txn_checked(db, claim_txn, claim_committed, &a, errstr);
 	if (st != DB_OK)
 		claim_reset(c);

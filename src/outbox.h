@@ -29,6 +29,8 @@ struct claim {
 	 * and made FAILED instead of claiming them. */
 	unsigned long long *expired;
 	size_t              nexpired;
+	struct db_result   *big;   /* payloads fetched on their own, or NULL */
+	unsigned long long  bytes; /* of the claimed payloads */
 };
 
 /* What a finalise did. */
@@ -102,6 +104,20 @@ int outbox_claim_sql(struct db *, const struct conf_outbox *,
 enum db_status outbox_claim(struct db *, const struct conf_outbox *,
     const char *const *channels, size_t nchannels, unsigned limit,
     struct outbox_cursor *cur, struct claim *c, char **errstr);
+
+/*
+ * outbox_claim with a budget of payload bytes (outbox_claim uses
+ * conf->max_batch_bytes): the claim takes the due rows in order while
+ * their payloads fit in budget, and always the first one, however large
+ * (a row larger than the budget is claimed alone).  Payloads up to
+ * max_batch_bytes / limit come with the locking SELECT; larger ones are
+ * read in the same transaction for the rows kept only, so a claim never
+ * holds much more than the budget.  c->bytes is what it holds.
+ */
+enum db_status outbox_claim_budget(struct db *, const struct conf_outbox *,
+    const char *const *channels, size_t nchannels, unsigned limit,
+    long long budget, struct outbox_cursor *cur, struct claim *c,
+    char **errstr);
 
 /*
  * Write every message's result back, fenced by id and claim token: one

@@ -296,6 +296,20 @@ now_mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int64_t util_started_ms;
+
+void
+process_mark_start(void)
+{
+	util_started_ms = now_mono_ms();
+}
+
+int64_t
+process_started_ms(void)
+{
+	return util_started_ms != 0 ? util_started_ms : now_mono_ms();
+}
+
 int64_t
 now_wall_ms(void)
 {

@@ -55,6 +55,11 @@ char *buf_steal(struct buf *);
 /* Monotonic and wall clocks in milliseconds. */
 int64_t now_mono_ms(void);
 int64_t now_wall_ms(void);
+/* The monotonic time main() started (process_mark_start, called first
+ * thing), from which outbox dispatch --for counts; now_mono_ms() when it
+ * was never marked. */
+void    process_mark_start(void);
+int64_t process_started_ms(void);
 /* Sleep for ms milliseconds, returning early (EINTR) is allowed. */
 void sleep_ms(int64_t);
 
