@@ -9,6 +9,7 @@
 
 #include "backoff.h"
 #include "conf.h"
+#include "testutil.h"
 
 static struct conf_outbox
 conf_backoff(void)
@@ -160,11 +161,5 @@ backoff_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(backoff_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(backoff_suite);
 }

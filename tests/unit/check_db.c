@@ -176,12 +176,5 @@ db_suite(void)
 int
 main(void)
 {
-	SRunner *sr;
-	int      failed;
-
-	sr = srunner_create(db_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
+	return testutil_main(db_suite);
 }

@@ -11,6 +11,7 @@
 #include "duration.h"
 #include "schedule.h"
 #include "util.h"
+#include "testutil.h"
 
 static const struct {
 	const char *in;
@@ -242,11 +243,5 @@ duration_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(duration_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(duration_suite);
 }

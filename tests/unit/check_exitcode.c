@@ -7,6 +7,7 @@
 #include <check.h>
 
 #include "exitcode.h"
+#include "testutil.h"
 
 /* The numbers monitoring and cron read. */
 START_TEST(test_numbers)
@@ -97,11 +98,5 @@ exitcode_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(exitcode_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(exitcode_suite);
 }

@@ -15,6 +15,7 @@
 
 #include "channel-http.h"
 #include "channel.h"
+#include "testutil.h"
 
 START_TEST(test_standard_webhooks_vector)
 {
@@ -323,11 +324,5 @@ http_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(http_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(http_suite);
 }

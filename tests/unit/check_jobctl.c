@@ -8,6 +8,7 @@
 #include <check.h>
 
 #include "jobctl.h"
+#include "testutil.h"
 
 static const struct {
 	const char *in;
@@ -126,11 +127,5 @@ jobctl_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(jobctl_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(jobctl_suite);
 }

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "runs.h"
 #include "util.h"
+#include "testutil.h"
 
 /* A value the fake returns: a string, or SQL NULL. */
 struct fval {
@@ -958,12 +959,5 @@ lock_suite(void)
 int
 main(void)
 {
-	SRunner *sr;
-	int      failed;
-
-	sr = srunner_create(lock_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return (failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE);
+	return testutil_main(lock_suite);
 }

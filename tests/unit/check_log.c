@@ -357,11 +357,5 @@ log_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(log_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(log_suite);
 }

@@ -11,6 +11,7 @@
 
 #include "mime.h"
 #include "util.h"
+#include "testutil.h"
 
 #define ID "0b0f6f3e-6d55-4a43-9a49-6f7e3d1c2b10"
 
@@ -483,12 +484,5 @@ mime_suite(void)
 int
 main(void)
 {
-	SRunner *sr;
-	int      failed;
-
-	sr = srunner_create(mime_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(mime_suite);
 }

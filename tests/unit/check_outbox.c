@@ -14,6 +14,7 @@
 #include "outbox.h"
 #include "report.h"
 #include "util.h"
+#include "testutil.h"
 
 /* The report appended to b, as the tests compare it. */
 static void
@@ -385,11 +386,5 @@ outbox_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(outbox_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(outbox_suite);
 }

@@ -7,6 +7,7 @@
 #include <check.h>
 
 #include "output.h"
+#include "testutil.h"
 
 /* The tail as a NUL-terminated copy, for comparing. */
 static char *
@@ -180,11 +181,5 @@ output_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(output_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(output_suite);
 }

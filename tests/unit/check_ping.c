@@ -6,6 +6,7 @@
 #include <check.h>
 
 #include "ping.h"
+#include "testutil.h"
 
 #define RID "0f6a3c2e-8d1b-4c5a-9e7f-1a2b3c4d5e6f"
 
@@ -69,11 +70,5 @@ ping_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(ping_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(ping_suite);
 }

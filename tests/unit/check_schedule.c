@@ -10,6 +10,7 @@
 #include <check.h>
 
 #include "schedule.h"
+#include "testutil.h"
 
 /* Unix seconds of a UTC time, for readable expectations. */
 static int64_t
@@ -615,11 +616,5 @@ schedule_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(schedule_suite());
-	int      failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return testutil_main(schedule_suite);
 }

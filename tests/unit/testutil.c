@@ -71,10 +71,8 @@ testutil_live_db(struct conf_database *c)
 int
 testutil_live_main(Suite *(*suite)(void))
 {
-	SRunner    *sr;
 	const char *port = getenv("CRONGUARD_TEST_DB_PORT");
 	const char *ci = getenv("CI");
-	int         failed;
 
 	if (port == NULL || *port == '\0') {
 		if (ci != NULL && strcmp(ci, "true") == 0) {
@@ -88,6 +86,15 @@ testutil_live_main(Suite *(*suite)(void))
 		    "(CRONGUARD_TEST_DB_PORT is not set)\n");
 		return 77;
 	}
+	return testutil_main(suite);
+}
+
+int
+testutil_main(Suite *(*suite)(void))
+{
+	SRunner *sr;
+	int      failed;
+
 	sr = srunner_create(suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

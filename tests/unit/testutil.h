@@ -35,6 +35,8 @@ int testutil_live_db(struct conf_database *c);
  * run says so), or 1 under CI=true, without running anything.
  */
 int testutil_live_main(Suite *(*suite)(void));
+/* The one runner of a suite: run it, and exit 0 or 1 by its failures. */
+int testutil_main(Suite *(*suite)(void));
 
 /*
  * On the live server: create the database <prefix>_<pid> (dropped first)
