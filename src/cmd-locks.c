@@ -72,46 +72,10 @@ locks_state(const struct locks_row *r)
 	return stuck ? "STUCK" : "held";
 }
 
+/* The rows in text or JSON (report.c writes both); a run record whose
+ * lock is free is a dead run's, not a lock anyone holds. */
 static void
-print_lock(const struct locks_row *r, int wlock, int wjob)
-{
-	const struct lock_holder *h = &r->h;
-	struct buf                who;
-	char                      since[40], fence[32];
-
-	if (r->fence != 0)
-		snprintf(fence, sizeof fence, "%llu", r->fence);
-	else
-		snprintf(fence, sizeof fence, "-");
-	if (h->connection_id == 0) {
-		printf("%-*s  %-*s  %-5s  %-6s  -\n", wlock, r->lock, wjob,
-		    locks_row_job(r), r->state, fence);
-		return;
-	}
-	buf_init(&who);
-	buf_printf(&who, "connection %llu", h->connection_id);
-	if (h->run_id != 0)
-		buf_printf(&who, ", run %llu on %s pid %lld", h->run_id,
-		    h->run_host != NULL ? h->run_host : "?", h->run_pid);
-	else
-		buf_adds(&who, ", no run record");
-	if (h->client_host != NULL)
-		buf_printf(&who, ", from %s", h->client_host);
-	if (h->started_at != NULL)
-		snprintf(since, sizeof since, ", since %.19s (%llds)",
-		    h->started_at, h->run_age_s);
-	else if (h->idle_s >= 0)
-		snprintf(
-		    since, sizeof since, ", in its state for %llds", h->idle_s);
-	else
-		since[0] = '\0';
-	printf("%-*s  %-*s  %-5s  %-6s  %s%s\n", wlock, r->lock, wjob,
-	    locks_row_job(r), r->state, fence, who.data, since);
-	buf_free(&who);
-}
-
-static void
-print_json(const struct locks_row *rows, size_t n)
+print_rows(const struct locks_row *rows, size_t n, int json)
 {
 	struct report_lock_row *out;
 	char                   *text;
@@ -128,7 +92,7 @@ print_json(const struct locks_row *rows, size_t n)
 		out[k].fence = rows[i].fence;
 		out[k++].last_fence = rows[i].last_fence;
 	}
-	text = report_locks_json(out, k);
+	text = json ? report_locks_json(out, k) : report_locks_text(out, k);
 	fputs(text, stdout);
 	free(text);
 	free(out);
@@ -193,7 +157,7 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct locks_row *rows = NULL;
 	char             *errstr = NULL;
 	enum db_status    st;
-	int               wlock = 4, wjob = 3, w, json, rc = EXIT_OK;
+	int               json, rc = EXIT_OK;
 	size_t            i, n = 0;
 
 	if ((rc = cmd_format_option(ctx, &json)) != 0)
@@ -210,24 +174,8 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 			rc = cmd_db_error(ctx, st, errstr);
 			goto out;
 		}
-		if ((w = (int)strlen(rows[i].lock)) > wlock)
-			wlock = w;
-		if ((w = (int)strlen(locks_row_job(&rows[i]))) > wjob)
-			wjob = w;
 	}
-	if (json) {
-		print_json(rows, n);
-		goto out;
-	}
-	printf("%-*s  %-*s  %-5s  %-6s  %s\n", wlock, "LOCK", wjob, "JOB",
-	    "STATE", "FENCE", "HOLDER");
-	for (i = 0; i < n; i++) {
-		/* A run record whose lock is free is a dead run's, not a
-		 * lock anyone holds. */
-		if (rows[i].j == NULL && rows[i].h.connection_id == 0)
-			continue;
-		print_lock(&rows[i], wlock, wjob);
-	}
+	print_rows(rows, n, json);
 out:
 	for (i = 0; i < n; i++)
 		lock_holder_free(&rows[i].h);

@@ -1213,3 +1213,55 @@ report_locks_json(const struct report_lock_row *rows, size_t n)
 	}
 	return report_json_text(arr);
 }
+
+char *
+report_locks_text(const struct report_lock_row *rows, size_t n)
+{
+	const struct lock_holder *h;
+	struct buf                b;
+	char                      since[40], fence[32];
+	int                       wlock = 4, wjob = 3, w;
+	size_t                    i;
+
+	for (i = 0; i < n; i++) {
+		if ((w = (int)strlen(rows[i].lock)) > wlock)
+			wlock = w;
+		if ((w = (int)strlen(rows[i].job)) > wjob)
+			wjob = w;
+	}
+	buf_init(&b);
+	buf_printf(&b, "%-*s  %-*s  %-5s  %-6s  %s\n", wlock, "LOCK", wjob,
+	    "JOB", "STATE", "FENCE", "HOLDER");
+	for (i = 0; i < n; i++) {
+		h = rows[i].h;
+		if (rows[i].fence != 0)
+			snprintf(fence, sizeof fence, "%llu", rows[i].fence);
+		else
+			snprintf(fence, sizeof fence, "-");
+		buf_printf(&b, "%-*s  %-*s  %-5s  %-6s  ", wlock, rows[i].lock,
+		    wjob, rows[i].job, rows[i].state, fence);
+		if (h->connection_id == 0) {
+			buf_adds(&b, "-\n");
+			continue;
+		}
+		buf_printf(&b, "connection %llu", h->connection_id);
+		if (h->run_id != 0)
+			buf_printf(&b, ", run %llu on %s pid %lld", h->run_id,
+			    h->run_host != NULL ? h->run_host : "?",
+			    h->run_pid);
+		else
+			buf_adds(&b, ", no run record");
+		if (h->client_host != NULL)
+			buf_printf(&b, ", from %s", h->client_host);
+		if (h->started_at != NULL)
+			snprintf(since, sizeof since, ", since %.19s (%llds)",
+			    h->started_at, h->run_age_s);
+		else if (h->idle_s >= 0)
+			snprintf(since, sizeof since,
+			    ", in its state for %llds", h->idle_s);
+		else
+			since[0] = '\0';
+		buf_printf(&b, "%s\n", since);
+	}
+	return buf_steal(&b);
+}

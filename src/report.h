@@ -83,5 +83,7 @@ struct report_lock_row {
 	unsigned long long        last_fence; /* last issued for lock; 0 */
 };
 char *report_locks_json(const struct report_lock_row *, size_t n);
+/* locks: the table, one line per lock. */
+char *report_locks_text(const struct report_lock_row *, size_t n);
 
 #endif
