@@ -1265,3 +1265,92 @@ report_locks_text(const struct report_lock_row *rows, size_t n)
 	}
 	return buf_steal(&b);
 }
+
+/* ------------------------------------------------------- outbox list */
+
+/* Width of LAST_ERROR in the narrow listing. */
+#define REPORT_LIST_ERROR_WIDTH 60
+
+/* last_error on one line: control characters as spaces; unless wide, at
+ * most REPORT_LIST_ERROR_WIDTH bytes, cut at a space (else at a UTF-8
+ * character boundary) and marked with "...". */
+static void
+report_list_error(struct buf *b, const char *err, int wide)
+{
+	size_t len, cut, i;
+
+	if (err == NULL) {
+		buf_addc(b, '-');
+		return;
+	}
+	len = cut = strlen(err);
+	if (!wide && len > REPORT_LIST_ERROR_WIDTH) {
+		cut = REPORT_LIST_ERROR_WIDTH - 3;
+		while (cut > 0 && err[cut] != ' ')
+			cut--;
+		if (cut == 0) {
+			cut = REPORT_LIST_ERROR_WIDTH - 3;
+			while (
+			    cut > 0 && ((unsigned char)err[cut] & 0xc0) == 0x80)
+				cut--;
+		}
+	}
+	for (i = 0; i < cut; i++)
+		buf_addc(b,
+		    (unsigned char)err[i] < 0x20 || err[i] == 0x7f ? ' '
+		                                                   : err[i]);
+	if (cut < len)
+		buf_adds(b, "...");
+}
+
+char *
+report_outbox_list_text(const struct db_result *r, int wide)
+{
+	struct buf b;
+	size_t     i;
+
+	buf_init(&b);
+	buf_printf(&b, "%-10s %-10s %-12s %-24s %3s %-26s %s\n", "ID", "STATUS",
+	    "CHANNEL", "EVENT_TYPE", "ATT", "NEXT_ATTEMPT_AT", "LAST_ERROR");
+	for (i = 0; i < r->nrows; i++) {
+		buf_printf(&b, "%-10s %-10s %-12s %-24s %3s %-26s ",
+		    report_dash(db_cell(r, i, 0)),
+		    report_dash(db_cell(r, i, 2)),
+		    report_dash(db_cell(r, i, 3)),
+		    report_dash(db_cell(r, i, 4)),
+		    report_dash(db_cell(r, i, 6)),
+		    report_dash(db_cell(r, i, 7)));
+		report_list_error(&b, db_cell(r, i, 10), wide);
+		buf_addc(&b, '\n');
+	}
+	return buf_steal(&b);
+}
+
+char *
+report_outbox_list_json(const struct db_result *r)
+{
+	json_t     *arr, *o;
+	const char *v, *e;
+	long long   n;
+	size_t      i, j;
+
+	arr = json_array();
+	for (i = 0; i < r->nrows; i++) {
+		o = json_object();
+		for (j = 0; j < r->ncols; j++) {
+			v = db_cell(r, i, j);
+			if (v == NULL)
+				json_object_set_new(
+				    o, r->names[j], json_null());
+			else if ((j == 0 || j == 6) &&
+			    parse_ll(v, 0, LLONG_MAX, &n, &e) == 0)
+				json_object_set_new(
+				    o, r->names[j], json_integer(n));
+			else
+				json_object_set_new(
+				    o, r->names[j], json_string(v));
+		}
+		json_array_append_new(arr, o);
+	}
+	return report_json_text(arr);
+}

@@ -83,6 +83,12 @@ struct report_lock_row {
 	unsigned long long        last_fence; /* last issued for lock; 0 */
 };
 char *report_locks_json(const struct report_lock_row *, size_t n);
+/* outbox list: the rows of outbox_list (outbox-admin.h) as a table (wide:
+ * last_error whole) or a JSON array. */
+struct db_result;
+char *report_outbox_list_text(const struct db_result *, int wide);
+char *report_outbox_list_json(const struct db_result *);
+
 /* locks: the table, one line per lock. */
 char *report_locks_text(const struct report_lock_row *, size_t n);
 
