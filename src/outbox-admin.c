@@ -61,12 +61,11 @@ out:
 	return st;
 }
 
-/* The blocked rows and the oldest one's age.  From the PENDING rows
- * (ix_outbox_due), each asking the ordering index whether a blocking
- * FAILED row precedes it.  FORCE INDEX: left to itself the optimizer
- * walks the ordering index for "ordering_key IS NOT NULL", every row of
- * the table (1.7 s for outbox check at 1,000,000 rows, cronguard-outbox(7)
- * MONITORING). */
+/* The blocked rows and the oldest one's age.  From the FAILED rows
+ * (ix_outbox_due), few, to the later PENDING rows of their key and
+ * scope on the ordering index; the other way round, from every PENDING
+ * row, read each row (1.3 s for outbox check at 1,000,000 rows with
+ * 100,000 PENDING; STRAIGHT_JOIN keeps this order). */
 static enum db_status
 outbox_count_blocked(struct db *db, const struct conf_outbox *conf,
     struct outbox_counts *k, char **errstr)
@@ -84,12 +83,11 @@ outbox_count_blocked(struct db *db, const struct conf_outbox *conf,
 		goto out;
 	}
 	st = db_query(db, &res, errstr,
-	    "SELECT COUNT(*), COALESCE(FLOOR(TIMESTAMPDIFF(MICROSECOND,"
-	    " MIN(p.created_at), NOW(6)) / 1000000), 0)"
-	    " FROM outbox_messages p FORCE INDEX (ix_outbox_due)"
-	    " WHERE p.status = 'PENDING'"
-	    " AND p.ordering_key IS NOT NULL AND EXISTS ("
-	    "SELECT 1 FROM outbox_messages f WHERE %F)",
+	    "SELECT COUNT(DISTINCT p.id), COALESCE(FLOOR(TIMESTAMPDIFF("
+	    "MICROSECOND, MIN(p.created_at), NOW(6)) / 1000000), 0)"
+	    " FROM outbox_messages f FORCE INDEX (ix_outbox_due)"
+	    " STRAIGHT_JOIN outbox_messages p ON %F AND p.status = 'PENDING'"
+	    " WHERE f.status = 'FAILED' AND f.ordering_key IS NOT NULL",
 	    &cond);
 	if (st != DB_OK)
 		goto out;
