@@ -196,9 +196,10 @@ for ex in examples:
         rc, out, err = sh("cronguard jobs crontab --user %s > %s/crontab"
                           % (m.group(1), tmp))
         lines = [ws(l) for l in open(tmp + "/crontab").read().split("\n")]
-        # The README's cron line shape: the schedule, the user, the run.
-        ok = any(l.startswith("30 1 * * * %s " % m.group(1)) and
-                 l.endswith("cronguard run nightly") for l in lines)
+        # The README's cron line shape: the schedule, the user, the run
+        # (with -c FILE, as this test's configuration is not the default).
+        ok = any(l.startswith("30 1 * * * %s cronguard " % m.group(1)) and
+                 l.endswith(" run nightly") for l in lines)
         check(rc == 0 and ok, ex, "exit %d, %r, want '30 1 * * * %s ... "
               "cronguard run nightly'" % (rc, lines, m.group(1)))
         continue
