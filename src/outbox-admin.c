@@ -561,6 +561,27 @@ outbox_ids(struct db *db, enum outbox_ids_op op, const unsigned long long *ids,
 	return st;
 }
 
+/* --dry-run: how many rows match where (a fragment over outbox_messages)
+ * into *n; what names the command in an error. */
+static enum db_status
+outbox_count_where(struct db *db, const struct buf *where,
+    unsigned long long *n, const char *what, char **errstr)
+{
+	enum db_status st;
+	char          *count = NULL;
+	const char    *e;
+
+	st = db_query_value(db, &count, errstr,
+	    "SELECT COUNT(*) FROM outbox_messages WHERE %F", where);
+	if (st == DB_OK &&
+	    (count == NULL || parse_ull(count, UINT64_MAX, n, &e) != 0)) {
+		*errstr = xasprintf("%s failed: bad count", what);
+		st = DB_ERR_QUERY;
+	}
+	free(count);
+	return st;
+}
+
 /* The next batch (at most OUTBOX_BATCH_MAX) of ids matching where, by
  * primary key after *after. */
 static enum db_status
@@ -599,8 +620,6 @@ outbox_filtered(struct db *db, enum outbox_ids_op op,
 {
 	struct buf         where;
 	enum db_status     st = DB_ERR_QUERY;
-	char              *count = NULL;
-	const char        *e;
 	unsigned long long after = 0, *ids;
 	size_t             k;
 
@@ -623,14 +642,7 @@ outbox_filtered(struct db *db, enum outbox_ids_op op,
 	        (long long)f->since_ms * 1000) != 0)
 		goto out;
 	if (dry_run) {
-		st = db_query_value(db, &count, errstr,
-		    "SELECT COUNT(*) FROM outbox_messages WHERE %F", &where);
-		if (st == DB_OK &&
-		    (count == NULL ||
-		        parse_ull(count, UINT64_MAX, n, &e) != 0)) {
-			*errstr = xstrdup("count failed: bad count");
-			st = DB_ERR_QUERY;
-		}
+		st = outbox_count_where(db, &where, n, "count", errstr);
 		goto out;
 	}
 	for (;;) {
@@ -642,7 +654,6 @@ outbox_filtered(struct db *db, enum outbox_ids_op op,
 			break;
 	}
 out:
-	free(count);
 	buf_free(&where);
 	free(ids);
 	return st;
@@ -655,8 +666,7 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 	struct db_result  *res = NULL;
 	struct buf         where;
 	enum db_status     st;
-	char              *cutoff = NULL, *count = NULL;
-	const char        *e;
+	char              *cutoff = NULL;
 	unsigned long long after = 0, *ids;
 	size_t             k;
 
@@ -681,14 +691,7 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 	}
 
 	if (dry_run) {
-		st = db_query_value(db, &count, errstr,
-		    "SELECT COUNT(*) FROM outbox_messages WHERE %F", &where);
-		if (st == DB_OK &&
-		    (count == NULL ||
-		        parse_ull(count, UINT64_MAX, n, &e) != 0)) {
-			*errstr = xstrdup("purge failed: bad count");
-			st = DB_ERR_QUERY;
-		}
+		st = outbox_count_where(db, &where, n, "purge", errstr);
 		goto out;
 	}
 	for (;;) {
@@ -710,7 +713,6 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 out:
 	db_result_free(res);
 	free(cutoff);
-	free(count);
 	buf_free(&where);
 	free(ids);
 	return st;

@@ -396,33 +396,41 @@ out:
  * session when this looks would leave its rows PROCESSING under a token
  * nobody sends: they wait for the lease, never sent twice.
  */
+/* The rows of table (outbox_messages, outbox_attempts) under claim
+ * token: how a statement whose COMMIT reply was lost is told done. */
+static enum db_status
+outbox_token_rows(struct db *db, const char *table, const char *token,
+    long long *n, char **errstr)
+{
+	struct db_result *res = NULL;
+	enum db_status    st;
+
+	st = db_query_retry(db, &res, errstr,
+	    "SELECT COUNT(*) FROM %I WHERE claim_token = %s", table, token);
+	if (st == DB_OK && (st = db_one_row(res, 1, errstr)) == DB_OK &&
+	    (*n = db_cell_ll(res, 0, 0, -1)) < 0) {
+		*errstr = xasprintf("%s: bad count", table);
+		st = DB_ERR_QUERY;
+	}
+	db_result_free(res);
+	return st;
+}
+
 static enum db_status
 claim_committed(struct db *db, void *arg, bool *committed, char **errstr)
 {
 	struct claim_args *a = arg;
-	struct db_result  *res = NULL;
 	enum db_status     st;
-	long long          n;
+	long long          n = 0;
 
 	*committed = false;
-	st = db_query_retry(db, &res, errstr,
-	    "SELECT COUNT(*) FROM outbox_messages WHERE claim_token = %s",
-	    a->c->token);
-	if (st != DB_OK)
-		goto out;
-	if ((st = db_one_row(res, 1, errstr)) != DB_OK)
-		goto out;
-	if ((n = db_cell_ll(res, 0, 0, -1)) < 0) {
-		*errstr = xstrdup("claim failed: bad count");
-		st = DB_ERR_QUERY;
-		goto out;
-	}
+	if ((st = outbox_token_rows(
+	         db, "outbox_messages", a->c->token, &n, errstr)) != DB_OK)
+		return st;
 	*committed = (unsigned long long)n == a->c->n;
 	log_kv(LOG_WARN, "outbox_claim_commit_unknown", "token", a->c->token,
 	    "committed", *committed ? "1" : "0", NULL);
-out:
-	db_result_free(res);
-	return st;
+	return DB_OK;
 }
 
 enum db_status
@@ -880,28 +888,16 @@ out:
 static enum db_status
 fin_committed(struct db *db, void *arg, bool *committed, char **errstr)
 {
-	struct fin_args  *a = arg;
-	struct db_result *res = NULL;
-	enum db_status    st;
-	long long         n;
+	struct fin_args *a = arg;
+	enum db_status   st;
+	long long        n = 0;
 
 	*committed = false;
-	st = db_query_retry(db, &res, errstr,
-	    "SELECT COUNT(*) FROM outbox_attempts WHERE claim_token = %s",
-	    a->c->token);
-	if (st != DB_OK)
-		goto out;
-	if ((st = db_one_row(res, 1, errstr)) != DB_OK)
-		goto out;
-	if ((n = db_cell_ll(res, 0, 0, -1)) < 0) {
-		*errstr = xstrdup("finalise failed: bad count");
-		st = DB_ERR_QUERY;
-		goto out;
-	}
+	if ((st = outbox_token_rows(
+	         db, "outbox_attempts", a->c->token, &n, errstr)) != DB_OK)
+		return st;
 	*committed = n > 0;
-out:
-	db_result_free(res);
-	return st;
+	return DB_OK;
 }
 
 enum db_status
