@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-
 #include "cmd.h"
 #include "report.h"
 #include "db.h"
