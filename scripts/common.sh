@@ -23,7 +23,7 @@ CG_PACKAGES="build-essential autoconf automake pkg-config libmariadb-dev
 	libsubunit-dev mariadb-server mariadb-client python3-aiosmtpd
 	nginx-light hyperfine curl clang-format mandoc groff-base shellcheck
 	librabbitmq-dev rabbitmq-server amqp-tools python3-pika galera-4 rsync
-	prometheus python3-yaml bash-completion zsh"
+	prometheus python3-yaml bash-completion zsh haproxy socat"
 
 cg_say() { printf '==> %s\n' "$*"; }
 cg_warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }
