@@ -6,7 +6,11 @@
 # failed health check does.  The critical sections never overlap, every
 # run's token (CRONGUARD_FENCE) is above the one before, and a run whose
 # session HAProxy cut ends in lease_lost (76) with its job stopped, never
-# beside another run.
+# beside another run.  Then a dispatcher drains 5,000 messages through
+# HAProxy while the backends switch the same way (started again as cron
+# would): every message SENT and at the sink (a batch whose session was
+# cut after its claim is recovered after the lease), the duplicates
+# (sent again after a cut finalise) counted.
 #   CRONGUARD_TEST_CLUSTER_SECS: length of the loop (default 20).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
@@ -116,4 +120,49 @@ awk '
 # A stopped run was a lost lease, reported as one.
 [ "$stopped" = 0 ] || grep -q 'event=lease_lost' "$TEST_TMP"/err* ||
     fail "a run was stopped without a lease_lost incident"
+
+# ------------------------------------ 2. a dispatcher through the switches
+M=${CRONGUARD_TEST_HAPROXY_MESSAGES:-5000}
+# A short lease: a batch claimed just before its session was cut stays
+# PROCESSING until then, and the next pass recovers it.
+printf '%s\n' 'outbox = { batch_size = 50; lease = "10s"; };' \
+    "channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\";" \
+    '    concurrency = 8; timeout = "5s"; }; };' >> "$TEST_TMP/host1.conf"
+testenv_galera_sql 1 "$GALERA_DIR" "INSERT INTO cg_$$.outbox_messages
+    (channel, event_type, payload) SELECT 'hook', 't', JSON_OBJECT('n', seq)
+    FROM cg_$$.seq_1_to_$M"
+unsent() { testenv_galera_sql 1 "$GALERA_DIR" "SELECT COUNT(*) FROM
+    cg_$$.outbox_messages WHERE status <> 'SENT'"; }
+(
+	# As cron would: start it again when it gave up (69).
+	end=$(($(date +%s) + 120))
+	until [ "$(unsent)" = 0 ] || [ "$(date +%s)" -ge "$end" ]; do
+		rc=0
+		hcg 1 outbox dispatch 2>> "$TEST_TMP/disp.err" || rc=$?
+		echo "$rc" >> "$TEST_TMP/disp.exits"
+		sleep 1
+	done
+) &
+dp=$!
+switches=0
+while kill -0 "$dp" 2> /dev/null && [ "$switches" -lt 30 ]; do
+	sleep 1
+	ha "disable server galera/n$cur" > /dev/null
+	ha "shutdown sessions server galera/n$cur" > /dev/null
+	prev=$cur
+	cur=$((cur % 3 + 1))
+	sleep 0.5
+	ha "enable server galera/n$prev" > /dev/null
+	switches=$((switches + 1))
+done
+wait "$dp"
+sent=$(testenv_galera_sql 1 "$GALERA_DIR" "SELECT COUNT(*) FROM
+    cg_$$.outbox_messages WHERE status = 'SENT'")
+unique=$(http_field headers.webhook-id | sort -u | wc -l)
+total=$(http_count)
+echo "dispatch: $sent SENT, $unique distinct at the sink," \
+    "$((total - unique)) duplicates, $switches switches, exits:" \
+    "$(sort "$TEST_TMP/disp.exits" | uniq -c | tr '\n' ' ')"
+assert_eq "$M" "$sent" "rows SENT"
+assert_eq "$M" "$unique" "distinct messages at the sink"
 testenv_galera_sql 2 "$GALERA_DIR" "DROP DATABASE cg_$$"
