@@ -57,12 +57,14 @@ static const struct cmd_option cmd_run_options[] = {
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.usage = "[--slot time] job",
+	.usage = "job [--slot time]",
 	.summary =
 	    "Run a configured job under its guard: the local flock, the named lock and a run record; with a schedule, once per slot.",
 	.options = cmd_run_options,
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_CONF,
+	/* One operand, the job: --slot may follow it, as the synopsis
+	 * has it. */
+	.flags = CMD_NEEDS_CONF | CMD_OPTIONS_ANYWHERE,
 	.exec = cmd_run_exec,
 };

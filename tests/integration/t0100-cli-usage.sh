@@ -31,7 +31,7 @@ expect 0 stdout 'outbox dispatch' -- --help
 expect 0 stdout 'usage: .* outbox dispatch \[--for' -- help outbox dispatch
 expect 0 stdout 'usage: .* outbox dispatch' -- outbox dispatch --help
 expect 0 stdout 'usage: .* exec --lock' -- exec --help
-expect 0 stdout 'usage: .* run \[--slot time\] job' -- help run
+expect 0 stdout 'usage: .* run job \[--slot time\]' -- help run
 expect 0 stdout '^libmariadb [0-9]' -- version
 expect 0 stdout '^libcurl [0-9]' -- version
 expect 0 stdout '^libconfig [0-9]' -- version

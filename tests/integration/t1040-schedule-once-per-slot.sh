@@ -92,4 +92,9 @@ assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs
     WHERE slot_kind = 'manual' AND slot = '2025-12-31 23:05:00'")" \
     "the manual run's record"
 assert_exit 0 cg run --slot "2026-01-01 00:06" accrual
+# As README.md and cronguard(1) write it: the option after the job.
+assert_exit 0 cg run accrual --slot "2026-01-01 00:07"
+assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs
+    WHERE slot_kind = 'manual' AND slot = '2025-12-31 23:07:00'")" \
+    "run JOB --slot TIME"
 echo "PASS: $TEST_NAME"
