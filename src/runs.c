@@ -266,6 +266,17 @@ out:
 	return st;
 }
 
+/* The pause in effect for a job as five columns, each taking the job as
+ * its %s: job, paused_by, paused_at, reason, until (UTC text). */
+/* clang-format off */
+#define RUNS_PAUSE_COLS \
+	JOBCTL_PAUSE_COL_SQL("job") \
+	", " JOBCTL_PAUSE_COL_SQL("paused_by") \
+	", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')") \
+	", " JOBCTL_PAUSE_COL_SQL("reason") \
+	", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')")
+/* clang-format on */
+
 enum db_status
 runs_slot_state(
     struct db *db, const char *job, struct slot_state *st, char **errstr)
@@ -279,10 +290,10 @@ runs_slot_state(
 	/*
 	 * The latest successful slot is one probe of ix_runs_job_slot, the
 	 * first run one of ix_runs_job; the pause in effect is jobctl's (a
-	 * primary-key lookup each).  The
-	 * server's zone is @@global.time_zone, and its SYSTEM is resolved
-	 * to @@system_time_zone, with the offset now as the fallback for a
-	 * zone that is only an abbreviation ("CET").
+	 * primary-key lookup each).  The server's zone is
+	 * @@global.time_zone, and its SYSTEM is resolved to
+	 * @@system_time_zone, with the offset now as the fallback for a zone
+	 * that is only an abbreviation ("CET").
 	 */
 	st2 = db_query(db, &r, errstr,
 	    "SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
@@ -292,11 +303,11 @@ runs_slot_state(
 	    " @@global.time_zone),"
 	    " TIME_FORMAT(TIMEDIFF(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00',"
 	    " 'SYSTEM'), UTC_TIMESTAMP()), '%%H:%%i')"
-	    ", " JOBCTL_PAUSE_COL_SQL("job") ", " JOBCTL_PAUSE_COL_SQL("paused_by") ", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')") ", " JOBCTL_PAUSE_COL_SQL(
-	        "reason") ", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')") " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
-	                                                                                        " WHERE job = %s AND outcome = 'success') AS last_ok,"
-	                                                                                        " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
-	                                                                                        " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s",
+	    ", " RUNS_PAUSE_COLS
+	    " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
+	    " WHERE job = %s AND outcome = 'success') AS last_ok,"
+	    " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
+	    " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s",
 	    job, job, job, job, job, job, job);
 	if (st2 != DB_OK)
 		goto out;
