@@ -3,6 +3,7 @@
 #define CRONGUARD_CHANNEL_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,15 @@ struct outbox_msg {
 	/* Set by the dispatcher around the send (monotonic ms): started
 	 * when before_send let it start, 0 if it never did. */
 	int64_t started_ms, ended_ms;
+	/* Per-key ordering: the row of the same key and scope that this
+	 * batch sends just before this one, or NULL.  This one starts only
+	 * after that one is SEND_OK, and stays SEND_NONE (put back, no
+	 * attempt) when it ended otherwise.  run is its place in that run
+	 * (0 for the first); the claim orders msgs by run.  settled: the
+	 * result is final (set by the sender). */
+	const struct outbox_msg *after;
+	unsigned                 run;
+	bool                     settled;
 };
 
 /*

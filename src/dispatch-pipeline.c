@@ -42,10 +42,12 @@
  * its claim token; the messages of a batch not started when the pass
  * ends (stop, deadline, error) are finalised unsent: PENDING again, no
  * attempt counted.
- * Per-key ordering needs nothing more: a batch's rows are PROCESSING
- * from its claim's commit until its finalise, and a claim skips every row
- * whose key has an earlier PROCESSING row, so a key has at most one
- * message in flight.  Channels with a rate, quota or circuit keep the
+ * Per-key ordering: a batch's rows are PROCESSING from its claim's
+ * commit until its finalise, and a claim keeps no row that comes after
+ * another claim's open row of its key, so a key is in one batch at a
+ * time; within it, a run of the key's rows is sent one after another
+ * (dstream_next, dispatch_send), so a key has at most one message in
+ * flight.  Channels with a rate, quota or circuit keep the
  * serial path on the main connection, between pipelined batches: their
  * fleet-wide reservations are made for the one batch about to be claimed,
  * as before.
@@ -431,20 +433,38 @@ dstream_take(struct dstream *s)
 	return b;
 }
 
+/*
+ * The feed's next message.  A row that follows another of its key in the
+ * batch (outbox_msg.after; the claim orders a batch by run) waits until
+ * that one has its result: none is handed out meanwhile, and the stream
+ * asks again when a transfer ends.  After a row that was not sent it is
+ * put back unsent (SEND_NONE) at once.
+ */
 static struct outbox_msg *
 dstream_next(struct send_ctl *ctl)
 {
-	struct dstream *s = (struct dstream *)ctl;
-	struct dbatch  *b = s->feed;
+	struct dstream    *s = (struct dstream *)ctl;
+	struct dbatch     *b;
+	struct outbox_msg *m;
 
-	if (*s->dp->stop)
-		return NULL;
-	if (b == NULL || b->handed == b->c.n) {
-		if ((b = s->feed = dstream_take(s)) == NULL)
+	for (;;) {
+		if (*s->dp->stop)
 			return NULL;
+		b = s->feed;
+		if (b == NULL || b->handed == b->c.n) {
+			if ((b = s->feed = dstream_take(s)) == NULL)
+				return NULL;
+		}
+		m = b->c.msgs[b->handed];
+		if (m->after != NULL && !m->after->settled)
+			return NULL;
+		b->handed++;
+		b->open++;
+		if (m->after == NULL || m->after->result == SEND_OK)
+			return m;
+		m->settled = true;
+		dstream_settle(s, b);
 	}
-	b->open++;
-	return b->c.msgs[b->handed++];
 }
 
 /* A message (of the feed: next handed it out last) starts only within
@@ -458,6 +478,7 @@ dstream_before(struct send_ctl *ctl, struct outbox_msg *msg)
 		msg->started_ms = now_mono_ms();
 		return 0;
 	}
+	msg->settled = true;
 	dstream_settle(s, s->feed);
 	return 1;
 }
@@ -469,6 +490,7 @@ dstream_after(struct send_ctl *ctl, struct outbox_msg *msg)
 	struct dbatch  *b = dstream_owner(s, msg);
 
 	msg->ended_ms = now_mono_ms();
+	msg->settled = true;
 	if (msg->result == SEND_OK)
 		faultpoint("after_send");
 	if (msg->result != SEND_NONE)

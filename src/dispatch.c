@@ -114,6 +114,40 @@ dispatch_deadline_after(struct send_ctl *ctl, struct outbox_msg *msg)
 	dc->inner.after_send(&dc->inner, msg);
 }
 
+/*
+ * Send msgs[0..n-1] on d in rounds (doc/architecture.md, "Ordering and
+ * runs of a key"): the first rows of their keys' runs and the unkeyed
+ * rows together, then the second rows of the runs whose first was
+ * SEND_OK, and so on; a row after one that was not sent stays SEND_NONE,
+ * put back without an attempt.  Without runs (no key with more than one
+ * row in the batch) this is one send.
+ */
+static void
+dispatch_send_runs(
+    struct dchan *d, struct outbox_msg **msgs, size_t n, struct send_ctl *ctl)
+{
+	struct outbox_msg **now;
+	unsigned            run;
+	size_t              i, k;
+	bool                more = true;
+
+	now = xcalloc(n + 1, sizeof *now);
+	for (run = 0; more; run++) {
+		more = false;
+		for (i = k = 0; i < n; i++) {
+			if (msgs[i]->run > run)
+				more = true;
+			if (msgs[i]->run == run &&
+			    (msgs[i]->after == NULL ||
+			        msgs[i]->after->result == SEND_OK))
+				now[k++] = msgs[i];
+		}
+		if (k > 0)
+			d->ops->send(d->ch, now, k, ctl);
+	}
+	free(now);
+}
+
 /* Send the claimed messages of channel d, then settle its limits.
  * claimed_ms is the monotonic time just before the claim. */
 enum db_status
@@ -160,7 +194,7 @@ dispatch_send(struct dispatch *dp, struct dchan *d, struct claim *c,
 	dc.ctl.arg = &dc;
 	dc.ctl.stop = ctl.stop;
 	use = &dc.ctl;
-	d->ops->send(d->ch, msgs, n, use);
+	dispatch_send_runs(d, msgs, n, use);
 	if (d->lim != NULL)
 		st = ratelimit_settle(d->lim, dp->db, msgs, n, errstr);
 out:

@@ -122,6 +122,42 @@ doctor_column(const struct db_result *r, const char *name)
 	return (size_t)-1;
 }
 
+/* The per-key ordering subqueries of a claim's EXPLAIN (res), those on
+ * outbox_messages: each must be a dive into an ordering index (sql/005,
+ * sql/011), never a sort or a walk over a key's rows by status.  0 when
+ * they are (*n of them), else -1 with *why allocated. */
+static int
+doctor_claim_subqueries(const struct db_result *res, size_t *n, char **why)
+{
+	const char *sel, *key, *extra, *table;
+	size_t      i;
+
+	*n = 0;
+	for (i = 0; i < res->nrows; i++) {
+		sel = db_cell(res, i, doctor_column(res, "select_type"));
+		table = db_cell(res, i, doctor_column(res, "table"));
+		if (sel == NULL || strcmp(sel, "DEPENDENT SUBQUERY") != 0 ||
+		    table == NULL ||
+		    strcmp(table, "cronguard_channel_pauses") == 0)
+			continue;
+		(*n)++;
+		key = db_cell(res, i, doctor_column(res, "key"));
+		extra = db_cell(res, i, doctor_column(res, "Extra"));
+		if (key == NULL ||
+		    strncmp(key, "ix_outbox_ordering", 18) != 0) {
+			*why = xasprintf("on %s uses key %s, not an ordering "
+			                 "index",
+			    table, key != NULL ? key : "NULL");
+			return -1;
+		}
+		if (extra != NULL && strstr(extra, "filesort") != NULL) {
+			*why = xasprintf("on %s sorts (%s)", table, extra);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The claim (outbox_claim_sql, the statement the dispatcher runs, for
  * the configured channels) must range over ix_outbox_due: a filesort or
  * a full scan makes SKIP LOCKED lock every candidate row. */
@@ -134,8 +170,8 @@ doctor_claim_index(struct db *db, const struct conf *c, struct doctor_report *r)
 	struct buf        sql;
 	const char       *key = NULL, *type = NULL, *extra = NULL;
 	const char      **names;
-	char             *errstr = NULL;
-	size_t            i;
+	char             *errstr = NULL, *bad = NULL;
+	size_t            i, nsub = 0;
 
 	buf_init(&sql);
 	names = xcalloc(c->nchannels + 1, sizeof *names);
@@ -161,15 +197,20 @@ doctor_claim_index(struct db *db, const struct conf *c, struct doctor_report *r)
 	else if (extra != NULL && strstr(extra, "filesort") != NULL)
 		doctor_add(r, CHECK_WARNING, "claim_index", fix,
 		    "the claim on ix_outbox_due sorts (%s)", extra);
+	else if (doctor_claim_subqueries(res, &nsub, &bad) != 0)
+		doctor_add(r, CHECK_WARNING, "claim_index", fix,
+		    "an ordering subquery of the claim %s", bad);
 	else
 		doctor_add(r, CHECK_OK, "claim_index", NULL,
-		    "the claim ranges over ix_outbox_due (type %s)",
-		    type != NULL ? type : "NULL");
+		    "the claim ranges over ix_outbox_due (type %s); its %zu "
+		    "ordering subqueries are dives into the ordering index",
+		    type != NULL ? type : "NULL", nsub);
 out:
 	db_result_free(res);
 	buf_free(&sql);
 	free(names);
 	free(errstr);
+	free(bad);
 }
 
 /* @@session.wait_timeout (as every cronguard session gets it) against each

@@ -102,6 +102,41 @@ out:
 	return rc;
 }
 
+/* The rows that pause a channel fleet-wide, now. */
+static const char outbox_paused_sql[] =
+    "SELECT channel FROM cronguard_channel_pauses"
+    " WHERE until_at IS NULL OR until_at > NOW(6)";
+
+/* " FROM outbox_messages a FORCE INDEX (the ordering index of the
+ * scope) WHERE a in o's key and scope". */
+static void
+outbox_scope_sql(const struct conf_outbox *conf, const char *a, struct buf *b)
+{
+	buf_printf(b,
+	    " FROM outbox_messages %s FORCE INDEX (%s) WHERE"
+	    " %s.ordering_key = o.ordering_key",
+	    a,
+	    conf->ordering_scope == SCOPE_CHANNEL ? "ix_outbox_ordering_channel"
+	                                          : "ix_outbox_ordering_status",
+	    a);
+	if (conf->ordering_scope == SCOPE_CHANNEL)
+		buf_printf(b, " AND %s.channel = o.channel", a);
+}
+
+/* The id of the last row of o's key and scope before o with status, or
+ * 0: one dive, backwards, into the ordering index. */
+static void
+outbox_prev_sql(
+    const struct conf_outbox *conf, const char *status, struct buf *b)
+{
+	buf_adds(b, "COALESCE((SELECT p.id");
+	outbox_scope_sql(conf, "p", b);
+	buf_printf(b,
+	    " AND p.status = '%s' AND p.id < o.id ORDER BY p.id DESC"
+	    " LIMIT 1), 0)",
+	    status);
+}
+
 struct claim_args {
 	const struct buf *sql; /* outbox_claim_sql */
 	struct claim     *c;
@@ -113,7 +148,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
     const struct outbox_cursor *cur, struct buf *sql, char **errstr)
 {
-	struct buf in, after, order, ttl;
+	struct buf in, after, order, ttl, prev;
 	size_t     i, nttl = 0;
 	long long  inline_max;
 	int        rc = -1;
@@ -122,6 +157,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	buf_init(&after);
 	buf_init(&order);
 	buf_init(&ttl);
+	buf_init(&prev);
 	/* The row's end: expires_at, else created_at plus its channel's
 	 * ttl, else none (NULL compares as not expired). */
 	buf_adds(&ttl, "COALESCE(o.expires_at");
@@ -150,20 +186,53 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	        " AND o.id > %llu))",
 	        cur->at, cur->at, cur->id) != 0)
 		goto out;
-	/* The NOT EXISTS runs on ix_outbox_ordering_status (sql/005), or
-	 * ix_outbox_ordering_channel (sql/011) with the channel scope, index
-	 * only, never reading the key's SENT history row by row (EXPLAIN in
-	 * t0440; a blocked backlog behind 20,000 SENT rows of its key: 4 ms
-	 * instead of 800 ms a claim). */
+	/* Per-key ordering (doc/architecture.md, "Ordering and runs of a
+	 * key"): the walk keeps a keyed row unless an earlier FAILED row
+	 * holds its key, the first PENDING row of its key comes after it in
+	 * the walk (due later: so the walk meets a key's first row before
+	 * the rows that follow it) or, with the global scope, is of a channel
+	 * this claim does not serve or a paused one, or its key's first
+	 * PROCESSING row is another dispatcher's.  Rows it keeps that do not
+	 * follow on from the key's open rows are left out afterwards
+	 * (claim_runs), by the prev column. Every subquery is one dive into
+	 * ix_outbox_ordering_channel (sql/011) or, with the global scope,
+	 * ix_outbox_ordering_status (sql/005), never a walk over the key's
+	 * backlog or its SENT history (EXPLAIN in t0440). */
 	if (conf->ordering == ORDERING_PER_KEY) {
 		buf_adds(&order,
-		    " AND (o.ordering_key IS NULL OR NOT EXISTS ("
-		    "SELECT 1 FROM outbox_messages e WHERE ");
+		    " AND (o.ordering_key IS NULL OR (NOT EXISTS ("
+		    "SELECT 1");
+		outbox_scope_sql(conf, "e", &order);
+		buf_adds(&order, " AND ");
 		if (outbox_blocking_sql(
-		        db, conf, "e", "o", 0, &order, errstr) != 0)
+		        db, conf, "e", "o", 1, &order, errstr) != 0)
 			goto out;
-		buf_adds(&order, "))");
-	}
+		buf_adds(&order,
+		    ") AND COALESCE((SELECT h.next_attempt_at <="
+		    " o.next_attempt_at");
+		if (conf->ordering_scope == SCOPE_GLOBAL &&
+		    db_fragment(db, &order, errstr,
+		        " AND h.channel IN (%F) AND h.channel NOT IN (%R)", &in,
+		        outbox_paused_sql) != 0)
+			goto out;
+		outbox_scope_sql(conf, "h", &order);
+		buf_adds(&order,
+		    " AND h.status = 'PENDING' ORDER BY h.id LIMIT 1),"
+		    " FALSE) AND COALESCE((SELECT r.claimed_by = ");
+		if (db_fragment(db, &order, errstr, "%s", self_identity()) != 0)
+			goto out;
+		buf_adds(&order, " ");
+		outbox_scope_sql(conf, "r", &order);
+		buf_adds(&order,
+		    " AND r.status = 'PROCESSING' AND r.id < o.id"
+		    " ORDER BY r.id LIMIT 1), TRUE)))");
+		buf_adds(&prev, "IF(o.ordering_key IS NULL, 0, GREATEST(");
+		outbox_prev_sql(conf, "PENDING", &prev);
+		buf_addc(&prev, ',');
+		outbox_prev_sql(conf, "PROCESSING", &prev);
+		buf_adds(&prev, "))");
+	} else
+		buf_adds(&prev, "0");
 	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
 	 * on status alone, which walks every delete-marked entry. */
 	/* A payload larger than its share of max_batch_bytes is read only
@@ -175,20 +244,21 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
 	    " o.ordering_key, IF(LENGTH(o.payload) <= %lld, o.payload, NULL),"
 	    " o.attempts, FLOOR(UNIX_TIMESTAMP(o.created_at)),"
-	    " o.next_attempt_at, LENGTH(o.payload), COALESCE(%F, FALSE)"
+	    " o.next_attempt_at, LENGTH(o.payload), COALESCE(%F, FALSE), %F"
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
 	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
 	    " AND o.channel IN (%F)%F"
-	    " AND o.channel NOT IN (SELECT channel FROM cronguard_channel_pauses"
-	    " WHERE until_at IS NULL OR until_at > NOW(6))"
+	    " AND o.channel NOT IN (%R)"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
-	    inline_max, &ttl, &after, &in, &order, limit);
+	    inline_max, &ttl, &prev, &after, &in, &order, outbox_paused_sql,
+	    limit);
 out:
 	buf_free(&in);
 	buf_free(&after);
 	buf_free(&order);
 	buf_free(&ttl);
+	buf_free(&prev);
 	return rc;
 }
 
@@ -212,6 +282,7 @@ claim_reset(struct claim *c)
 	c->expired = NULL;
 	c->n = 0;
 	c->nexpired = 0;
+	c->dropped = 0;
 }
 
 /* How many of the locked rows to keep: in order, while their payloads
@@ -280,35 +351,135 @@ out:
 	return st;
 }
 
-/* Fill the messages from the claim's first n result rows; the expired
- * ones go to c->expired instead. */
+/* A result row's id (column 0) and prev (column 11, 0 for none). */
+struct claim_row {
+	unsigned long long id, prev;
+	size_t             i; /* row in the result */
+};
+
+/* What claim_runs decides for each result row. */
+struct claim_run {
+	int      keep;
+	unsigned run;   /* place in its key's run, 0 for the first */
+	size_t   after; /* the result row before it in its run, or SIZE_MAX */
+};
+
+static int
+claim_row_cmp(const void *a, const void *b)
+{
+	const struct claim_row *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Which of the first n result rows the claim keeps (doc/architecture.md,
+ * "Ordering and runs of a key").  An unkeyed row always.  A keyed row
+ * when it is the first open row of its key and scope (prev 0), or when
+ * the row just before it (prev) is kept, is not expired and has the same
+ * channel: the kept rows of a key are then a run of its open rows from
+ * the first, in id order, which the send keeps in order.  Anything else
+ * (after a row another claim holds, one not due, or one outside this
+ * claim) stays PENDING for a later claim.  Returns how many rows it
+ * leaves out.
+ */
+static size_t
+claim_runs(const struct db_result *r, size_t n, struct claim_run *out)
+{
+	struct claim_row *rows, key, *p;
+	struct claim_run *me, *before;
+	const char       *e;
+	size_t            i, dropped = 0;
+
+	rows = xcalloc(n + 1, sizeof *rows);
+	for (i = 0; i < n; i++) {
+		rows[i].i = i;
+		out[i].keep = 1;
+		out[i].run = 0;
+		out[i].after = SIZE_MAX;
+		if (r->rows[i][0] == NULL ||
+		    parse_ull(r->rows[i][0], UINT64_MAX, &rows[i].id, &e) != 0)
+			rows[i].id = 0;
+		if (r->rows[i][11] == NULL ||
+		    parse_ull(r->rows[i][11], UINT64_MAX, &rows[i].prev, &e) !=
+		        0)
+			rows[i].prev = 0;
+	}
+	/* In id order, a row's prev (a smaller id) is decided before it. */
+	qsort(rows, n, sizeof *rows, claim_row_cmp);
+	for (i = 0; i < n; i++) {
+		if (r->rows[rows[i].i][4] == NULL || rows[i].prev == 0)
+			continue;
+		me = &out[rows[i].i];
+		key.id = rows[i].prev;
+		p = bsearch(&key, rows, i, sizeof *rows, claim_row_cmp);
+		before = p != NULL ? &out[p->i] : NULL;
+		if (before != NULL && before->keep &&
+		    db_parse_bool(r->rows[p->i][10]) != 1 &&
+		    r->rows[p->i][2] != NULL && r->rows[rows[i].i][2] != NULL &&
+		    strcmp(r->rows[p->i][2], r->rows[rows[i].i][2]) == 0) {
+			me->run = before->run + 1;
+			me->after = p->i;
+		} else {
+			me->keep = 0;
+			dropped++;
+		}
+	}
+	free(rows);
+	return dropped;
+}
+
+/* Messages in the order of their runs, then of the claim (storage). */
+static int
+claim_msg_cmp(const void *a, const void *b)
+{
+	const struct outbox_msg *x = *(const struct outbox_msg *const *)a;
+	const struct outbox_msg *y = *(const struct outbox_msg *const *)b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Fill the messages from the claim's first n result rows that claim_runs
+ * keeps; the expired ones go to c->expired instead.  Each message of a
+ * run points at the one before it, and msgs are ordered by run, so a
+ * message never comes before the one it follows. */
 static int
 claim_fill(struct claim *c, size_t n, char **errstr)
 {
 	struct db_result  *r = c->res;
-	struct outbox_msg *m;
+	struct claim_run  *runs;
+	struct outbox_msg *m, **at;
 	unsigned long long id;
 	const char        *e;
 	long long          v;
 	size_t             i;
+	int                rc = -1;
 
 	c->n = 0;
 	c->storage = xcalloc(n + 1, sizeof *c->storage);
 	c->msgs = xcalloc(n + 1, sizeof *c->msgs);
 	c->expired = xcalloc(n + 1, sizeof *c->expired);
+	runs = xcalloc(n + 1, sizeof *runs);
+	at = xcalloc(n + 1, sizeof *at); /* result row -> its message */
+	c->dropped = claim_runs(r, n, runs);
 	for (i = 0; i < n; i++) {
+		if (!runs[i].keep)
+			continue;
 		if (r->rows[i][0] == NULL ||
 		    parse_ull(r->rows[i][0], UINT64_MAX, &id, &e) != 0) {
 			*errstr = xstrdup("claim failed: bad id");
-			return -1;
+			goto out;
 		}
 		if (db_parse_bool(r->rows[i][10]) == 1) {
 			c->expired[c->nexpired++] = id;
 			continue;
 		}
-		m = &c->storage[c->n];
+		m = at[i] = &c->storage[c->n];
 		c->msgs[c->n++] = m;
 		m->id = id;
+		m->run = runs[i].run;
 		snprintf(m->message_id, sizeof m->message_id, "%s",
 		    r->rows[i][1] != NULL ? r->rows[i][1] : "");
 		m->channel = r->rows[i][2];
@@ -320,7 +491,7 @@ claim_fill(struct claim *c, size_t n, char **errstr)
 		if (r->rows[i][6] == NULL ||
 		    parse_ll(r->rows[i][6], 0, UINT32_MAX, &v, &e) != 0) {
 			*errstr = xstrdup("claim failed: bad attempts");
-			return -1;
+			goto out;
 		}
 		m->attempts = (unsigned)v;
 		if (r->rows[i][7] != NULL &&
@@ -328,7 +499,17 @@ claim_fill(struct claim *c, size_t n, char **errstr)
 			m->created_at_s = v;
 		m->result = SEND_NONE;
 	}
-	return 0;
+	/* A run's rows come in id order, so its row before is kept. */
+	for (i = 0; i < n; i++) {
+		if (at[i] != NULL && runs[i].after != SIZE_MAX)
+			at[i]->after = at[runs[i].after];
+	}
+	qsort(c->msgs, c->n, sizeof *c->msgs, claim_msg_cmp);
+	rc = 0;
+out:
+	free(runs);
+	free(at);
+	return rc;
 }
 
 static enum db_status
@@ -474,10 +655,12 @@ outbox_claim_budget(struct db *db, const struct conf_outbox *conf,
 		snprintf(nexp, sizeof nexp, "%zu", c->nexpired);
 		log_kv(LOG_INFO, "outbox_expired", "count", nexp, NULL);
 	}
-	/* The cursor follows the rows read, expired ones included. */
+	/* The cursor follows the rows read, expired ones included; not
+	 * past rows left out, which the next claim must see again. */
 	if (cur != NULL) {
 		cur->set = 0;
 		if (st == DB_OK && c->res != NULL && c->res->nrows == limit &&
+		    c->dropped == 0 &&
 		    (at = db_cell(c->res, c->res->nrows - 1, 8)) != NULL &&
 		    parse_ull(db_cell(c->res, c->res->nrows - 1, 0), UINT64_MAX,
 		        &cur->id, &e) == 0) {

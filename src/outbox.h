@@ -29,8 +29,12 @@ struct claim {
 	 * and made FAILED instead of claiming them. */
 	unsigned long long *expired;
 	size_t              nexpired;
-	struct db_result   *big;   /* payloads fetched on their own, or NULL */
-	unsigned long long  bytes; /* of the claimed payloads */
+	/* Rows the locking SELECT returned that the claim left out: with
+	 * per-key ordering, rows that do not follow on from their key's
+	 * open rows (they stay PENDING). */
+	size_t             dropped;
+	struct db_result  *big;   /* payloads fetched on their own, or NULL */
+	unsigned long long bytes; /* of the claimed payloads */
 };
 
 /* What a finalise did. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The default outbox.pipeline is 3; every other outbox test runs at it.
 # This one reruns the crash, fencing, SIGTERM/SIGHUP, ordering and
-# four-dispatcher tests at pipeline = 1 (the serial path: claim, send,
+# four-dispatcher and hot-key tests at pipeline = 1 (the serial path: claim, send,
 # finalise in turn on one connection), through lib.sh's
 # CRONGUARD_TEST_PIPELINE, so both paths keep those guarantees.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
@@ -10,7 +10,7 @@ dir=$CRONGUARD_SRCDIR/tests/integration
 for t in t0420-outbox-killed-dispatcher-recovered t0421-outbox-lease-fencing \
     t0422-outbox-sends-start-within-lease t0440-outbox-per-key-ordering \
     t0460-outbox-sigterm-releases-claims t0461-outbox-sighup-releases-claims \
-    t0401-outbox-four-dispatchers; do
+    t0401-outbox-four-dispatchers t1126-outbox-hot-key-runs; do
 	echo "=== $t at pipeline = 1"
 	rc=0
 	CRONGUARD_TEST_PIPELINE=1 sh "$dir/$t.sh" || rc=$?

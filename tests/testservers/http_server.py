@@ -34,6 +34,9 @@ path, in any order; other segments are free (use them to name your test):
                       (default 200).  The key is the path with the
                       webhook-id header (else Idempotency-Key, else none).
     fail-status=NNN   status for fail-first failures (default 503)
+    fail-match=TEXT   the first request with the same key whose body
+                      contains TEXT (URL-decoded) answers fail-status
+                      (one failing message among others)
     drop=1            log the request, then close the connection without
                       any response (a transport error for the client)
     close=1           answer, with "Connection: close", then close
@@ -166,6 +169,12 @@ class Handler(BaseHTTPRequestHandler):
                    or headers.get("idempotency-key") or "")
             if STATE.count_attempt(key) <= int_or(faults["fail-first"], 0):
                 status = int_or(faults.get("fail-status"), 503)
+        if ("fail-match" in faults
+                and faults["fail-match"].encode() in body
+                and STATE.count_attempt(
+                    ("fail-match", raw_path, headers.get("webhook-id")
+                     or headers.get("idempotency-key") or "")) == 1):
+            status = int_or(faults.get("fail-status"), 503)
         if random.random() * 100 < int_or(faults.get("fail-rate"), 0):
             status = int_or(faults.get("fail-status"), 503)
         if "retry-after" in faults:
