@@ -123,24 +123,23 @@ outbox_scope_sql(const struct conf_outbox *conf, const char *a, struct buf *b)
 		buf_printf(b, " AND %s.channel = o.channel", a);
 }
 
-/* The id of the last row of o's key and scope before o with status, or
- * 0: one dive, backwards, into the ordering index. */
+/* The id of the first row of o's key and scope with status, or 0: one
+ * dive into the ordering index, reading one entry. */
 static void
-outbox_prev_sql(
+outbox_first_sql(
     const struct conf_outbox *conf, const char *status, struct buf *b)
 {
-	buf_adds(b, "COALESCE((SELECT p.id");
-	outbox_scope_sql(conf, "p", b);
-	buf_printf(b,
-	    " AND p.status = '%s' AND p.id < o.id ORDER BY p.id DESC"
-	    " LIMIT 1), 0)",
-	    status);
+	buf_adds(b, "COALESCE((SELECT f.id");
+	outbox_scope_sql(conf, "f", b);
+	buf_printf(
+	    b, " AND f.status = '%s' ORDER BY f.id LIMIT 1), 0)", status);
 }
 
 struct claim_args {
-	const struct buf *sql; /* outbox_claim_sql */
-	struct claim     *c;
-	long long         budget; /* payload bytes; <= 0: no limit */
+	const struct conf_outbox *conf;
+	const struct buf         *sql; /* outbox_claim_sql */
+	struct claim             *c;
+	long long                 budget; /* payload bytes; <= 0: no limit */
 };
 
 int
@@ -192,12 +191,14 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	 * the walk (due later: so the walk meets a key's first row before
 	 * the rows that follow it) or, with the global scope, is of a channel
 	 * this claim does not serve or a paused one, or its key's first
-	 * PROCESSING row is another dispatcher's.  Rows it keeps that do not
-	 * follow on from the key's open rows are left out afterwards
-	 * (claim_runs), by the prev column. Every subquery is one dive into
+	 * PROCESSING row is another dispatcher's.  It reads the ids of the
+	 * key's first PENDING and first PROCESSING rows (columns 11 and 12),
+	 * from which claim_runs leaves out the rows that do not follow on
+	 * from the key's open rows.  Every subquery is one dive into
 	 * ix_outbox_ordering_channel (sql/011) or, with the global scope,
-	 * ix_outbox_ordering_status (sql/005), never a walk over the key's
-	 * backlog or its SENT history (EXPLAIN in t0440). */
+	 * ix_outbox_ordering_status (sql/005), reading one entry: never a
+	 * walk over the key's backlog or its SENT history (doctor's EXPLAIN,
+	 * t0440, t1126). */
 	if (conf->ordering == ORDERING_PER_KEY) {
 		buf_adds(&order,
 		    " AND (o.ordering_key IS NULL OR (NOT EXISTS ("
@@ -224,15 +225,15 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 		buf_adds(&order, " ");
 		outbox_scope_sql(conf, "r", &order);
 		buf_adds(&order,
-		    " AND r.status = 'PROCESSING' AND r.id < o.id"
-		    " ORDER BY r.id LIMIT 1), TRUE)))");
-		buf_adds(&prev, "IF(o.ordering_key IS NULL, 0, GREATEST(");
-		outbox_prev_sql(conf, "PENDING", &prev);
-		buf_addc(&prev, ',');
-		outbox_prev_sql(conf, "PROCESSING", &prev);
-		buf_adds(&prev, "))");
+		    " AND r.status = 'PROCESSING' ORDER BY r.id LIMIT 1),"
+		    " TRUE)))");
+		buf_adds(&prev, "IF(o.ordering_key IS NULL, 0, ");
+		outbox_first_sql(conf, "PENDING", &prev);
+		buf_adds(&prev, "), IF(o.ordering_key IS NULL, 0, ");
+		outbox_first_sql(conf, "PROCESSING", &prev);
+		buf_adds(&prev, ")");
 	} else
-		buf_adds(&prev, "0");
+		buf_adds(&prev, "0, 0");
 	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
 	 * on status alone, which walks every delete-marked entry. */
 	/* A payload larger than its share of max_batch_bytes is read only
@@ -351,10 +352,13 @@ out:
 	return st;
 }
 
-/* A result row's id (column 0) and prev (column 11, 0 for none). */
+/* A keyed result row, for claim_runs. */
 struct claim_row {
-	unsigned long long id, prev;
-	size_t             i; /* row in the result */
+	unsigned long long id;
+	unsigned long long head; /* its key's first open row, 0 unknown */
+	const char        *key;
+	const char        *scope; /* its channel, or "" (global scope) */
+	size_t             i;     /* row in the result */
 };
 
 /* What claim_runs decides for each result row. */
@@ -368,65 +372,182 @@ static int
 claim_row_cmp(const void *a, const void *b)
 {
 	const struct claim_row *x = a, *y = b;
+	int                     c;
 
+	if ((c = strcmp(x->key, y->key)) != 0 ||
+	    (c = strcmp(x->scope, y->scope)) != 0)
+		return c;
 	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static unsigned long long
+claim_cell_id(const struct db_result *r, size_t i, size_t col)
+{
+	unsigned long long v;
+	const char        *e;
+
+	if (r->rows[i][col] == NULL ||
+	    parse_ull(r->rows[i][col], UINT64_MAX, &v, &e) != 0)
+		return 0;
+	return v;
+}
+
+/*
+ * The open (PENDING or PROCESSING) rows of the runs rows[from[k]..to[k])
+ * between each run's first and last id: one statement for all of them,
+ * ranges on the ordering index.  Returned sorted as claim_row_cmp sorts.
+ */
+static enum db_status
+claim_open_rows(struct db *db, const struct conf_outbox *conf,
+    const struct claim_row *rows, const size_t *from, const size_t *to,
+    size_t nruns, struct db_result **res, struct claim_row **open,
+    char **errstr)
+{
+	struct buf     where;
+	enum db_status st = DB_ERR_QUERY;
+	size_t         k, i;
+	int            rc = 0;
+
+	*open = NULL;
+	buf_init(&where);
+	for (k = 0; k < nruns && rc == 0; k++) {
+		rc = db_fragment(db, &where, errstr,
+		    "%R(ordering_key = %s AND status IN ('PENDING','PROCESSING')"
+		    " AND id BETWEEN %llu AND %llu",
+		    k > 0 ? " OR " : "", rows[from[k]].key, rows[from[k]].id,
+		    rows[to[k] - 1].id);
+		if (rc == 0 && conf->ordering_scope == SCOPE_CHANNEL)
+			rc = db_fragment(db, &where, errstr,
+			    " AND channel = %s", rows[from[k]].scope);
+		buf_addc(&where, ')');
+	}
+	if (rc != 0)
+		goto out;
+	st = db_query(db, res, errstr,
+	    "SELECT id, ordering_key, channel FROM outbox_messages"
+	    " FORCE INDEX (%R) WHERE %F",
+	    conf->ordering_scope == SCOPE_CHANNEL ? "ix_outbox_ordering_channel"
+	                                          : "ix_outbox_ordering_status",
+	    &where);
+	if (st != DB_OK)
+		goto out;
+	*open = xcalloc((*res)->nrows + 1, sizeof **open);
+	for (i = 0; i < (*res)->nrows; i++) {
+		(*open)[i].id = claim_cell_id(*res, i, 0);
+		(*open)[i].key =
+		    (*res)->rows[i][1] != NULL ? (*res)->rows[i][1] : "";
+		(*open)[i].scope = conf->ordering_scope == SCOPE_CHANNEL &&
+		        (*res)->rows[i][2] != NULL
+		    ? (*res)->rows[i][2]
+		    : "";
+	}
+	qsort(*open, (*res)->nrows, sizeof **open, claim_row_cmp);
+out:
+	buf_free(&where);
+	return st;
 }
 
 /*
  * Which of the first n result rows the claim keeps (doc/architecture.md,
- * "Ordering and runs of a key").  An unkeyed row always.  A keyed row
- * when it is the first open row of its key and scope (prev 0), or when
- * the row just before it (prev) is kept, is not expired and has the same
- * channel: the kept rows of a key are then a run of its open rows from
- * the first, in id order, which the send keeps in order.  Anything else
- * (after a row another claim holds, one not due, or one outside this
- * claim) stays PENDING for a later claim.  Returns how many rows it
- * leaves out.
+ * "Ordering and runs of a key").  An unkeyed row always.  The keyed rows
+ * of one key and scope, in id order, from the first while they are
+ * exactly the key's open rows: the first must be the key's first open row
+ * (columns 11 and 12), and when there are more, one statement
+ * (claim_open_rows) reads the open rows between the first and the last,
+ * which must be these rows and no other (a row another claim holds, one
+ * not due, one this claim does not serve).  A run stops after an expired
+ * row and, with the global scope, at a change of channel.  Anything left
+ * out stays PENDING for a later claim.  Sets *dropped to how many.
  */
-static size_t
-claim_runs(const struct db_result *r, size_t n, struct claim_run *out)
+static enum db_status
+claim_runs(struct db *db, const struct conf_outbox *conf,
+    const struct db_result *r, size_t n, struct claim_run *out, size_t *dropped,
+    char **errstr)
 {
-	struct claim_row *rows, key, *p;
-	struct claim_run *me, *before;
-	const char       *e;
-	size_t            i, dropped = 0;
+	struct claim_row  *rows, *open = NULL;
+	struct db_result  *ores = NULL;
+	unsigned long long h;
+	size_t            *from, *to, nk = 0, nruns = 0, i, j, k, o, no = 0;
+	enum db_status     st = DB_OK;
 
+	*dropped = 0;
 	rows = xcalloc(n + 1, sizeof *rows);
+	from = xcalloc(n + 1, sizeof *from);
+	to = xcalloc(n + 1, sizeof *to);
 	for (i = 0; i < n; i++) {
-		rows[i].i = i;
 		out[i].keep = 1;
 		out[i].run = 0;
 		out[i].after = SIZE_MAX;
-		if (r->rows[i][0] == NULL ||
-		    parse_ull(r->rows[i][0], UINT64_MAX, &rows[i].id, &e) != 0)
-			rows[i].id = 0;
-		if (r->rows[i][11] == NULL ||
-		    parse_ull(r->rows[i][11], UINT64_MAX, &rows[i].prev, &e) !=
-		        0)
-			rows[i].prev = 0;
-	}
-	/* In id order, a row's prev (a smaller id) is decided before it. */
-	qsort(rows, n, sizeof *rows, claim_row_cmp);
-	for (i = 0; i < n; i++) {
-		if (r->rows[rows[i].i][4] == NULL || rows[i].prev == 0)
+		if (conf->ordering != ORDERING_PER_KEY || r->rows[i][4] == NULL)
 			continue;
-		me = &out[rows[i].i];
-		key.id = rows[i].prev;
-		p = bsearch(&key, rows, i, sizeof *rows, claim_row_cmp);
-		before = p != NULL ? &out[p->i] : NULL;
-		if (before != NULL && before->keep &&
-		    db_parse_bool(r->rows[p->i][10]) != 1 &&
-		    r->rows[p->i][2] != NULL && r->rows[rows[i].i][2] != NULL &&
-		    strcmp(r->rows[p->i][2], r->rows[rows[i].i][2]) == 0) {
-			me->run = before->run + 1;
-			me->after = p->i;
-		} else {
-			me->keep = 0;
-			dropped++;
+		rows[nk].i = i;
+		rows[nk].id = claim_cell_id(r, i, 0);
+		rows[nk].key = r->rows[i][4];
+		rows[nk].scope = conf->ordering_scope == SCOPE_CHANNEL &&
+		        r->rows[i][2] != NULL
+		    ? r->rows[i][2]
+		    : "";
+		rows[nk].head = claim_cell_id(r, i, 11);
+		h = claim_cell_id(r, i, 12);
+		if (h != 0 && (rows[nk].head == 0 || h < rows[nk].head))
+			rows[nk].head = h;
+		nk++;
+	}
+	qsort(rows, nk, sizeof *rows, claim_row_cmp);
+	/* Each key's run: from its first open row, while the previous row
+	 * is not expired and (global scope) of the same channel. */
+	for (i = 0; i < nk; i = j) {
+		for (j = i + 1;
+		     j < nk && strcmp(rows[j].key, rows[i].key) == 0 &&
+		     strcmp(rows[j].scope, rows[i].scope) == 0;
+		     j++)
+			;
+		k = rows[i].id == rows[i].head ? i + 1 : i;
+		while (k > i && k < j &&
+		    db_parse_bool(r->rows[rows[k - 1].i][10]) != 1 &&
+		    strcmp(r->rows[rows[k].i][2], r->rows[rows[k - 1].i][2]) ==
+		        0)
+			k++;
+		for (o = k; o < j; o++)
+			out[rows[o].i].keep = 0;
+		if (k - i > 1) {
+			from[nruns] = i;
+			to[nruns++] = k;
 		}
 	}
+	/* The open rows between each run's first and last must be the run:
+	 * cut it at the first other one. */
+	if (nruns > 0) {
+		st = claim_open_rows(
+		    db, conf, rows, from, to, nruns, &ores, &open, errstr);
+		if (st != DB_OK)
+			goto out;
+		no = ores->nrows;
+	}
+	for (k = 0, o = 0; k < nruns; k++) {
+		while (o < no && claim_row_cmp(&open[o], &rows[from[k]]) < 0)
+			o++;
+		for (i = from[k]; i < to[k]; i++, o++) {
+			if (o >= no || open[o].id != rows[i].id ||
+			    strcmp(open[o].key, rows[i].key) != 0)
+				break;
+			if (i > from[k]) {
+				out[rows[i].i].run = out[rows[i - 1].i].run + 1;
+				out[rows[i].i].after = rows[i - 1].i;
+			}
+		}
+		for (; i < to[k]; i++)
+			out[rows[i].i].keep = 0;
+	}
+	for (i = 0; i < n; i++)
+		*dropped += !out[i].keep;
+out:
+	db_result_free(ores);
+	free(open);
 	free(rows);
-	return dropped;
+	free(from);
+	free(to);
+	return st;
 }
 
 /* Messages in the order of their runs, then of the claim (storage). */
@@ -446,10 +567,10 @@ claim_msg_cmp(const void *a, const void *b)
  * run points at the one before it, and msgs are ordered by run, so a
  * message never comes before the one it follows. */
 static int
-claim_fill(struct claim *c, size_t n, char **errstr)
+claim_fill(
+    struct claim *c, size_t n, const struct claim_run *runs, char **errstr)
 {
 	struct db_result  *r = c->res;
-	struct claim_run  *runs;
 	struct outbox_msg *m, **at;
 	unsigned long long id;
 	const char        *e;
@@ -461,9 +582,7 @@ claim_fill(struct claim *c, size_t n, char **errstr)
 	c->storage = xcalloc(n + 1, sizeof *c->storage);
 	c->msgs = xcalloc(n + 1, sizeof *c->msgs);
 	c->expired = xcalloc(n + 1, sizeof *c->expired);
-	runs = xcalloc(n + 1, sizeof *runs);
 	at = xcalloc(n + 1, sizeof *at); /* result row -> its message */
-	c->dropped = claim_runs(r, n, runs);
 	for (i = 0; i < n; i++) {
 		if (!runs[i].keep)
 			continue;
@@ -507,7 +626,6 @@ claim_fill(struct claim *c, size_t n, char **errstr)
 	qsort(c->msgs, c->n, sizeof *c->msgs, claim_msg_cmp);
 	rc = 0;
 out:
-	free(runs);
 	free(at);
 	return rc;
 }
@@ -517,18 +635,23 @@ claim_txn(struct db *db, void *arg, char **errstr)
 {
 	struct claim_args  *a = arg;
 	struct claim       *c = a->c;
+	struct claim_run   *runs = NULL;
 	struct db_result   *up = NULL;
 	unsigned long long *ids = NULL;
 	enum db_status      st;
-	size_t              i;
+	size_t              i, n;
 
 	claim_reset(c);
 	uuid_v4(c->token);
 	st = db_query(db, &c->res, errstr, "%F", a->sql);
 	if (st != DB_OK)
 		goto out;
-	if (claim_fill(c, claim_cut(c->res, a->budget, &c->bytes), errstr) !=
-	    0) {
+	n = claim_cut(c->res, a->budget, &c->bytes);
+	runs = xcalloc(n + 1, sizeof *runs);
+	st = claim_runs(db, a->conf, c->res, n, runs, &c->dropped, errstr);
+	if (st != DB_OK)
+		goto out;
+	if (claim_fill(c, n, runs, errstr) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
 	}
@@ -566,6 +689,7 @@ claim_txn(struct db *db, void *arg, char **errstr)
 out:
 	db_result_free(up);
 	free(ids);
+	free(runs);
 	return st;
 }
 
@@ -643,6 +767,7 @@ outbox_claim_budget(struct db *db, const struct conf_outbox *conf,
 		st = DB_ERR_QUERY;
 		goto out;
 	}
+	a.conf = conf;
 	a.sql = &sql;
 	a.c = c;
 	a.budget = budget;
