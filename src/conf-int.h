@@ -1,7 +1,8 @@
 /*
- * conf-int.h: what the configuration's files (conf.c, conf-keys.c) share
- * and nothing else includes: the key table's descriptors and the tables
- * themselves.  doc/howto.md says how to add a key.
+ * conf-int.h: what the configuration's files (conf.c, conf-keys.c,
+ * conf-print.c) share and nothing else includes: the key table's
+ * descriptors and the tables themselves.  doc/howto.md says how to add a
+ * key.
  */
 #ifndef CRONGUARD_CONF_INT_H
 #define CRONGUARD_CONF_INT_H
@@ -15,9 +16,9 @@
 /*
  * The key table (conf-keys.c): each configuration key is written once,
  * there, with its place in struct conf, its bounds and its default.
- * Parsing, defaults, freeing and `config check` printing (conf.c) and
- * the list of known keys (conf_keys, checked against cronguard.conf(5))
- * all walk these tables.
+ * Parsing, defaults and freeing (conf.c), `config check` printing
+ * (conf-print.c) and the list of known keys (conf_keys, checked against
+ * cronguard.conf(5)) all walk these tables.
  */
 enum key_kind {
 	K_STR,   /* non-empty string, no control characters */
@@ -107,6 +108,15 @@ int conf_key_applies(const struct key *, unsigned types);
 int conf_key_repeated(const struct key *keys, const struct key *k);
 /* The CH_* type of a channel (struct conf_channel *). */
 unsigned conf_channel_types(const void *);
+
+/*
+ * conf.c: the authority of a URL ("user:pw@host:25" in
+ * "smtp://user:pw@host:25/"), or NULL when it has no "://".  *at is set to
+ * the '@' that ends the userinfo (the last one in the authority), or NULL
+ * when there is none; *end to the end of the authority.
+ */
+const char *conf_url_authority(
+    const char *url, const char **at, const char **end);
 
 /* conf.c: how one named channel or job is parsed (K_NAMED's parse). */
 int conf_parse_channel(struct parse *, const config_setting_t *, void *);
