@@ -21,45 +21,12 @@
 #define MASKED "********"
 
 static void
-conf_print_quoted(struct buf *b, const char *s)
-{
-	const unsigned char *u;
-
-	buf_addc(b, '"');
-	for (u = (const unsigned char *)s; *u != '\0'; u++) {
-		switch (*u) {
-		case '"':
-			buf_adds(b, "\\\"");
-			break;
-		case '\\':
-			buf_adds(b, "\\\\");
-			break;
-		case '\n':
-			buf_adds(b, "\\n");
-			break;
-		case '\r':
-			buf_adds(b, "\\r");
-			break;
-		case '\t':
-			buf_adds(b, "\\t");
-			break;
-		default:
-			if (*u < 0x20 || *u == 0x7f)
-				buf_printf(b, "\\x%02x", *u);
-			else
-				buf_addc(b, *u);
-		}
-	}
-	buf_addc(b, '"');
-}
-
-static void
 conf_print_str(struct buf *b, int indent, const char *key, const char *v)
 {
 	if (v == NULL)
 		return;
 	buf_printf(b, "%*s%s = ", indent, "", key);
-	conf_print_quoted(b, v);
+	buf_add_quoted(b, v);
 	buf_adds(b, ";\n");
 }
 
@@ -151,7 +118,7 @@ conf_print_strv(struct buf *b, int indent, const char *key, char **v, size_t n)
 	for (i = 0; i < n; i++) {
 		if (i > 0)
 			buf_adds(b, ", ");
-		conf_print_quoted(b, v[i]);
+		buf_add_quoted(b, v[i]);
 	}
 	buf_adds(b, " ];\n");
 }
@@ -187,7 +154,7 @@ conf_print_headers(
 		if (i > 0)
 			buf_adds(b, ", ");
 		if (conf_header_is_harmless(v[i]))
-			conf_print_quoted(b, v[i]);
+			buf_add_quoted(b, v[i]);
 		else {
 			n = strcspn(v[i], ":");
 			buf_printf(b, "\"%.*s: " MASKED "\"", (int)n, v[i]);
