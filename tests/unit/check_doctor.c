@@ -45,11 +45,7 @@ setup(void)
 static void
 teardown(void)
 {
-	char cmd[64];
-
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	(void)!system(cmd);
-	memcpy(dir + strlen(dir) - 6, "XXXXXX", 6);
+	testutil_rmdir(dir);
 }
 
 /* The configuration text (SECRET: the secret file's path), loaded. */

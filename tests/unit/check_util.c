@@ -281,11 +281,7 @@ setup(void)
 static void
 teardown(void)
 {
-	char cmd[64];
-
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	(void)!system(cmd);
-	memcpy(dir + strlen(dir) - 6, "XXXXXX", 6);
+	testutil_rmdir(dir);
 }
 
 START_TEST(test_write_and_read_file)

@@ -11,6 +11,7 @@
 #include "incident.h"
 #include "log.h"
 #include "runs.h"
+#include "testutil.h"
 #include "util.h"
 
 struct fake fake;
@@ -296,10 +297,6 @@ fake_setup(void)
 void
 fake_teardown(void)
 {
-	char cmd[128];
-
 	incident_set_sink(NULL, NULL);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", fake_rundir);
-	(void)!system(cmd);
-	memcpy(fake_rundir + strlen(fake_rundir) - 6, "XXXXXX", 6);
+	testutil_rmdir(fake_rundir);
 }

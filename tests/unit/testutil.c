@@ -216,3 +216,13 @@ testutil_counts(long long pending, long long due, long long processing,
 	k.unknown_channel = unknown;
 	return k;
 }
+
+void
+testutil_rmdir(char *tmpl)
+{
+	char *cmd = xasprintf("rm -rf '%s'", tmpl);
+
+	(void)!system(cmd);
+	free(cmd);
+	memcpy(tmpl + strlen(tmpl) - 6, "XXXXXX", 6);
+}
