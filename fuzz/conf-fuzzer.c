@@ -4,7 +4,7 @@
  * conf_load reads a path (libconfig parses files), so each input is
  * written to one file in a private directory, mode 0600 so that inline
  * passwords pass the permission check and reach the rest of validation.
- * Never crashes or leaks: conf_print and conf_free after success, and
+ * Never crashes or leaks: conf_print_text and conf_free after success, and
  * conf_load frees what it filled on failure.
  *
  * Inputs with "@include" are skipped: libconfig 1.5 exit()s the process
@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf-print.h"
 #include "conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -74,8 +75,8 @@ conf_fuzz_write(const char *path, mode_t mode, const void *data, size_t size)
 		abort();
 }
 
-/* A private directory for the input, the files above (shared by
- * concurrent fuzzers, same contents), conf_print's output to /dev/null. */
+/* A private directory for the input, and the files above (shared by
+ * concurrent fuzzers, same contents). */
 static void
 conf_fuzz_init(void)
 {
@@ -91,8 +92,6 @@ conf_fuzz_init(void)
 		conf_fuzz_write(conf_fuzz_files[i].name,
 		    conf_fuzz_files[i].mode, conf_fuzz_files[i].text,
 		    strlen(conf_fuzz_files[i].text));
-	if (freopen("/dev/null", "w", stdout) == NULL)
-		abort();
 	atexit(conf_fuzz_cleanup);
 }
 
@@ -123,7 +122,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (errstr != NULL)
 		abort();
-	conf_print(&c);
+	free(conf_print_text(&c));
 	conf_free(&c);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "conf-print.h"
 #include "conf.h"
 #include "util.h"
 
@@ -65,12 +66,15 @@ config_check_command(const char *argv0)
 static int
 cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	char  *errstr, *why;
+	char  *errstr, *why, *text;
 	size_t i;
 	int    rv;
 
 	(void)ctx;
-	conf_print(c);
+	text = conf_print_text(c);
+	fputs(text, stdout);
+	free(text);
+	fflush(stdout);
 	for (i = 0; i < c->nwarnings; i++)
 		fprintf(stderr, "cronguard: warning: %s\n", c->warnings[i]);
 	/* A channel's secret is needed only where outbox dispatch runs: a

@@ -1,4 +1,8 @@
-/* conf.c: the configuration (cronguard.conf(5)), parsed with libconfig. */
+/*
+ * conf.c: the configuration (cronguard.conf(5)), parsed with libconfig:
+ * loading, includes, checks and secrets.  The keys themselves are in
+ * conf-keys.c's table (conf-int.h).
+ */
 #include "config.h"
 
 #include <sys/prctl.h>
@@ -17,7 +21,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf-int.h"
 #include "duration.h"
 #include "schedule.h"
 #include "util.h"
@@ -28,644 +32,6 @@
 
 #define LOCK_NAME_MAX 64 /* MySQL's limit for GET_LOCK names */
 #define NAME_MAX_LEN 64  /* channel names go into VARCHAR(64) */
-#define MASKED "********"
-
-/* Enumerations are stored through an int: keep that honest. */
-_Static_assert(sizeof(enum tls_mode) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum guard_kind) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum on_lock_lost) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum ordering) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum ordering_scope) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum on_failure) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum attempt_log) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum channel_type) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum output_mode) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum catch_up) == sizeof(int), "enum size");
-_Static_assert(sizeof(enum alert_level) == sizeof(int), "enum size");
-
-/*
- * The key table: each configuration key is written once, here, with its
- * place in struct conf, its bounds and its default.  Parsing, defaults,
- * freeing, `config check` printing and the list of known keys (conf_keys,
- * checked against cronguard.conf(5)) all walk these tables.
- */
-enum key_kind {
-	K_STR,   /* non-empty string, no control characters */
-	K_TEXT,  /* non-empty string, newlines allowed (SQL) */
-	K_SENUM, /* string from values[], stored as a string */
-	K_ENUM,  /* string from values[], stored as its index (an int) */
-	K_DUR,   /* duration string or bare seconds, stored in ms */
-	K_UINT,
-	K_INT,
-	K_LL,
-	K_DBL,
-	K_BOOL,
-	K_STRV,       /* array of strings; count at off2 */
-	K_SECRET,     /* inline secret; the path of its _file key at off2 */
-	K_SECRETFILE, /* path at off, the secret read from it at off2 */
-	K_GROUP,      /* nested group: its struct at off (0: the same one) */
-	K_NAMED,      /* group of named groups: array at off, count at off2 */
-};
-
-/* Channel types a key is valid for (0: every type). */
-#define CH_SMTP 0x1
-#define CH_HTTP 0x2
-#define CH_AMQP 0x4
-
-#define KF_URL 0x1     /* printed with userinfo and query masked */
-#define KF_HEADERS 0x2 /* "Name: value" strings, values masked in print */
-#define KF_EMPTY 0x4   /* K_STR: "" is a meaningful value */
-#define KF_SIZE 0x10   /* K_LL: bytes, or a string with a K or M suffix */
-#define KF_PRESENT \
-	0x8 /* K_GROUP: bool at off2 says it was given; printed \
-	     * only then */
-
-struct parse;
-
-struct key {
-	const char        *name;
-	enum key_kind      kind;
-	size_t             off;
-	size_t             off2;
-	long long          min, max; /* integers; durations in ms */
-	double             dmin, dmax;
-	const char *const *values;
-	const struct key  *sub;
-	unsigned           types; /* CH_*: channel types it is valid for */
-	unsigned           flags; /* KF_* */
-	/* The default: def for integers, durations (ms), enumerations (the
-	 * index) and booleans, ddef for numbers, sdef for strings (copied).
-	 * A key valid for some channel types only may appear once per type
-	 * with its own default. */
-	long long   def;
-	double      ddef;
-	const char *sdef;
-	/* K_NAMED: element size, how to parse one, its channel types. */
-	size_t size;
-	int (*parse)(struct parse *, const config_setting_t *, void *);
-	unsigned (*types_of)(const void *);
-	/* Printed only when this says so (NULL: always, when set). */
-	int (*shown)(const void *);
-	/* A comment printed after the value, or NULL. */
-	const char *(*note)(const void *);
-};
-
-static const char *const tls_modes[] = { "disabled", "preferred", "required",
-	"verify_identity", NULL };
-static const char *const orderings[] = { "per_key", "none", NULL };
-static const char *const ordering_scopes[] = { "channel", "global", NULL };
-static const char *const on_failures[] = { "block", "skip", NULL };
-static const char *const attempt_logs[] = { "all", "failures", "none", NULL };
-static const char *const channel_types[] = { "smtp", "http", "amqp", NULL };
-static const char *const smtp_tls[] = { "none", "required", NULL };
-static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
-/* In enum guard_kind's order. */
-static const char *const guards[] = { "named_lock", "local", "none", "lease",
-	"auto", NULL };
-static const char *const lock_lost[] = { "terminate", "continue", NULL };
-/* In enum catch_up's and enum alert_level's order. */
-static const char *const catch_ups[] = { "latest", "all", "none", NULL };
-static const char *const alert_levels[] = { "warning", "critical", NULL };
-
-#define DUR_S(s) ((long long)(s)*1000)
-#define DUR_M(m) (DUR_S(m) * 60)
-#define DUR_H(h) (DUR_M(h) * 60)
-
-static int         conf_db_uses_tcp(const void *);
-static int         conf_channel_has_ttl(const void *);
-static const char *conf_db_tls_note(const void *);
-static int conf_parse_channel(struct parse *, const config_setting_t *, void *);
-static int conf_parse_job(struct parse *, const config_setting_t *, void *);
-static const config_setting_t *conf_member(
-    const config_setting_t *, const char *name);
-static int      conf_job_has_command(const void *);
-static int      conf_job_has_schedule(const void *);
-static unsigned conf_channel_types(const void *);
-
-#define DB(f) offsetof(struct conf_database, f)
-static const struct key database_tls_keys[] = {
-	{ .name = "mode",
-	    .kind = K_ENUM,
-	    .off = DB(tls_mode),
-	    .values = tls_modes,
-	    .def = TLS_PREFERRED,
-	    .note = conf_db_tls_note },
-	{ .name = "ca", .kind = K_STR, .off = DB(tls_ca) },
-	{ .name = "cert", .kind = K_STR, .off = DB(tls_cert) },
-	{ .name = "key", .kind = K_STR, .off = DB(tls_key) },
-	{ .name = NULL },
-};
-static const struct key database_keys[] = {
-	/* No default here: 127.0.0.1 unless socket or option_file decide
-	 * (conf_load). */
-	{ .name = "host", .kind = K_STR, .off = DB(host) },
-	{ .name = "port",
-	    .kind = K_UINT,
-	    .off = DB(port),
-	    .min = 1,
-	    .max = 65535,
-	    .def = 3306,
-	    .shown = conf_db_uses_tcp },
-	{ .name = "socket", .kind = K_STR, .off = DB(socket) },
-	{ .name = "user", .kind = K_STR, .off = DB(user) },
-	{ .name = "password",
-	    .kind = K_SECRET,
-	    .off = DB(password),
-	    .off2 = DB(password_file) },
-	{ .name = "password_file",
-	    .kind = K_SECRETFILE,
-	    .off = DB(password_file),
-	    .off2 = DB(password) },
-	{ .name = "option_file", .kind = K_STR, .off = DB(option_file) },
-	{ .name = "option_group", .kind = K_STR, .off = DB(option_group) },
-	{ .name = "name", .kind = K_STR, .off = DB(name) },
-	{ .name = "connect_timeout",
-	    .kind = K_DUR,
-	    .off = DB(connect_timeout_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_S(5) },
-	{ .name = "connect_retry",
-	    .kind = K_DUR,
-	    .off = DB(connect_retry_ms),
-	    .min = 0,
-	    .max = DUR_H(1),
-	    .def = DUR_S(30) },
-	{ .name = "read_timeout",
-	    .kind = K_DUR,
-	    .off = DB(read_timeout_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_S(30) },
-	{ .name = "write_timeout",
-	    .kind = K_DUR,
-	    .off = DB(write_timeout_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_S(30) },
-	{ .name = "tls", .kind = K_GROUP, .sub = database_tls_keys },
-	{ .name = NULL },
-};
-#undef DB
-
-#define OB(f) offsetof(struct conf_outbox, f)
-static const struct key outbox_backoff_keys[] = {
-	{ .name = "initial",
-	    .kind = K_DUR,
-	    .off = OB(backoff_initial_ms),
-	    .min = 1,
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_S(30) },
-	{ .name = "multiplier",
-	    .kind = K_DBL,
-	    .off = OB(backoff_multiplier),
-	    .dmin = 1,
-	    .dmax = 100,
-	    .ddef = 2.0 },
-	{ .name = "max",
-	    .kind = K_DUR,
-	    .off = OB(backoff_max_ms),
-	    .min = 1,
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_H(1) },
-	{ .name = "jitter",
-	    .kind = K_DBL,
-	    .off = OB(backoff_jitter),
-	    .dmin = 0,
-	    .dmax = 1,
-	    .ddef = 0.2 },
-	{ .name = NULL },
-};
-static const struct key outbox_threshold_keys[] = {
-	{ .name = "pending_warn",
-	    .kind = K_LL,
-	    .off = OB(pending_warn),
-	    .max = LLONG_MAX,
-	    .def = 1000 },
-	{ .name = "pending_crit",
-	    .kind = K_LL,
-	    .off = OB(pending_crit),
-	    .max = LLONG_MAX,
-	    .def = 10000 },
-	{ .name = "oldest_due_warn",
-	    .kind = K_DUR,
-	    .off = OB(oldest_due_warn_ms),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_M(5) },
-	{ .name = "oldest_due_crit",
-	    .kind = K_DUR,
-	    .off = OB(oldest_due_crit_ms),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_M(30) },
-	{ .name = "failed_warn",
-	    .kind = K_LL,
-	    .off = OB(failed_warn),
-	    .max = LLONG_MAX,
-	    .def = 1 },
-	{ .name = "failed_crit",
-	    .kind = K_LL,
-	    .off = OB(failed_crit),
-	    .max = LLONG_MAX,
-	    .def = 100 },
-	{ .name = NULL },
-};
-static const struct key outbox_keys[] = {
-	{ .name = "batch_size",
-	    .kind = K_UINT,
-	    .off = OB(batch_size),
-	    .min = 1,
-	    .max = 1000,
-	    .def = 50 },
-	{ .name = "max_batch_bytes",
-	    .kind = K_LL,
-	    .off = OB(max_batch_bytes),
-	    .flags = KF_SIZE,
-	    .min = 1,
-	    .max = LLONG_MAX,
-	    .def = 64LL * 1024 * 1024 },
-	{ .name = "pipeline",
-	    .kind = K_UINT,
-	    .off = OB(pipeline),
-	    .min = 1,
-	    .max = 16,
-	    .def = 3 },
-	{ .name = "poll_interval",
-	    .kind = K_DUR,
-	    .off = OB(poll_interval_ms),
-	    .min = 1,
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_S(1) },
-	{ .name = "lease",
-	    .kind = K_DUR,
-	    .off = OB(lease_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_M(5) },
-	{ .name = "watchdog",
-	    .kind = K_DUR,
-	    .off = OB(watchdog_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_M(15) },
-	{ .name = "max_attempts",
-	    .kind = K_UINT,
-	    .off = OB(max_attempts),
-	    .min = 1,
-	    .max = 1000000,
-	    .def = 8 },
-	{ .name = "backoff", .kind = K_GROUP, .sub = outbox_backoff_keys },
-	{ .name = "ordering",
-	    .kind = K_ENUM,
-	    .off = OB(ordering),
-	    .values = orderings,
-	    .def = ORDERING_PER_KEY },
-	{ .name = "keep_sent",
-	    .kind = K_BOOL,
-	    .off = OB(keep_sent),
-	    .def = true },
-	{ .name = "ordering_scope",
-	    .kind = K_ENUM,
-	    .off = OB(ordering_scope),
-	    .values = ordering_scopes,
-	    .def = SCOPE_CHANNEL },
-	{ .name = "attempt_log",
-	    .kind = K_ENUM,
-	    .off = OB(attempt_log),
-	    .values = attempt_logs,
-	    .def = ATTEMPT_LOG_ALL },
-	{ .name = "thresholds", .kind = K_GROUP, .sub = outbox_threshold_keys },
-	{ .name = NULL },
-};
-#undef OB
-
-#define CH(f) offsetof(struct conf_channel, f)
-static const struct key channel_circuit_keys[] = {
-	{ .name = "failures",
-	    .kind = K_UINT,
-	    .off = CH(circuit_failures),
-	    .max = 1000000 },
-	{ .name = "cooldown",
-	    .kind = K_DUR,
-	    .off = CH(circuit_cooldown_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_M(1) },
-	{ .name = NULL },
-};
-static const struct key channel_keys[] = {
-	{ .name = "type",
-	    .kind = K_ENUM,
-	    .off = CH(type),
-	    .values = channel_types },
-	{ .name = "url", .kind = K_STR, .off = CH(url), .flags = KF_URL },
-	{ .name = "timeout",
-	    .kind = K_DUR,
-	    .off = CH(timeout_ms),
-	    .min = 1,
-	    .max = DURATION_MAX_MS,
-	    .types = CH_SMTP,
-	    .def = DUR_S(30) },
-	{ .name = "timeout",
-	    .kind = K_DUR,
-	    .off = CH(timeout_ms),
-	    .min = 1,
-	    .max = DURATION_MAX_MS,
-	    .types = CH_HTTP | CH_AMQP,
-	    .def = DUR_S(10) },
-	{ .name = "rate", .kind = K_DBL, .off = CH(rate), .dmax = 1e6 },
-	{ .name = "daily_quota",
-	    .kind = K_LL,
-	    .off = CH(daily_quota),
-	    .max = LLONG_MAX },
-	{ .name = "circuit", .kind = K_GROUP, .sub = channel_circuit_keys },
-	{ .name = "on_failure",
-	    .kind = K_ENUM,
-	    .off = CH(on_failure),
-	    .values = on_failures,
-	    .def = ON_FAILURE_BLOCK },
-	{ .name = "ttl",
-	    .kind = K_DUR,
-	    .off = CH(ttl_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .shown = conf_channel_has_ttl },
-	{ .name = "tls_ca", .kind = K_STR, .off = CH(tls_ca) },
-	{ .name = "username",
-	    .kind = K_STR,
-	    .off = CH(username),
-	    .types = CH_SMTP | CH_AMQP },
-	{ .name = "password",
-	    .kind = K_SECRET,
-	    .off = CH(password),
-	    .off2 = CH(password_file),
-	    .types = CH_SMTP | CH_AMQP },
-	{ .name = "password_file",
-	    .kind = K_SECRETFILE,
-	    .off = CH(password_file),
-	    .off2 = CH(password),
-	    .types = CH_SMTP | CH_AMQP },
-	{ .name = "allow_plaintext_auth",
-	    .kind = K_BOOL,
-	    .off = CH(allow_plaintext_auth),
-	    .types = CH_SMTP,
-	    .def = false },
-	{ .name = "from", .kind = K_STR, .off = CH(from), .types = CH_SMTP },
-	{ .name = "tls",
-	    .kind = K_SENUM,
-	    .off = CH(tls),
-	    .values = smtp_tls,
-	    .types = CH_SMTP,
-	    .sdef = "none" },
-	{ .name = "connections",
-	    .kind = K_UINT,
-	    .off = CH(connections),
-	    .min = 1,
-	    .max = 1000,
-	    .types = CH_SMTP,
-	    .def = 4 },
-	{ .name = "max_size",
-	    .kind = K_LL,
-	    .off = CH(max_size),
-	    .min = 1,
-	    .max = LLONG_MAX,
-	    .types = CH_SMTP | CH_HTTP | CH_AMQP,
-	    .def = 10 * 1024 * 1024 },
-	{ .name = "method",
-	    .kind = K_SENUM,
-	    .off = CH(method),
-	    .values = http_methods,
-	    .types = CH_HTTP,
-	    .sdef = "POST" },
-	{ .name = "headers",
-	    .kind = K_STRV,
-	    .off = CH(headers),
-	    .off2 = CH(nheaders),
-	    .types = CH_HTTP,
-	    .flags = KF_HEADERS },
-	{ .name = "signing_secret",
-	    .kind = K_SECRET,
-	    .off = CH(signing_secret),
-	    .off2 = CH(signing_secret_file),
-	    .types = CH_HTTP },
-	{ .name = "signing_secret_file",
-	    .kind = K_SECRETFILE,
-	    .off = CH(signing_secret_file),
-	    .off2 = CH(signing_secret),
-	    .types = CH_HTTP },
-	{ .name = "concurrency",
-	    .kind = K_UINT,
-	    .off = CH(concurrency),
-	    .min = 1,
-	    .max = 1000,
-	    .types = CH_HTTP,
-	    .def = 16 },
-	/* "" is the AMQP default exchange. */
-	{ .name = "exchange",
-	    .kind = K_STR,
-	    .off = CH(exchange),
-	    .types = CH_AMQP,
-	    .flags = KF_EMPTY,
-	    .sdef = "" },
-	{ .name = "routing_key",
-	    .kind = K_STR,
-	    .off = CH(routing_key),
-	    .types = CH_AMQP },
-	{ .name = "mandatory",
-	    .kind = K_BOOL,
-	    .off = CH(mandatory),
-	    .types = CH_AMQP,
-	    .def = true },
-	{ .name = "unroutable_retry",
-	    .kind = K_BOOL,
-	    .off = CH(unroutable_retry),
-	    .types = CH_AMQP },
-	{ .name = NULL },
-};
-#undef CH
-
-#define JB(f) offsetof(struct conf_job, f)
-static const struct key job_keys[] = {
-	{ .name = "command",
-	    .kind = K_STRV,
-	    .off = JB(command),
-	    .off2 = JB(ncommand) },
-	{ .name = "sql", .kind = K_TEXT, .off = JB(sql) },
-	{ .name = "max_runtime",
-	    .kind = K_DUR,
-	    .off = JB(max_runtime_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_H(1) },
-	{ .name = "timeout",
-	    .kind = K_DUR,
-	    .off = JB(timeout_ms),
-	    .max = DURATION_MAX_MS },
-	{ .name = "expect_every",
-	    .kind = K_DUR,
-	    .off = JB(expect_every_ms),
-	    .max = DURATION_MAX_MS },
-	{ .name = "grace",
-	    .kind = K_DUR,
-	    .off = JB(grace_ms),
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_M(10) },
-	{ .name = "heartbeat",
-	    .kind = K_DUR,
-	    .off = JB(heartbeat_ms),
-	    .min = 100,
-	    .max = DURATION_MAX_MS,
-	    .def = DUR_S(30) },
-	/* No default here: CONF_LEASE_BEATS heartbeats (conf_check_jobs). */
-	{ .name = "lease",
-	    .kind = K_DUR,
-	    .off = JB(lease_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS },
-	{ .name = "guard",
-	    .kind = K_ENUM,
-	    .off = JB(guard),
-	    .values = guards,
-	    .def = GUARD_NAMED_LOCK },
-	/* No default here: it needs the database name (conf_check_jobs). */
-	{ .name = "lock", .kind = K_STR, .off = JB(lock) },
-	{ .name = "on_lock_lost",
-	    .kind = K_ENUM,
-	    .off = JB(on_lock_lost),
-	    .values = lock_lost,
-	    .def = LOCK_LOST_TERMINATE },
-	{ .name = "busy_exit",
-	    .kind = K_INT,
-	    .off = JB(busy_exit),
-	    .max = 255 },
-	/* Checked against a day in conf_check_jobs. */
-	{ .name = "once_per",
-	    .kind = K_DUR,
-	    .off = JB(once_per_ms),
-	    .max = DURATION_MAX_MS },
-	/* With once_per, known to the server or not is found when the job
-	 * runs; with a schedule, checked in the host's tzdata
-	 * (conf_check_schedule). */
-	{ .name = "timezone", .kind = K_STR, .off = JB(timezone) },
-	/* Parsed in conf_check_schedule. */
-	{ .name = "schedule", .kind = K_STR, .off = JB(schedule_text) },
-	{ .name = "catch_up",
-	    .kind = K_ENUM,
-	    .off = JB(catch_up),
-	    .values = catch_ups,
-	    .def = CATCH_UP_LATEST,
-	    .shown = conf_job_has_schedule },
-	{ .name = "backfill_limit",
-	    .kind = K_UINT,
-	    .off = JB(backfill_limit),
-	    .min = 1,
-	    .max = 1000,
-	    .def = 10,
-	    .shown = conf_job_has_schedule },
-	/* No default here: the job's grace (conf_check_schedule). */
-	{ .name = "starting_deadline",
-	    .kind = K_DUR,
-	    .off = JB(starting_deadline_ms),
-	    .min = DUR_S(1),
-	    .max = DURATION_MAX_MS,
-	    .shown = conf_job_has_schedule },
-	{ .name = "alert_after_failures",
-	    .kind = K_UINT,
-	    .off = JB(alert_after_failures),
-	    .min = 1,
-	    .max = 1000,
-	    .def = 1,
-	    .shown = conf_job_has_schedule },
-	{ .name = "alert_level",
-	    .kind = K_ENUM,
-	    .off = JB(alert_level),
-	    .values = alert_levels,
-	    .def = ALERT_WARNING,
-	    .shown = conf_job_has_schedule },
-	{ .name = "keep_runs",
-	    .kind = K_UINT,
-	    .off = JB(keep_runs),
-	    .max = 100000000,
-	    .def = CONF_KEEP_RUNS },
-	/* exec's default is "inherit" (cmd-exec.c); SQL jobs have no
-	 * output (conf_parse_job). */
-	{ .name = "output",
-	    .kind = K_ENUM,
-	    .off = JB(output),
-	    .values = output_mode_names,
-	    .def = OUTPUT_ON_FAILURE,
-	    .shown = conf_job_has_command },
-	{ .name = "output_max",
-	    .kind = K_LL,
-	    .off = JB(output_max),
-	    .min = 1,
-	    .max = OUTPUT_MAX_LIMIT,
-	    .flags = KF_SIZE,
-	    .def = OUTPUT_MAX_DEFAULT,
-	    .shown = conf_job_has_command },
-	/* A URL with a secret goes in ping_url_file, read when the job
-	 * runs (conf_read_job_secrets). */
-	{ .name = "ping_url",
-	    .kind = K_STR,
-	    .off = JB(ping_url),
-	    .flags = KF_URL },
-	{ .name = "ping_url_file",
-	    .kind = K_SECRETFILE,
-	    .off = JB(ping_url_file),
-	    .off2 = JB(ping_url) },
-	{ .name = NULL },
-};
-#undef JB
-
-/* Named elements are freed and printed through their name, the first
- * member. */
-_Static_assert(offsetof(struct conf_channel, name) == 0, "name first");
-_Static_assert(offsetof(struct conf_job, name) == 0, "name first");
-
-#define CF(f) offsetof(struct conf, f)
-static const struct key alert_keys[] = {
-	{ .name = "url", .kind = K_STR, .off = CF(alert_url), .flags = KF_URL },
-	{ .name = "timeout",
-	    .kind = K_DUR,
-	    .off = CF(alert_timeout_ms),
-	    .min = 1,
-	    /* Bounds how long an alert may hold up an exit. */
-	    .max = DUR_S(60),
-	    .def = DUR_S(10) },
-	{ .name = NULL },
-};
-/* In the order config check prints them. */
-static const struct key top_keys[] = {
-	/* No default here: it depends on the environment (conf_load). */
-	{ .name = "runtime_dir", .kind = K_STR, .off = CF(runtime_dir) },
-	{ .name = "database",
-	    .kind = K_GROUP,
-	    .off = CF(db),
-	    .off2 = CF(have_database),
-	    .sub = database_keys,
-	    .flags = KF_PRESENT },
-	{ .name = "outbox",
-	    .kind = K_GROUP,
-	    .off = CF(outbox),
-	    .sub = outbox_keys },
-	{ .name = "channels",
-	    .kind = K_NAMED,
-	    .off = CF(channels),
-	    .off2 = CF(nchannels),
-	    .sub = channel_keys,
-	    .size = sizeof(struct conf_channel),
-	    .parse = conf_parse_channel,
-	    .types_of = conf_channel_types },
-	{ .name = "jobs",
-	    .kind = K_NAMED,
-	    .off = CF(jobs),
-	    .off2 = CF(njobs),
-	    .sub = job_keys,
-	    .size = sizeof(struct conf_job),
-	    .parse = conf_parse_job },
-	{ .name = "alert", .kind = K_GROUP, .sub = alert_keys },
-	{ .name = NULL },
-};
-#undef CF
 
 /* Parser state: the first error wins. */
 struct parse {
@@ -681,30 +47,8 @@ struct parse {
 	char        *err;
 };
 
-/* A key applies to a channel of these types (0: not in a channel). */
-static int
-conf_key_applies(const struct key *k, unsigned types)
-{
-	return types == 0 || k->types == 0 || (k->types & types) != 0;
-}
-
-/* The same name appeared earlier in its table (a per-type twin). */
-static int
-conf_key_repeated(const struct key *keys, const struct key *k)
-{
-	const struct key *e;
-
-	for (e = keys; e < k; e++) {
-		if (strcmp(e->name, k->name) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* The field of key k in the struct at base, and its second field. */
-#define KEY_FIELD(base, k) ((void *)((char *)(base) + (k)->off))
-#define KEY_FIELD2(base, k) ((void *)((char *)(base) + (k)->off2))
-
+static const config_setting_t *conf_member(
+    const config_setting_t *, const char *name);
 static int conf_parse_group(struct parse *, const config_setting_t *,
     const struct key *, void *, unsigned);
 static int conf_parse_named(
@@ -1136,13 +480,8 @@ conf_check_private(
 	return rv;
 }
 
-/*
- * The authority of a URL ("user:pw@host:25" in "smtp://user:pw@host:25/"),
- * or NULL when it has no "://".  *at is set to the '@' that ends the
- * userinfo (the last one in the authority), or NULL when there is none;
- * *end to the end of the authority.
- */
-static const char *
+/* The authority of a URL, and where its userinfo ends (conf-int.h). */
+const char *
 conf_url_authority(const char *url, const char **at, const char **end)
 {
 	const char *auth, *q;
@@ -1472,7 +811,7 @@ conf_unknown_key(
 	int        rv;
 
 	/* At the top, a misspelt section is the likely mistake: name them. */
-	if (keys != top_keys)
+	if (keys != conf_top_keys)
 		return conf_key_error(p, s, "unknown key");
 	buf_init(&b);
 	for (; keys->name != NULL; keys++)
@@ -1703,18 +1042,7 @@ conf_check_smtp_auth(
 		    tls ? "with TLS" : "without a username");
 	return 0;
 }
-
-static unsigned
-conf_channel_types(const void *elem)
-{
-	const struct conf_channel *ch = elem;
-
-	return ch->type == CHANNEL_SMTP ? CH_SMTP
-	    : ch->type == CHANNEL_AMQP  ? CH_AMQP
-	                                : CH_HTTP;
-}
-
-static int
+int
 conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 {
 	struct conf_channel    *ch = elem;
@@ -1732,7 +1060,7 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 	if ((t = config_setting_get_member(s, "type")) == NULL)
 		return conf_key_error(
 		    p, s, "type missing (smtp, http or amqp)");
-	if ((type = conf_get_enum(p, t, channel_types)) == -1)
+	if ((type = conf_get_enum(p, t, conf_channel_type_names)) == -1)
 		return -1;
 	ch->type = (enum channel_type)type;
 #ifndef HAVE_AMQP
@@ -1741,9 +1069,9 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 		    "this cronguard was built without amqp support (install librabbitmq-dev and run configure again)");
 #endif
 	types = conf_channel_types(ch);
-	conf_key_defaults(channel_keys, ch, types);
+	conf_key_defaults(conf_channel_keys, ch, types);
 	p->channel = ch->name;
-	rv = conf_parse_group(p, s, channel_keys, ch, types);
+	rv = conf_parse_group(p, s, conf_channel_keys, ch, types);
 	p->channel = NULL;
 	if (rv == -1)
 		return -1;
@@ -1781,27 +1109,14 @@ conf_parse_channel(struct parse *p, const config_setting_t *s, void *elem)
 	}
 	return 0;
 }
-
-static int
-conf_job_has_command(const void *base)
-{
-	return ((const struct conf_job *)base)->command != NULL;
-}
-
-static int
-conf_job_has_schedule(const void *base)
-{
-	return ((const struct conf_job *)base)->schedule_text != NULL;
-}
-
 void
 conf_job_defaults(struct conf_job *j)
 {
 	memset(j, 0, sizeof *j);
-	conf_key_defaults(job_keys, j, 0);
+	conf_key_defaults(conf_job_keys, j, 0);
 }
 
-static int
+int
 conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 {
 	struct conf_job *j = elem;
@@ -1815,7 +1130,7 @@ conf_parse_job(struct parse *p, const config_setting_t *s, void *elem)
 	if (!config_setting_is_group(s))
 		return conf_wrong_type(p, s, "a group { command = [...]; }");
 	p->job = j->name;
-	rv = conf_parse_group(p, s, job_keys, j, 0);
+	rv = conf_parse_group(p, s, conf_job_keys, j, 0);
 	p->job = NULL;
 	if (rv == -1)
 		return -1;
@@ -1972,7 +1287,7 @@ conf_check_schedule(
 	else if (j->catch_up != CATCH_UP_NONE)
 		conf_key_warn(p, conf_member(s, "starting_deadline"),
 		    "applies to catch_up = \"none\" only (catch_up is \"%s\")",
-		    catch_ups[j->catch_up]);
+		    conf_catch_up_names[j->catch_up]);
 	return 0;
 }
 
@@ -1992,7 +1307,7 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 		    !c->have_database)
 			return conf_key_error(p, s,
 			    "guard %s needs a database section (or guard = \"local\")",
-			    guards[j->guard]);
+			    conf_guard_names[j->guard]);
 		if (j->lease_ms == 0)
 			j->lease_ms = CONF_LEASE_BEATS * j->heartbeat_ms;
 		else if (j->lease_ms < 2 * j->heartbeat_ms)
@@ -2126,7 +1441,7 @@ conf_defaults(struct conf *c)
 	 * over them without leaking: the defaults that need memory or the
 	 * environment (db.host, runtime_dir) are filled by conf_load(). */
 	memset(c, 0, sizeof *c);
-	conf_key_defaults(top_keys, c, 0);
+	conf_key_defaults(conf_top_keys, c, 0);
 }
 
 /* The directory of path, absolute, so that messages name included files
@@ -2408,8 +1723,8 @@ conf_load(const char *path, struct conf *c, char **errstr)
 	}
 	if (conf_include_leave(&p, cwd) == -1)
 		goto out;
-	if (conf_parse_group(&p, config_root_setting(&p.cfg), top_keys, c, 0) ==
-	    -1)
+	if (conf_parse_group(
+	        &p, config_root_setting(&p.cfg), conf_top_keys, c, 0) == -1)
 		goto out;
 	if (conf_check(&p) == -1)
 		goto out;
@@ -2520,58 +1835,13 @@ conf_free(struct conf *c)
 		schedule_free(c->jobs[i].schedule);
 		tzone_free(c->jobs[i].tzone);
 	}
-	conf_free_keys(top_keys, c);
+	conf_free_keys(conf_top_keys, c);
 	for (i = 0; i < c->nsecrets; i++)
 		free(c->secrets[i].where);
 	free(c->secrets);
 	conf_strv_free(c->warnings, c->nwarnings);
 	memset(c, 0, sizeof *c);
 }
-
-static void
-conf_keys_add(const struct key *keys, const char *prefix, char ***v, size_t *n)
-{
-	const struct key *k;
-	char             *path;
-
-	for (k = keys; k->name != NULL; k++) {
-		if (conf_key_repeated(keys, k))
-			continue;
-		if (k->kind == K_GROUP || k->kind == K_NAMED) {
-			path = xasprintf("%s%s.%s", prefix, k->name,
-			    k->kind == K_NAMED ? "*." : "");
-			conf_keys_add(k->sub, path, v, n);
-			free(path);
-			continue;
-		}
-		*v = xreallocarray(*v, *n + 2, sizeof **v);
-		(*v)[(*n)++] = xasprintf("%s%s", prefix, k->name);
-		(*v)[*n] = NULL;
-	}
-}
-
-char **
-conf_keys(void)
-{
-	char **v = xcalloc(1, sizeof *v);
-	size_t n = 0;
-
-	conf_keys_add(top_keys, "", &v, &n);
-	return v;
-}
-
-void
-conf_keys_free(char **v)
-{
-	size_t n = 0;
-
-	if (v == NULL)
-		return;
-	while (v[n] != NULL)
-		n++;
-	conf_strv_free(v, n);
-}
-
 /* The secret files a command asks for: a job's (job not NULL), else the
  * channel's (every channel's when channel is NULL). */
 static int
@@ -2704,352 +1974,4 @@ conf_lock_name_valid(const char *name, const char **why)
 		return 0;
 	}
 	return 1;
-}
-
-/* ---------------------------------------------------------------- print */
-
-static void
-conf_print_quoted(const char *s)
-{
-	const unsigned char *u;
-
-	putchar('"');
-	for (u = (const unsigned char *)s; *u != '\0'; u++) {
-		switch (*u) {
-		case '"':
-			fputs("\\\"", stdout);
-			break;
-		case '\\':
-			fputs("\\\\", stdout);
-			break;
-		case '\n':
-			fputs("\\n", stdout);
-			break;
-		case '\r':
-			fputs("\\r", stdout);
-			break;
-		case '\t':
-			fputs("\\t", stdout);
-			break;
-		default:
-			if (*u < 0x20 || *u == 0x7f)
-				printf("\\x%02x", *u);
-			else
-				putchar(*u);
-		}
-	}
-	putchar('"');
-}
-
-static void
-conf_print_str(int indent, const char *key, const char *v)
-{
-	if (v == NULL)
-		return;
-	printf("%*s%s = ", indent, "", key);
-	conf_print_quoted(v);
-	fputs(";\n", stdout);
-}
-
-static void
-conf_print_secret(int indent, const char *key, const char *v)
-{
-	if (v != NULL)
-		printf("%*s%s = \"" MASKED "\";\n", indent, "", key);
-}
-
-/* A URL without what it might carry as credentials: the userinfo and the
- * query are masked. */
-static char *
-conf_url_masked(const char *url)
-{
-	struct buf  b;
-	const char *auth, *at, *end, *q, *frag;
-
-	buf_init(&b);
-	if ((auth = conf_url_authority(url, &at, &end)) == NULL) {
-		buf_adds(&b, url);
-		return buf_steal(&b);
-	}
-	buf_add(&b, url, (size_t)(auth - url));
-	if (at != NULL) {
-		buf_adds(&b, MASKED "@");
-		auth = at + 1;
-	}
-	q = auth + strcspn(auth, "?#");
-	buf_add(&b, auth, (size_t)(q - auth));
-	if (*q == '?') {
-		buf_adds(&b, "?" MASKED);
-		if ((frag = strchr(q, '#')) != NULL)
-			buf_adds(&b, frag);
-	} else
-		buf_adds(&b, q);
-	return buf_steal(&b);
-}
-
-static void
-conf_print_url(int indent, const char *key, const char *url)
-{
-	char *m;
-
-	if (url == NULL)
-		return;
-	m = conf_url_masked(url);
-	conf_print_str(indent, key, m);
-	free(m);
-}
-
-static void
-conf_print_dur(int indent, const char *key, int64_t ms)
-{
-	char buf[64];
-
-	duration_format(ms, buf, sizeof buf);
-	printf("%*s%s = \"%s\";\n", indent, "", key, buf);
-}
-
-static void
-conf_print_ll(int indent, const char *key, long long v)
-{
-	/* libconfig needs the L suffix past 32 bits. */
-	printf("%*s%s = %lld%s;\n", indent, "", key, v,
-	    (v > INT_MAX || v < INT_MIN) ? "L" : "");
-}
-
-static void
-conf_print_dbl(int indent, const char *key, double v)
-{
-	char num[64];
-
-	snprintf(num, sizeof num, "%.6g", v);
-	if (strpbrk(num, ".eE") == NULL)
-		printf("%*s%s = %s.0;\n", indent, "", key, num);
-	else
-		printf("%*s%s = %s;\n", indent, "", key, num);
-}
-
-static void
-conf_print_strv(int indent, const char *key, char **v, size_t n)
-{
-	size_t i;
-
-	if (v == NULL)
-		return;
-	printf("%*s%s = [ ", indent, "", key);
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			fputs(", ", stdout);
-		conf_print_quoted(v[i]);
-	}
-	fputs(" ];\n", stdout);
-}
-
-/* Header values are masked unless the header is known to carry no
- * credential: Authorization, X-Api-Key and friends come in many names. */
-static int
-conf_header_is_harmless(const char *h)
-{
-	static const char *const harmless[] = { "Accept", "Accept-Language",
-		"Cache-Control", "Content-Language", "Content-Type",
-		"User-Agent", NULL };
-	size_t                   i, n = strcspn(h, ":");
-
-	for (i = 0; harmless[i] != NULL; i++) {
-		if (strlen(harmless[i]) == n &&
-		    strncasecmp(h, harmless[i], n) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-static void
-conf_print_headers(int indent, const char *key, char **v, size_t nv)
-{
-	size_t i, n;
-
-	if (v == NULL)
-		return;
-	printf("%*s%s = [ ", indent, "", key);
-	for (i = 0; i < nv; i++) {
-		if (i > 0)
-			fputs(", ", stdout);
-		if (conf_header_is_harmless(v[i]))
-			conf_print_quoted(v[i]);
-		else {
-			n = strcspn(v[i], ":");
-			printf("\"%.*s: " MASKED "\"", (int)n, v[i]);
-		}
-	}
-	fputs(" ];\n", stdout);
-}
-
-/* Unset, a channel's ttl is no key to print (0 would not parse). */
-static int
-conf_channel_has_ttl(const void *base)
-{
-	const struct conf_channel *cc = base;
-
-	return cc->ttl_ms > 0;
-}
-
-static int
-conf_db_uses_tcp(const void *base)
-{
-	const struct conf_database *db = base;
-
-	return db->socket == NULL;
-}
-
-/* Only verify_identity checks whom the password is sent to. */
-static const char *
-conf_db_tls_note(const void *base)
-{
-	const struct conf_database *db = base;
-
-	switch (db->tls_mode) {
-	case TLS_PREFERRED:
-	case TLS_REQUIRED:
-		return "does not verify the server's certificate or name: use verify_identity (with ca) against a man in the middle";
-	case TLS_DISABLED:
-		return "the password and all data cross the network in clear";
-	case TLS_VERIFY_IDENTITY:
-		break;
-	}
-	return NULL;
-}
-
-static void conf_print_keys(const struct key *, const void *, unsigned, int);
-
-static void
-conf_print_named(const struct key *k, const void *base, int indent)
-{
-	const char *elem = *(char *const *)KEY_FIELD(base, k);
-	size_t      i, n = *(const size_t *)KEY_FIELD2(base, k);
-
-	for (i = 0; i < n; i++, elem += k->size) {
-		printf("%*s%s = {\n", indent, "", *(char *const *)elem);
-		conf_print_keys(k->sub, elem,
-		    k->types_of != NULL ? k->types_of(elem) : 0, indent + 2);
-		printf("%*s};\n", indent, "");
-	}
-}
-
-static void
-conf_print_key(
-    const struct key *k, const void *base, unsigned types, int indent)
-{
-	const void *f = KEY_FIELD(base, k);
-	const char *str = NULL;
-
-	if (k->kind == K_STR || k->kind == K_TEXT || k->kind == K_SENUM ||
-	    k->kind == K_SECRET || k->kind == K_SECRETFILE)
-		str = *(char *const *)f;
-	switch (k->kind) {
-	case K_STR:
-	case K_TEXT:
-	case K_SENUM:
-		if (k->flags & KF_URL)
-			conf_print_url(indent, k->name, str);
-		else
-			conf_print_str(indent, k->name, str);
-		break;
-	case K_SECRET:
-		/* Read from its file: the file's path is printed instead. */
-		if (*(char *const *)KEY_FIELD2(base, k) == NULL)
-			conf_print_secret(indent, k->name, str);
-		break;
-	case K_SECRETFILE:
-		conf_print_str(indent, k->name, str);
-		break;
-	case K_ENUM:
-		conf_print_str(indent, k->name, k->values[*(const int *)f]);
-		break;
-	case K_DUR:
-		conf_print_dur(indent, k->name, *(const int64_t *)f);
-		break;
-	case K_UINT:
-		printf(
-		    "%*s%s = %u;\n", indent, "", k->name, *(const unsigned *)f);
-		break;
-	case K_INT:
-		printf("%*s%s = %d;\n", indent, "", k->name, *(const int *)f);
-		break;
-	case K_LL:
-		conf_print_ll(indent, k->name, *(const long long *)f);
-		break;
-	case K_DBL:
-		conf_print_dbl(indent, k->name, *(const double *)f);
-		break;
-	case K_BOOL:
-		printf("%*s%s = %s;\n", indent, "", k->name,
-		    *(const bool *)f ? "true" : "false");
-		break;
-	case K_STRV:
-		if (k->flags & KF_HEADERS)
-			conf_print_headers(indent, k->name, *(char **const *)f,
-			    *(const size_t *)KEY_FIELD2(base, k));
-		else
-			conf_print_strv(indent, k->name, *(char **const *)f,
-			    *(const size_t *)KEY_FIELD2(base, k));
-		break;
-	case K_GROUP:
-	case K_NAMED:
-		if ((k->flags & KF_PRESENT) &&
-		    !*(const bool *)KEY_FIELD2(base, k))
-			break;
-		printf("%*s%s = {\n", indent, "", k->name);
-		if (k->kind == K_NAMED)
-			conf_print_named(k, base, indent + 2);
-		else
-			conf_print_keys(k->sub, f, types, indent + 2);
-		printf("%*s};\n", indent, "");
-		break;
-	}
-}
-
-static void
-conf_print_keys(
-    const struct key *keys, const void *base, unsigned types, int indent)
-{
-	const struct key *k;
-	const char       *note;
-
-	for (k = keys; k->name != NULL; k++) {
-		if (!conf_key_applies(k, types) ||
-		    (k->shown != NULL && !k->shown(base)))
-			continue;
-		conf_print_key(k, base, types, indent);
-		if (k->note != NULL && (note = k->note(base)) != NULL)
-			printf("%*s# %s\n", indent, "", note);
-	}
-}
-
-void
-conf_print(const struct conf *c)
-{
-	const char *key;
-	size_t      i;
-
-	printf("# %s: effective configuration, secrets masked\n",
-	    c->path != NULL ? c->path : "(defaults)");
-	conf_print_keys(top_keys, c, 0, 0);
-	if (c->nsecrets > 0)
-		puts("# secret files, and the commands that read them:");
-	for (i = 0; i < c->nsecrets; i++) {
-		/* The key, without the file:line of where (which names
-		 * this file: the printed text must read back the same). */
-		key = strrchr(c->secrets[i].where, ' ');
-		key = key != NULL ? key + 1 : c->secrets[i].where;
-		if (c->secrets[i].channel != NULL)
-			printf("#   %s: outbox dispatch on channel %s (%s)\n",
-			    c->secrets[i].path, c->secrets[i].channel, key);
-		else if (c->secrets[i].job != NULL)
-			printf("#   %s: run %s (%s)\n", c->secrets[i].path,
-			    c->secrets[i].job, key);
-		else
-			printf("#   %s: every command that uses the database "
-			       "(%s)\n",
-			    c->secrets[i].path, key);
-	}
-	fflush(stdout);
 }

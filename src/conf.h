@@ -267,10 +267,6 @@ const struct conf_channel *conf_channel_find(
     const struct conf *, const char *name);
 const struct conf_job *conf_job_find(const struct conf *, const char *name);
 
-/* Print the effective configuration, every secret masked, in libconfig
- * syntax, to stdout. */
-void conf_print(const struct conf *);
-
 /* Every configuration key the parser accepts, as "section.key" paths with
  * "*" for a user-chosen name ("channels.*.url"), in the order config check
  * prints them: an allocated NULL-terminated array, freed with

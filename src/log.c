@@ -66,37 +66,10 @@ logfmt_value(struct buf *b, const char *v)
 		    (unsigned char)*p == 0x7f)
 			plain = 0;
 	}
-	if (plain) {
+	if (plain)
 		buf_adds(b, v);
-		return;
-	}
-	buf_addc(b, '"');
-	for (p = v; *p != '\0'; p++) {
-		switch (*p) {
-		case '"':
-			buf_adds(b, "\\\"");
-			break;
-		case '\\':
-			buf_adds(b, "\\\\");
-			break;
-		case '\n':
-			buf_adds(b, "\\n");
-			break;
-		case '\r':
-			buf_adds(b, "\\r");
-			break;
-		case '\t':
-			buf_adds(b, "\\t");
-			break;
-		default:
-			if ((unsigned char)*p < ' ' ||
-			    (unsigned char)*p == 0x7f)
-				buf_printf(b, "\\x%02x", (unsigned char)*p);
-			else
-				buf_addc(b, *p);
-		}
-	}
-	buf_addc(b, '"');
+	else
+		buf_add_quoted(b, v);
 }
 
 void

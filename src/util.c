@@ -275,6 +275,39 @@ buf_printf(struct buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+buf_add_quoted(struct buf *b, const char *s)
+{
+	const unsigned char *u;
+
+	buf_addc(b, '"');
+	for (u = (const unsigned char *)s; *u != '\0'; u++) {
+		switch (*u) {
+		case '"':
+			buf_adds(b, "\\\"");
+			break;
+		case '\\':
+			buf_adds(b, "\\\\");
+			break;
+		case '\n':
+			buf_adds(b, "\\n");
+			break;
+		case '\r':
+			buf_adds(b, "\\r");
+			break;
+		case '\t':
+			buf_adds(b, "\\t");
+			break;
+		default:
+			if (*u < 0x20 || *u == 0x7f)
+				buf_printf(b, "\\x%02x", *u);
+			else
+				buf_addc(b, (char)*u);
+		}
+	}
+	buf_addc(b, '"');
+}
+
 char *
 buf_steal(struct buf *b)
 {

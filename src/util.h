@@ -49,6 +49,9 @@ void buf_printf(struct buf *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *, const char *, va_list)
     __attribute__((format(printf, 2, 0)));
+/* s in double quotes, with \" \\ \n \r \t and \xHH for the other control
+ * bytes: a libconfig string (config check) and a logfmt value (log.c). */
+void buf_add_quoted(struct buf *, const char *s);
 /* Detach the data (caller frees); the buffer is left empty. */
 char *buf_steal(struct buf *);
 

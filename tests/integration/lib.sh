@@ -8,6 +8,18 @@
 #   assert_exit 0 cg db migrate
 #   assert_eq 4 "$(mysql_q 'SELECT COUNT(*) FROM cronguard_schema')"
 #
+# or, in named cases that each report their result and go on after a
+# failure (doc/howto.md, "An integration test"):
+#
+#   test_expect_success 'config check prints the defaults' '
+#           write_config "$CONF" &&
+#           assert_exit 0 cg config check
+#   '
+#   test_expect_success SERVERS 'db migrate applies every migration' '
+#           assert_exit 0 cg db migrate
+#   '
+#   test_done
+#
 # Variables set here:
 #   TEST_NAME  t0120-db-migrate        TEST_ID    t0120-db-migrate-<pid>
 #   TEST_TMP   private temp directory, removed at exit
@@ -24,7 +36,9 @@
 # connections starts its own with smtp_private_start / http_private_start.
 # Fault grammars and file formats: tests/testservers/*.py, top of file.
 #
-# Functions: need_servers, at_exit CMD, fail MSG, assert_eq, assert_exit,
+# Functions: test_expect_success, test_done, test_have_prereq,
+# test_set_prereq, test_lazy_prereq, need_servers, at_exit CMD, fail MSG,
+# assert_eq, assert_exit,
 # assert_grep, wait_for, mysql_q, mysql_admin, write_config, cg,
 # http_count, http_requests, http_field, smtp_count, smtp_messages,
 # smtp_envelopes, smtp_connections, smtp_private_start/stop,
@@ -41,7 +55,9 @@ OUT=$TEST_TMP/out
 ERR=$TEST_TMP/err
 TEST_DB=
 LIB_PY=/usr/bin/python3
-LIB_AT_EXIT=
+# at_exit's commands, one a line, in a file so that a case (a subshell)
+# can add to them too.
+LIB_AT_EXIT_FILE=$TEST_TMP/.at_exit
 # shellcheck disable=SC2034 # MAIL_DOMAIN, SMTP_URL, HTTP_BASE: for the tests
 MAIL_DOMAIN=$TEST_ID.example
 : "${CRONGUARD_BIN:=${CRONGUARD_BUILDDIR:-.}/cronguard}"
@@ -58,8 +74,13 @@ SMTP_URL=smtp://127.0.0.1:$SMTP_PORT
 
 lib_cleanup()
 {
-	local rc=$? cmd
+	local rc=$? cmd LIB_AT_EXIT=
 	set +e
+	# Last registered first; read whole, so that no command reads the
+	# rest as its stdin.
+	[ -s "$LIB_AT_EXIT_FILE" ] &&
+	    LIB_AT_EXIT="$(sed -n '1!G;h;$p' "$LIB_AT_EXIT_FILE")
+"
 	while [ -n "$LIB_AT_EXIT" ]; do
 		cmd=${LIB_AT_EXIT%%
 *}
@@ -79,11 +100,16 @@ trap lib_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# at_exit CMD: run the shell command CMD at exit (last registered first).
-at_exit() { LIB_AT_EXIT="$1
-$LIB_AT_EXIT"; }
+# at_exit CMD: run the shell command CMD (one line) at exit, last
+# registered first; from a case as well.
+at_exit() { printf '%s\n' "$1" >> "$LIB_AT_EXIT_FILE"; }
 
-fail() { echo "FAIL: $TEST_NAME: $*" >&2; exit 1; }
+# fail MSG: end the test (in a case: the case) as failed.
+fail()
+{
+	echo "FAIL: $TEST_NAME${LIB_CASE:+ ($LIB_CASE)}: $*" >&2
+	exit 1
+}
 
 # need_servers: exit 77 (skip) when no test servers were started, exit 1
 # (fail) under CI=true; otherwise create the test database $TEST_DB.
@@ -96,10 +122,176 @@ need_servers()
 		    "or scripts/testenv run make check)"
 		exit 77
 	fi
+	lib_create_db
+}
+
+# lib_create_db: (re)create the test database $TEST_DB.
+lib_create_db()
+{
 	TEST_DB=test_$$
 	mysql_admin "DROP DATABASE IF EXISTS \`$TEST_DB\`;
 	    CREATE DATABASE \`$TEST_DB\` CHARACTER SET utf8mb4" ||
 	    fail "cannot create database $TEST_DB"
+}
+
+# ---------------------------------------------------------------- cases
+# Named cases, in the shape of git's test-lib.sh (doc/howto.md, "An
+# integration test"):
+#
+#   test_expect_success [PREREQS] NAME BODY
+#       run BODY (shell commands, one string) in a subshell under set -e
+#       and print "ok N - NAME" or "not ok N - NAME"; the script goes on
+#       after a failure.  What a case sets in variables ends with it: set
+#       what later cases need before them (or keep it in files).  PREREQS
+#       are names joined by commas (SERVERS,ROOT): a case whose
+#       prerequisite is missing is skipped ("ok N # skip NAME (missing
+#       P)"), but fails under CI=true when CI must have it: SERVERS, ROOT
+#       and those named by test_ci_prereq.
+#   test_done
+#       print the plan and the counts and exit: 1 when a case failed, 77
+#       when every case was skipped, else 0.
+#   test_set_prereq NAME            NAME holds from now on
+#   test_lazy_prereq NAME SCRIPT    NAME holds when SCRIPT succeeds (run
+#                                   once, in a subshell, when first asked)
+#   test_ci_prereq NAME             under CI=true a missing NAME fails
+#   test_have_prereq NAME[,NAME...] whether each holds.  Built in: SERVERS
+#                                   (the test servers are up; the first
+#                                   ask creates $TEST_DB, so ask outside
+#                                   case bodies, as PREREQS do), ROOT
+#                                   (uid 0).  Any other name is missing
+#                                   until set.
+
+LIB_CASE=
+LIB_NCASES=0
+LIB_NFAILED=0
+LIB_NSKIPPED=0
+LIB_PREREQ_OK=' '
+LIB_PREREQ_NO=' '
+LIB_PREREQ_CI=' SERVERS ROOT '
+
+test_set_prereq()
+{
+	lib_prereq_name "$1"
+	LIB_PREREQ_OK="$LIB_PREREQ_OK$1 "
+}
+
+test_ci_prereq()
+{
+	lib_prereq_name "$1"
+	LIB_PREREQ_CI="$LIB_PREREQ_CI$1 "
+}
+
+test_lazy_prereq()
+{
+	lib_prereq_name "$1"
+	eval "LIB_LAZY_$1=\$2"
+}
+
+# lib_prereq_name NAME: upper case letters, digits and _ only.
+lib_prereq_name()
+{
+	case $1 in
+	'' | *[!A-Z0-9_]*) fail "bad prerequisite name '$1'" ;;
+	esac
+}
+
+# lib_prereq_check NAME: whether NAME holds, asked for the first time.
+lib_prereq_check()
+{
+	local script
+	case $1 in
+	SERVERS)
+		[ "${CRONGUARD_TEST_SERVERS:-}" = 1 ] || return 1
+		lib_create_db
+		;;
+	ROOT) [ "$(id -u)" = 0 ] ;;
+	*)
+		eval "script=\${LIB_LAZY_$1-}"
+		[ -n "$script" ] && (eval "$script") > /dev/null 2>&1
+		;;
+	esac
+}
+
+test_have_prereq()
+{
+	local rest="$1," p
+	while [ -n "$rest" ]; do
+		p=${rest%%,*}
+		rest=${rest#*,}
+		lib_prereq_name "$p"
+		case $LIB_PREREQ_OK in *" $p "*) continue ;; esac
+		case $LIB_PREREQ_NO in *" $p "*) return 1 ;; esac
+		if lib_prereq_check "$p"; then
+			LIB_PREREQ_OK="$LIB_PREREQ_OK$p "
+		else
+			LIB_PREREQ_NO="$LIB_PREREQ_NO$p "
+			return 1
+		fi
+	done
+	return 0
+}
+
+# lib_ci_needs PREREQS: one of the missing PREREQS is one CI must have.
+lib_ci_needs()
+{
+	local rest="$1," p
+	while [ -n "$rest" ]; do
+		p=${rest%%,*}
+		rest=${rest#*,}
+		case $LIB_PREREQ_NO in *" $p "*) ;; *) continue ;; esac
+		case $LIB_PREREQ_CI in *" $p "*) return 0 ;; esac
+	done
+	return 1
+}
+
+test_expect_success()
+{
+	local prereq='' rc
+	if [ $# -eq 3 ]; then
+		prereq=$1
+		shift
+	fi
+	[ $# -eq 2 ] || fail "usage: test_expect_success [PREREQS] NAME BODY"
+	LIB_NCASES=$((LIB_NCASES + 1))
+	if [ -n "$prereq" ] && ! test_have_prereq "$prereq"; then
+		if [ "${CI:-}" = true ] && lib_ci_needs "$prereq"; then
+			echo "FAIL: $TEST_NAME ($1): missing $prereq, and" \
+			    "CI=true needs it" >&2
+			echo "not ok $LIB_NCASES - $1"
+			LIB_NFAILED=$((LIB_NFAILED + 1))
+		else
+			echo "ok $LIB_NCASES # skip $1 (missing $prereq)"
+			LIB_NSKIPPED=$((LIB_NSKIPPED + 1))
+		fi
+		return 0
+	fi
+	echo "# case $LIB_NCASES: $1"
+	set +e
+	(
+		set -e
+		LIB_CASE=$1
+		eval "$2"
+	)
+	rc=$?
+	set -e
+	if [ "$rc" -eq 0 ]; then
+		echo "ok $LIB_NCASES - $1"
+	else
+		echo "not ok $LIB_NCASES - $1"
+		LIB_NFAILED=$((LIB_NFAILED + 1))
+	fi
+}
+
+test_done()
+{
+	local ran=$((LIB_NCASES - LIB_NSKIPPED))
+	[ "$LIB_NCASES" -gt 0 ] || fail "test_done before any case"
+	echo "1..$LIB_NCASES"
+	echo "# $TEST_NAME: $((ran - LIB_NFAILED)) passed, $LIB_NFAILED" \
+	    "failed, $LIB_NSKIPPED skipped"
+	[ "$LIB_NFAILED" -eq 0 ] || exit 1
+	[ "$ran" -gt 0 ] || exit 77
+	exit 0
 }
 
 # mysql_q SQL: run SQL in $TEST_DB; prints rows tab-separated, no header,
@@ -343,10 +535,8 @@ db_private_start()
 	CRONGUARD_TEST_DB_PORT=$(cat "$st/db.port")
 	CRONGUARD_TEST_DB_USER=root
 	CRONGUARD_TEST_DB_PASSWORD=
-	case $LIB_AT_EXIT in
-	*db-stop*) ;;
-	*) at_exit "\"\$CRONGUARD_TESTENV\" db-stop \"$st\"" ;;
-	esac
+	grep -q 'db-stop' "$LIB_AT_EXIT_FILE" 2> /dev/null ||
+	    at_exit "\"\$CRONGUARD_TESTENV\" db-stop \"$st\""
 	if [ -n "$TEST_DB" ]; then
 		mysql_admin "CREATE DATABASE IF NOT EXISTS \`$TEST_DB\`
 		    CHARACTER SET utf8mb4"

@@ -1,5 +1,5 @@
 /* check_conf.c: configuration parsing, validation errors with file:line,
- * defaults, the secret rules and secret masking in conf_print. */
+ * defaults, the secret rules and secret masking in conf_print_text. */
 #include "config.h"
 
 #include <sys/prctl.h>
@@ -12,6 +12,7 @@
 
 #include <check.h>
 
+#include "conf-print.h"
 #include "conf.h"
 #include "testutil.h"
 #include "util.h"
@@ -53,13 +54,6 @@ load_text(
 	else
 		tmp_remove(path);
 	return rv;
-}
-
-/* conf_print for testutil_capture. */
-static void
-print_conf(void *c)
-{
-	conf_print(c);
 }
 
 /* ------------------------------------------------------------ good */
@@ -1243,7 +1237,7 @@ START_TEST(test_tls_ca)
 		ck_assert_msg(
 		    load_text(text, 0600, &c, &err, NULL) == 0, "%s", err);
 		ck_assert_str_eq(c.channels[0].tls_ca, ca);
-		out = testutil_capture(STDOUT_FILENO, print_conf, &c);
+		out = conf_print_text(&c);
 		ck_assert_ptr_nonnull(strstr(out, "tls_ca = \""));
 		ck_assert_ptr_nonnull(strstr(out, ca));
 		free(out);
@@ -1289,7 +1283,7 @@ START_TEST(test_print_masks_secrets)
 
 	text = full_config(&s);
 	ck_assert_msg(load_text(text, 0600, &c, &err, NULL) == 0, "%s", err);
-	out = testutil_capture(STDOUT_FILENO, print_conf, &c);
+	out = conf_print_text(&c);
 	for (i = 0; i < sizeof secrets / sizeof secrets[0]; i++)
 		ck_assert_msg(strstr(out, secrets[i]) == NULL,
 		    "secret \"%s\" printed:\n%s", secrets[i], out);
@@ -1328,7 +1322,7 @@ START_TEST(test_print_masks_secrets)
 	                           " password = \"hunter2\"; };\n",
 	                     0600, &c, &err, NULL),
 	    0);
-	out = testutil_capture(STDOUT_FILENO, print_conf, &c);
+	out = conf_print_text(&c);
 	ck_assert(strstr(out, "hunter2") == NULL);
 	ck_assert_ptr_nonnull(strstr(out, "password = \"********\";"));
 	free(out);
@@ -1430,7 +1424,7 @@ print_text(const char *text)
 
 	ck_assert_msg(
 	    load_text(text, 0600, &c, &err, NULL) == 0, "%s\n%s", err, text);
-	out = testutil_capture(STDOUT_FILENO, print_conf, &c);
+	out = conf_print_text(&c);
 	conf_free(&c);
 	return out;
 }

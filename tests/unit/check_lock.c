@@ -1,349 +1,20 @@
-/* check_lock.c: the named-lock guard against a fake database, forcing the
- * cleanup paths that never run in normal operation. */
+/* check_lock.c: lock.c's named lock against a fake database
+ * (fakelock.c), forcing the cleanup paths that never run in normal
+ * operation: a failed or unexpected release, a lost session, a Galera
+ * node, bad fencing tokens, a failed run record.  guard_run on the same
+ * fake is check_guard.c. */
 #include "config.h"
 
 #include <check.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "exitcode.h"
-#include "guard.h"
-#include "incident.h"
+#include "fakelock.h"
 #include "lock.h"
-#include "log.h"
 #include "runs.h"
 #include "util.h"
 #include "testutil.h"
-
-/* A value the fake returns: a string, or SQL NULL. */
-struct fval {
-	int         null;
-	const char *s;
-};
-#define V(x) ((struct fval){ 0, (x) })
-#define VNULL ((struct fval){ 1, NULL })
-
-struct fake_conn {
-	unsigned long long id;
-};
-
-/* What the fake answers, and what it saw. */
-struct fake {
-	/* script */
-	int                connect_fail_from; /* nth connect fails; 0 never */
-	struct fval        get_lock;
-	const char        *fence; /* cronguard_get_lock's token, or NULL */
-	const char        *wsrep;
-	enum db_status     release_st;
-	struct fval        release;
-	int                destroy_fail;
-	enum db_status     is_used_st;
-	int                is_used_self; /* IS_USED_LOCK = the lock session */
-	struct fval        is_used;      /* otherwise this */
-	const char        *read_only;    /* lock_check's reasons; NULL none */
-	int                lock_checks;
-	enum db_status     kill_st;
-	enum db_status     finish_st;
-	int                finish_fail_once; /* only the first finish fails */
-	struct lock_holder holder;
-	/* observed */
-	int                connects;
-	int                destroys;
-	int                releases;
-	int                kills;
-	unsigned long long killed;
-	int                holder_calls;
-	int                run_starts;
-	int                finishes;
-	char               finish_outcome[32];
-	int                finish_status;
-	char               finish_error[256];
-	unsigned long long lock_session;
-};
-
-static struct fake F;
-
-#define MAX_INCIDENTS 16
-static struct {
-	char event[64];
-	char detail[512];
-} seen[MAX_INCIDENTS];
-static int nseen;
-
-static void
-sink(const struct incident *in, void *arg)
-{
-	(void)arg;
-	if (nseen == MAX_INCIDENTS)
-		return;
-	snprintf(seen[nseen].event, sizeof seen[nseen].event, "%s", in->event);
-	snprintf(seen[nseen].detail, sizeof seen[nseen].detail, "%s",
-	    in->detail != NULL ? in->detail : "");
-	nseen++;
-}
-
-static int
-seen_event(const char *event)
-{
-	int i, n = 0;
-
-	for (i = 0; i < nseen; i++)
-		if (strcmp(seen[i].event, event) == 0)
-			n++;
-	return (n);
-}
-
-static const char *
-seen_detail(const char *event)
-{
-	int i;
-
-	for (i = 0; i < nseen; i++)
-		if (strcmp(seen[i].event, event) == 0)
-			return (seen[i].detail);
-	return ("");
-}
-
-static char *
-fdup(struct fval v)
-{
-	return (v.null ? NULL : xstrdup(v.s));
-}
-
-static enum db_status
-f_connect(void *ctx, void **conn, char **errstr)
-{
-	struct fake_conn *c;
-
-	(void)ctx;
-	F.connects++;
-	if (F.connect_fail_from != 0 && F.connects >= F.connect_fail_from) {
-		*errstr = xstrdup("cannot connect to fake: refused");
-		*conn = NULL;
-		return (DB_ERR_CONNECT);
-	}
-	c = xcalloc(1, sizeof *c);
-	c->id = 100 + (unsigned long long)F.connects;
-	*conn = c;
-	return (DB_OK);
-}
-
-static int
-f_destroy(void *conn, char **errstr)
-{
-	F.destroys++;
-	free(conn);
-	if (F.destroy_fail && errstr != NULL) {
-		*errstr = xstrdup("fake: shutdown failed");
-		return (-1);
-	}
-	return (0);
-}
-
-static enum db_status
-f_get_lock(
-    void *conn, const char *name, struct lock_acquire_row *row, char **errstr)
-{
-	struct fake_conn *c = conn;
-
-	(void)name;
-	(void)errstr;
-	row->got = fdup(F.get_lock);
-	row->connection_id = xasprintf("%llu", c->id);
-	row->wsrep_on = F.wsrep != NULL ? xstrdup(F.wsrep) : NULL;
-	row->fence = F.fence != NULL ? xstrdup(F.fence) : NULL;
-	F.lock_session = c->id;
-	return (DB_OK);
-}
-
-static enum db_status
-f_release_lock(void *conn, const char *name, char **value, char **errstr)
-{
-	(void)conn;
-	(void)name;
-	F.releases++;
-	*value = NULL;
-	if (F.release_st != DB_OK) {
-		*errstr = xstrdup("query failed: Lost connection to server "
-		                  "during query");
-		return (F.release_st);
-	}
-	*value = fdup(F.release);
-	return (DB_OK);
-}
-
-static enum db_status
-f_is_used_lock(void *conn, const char *name, char **value, char **errstr)
-{
-	(void)conn;
-	(void)name;
-	*value = NULL;
-	if (F.is_used_st != DB_OK) {
-		*errstr = xstrdup("query failed: fake is_used error");
-		return (F.is_used_st);
-	}
-	if (F.is_used_self)
-		*value = xasprintf("%llu", F.lock_session);
-	else
-		*value = fdup(F.is_used);
-	return (DB_OK);
-}
-
-/* The heartbeat's one statement: IS_USED_LOCK and the read-only flags. */
-static enum db_status
-f_lock_check(
-    void *conn, const char *name, char **value, char **read_only, char **errstr)
-{
-	enum db_status st;
-
-	F.lock_checks++;
-	*read_only = NULL;
-	if ((st = f_is_used_lock(conn, name, value, errstr)) == DB_OK &&
-	    F.read_only != NULL)
-		*read_only = xstrdup(F.read_only);
-	return (st);
-}
-
-static enum db_status
-f_kill(void *conn, unsigned long long id, char **errstr)
-{
-	(void)conn;
-	F.kills++;
-	F.killed = id;
-	if (F.kill_st != DB_OK) {
-		*errstr = xstrdup("query failed: fake kill error");
-		return (F.kill_st);
-	}
-	return (DB_OK);
-}
-
-static enum db_status
-f_holder(void *conn, const char *name, struct lock_holder *h, char **errstr)
-{
-	(void)conn;
-	(void)name;
-	(void)errstr;
-	F.holder_calls++;
-	*h = F.holder;
-	h->run_host = F.holder.run_host ? xstrdup(F.holder.run_host) : NULL;
-	h->run_job = NULL;
-	h->started_at = NULL;
-	h->client_host = NULL;
-	h->client_user = NULL;
-	return (DB_OK);
-}
-
-static enum db_status
-f_run_start(void *conn, const struct run_start_info *ri, unsigned long long *id,
-    char **errstr)
-{
-	(void)conn;
-	(void)ri;
-	(void)errstr;
-	F.run_starts++;
-	*id = 42;
-	return (DB_OK);
-}
-
-static enum db_status
-f_run_heartbeat(void *conn, unsigned long long id, char **errstr)
-{
-	(void)conn;
-	(void)id;
-	(void)errstr;
-	return (DB_OK);
-}
-
-static enum db_status
-f_run_finish(void *conn, unsigned long long id, const char *outcome,
-    int exit_status, const char *error, const struct run_output *output,
-    char **errstr)
-{
-	(void)conn;
-	(void)id;
-	(void)output;
-	F.finishes++;
-	snprintf(F.finish_outcome, sizeof F.finish_outcome, "%s", outcome);
-	F.finish_status = exit_status;
-	snprintf(F.finish_error, sizeof F.finish_error, "%s",
-	    error != NULL ? error : "");
-	if (F.finish_st != DB_OK && (!F.finish_fail_once || F.finishes == 1)) {
-		*errstr = xstrdup("query failed: fake finish error");
-		return (F.finish_st);
-	}
-	return (DB_OK);
-}
-
-static unsigned long long
-f_connection_id(void *conn)
-{
-	return (((struct fake_conn *)conn)->id);
-}
-
-static enum db_status
-f_kill_query(void *conn, unsigned long long id, char **errstr)
-{
-	(void)conn;
-	(void)id;
-	(void)errstr;
-	return (DB_OK);
-}
-
-static enum db_status
-f_exec_sql(void *conn, const char *sql, char **errstr)
-{
-	(void)conn;
-	(void)sql;
-	(void)errstr;
-	return (DB_OK);
-}
-
-static const struct lock_db_ops fake_ops = {
-	.connect = f_connect,
-	.destroy = f_destroy,
-	.get_lock = f_get_lock,
-	.release_lock = f_release_lock,
-	.is_used_lock = f_is_used_lock,
-	.lock_check = f_lock_check,
-	.kill = f_kill,
-	.holder = f_holder,
-	.run_start = f_run_start,
-	.run_heartbeat = f_run_heartbeat,
-	.run_finish = f_run_finish,
-	.connection_id = f_connection_id,
-	.kill_query = f_kill_query,
-	.exec_sql = f_exec_sql,
-};
-
-static char rundir[] = "/tmp/check_lock.XXXXXX";
-
-static void
-setup(void)
-{
-	memset(&F, 0, sizeof F);
-	F.get_lock = V("1");
-	F.release = V("1");
-	F.wsrep = "0";
-	F.is_used = VNULL;
-	nseen = 0;
-	log_init(LOG_ERROR, LOG_TEXT);
-	incident_set_sink(sink, NULL);
-	ck_assert_ptr_nonnull(mkdtemp(rundir));
-}
-
-static void
-teardown(void)
-{
-	char cmd[128];
-
-	incident_set_sink(NULL, NULL);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", rundir);
-	(void)!system(cmd);
-	memcpy(rundir + strlen(rundir) - 6, "XXXXXX", 6);
-}
 
 /* Open, acquire, insert the run record: a lock ready for the job. */
 static void
@@ -369,11 +40,11 @@ START_TEST(release_ok)
 
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_OK);
-	ck_assert_int_eq(nseen, 0);
-	ck_assert_int_eq(F.releases, 1);
-	ck_assert_int_eq(F.kills, 0);
-	ck_assert_str_eq(F.finish_outcome, "success");
-	ck_assert_int_eq(F.finish_status, 0);
+	ck_assert_int_eq(fake_nseen, 0);
+	ck_assert_int_eq(fake.releases, 1);
+	ck_assert_int_eq(fake.kills, 0);
+	ck_assert_str_eq(fake.finish_outcome, "success");
+	ck_assert_int_eq(fake.finish_status, 0);
 	ck_assert_ptr_null(l.conn);
 }
 END_TEST
@@ -383,24 +54,24 @@ START_TEST(release_query_fails)
 	struct lock      l;
 	enum lock_result lr;
 
-	F.release_st = DB_ERR_LOST;
-	F.is_used_self = 1; /* the old session still holds it */
+	fake.release_st = DB_ERR_LOST;
+	fake.is_used_self = 1; /* the old session still holds it */
 	take(&l);
 	lr = lock_finish(&l, &ok_end);
 	ck_assert_int_eq(lr, LOCK_INCIDENT);
 	ck_assert_int_eq(exitcode_lock(lr), EXIT_PROTOCOL);
 	ck_assert_int_eq(exitcode_lock(lr), 76);
-	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
-	ck_assert_int_eq(nseen, 1);
+	ck_assert_int_eq(fake_seen_event("lock_release_failed"), 1);
+	ck_assert_int_eq(fake_nseen, 1);
 	/* session destroyed, fresh session, verify, KILL the old id */
-	ck_assert_int_ge(F.destroys, 1);
-	ck_assert_int_eq(F.connects, 2);
-	ck_assert_int_eq(F.kills, 1);
-	ck_assert_uint_eq(F.killed, 101);
+	ck_assert_int_ge(fake.destroys, 1);
+	ck_assert_int_eq(fake.connects, 2);
+	ck_assert_int_eq(fake.kills, 1);
+	ck_assert_uint_eq(fake.killed, 101);
 	/* the run record still finished, on the fresh session */
-	ck_assert_int_eq(F.finishes, 1);
-	ck_assert_str_eq(F.finish_outcome, "incident");
-	ck_assert_int_eq(F.finish_status, 0);
+	ck_assert_int_eq(fake.finishes, 1);
+	ck_assert_str_eq(fake.finish_outcome, "incident");
+	ck_assert_int_eq(fake.finish_status, 0);
 }
 END_TEST
 
@@ -408,13 +79,13 @@ START_TEST(release_query_fails_lock_already_free)
 {
 	struct lock l;
 
-	F.release_st = DB_ERR_QUERY;
-	F.is_used = VNULL; /* the session's end gave the lock back */
+	fake.release_st = DB_ERR_QUERY;
+	fake.is_used = VNULL; /* the session's end gave the lock back */
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
-	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
-	ck_assert_int_eq(F.kills, 0);
-	ck_assert_int_eq(nseen, 1);
+	ck_assert_int_eq(fake_seen_event("lock_release_failed"), 1);
+	ck_assert_int_eq(fake.kills, 0);
+	ck_assert_int_eq(fake_nseen, 1);
 }
 END_TEST
 
@@ -423,15 +94,15 @@ START_TEST(release_returns_zero)
 	struct lock      l;
 	enum lock_result lr;
 
-	F.release = V("0");
+	fake.release = V("0");
 	take(&l);
 	lr = lock_finish(&l, &ok_end);
 	ck_assert_int_eq(lr, LOCK_INCIDENT);
 	ck_assert_int_eq(exitcode_lock(lr), 76);
-	ck_assert_int_eq(seen_event("lock_release_unexpected"), 1);
-	ck_assert_int_eq(nseen, 1);
-	ck_assert_int_eq(F.kills, 0);
-	ck_assert_str_eq(F.finish_outcome, "incident");
+	ck_assert_int_eq(fake_seen_event("lock_release_unexpected"), 1);
+	ck_assert_int_eq(fake_nseen, 1);
+	ck_assert_int_eq(fake.kills, 0);
+	ck_assert_str_eq(fake.finish_outcome, "incident");
 }
 END_TEST
 
@@ -440,14 +111,14 @@ START_TEST(release_returns_null)
 	struct lock      l;
 	enum lock_result lr;
 
-	F.release = VNULL;
+	fake.release = VNULL;
 	take(&l);
 	lr = lock_finish(&l, &ok_end);
 	ck_assert_int_eq(lr, LOCK_INCIDENT);
 	ck_assert_int_eq(exitcode_lock(lr), 76);
-	ck_assert_int_eq(seen_event("lock_release_unexpected"), 1);
+	ck_assert_int_eq(fake_seen_event("lock_release_unexpected"), 1);
 	ck_assert_ptr_nonnull(
-	    strstr(seen_detail("lock_release_unexpected"), "NULL"));
+	    strstr(fake_seen_detail("lock_release_unexpected"), "NULL"));
 }
 END_TEST
 
@@ -455,10 +126,10 @@ START_TEST(release_returns_junk)
 {
 	struct lock l;
 
-	F.release = V("01");
+	fake.release = V("01");
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
-	ck_assert_int_eq(seen_event("lock_release_unexpected"), 1);
+	ck_assert_int_eq(fake_seen_event("lock_release_unexpected"), 1);
 }
 END_TEST
 
@@ -470,17 +141,17 @@ START_TEST(get_lock_string_zero_is_busy)
 	struct lock_holder h;
 	char              *errstr = NULL;
 
-	F.get_lock = V("0");
-	F.holder.connection_id = 55;
+	fake.get_lock = V("0");
+	fake.holder.connection_id = 55;
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	ck_assert_int_eq(lock_acquire(&l, &h, &errstr), LOCK_BUSY);
 	ck_assert_int_eq(l.held, 0);
-	ck_assert_int_eq(F.holder_calls, 1);
+	ck_assert_int_eq(fake.holder_calls, 1);
 	ck_assert_uint_eq(h.connection_id, 55);
 	lock_holder_free(&h);
 	lock_close(&l);
-	ck_assert_int_eq(F.releases, 0);
+	ck_assert_int_eq(fake.releases, 0);
 }
 END_TEST
 
@@ -493,7 +164,7 @@ START_TEST(get_lock_junk_not_acquired)
 	char              *errstr = NULL;
 	enum lock_result   lr;
 
-	F.get_lock = V(junk[_i]);
+	fake.get_lock = V(junk[_i]);
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	lr = lock_acquire(&l, &h, &errstr);
@@ -512,7 +183,7 @@ START_TEST(get_lock_null)
 	char              *errstr = NULL;
 	enum lock_result   lr;
 
-	F.get_lock = VNULL;
+	fake.get_lock = VNULL;
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	lr = lock_acquire(&l, &h, &errstr);
@@ -528,11 +199,11 @@ START_TEST(get_lock_fence_taken)
 {
 	struct lock l;
 
-	F.fence = "18446744073709551615";
+	fake.fence = "18446744073709551615";
 	take(&l);
 	ck_assert_uint_eq(l.fence, 18446744073709551615ULL);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_OK);
-	ck_assert_int_eq(F.releases, 1);
+	ck_assert_int_eq(fake.releases, 1);
 }
 END_TEST
 
@@ -548,7 +219,7 @@ START_TEST(get_lock_fence_junk)
 	char              *errstr = NULL;
 	enum lock_result   lr;
 
-	F.fence = bad_fence[_i];
+	fake.fence = bad_fence[_i];
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	lr = lock_acquire(&l, &h, &errstr);
@@ -567,7 +238,7 @@ START_TEST(galera_refused)
 	char              *errstr = NULL;
 	enum lock_result   lr;
 
-	F.wsrep = "1";
+	fake.wsrep = "1";
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	lr = lock_acquire(&l, &h, &errstr);
@@ -590,15 +261,15 @@ START_TEST(galera_refused_when_busy)
 	char              *errstr = NULL;
 	enum lock_result   lr;
 
-	F.wsrep = "1";
-	F.get_lock = galera_got[_i];
-	F.holder.connection_id = 55;
+	fake.wsrep = "1";
+	fake.get_lock = galera_got[_i];
+	fake.holder.connection_id = 55;
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	lr = lock_acquire(&l, &h, &errstr);
 	ck_assert_int_eq(lr, LOCK_ERR_GALERA);
 	ck_assert_int_eq(exitcode_lock(lr), EXIT_CONFIG);
-	ck_assert_int_eq(F.holder_calls, 0);
+	ck_assert_int_eq(fake.holder_calls, 0);
 	ck_assert_ptr_null(l.conn);
 	free(errstr);
 }
@@ -610,7 +281,7 @@ START_TEST(no_wsrep_variable_is_off)
 	struct lock_holder h;
 	char              *errstr = NULL;
 
-	F.wsrep = NULL; /* MySQL without Galera */
+	fake.wsrep = NULL; /* MySQL without Galera */
 	lock_init(&l, &fake_ops, NULL, "accrual", "cronguard:app:accrual");
 	ck_assert_int_eq(lock_open(&l, &errstr), LOCK_OK);
 	ck_assert_int_eq(lock_acquire(&l, &h, &errstr), LOCK_OK);
@@ -623,15 +294,15 @@ START_TEST(release_and_destroy_fail)
 {
 	struct lock l;
 
-	F.release_st = DB_ERR_LOST;
-	F.destroy_fail = 1;
-	F.is_used_self = 1;
+	fake.release_st = DB_ERR_LOST;
+	fake.destroy_fail = 1;
+	fake.is_used_self = 1;
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
-	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
-	ck_assert_int_eq(seen_event("session_destroy_failed"), 1);
-	ck_assert_int_eq(F.kills, 1);
-	ck_assert_int_eq(F.finishes, 1);
+	ck_assert_int_eq(fake_seen_event("lock_release_failed"), 1);
+	ck_assert_int_eq(fake_seen_event("session_destroy_failed"), 1);
+	ck_assert_int_eq(fake.kills, 1);
+	ck_assert_int_eq(fake.finishes, 1);
 }
 END_TEST
 
@@ -639,14 +310,14 @@ START_TEST(verify_connect_fails)
 {
 	struct lock l;
 
-	F.release_st = DB_ERR_LOST;
-	F.connect_fail_from = 2; /* no fresh session at all */
+	fake.release_st = DB_ERR_LOST;
+	fake.connect_fail_from = 2; /* no fresh session at all */
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
-	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
-	ck_assert_int_eq(seen_event("lock_verify_failed"), 1);
+	ck_assert_int_eq(fake_seen_event("lock_release_failed"), 1);
+	ck_assert_int_eq(fake_seen_event("lock_verify_failed"), 1);
 	/* nor for the run record: reported too */
-	ck_assert_int_eq(seen_event("run_record_failed"), 1);
+	ck_assert_int_eq(fake_seen_event("run_record_failed"), 1);
 }
 END_TEST
 
@@ -654,15 +325,15 @@ START_TEST(verify_kill_fails)
 {
 	struct lock l;
 
-	F.release_st = DB_ERR_LOST;
-	F.is_used_self = 1;
-	F.kill_st = DB_ERR_QUERY;
+	fake.release_st = DB_ERR_LOST;
+	fake.is_used_self = 1;
+	fake.kill_st = DB_ERR_QUERY;
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
-	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
-	ck_assert_int_eq(seen_event("lock_verify_failed"), 1);
+	ck_assert_int_eq(fake_seen_event("lock_release_failed"), 1);
+	ck_assert_int_eq(fake_seen_event("lock_verify_failed"), 1);
 	ck_assert_ptr_nonnull(
-	    strstr(seen_detail("lock_verify_failed"), "KILL failed"));
+	    strstr(fake_seen_detail("lock_verify_failed"), "KILL failed"));
 }
 END_TEST
 
@@ -670,11 +341,11 @@ START_TEST(verify_query_fails)
 {
 	struct lock l;
 
-	F.release_st = DB_ERR_LOST;
-	F.is_used_st = DB_ERR_QUERY;
+	fake.release_st = DB_ERR_LOST;
+	fake.is_used_st = DB_ERR_QUERY;
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
-	ck_assert_int_eq(seen_event("lock_verify_failed"), 1);
+	ck_assert_int_eq(fake_seen_event("lock_verify_failed"), 1);
 }
 END_TEST
 
@@ -684,10 +355,10 @@ START_TEST(run_record_fails)
 {
 	struct lock l;
 
-	F.finish_st = DB_ERR_QUERY;
+	fake.finish_st = DB_ERR_QUERY;
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_OK);
-	ck_assert_int_eq(seen_event("run_record_failed"), 1);
+	ck_assert_int_eq(fake_seen_event("run_record_failed"), 1);
 }
 END_TEST
 
@@ -700,18 +371,18 @@ START_TEST(run_record_retried)
 		"exited with status 1", NULL };
 	struct lock                 l;
 
-	F.finish_st = DB_ERR_QUERY;
-	F.finish_fail_once = 1;
+	fake.finish_st = DB_ERR_QUERY;
+	fake.finish_fail_once = 1;
 	take(&l);
 	ck_assert_int_eq(lock_finish(&l, &failed), LOCK_OK);
-	ck_assert_int_eq(F.finishes, 2);
-	ck_assert_int_eq(F.connects, 2);
-	ck_assert_str_eq(F.finish_outcome, "failure");
-	ck_assert_int_eq(F.finish_status, 1);
-	ck_assert_int_eq(seen_event("run_record_retried"), 1);
-	ck_assert_int_eq(seen_event("run_record_failed"), 0);
-	ck_assert_ptr_nonnull(
-	    strstr(seen_detail("run_record_retried"), "job failure, status 1"));
+	ck_assert_int_eq(fake.finishes, 2);
+	ck_assert_int_eq(fake.connects, 2);
+	ck_assert_str_eq(fake.finish_outcome, "failure");
+	ck_assert_int_eq(fake.finish_status, 1);
+	ck_assert_int_eq(fake_seen_event("run_record_retried"), 1);
+	ck_assert_int_eq(fake_seen_event("run_record_failed"), 0);
+	ck_assert_ptr_nonnull(strstr(
+	    fake_seen_detail("run_record_retried"), "job failure, status 1"));
 }
 END_TEST
 
@@ -720,15 +391,15 @@ START_TEST(heartbeat_lost)
 	struct lock l;
 
 	take(&l);
-	F.is_used = V("999");
+	fake.is_used = V("999");
 	ck_assert_int_eq(lock_heartbeat(&l), LOCK_INCIDENT);
 	ck_assert_int_eq(lock_heartbeat(&l), LOCK_INCIDENT);
-	ck_assert_int_eq(seen_event("lock_lost"), 1); /* once */
-	F.release = V("0");
+	ck_assert_int_eq(fake_seen_event("lock_lost"), 1); /* once */
+	fake.release = V("0");
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
 	/* 0 after a reported loss: expected, not a second incident */
-	ck_assert_int_eq(nseen, 1);
-	ck_assert_str_eq(F.finish_outcome, "lock_lost");
+	ck_assert_int_eq(fake_nseen, 1);
+	ck_assert_str_eq(fake.finish_outcome, "lock_lost");
 }
 END_TEST
 
@@ -737,10 +408,10 @@ START_TEST(heartbeat_ok)
 	struct lock l;
 
 	take(&l);
-	F.is_used_self = 1;
+	fake.is_used_self = 1;
 	ck_assert_int_eq(lock_heartbeat(&l), LOCK_OK);
-	F.is_used_self = 0;
-	F.is_used = VNULL;
+	fake.is_used_self = 0;
+	fake.is_used = VNULL;
 	ck_assert_int_eq(lock_heartbeat(&l), LOCK_INCIDENT);
 	lock_close(&l);
 }
@@ -754,17 +425,17 @@ START_TEST(heartbeat_read_only)
 	struct lock l;
 
 	take(&l);
-	F.is_used_self = 1;
-	F.read_only = "read_only,replica_sql_running";
+	fake.is_used_self = 1;
+	fake.read_only = "read_only,replica_sql_running";
 	ck_assert_int_eq(lock_heartbeat(&l), LOCK_INCIDENT);
-	ck_assert_int_eq(F.lock_checks, 1);
+	ck_assert_int_eq(fake.lock_checks, 1);
 	ck_assert_int_eq(l.read_only, 1);
-	ck_assert_int_eq(seen_event("lock_lost"), 1);
-	ck_assert_ptr_nonnull(strstr(seen_detail("lock_lost"),
+	ck_assert_int_eq(fake_seen_event("lock_lost"), 1);
+	ck_assert_ptr_nonnull(strstr(fake_seen_detail("lock_lost"),
 	    "turned read-only (read_only,replica_sql_running)"));
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
-	ck_assert_int_eq(F.finishes, 0);
-	ck_assert_int_eq(nseen, 1);
+	ck_assert_int_eq(fake.finishes, 0);
+	ck_assert_int_eq(fake_nseen, 1);
 }
 END_TEST
 
@@ -798,127 +469,13 @@ START_TEST(holder_verdicts)
 }
 END_TEST
 
-static void
-guard_setup_job(struct guard_job *gj, char **argv)
-{
-	memset(gj, 0, sizeof *gj);
-	gj->job = "accrual";
-	gj->argv = argv;
-	gj->guard = GUARD_NAMED_LOCK;
-	gj->lock = "cronguard:app:accrual";
-	gj->runtime_dir = rundir;
-	gj->max_runtime_ms = 3600000;
-	gj->grace_ms = 600000;
-	gj->heartbeat_ms = 30000;
-	gj->kill_after_ms = 2000;
-	gj->on_lock_lost = LOCK_LOST_TERMINATE;
-}
-
-/* A failing job plus a failing release: both reported, the job's own
- * error kept in the run record, exit 76. */
-START_TEST(guard_failing_job_and_release)
-{
-	char            *argv[] = { "sh", "-c", "exit 3", NULL };
-	struct guard_job gj;
-
-	F.release_st = DB_ERR_LOST;
-	F.is_used_self = 1;
-	guard_setup_job(&gj, argv);
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 76);
-	ck_assert_int_eq(seen_event("lock_release_failed"), 1);
-	ck_assert_ptr_nonnull(
-	    strstr(seen_detail("lock_release_failed"), "status 3"));
-	ck_assert_int_eq(F.kills, 1);
-	ck_assert_int_eq(F.finishes, 1);
-	ck_assert_int_eq(F.finish_status, 3);
-	ck_assert_ptr_nonnull(strstr(F.finish_error, "exited with status 3"));
-}
-END_TEST
-
-START_TEST(guard_status_passthrough)
-{
-	char            *argv[] = { "sh", "-c", "exit 5", NULL };
-	struct guard_job gj;
-
-	guard_setup_job(&gj, argv);
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 5);
-	ck_assert_int_eq(nseen, 0);
-	ck_assert_str_eq(F.finish_outcome, "failure");
-	ck_assert_int_eq(F.finish_status, 5);
-}
-END_TEST
-
-START_TEST(guard_busy_skips)
-{
-	char            *argv[] = { "sh", "-c", "exit 5", NULL };
-	struct guard_job gj;
-
-	F.get_lock = V("0");
-	F.holder.connection_id = 55;
-	F.holder.run_id = 9;
-	F.holder.run_age_s = 10;
-	guard_setup_job(&gj, argv);
-	gj.busy_exit = 3;
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 3);
-	ck_assert_int_eq(F.run_starts, 0);
-	F.holder.run_age_s = 7200;
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), EXIT_TEMPFAIL);
-	ck_assert_int_eq(F.run_starts, 0);
-}
-END_TEST
-
-/* The lock is lost mid-job: incident, the job terminated, 76. */
-START_TEST(guard_lost_terminates)
-{
-	char            *argv[] = { "sleep", "30", NULL };
-	struct guard_job gj;
-	int64_t          t0;
-
-	F.is_used = V("999");
-	F.release = VNULL;
-	guard_setup_job(&gj, argv);
-	gj.heartbeat_ms = 100;
-	t0 = now_mono_ms();
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 76);
-	ck_assert_int_lt(now_mono_ms() - t0, 5000);
-	ck_assert_int_eq(seen_event("lock_lost"), 1);
-	ck_assert_str_eq(F.finish_outcome, "lock_lost");
-	ck_assert_int_eq(F.finish_status, 128 + 15);
-}
-END_TEST
-
-/*
- * cronguard started with SIGCHLD and SIGTERM blocked (a parent's mask is
- * inherited): the job's end must still wake the guard, and a SIGTERM must
- * still reach the job.  The job signals its parent, the guard, at once.
- */
-START_TEST(guard_signals_blocked_by_parent)
-{
-	char *argv[] = { "sh", "-c", "kill -TERM $PPID; sleep 5", NULL };
-	struct guard_job gj;
-	sigset_t         set;
-	int64_t          t0;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGTERM);
-	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &set, NULL), 0);
-	guard_setup_job(&gj, argv);
-	t0 = now_mono_ms();
-	ck_assert_int_eq(guard_run(&gj, &fake_ops, NULL, NULL), 128 + SIGTERM);
-	ck_assert_int_lt(now_mono_ms() - t0, 4000);
-	ck_assert_str_eq(F.finish_outcome, "killed");
-	ck_assert_int_eq(nseen, 0);
-}
-END_TEST
-
 static Suite *
 lock_suite(void)
 {
 	Suite *s = suite_create("lock");
 	TCase *tc = tcase_create("fake database");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, fake_setup, fake_teardown);
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, release_ok);
 	tcase_add_test(tc, release_query_fails);
@@ -947,11 +504,6 @@ lock_suite(void)
 	tcase_add_test(tc, heartbeat_ok);
 	tcase_add_test(tc, heartbeat_read_only);
 	tcase_add_test(tc, holder_verdicts);
-	tcase_add_test(tc, guard_failing_job_and_release);
-	tcase_add_test(tc, guard_status_passthrough);
-	tcase_add_test(tc, guard_busy_skips);
-	tcase_add_test(tc, guard_lost_terminates);
-	tcase_add_test(tc, guard_signals_blocked_by_parent);
 	suite_add_tcase(s, tc);
 	return (s);
 }

@@ -9,6 +9,7 @@
 #include <check.h>
 
 #include "migrate.h"
+#include "outbox-admin.h"
 #include "testutil.h"
 #include "util.h"
 
@@ -186,4 +187,42 @@ testutil_msgs(struct outbox_msg *m, struct outbox_msg **p, size_t n)
 		m[i].id = i + 1;
 		p[i] = &m[i];
 	}
+}
+
+struct conf_outbox
+testutil_outbox_conf(void)
+{
+	struct conf c;
+
+	conf_defaults(&c);
+	return c.outbox;
+}
+
+struct outbox_counts
+testutil_counts(long long pending, long long due, long long processing,
+    long long stale, long long stuck, long long failed, long long oldest,
+    long long unknown)
+{
+	struct outbox_counts k;
+
+	memset(&k, 0, sizeof k);
+	k.pending = pending;
+	k.due = due;
+	k.processing = processing;
+	k.stale = stale;
+	k.stuck = stuck;
+	k.failed = failed;
+	k.oldest_due_age_s = oldest;
+	k.unknown_channel = unknown;
+	return k;
+}
+
+void
+testutil_rmdir(char *tmpl)
+{
+	char *cmd = xasprintf("rm -rf '%s'", tmpl);
+
+	(void)!system(cmd);
+	free(cmd);
+	memcpy(tmpl + strlen(tmpl) - 6, "XXXXXX", 6);
 }

@@ -60,4 +60,17 @@ struct conf_channel testutil_channel(
 /* m[0..n-1] zeroed with ids 1..n, and p[i] = &m[i]. */
 void testutil_msgs(struct outbox_msg *m, struct outbox_msg **p, size_t n);
 
+/* Remove the directory mkdtemp(tmpl) made, with what it holds, and put
+ * back tmpl's XXXXXX for the next mkdtemp (a fixture's teardown). */
+void testutil_rmdir(char *tmpl);
+
+/* The outbox section's defaults (its thresholds among them). */
+struct conf_outbox testutil_outbox_conf(void);
+
+/* The watchdog's counts, the rest zero (check_report, check_outbox_admin). */
+struct outbox_counts;
+struct outbox_counts testutil_counts(long long pending, long long due,
+    long long processing, long long stale, long long stuck, long long failed,
+    long long oldest, long long unknown);
+
 #endif

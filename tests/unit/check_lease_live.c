@@ -1,4 +1,4 @@
-/* check_lease.c: the lease lock and its fencing token against the test
+/* check_lease_live.c: the lease lock and its fencing token against the test
  * MariaDB (CRONGUARD_TEST_DB_PORT), with the shipped migration 006. */
 #include "config.h"
 

@@ -1,0 +1,125 @@
+/*
+ * conf-int.h: what the configuration's files (conf.c, conf-keys.c,
+ * conf-print.c) share and nothing else includes: the key table's
+ * descriptors and the tables themselves.  doc/howto.md says how to add a
+ * key.
+ */
+#ifndef CRONGUARD_CONF_INT_H
+#define CRONGUARD_CONF_INT_H
+
+#include <stddef.h>
+
+#include <libconfig.h>
+
+#include "conf.h"
+
+/*
+ * The key table (conf-keys.c): each configuration key is written once,
+ * there, with its place in struct conf, its bounds and its default.
+ * Parsing, defaults and freeing (conf.c), `config check` printing
+ * (conf-print.c) and the list of known keys (conf_keys, checked against
+ * cronguard.conf(5)) all walk these tables.
+ */
+enum key_kind {
+	K_STR,   /* non-empty string, no control characters */
+	K_TEXT,  /* non-empty string, newlines allowed (SQL) */
+	K_SENUM, /* string from values[], stored as a string */
+	K_ENUM,  /* string from values[], stored as its index (an int) */
+	K_DUR,   /* duration string or bare seconds, stored in ms */
+	K_UINT,
+	K_INT,
+	K_LL,
+	K_DBL,
+	K_BOOL,
+	K_STRV,       /* array of strings; count at off2 */
+	K_SECRET,     /* inline secret; the path of its _file key at off2 */
+	K_SECRETFILE, /* path at off, the secret read from it at off2 */
+	K_GROUP,      /* nested group: its struct at off (0: the same one) */
+	K_NAMED,      /* group of named groups: array at off, count at off2 */
+};
+
+/* Channel types a key is valid for (0: every type). */
+#define CH_SMTP 0x1
+#define CH_HTTP 0x2
+#define CH_AMQP 0x4
+
+#define KF_URL 0x1     /* printed with userinfo and query masked */
+#define KF_HEADERS 0x2 /* "Name: value" strings, values masked in print */
+#define KF_EMPTY 0x4   /* K_STR: "" is a meaningful value */
+#define KF_SIZE 0x10   /* K_LL: bytes, or a string with a K or M suffix */
+#define KF_PRESENT \
+	0x8 /* K_GROUP: bool at off2 says it was given; printed \
+	     * only then */
+
+struct parse;
+
+struct key {
+	const char        *name;
+	enum key_kind      kind;
+	size_t             off;
+	size_t             off2;
+	long long          min, max; /* integers; durations in ms */
+	double             dmin, dmax;
+	const char *const *values;
+	const struct key  *sub;
+	unsigned           types; /* CH_*: channel types it is valid for */
+	unsigned           flags; /* KF_* */
+	/* The default: def for integers, durations (ms), enumerations (the
+	 * index) and booleans, ddef for numbers, sdef for strings (copied).
+	 * A key valid for some channel types only may appear once per type
+	 * with its own default. */
+	long long   def;
+	double      ddef;
+	const char *sdef;
+	/* K_NAMED: element size, how to parse one, its channel types. */
+	size_t size;
+	int (*parse)(struct parse *, const config_setting_t *, void *);
+	unsigned (*types_of)(const void *);
+	/* Printed only when this says so (NULL: always, when set). */
+	int (*shown)(const void *);
+	/* A comment printed after the value, or NULL. */
+	const char *(*note)(const void *);
+};
+
+/* The field of key k in the struct at base, and its second field. */
+#define KEY_FIELD(base, k) ((void *)((char *)(base) + (k)->off))
+#define KEY_FIELD2(base, k) ((void *)((char *)(base) + (k)->off2))
+
+/* Durations in the table are in milliseconds. */
+#define DUR_S(s) ((long long)(s)*1000)
+#define DUR_M(m) (DUR_S(m) * 60)
+#define DUR_H(h) (DUR_M(h) * 60)
+
+/* The top-level table (in the order config check prints it), and the
+ * tables of one channel and of one job. */
+extern const struct key conf_top_keys[];
+extern const struct key conf_channel_keys[];
+extern const struct key conf_job_keys[];
+
+/* The values of the type, guard and catch_up keys, in their enums' order
+ * (NULL-terminated). */
+extern const char *const conf_channel_type_names[];
+extern const char *const conf_guard_names[];
+extern const char *const conf_catch_up_names[];
+
+/* A key applies to a channel of these types (0: not in a channel). */
+int conf_key_applies(const struct key *, unsigned types);
+/* The same name appeared earlier in its table keys (a per-type twin). */
+int conf_key_repeated(const struct key *keys, const struct key *k);
+/* The CH_* type of a channel (struct conf_channel *). */
+unsigned conf_channel_types(const void *);
+
+/*
+ * conf.c: the authority of a URL ("user:pw@host:25" in
+ * "smtp://user:pw@host:25/"), or NULL when it has no "://".  *at is set to
+ * the '@' that ends the userinfo (the last one in the authority), or NULL
+ * when there is none; *end to the end of the authority.
+ */
+const char *conf_url_authority(
+    const char *url, const char **at, const char **end);
+
+/* conf.c: how one named channel or job is parsed (K_NAMED's parse). */
+int conf_parse_channel(struct parse *, const config_setting_t *, void *);
+int conf_parse_job(struct parse *, const config_setting_t *, void *);
+
+#endif
