@@ -137,25 +137,36 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 		}
 		buf_addc(&in, ')');
 	}
+	/* One statement, one subquery a count: the PENDING, PROCESSING
+	 * and FAILED counts and the oldest due row are read from the
+	 * indexes alone (ix_outbox_due, ix_outbox_claimed); only the unknown
+	 * channels (PENDING rows) and the expired rows (FAILED) read rows.
+	 * cronguard-outbox(7), MONITORING, gives the time at 1,000,000
+	 * rows (scripts/bench-check). */
 	st = db_query(db, &res, errstr,
 	    "SELECT"
-	    " COALESCE(SUM(status = 'PENDING'), 0),"
-	    " COALESCE(SUM(status = 'PENDING' AND next_attempt_at <= NOW(6)), "
-	    "0),"
-	    " COALESCE(SUM(status = 'PROCESSING'), 0),"
-	    " COALESCE(SUM(status = 'PROCESSING' AND claimed_at <"
-	    "  NOW(6) - INTERVAL %lld MICROSECOND), 0),"
-	    " COALESCE(SUM(status = 'PROCESSING' AND claimed_at <"
-	    "  NOW(6) - INTERVAL %lld MICROSECOND), 0),"
-	    " COALESCE(SUM(status = 'FAILED'), 0),"
-	    " COALESCE(FLOOR(TIMESTAMPDIFF(MICROSECOND, MIN(IF(status ="
-	    "  'PENDING' AND next_attempt_at <= NOW(6), next_attempt_at,"
-	    "  NULL)), NOW(6)) / 1000000), 0),"
-	    " COALESCE(SUM(status = 'PENDING' AND %F), 0),"
-	    " COALESCE(SUM(status = 'FAILED' AND last_error LIKE 'expired%%'),"
-	    " 0)"
-	    " FROM outbox_messages"
-	    " WHERE status IN ('PENDING', 'PROCESSING', 'FAILED')",
+	    " (SELECT COUNT(*) FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'PENDING'),"
+	    " (SELECT COUNT(*) FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'PENDING' AND next_attempt_at <= NOW(6)),"
+	    " (SELECT COUNT(*) FROM outbox_messages"
+	    "  FORCE INDEX (ix_outbox_claimed) WHERE status = 'PROCESSING'),"
+	    " (SELECT COUNT(*) FROM outbox_messages"
+	    "  FORCE INDEX (ix_outbox_claimed) WHERE status = 'PROCESSING'"
+	    "  AND claimed_at < NOW(6) - INTERVAL %lld MICROSECOND),"
+	    " (SELECT COUNT(*) FROM outbox_messages"
+	    "  FORCE INDEX (ix_outbox_claimed) WHERE status = 'PROCESSING'"
+	    "  AND claimed_at < NOW(6) - INTERVAL %lld MICROSECOND),"
+	    " (SELECT COUNT(*) FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'FAILED'),"
+	    " (SELECT COALESCE(FLOOR(TIMESTAMPDIFF(MICROSECOND,"
+	    "  MIN(next_attempt_at), NOW(6)) / 1000000), 0)"
+	    "  FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'PENDING' AND next_attempt_at <= NOW(6)),"
+	    " (SELECT COUNT(*) FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'PENDING' AND %F),"
+	    " (SELECT COUNT(*) FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'FAILED' AND last_error LIKE 'expired%%')",
 	    (long long)conf->outbox.lease_ms * 1000,
 	    (long long)conf->outbox.watchdog_ms * 1000, &in);
 	if (st != DB_OK)

@@ -702,22 +702,31 @@ out:
  * nobody sends: they wait for the lease, never sent twice.
  */
 /* The rows of table (outbox_messages, outbox_attempts) under claim
- * token: how a statement whose COMMIT reply was lost is told done. */
+ * token: how a statement whose COMMIT reply was lost is told done.  Only
+ * among the claim's rows (col: id, or outbox_id), so the lookup is on the
+ * primary key or ix_attempts_outbox, never a scan for the token. */
 static enum db_status
-outbox_token_rows(struct db *db, const char *table, const char *token,
-    long long *n, char **errstr)
+outbox_token_rows(struct db *db, const char *table, const char *col,
+    const struct claim *c, long long *n, char **errstr)
 {
-	struct db_result *res = NULL;
-	enum db_status    st;
+	struct db_result   *res = NULL;
+	unsigned long long *ids;
+	enum db_status      st;
+	size_t              i;
 
+	ids = xcalloc(c->n + 1, sizeof *ids);
+	for (i = 0; i < c->n; i++)
+		ids[i] = c->msgs[i]->id;
 	st = db_query_retry(db, &res, errstr,
-	    "SELECT COUNT(*) FROM %I WHERE claim_token = %s", table, token);
+	    "SELECT COUNT(*) FROM %I WHERE %I IN (%L) AND claim_token = %s",
+	    table, col, c->n, ids, c->token);
 	if (st == DB_OK && (st = db_one_row(res, 1, errstr)) == DB_OK &&
 	    (*n = db_cell_ll(res, 0, 0, -1)) < 0) {
 		*errstr = xasprintf("%s: bad count", table);
 		st = DB_ERR_QUERY;
 	}
 	db_result_free(res);
+	free(ids);
 	return st;
 }
 
@@ -730,7 +739,7 @@ claim_committed(struct db *db, void *arg, bool *committed, char **errstr)
 
 	*committed = false;
 	if ((st = outbox_token_rows(
-	         db, "outbox_messages", a->c->token, &n, errstr)) != DB_OK)
+	         db, "outbox_messages", "id", a->c, &n, errstr)) != DB_OK)
 		return st;
 	*committed = (unsigned long long)n == a->c->n;
 	log_kv(LOG_WARN, "outbox_claim_commit_unknown", "token", a->c->token,
@@ -1201,8 +1210,8 @@ fin_committed(struct db *db, void *arg, bool *committed, char **errstr)
 	long long        n = 0;
 
 	*committed = false;
-	if ((st = outbox_token_rows(
-	         db, "outbox_attempts", a->c->token, &n, errstr)) != DB_OK)
+	if ((st = outbox_token_rows(db, "outbox_attempts", "outbox_id", a->c,
+	         &n, errstr)) != DB_OK)
 		return st;
 	*committed = n > 0;
 	return DB_OK;

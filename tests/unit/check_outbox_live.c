@@ -186,8 +186,11 @@ START_TEST(test_claim_due_oldest_first)
 }
 END_TEST
 
-/* per_key: a row waits while an earlier row of its key is unsent or
- * FAILED; rows without a key never wait. */
+/* per_key: a row waits while an earlier row of its key is FAILED, or
+ * open and not in the same claim; a key's due rows come as a run in id
+ * order, each pointing at the one before it (4 after 3); rows without a
+ * key never wait.  A run stops before a row of its key that is not due
+ * (7), and what follows (8) waits too. */
 START_TEST(test_claim_per_key)
 {
 	struct claim c;
@@ -197,12 +200,39 @@ START_TEST(test_claim_per_key)
 	insert("a", "k1", 2, 10); /* 1, 2 */
 	insert("a", "k2", 2, 10); /* 3, 4 */
 	insert("a", NULL, 1, 10); /* 5 */
+	insert("a", "k3", 3, 10); /* 6, 7, 8 */
 	sql(db, "UPDATE outbox_messages SET status = 'FAILED' WHERE id = 1");
+	sql(db,
+	    "UPDATE outbox_messages SET next_attempt_at = NOW(6) +"
+	    " INTERVAL 1 HOUR WHERE id = 7");
 
 	claim("a", 10, &c);
 	ids = claim_ids(&c);
-	ck_assert_str_eq(ids, "3,5");
+	ck_assert_str_eq(ids, "3,5,6,4");
+	ck_assert_ptr_null(c.msgs[0]->after);
+	ck_assert_uint_eq(c.msgs[0]->run, 0);
+	ck_assert_ptr_eq(c.msgs[3]->after, c.msgs[0]);
+	ck_assert_uint_eq(c.msgs[3]->run, 1);
+	ck_assert_uint_eq(c.dropped, 1); /* 8: after 7, not due */
 	free(ids);
+	outbox_claim_free(&c);
+
+	/* 4 in flight (PROCESSING), 3 sent: the rest of k2 waits for it. */
+	sql(db,
+	    "UPDATE outbox_messages SET status = 'SENT' WHERE id IN (3, 5,"
+	    " 6)");
+	sql(db,
+	    "UPDATE outbox_messages SET status = 'PENDING', claim_token ="
+	    " NULL WHERE id IN (4)");
+	insert("a", "k2", 1, 10); /* 9 */
+	claim("a", 1, &c);        /* 4 alone: PROCESSING now */
+	ids = claim_ids(&c);
+	ck_assert_str_eq(ids, "4");
+	free(ids);
+	outbox_claim_free(&c);
+	claim("a", 10, &c);
+	ck_assert_uint_eq(c.n, 0);
+	ck_assert_uint_eq(c.dropped, 1); /* 9: behind 4 in flight */
 	outbox_claim_free(&c);
 }
 END_TEST
