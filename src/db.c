@@ -1501,6 +1501,83 @@ db_txn_checked(struct db *db, db_txn_fn fn, db_txn_check_fn check, void *arg,
 	}
 }
 
+#ifdef ENABLE_FAULT_INJECTION
+/* CRONGUARD_FAULT=call_lost: the first db_call_checked statement runs,
+ * and its reply is lost (the session's socket is shut down after it). */
+static int
+db_fault_call(struct db *db, const struct buf *sql)
+{
+	static bool done;
+	const char *want = getenv("CRONGUARD_FAULT");
+
+	if (done || want == NULL || strcmp(want, "call_lost") != 0)
+		return 0;
+	done = true;
+	if (mysql_send_query(db->mysql, sql->data, sql->len) == 0) {
+		sleep_ms(100);
+		(void)shutdown((int)mysql_get_socket(db->mysql), SHUT_RDWR);
+		(void)mysql_read_query_result(db->mysql);
+	}
+	return 1;
+}
+#else
+#define db_fault_call(db, sql) 0
+#endif
+
+enum db_status
+db_call_checked(struct db *db, struct db_result **res, db_txn_check_fn check,
+    void *arg, char **errstr, const char *fmt, ...)
+{
+	struct db_retry r;
+	struct buf      sql;
+	enum db_status  st;
+	va_list         ap;
+	bool            committed;
+	int             rc;
+
+	*res = NULL;
+	buf_init(&sql);
+	va_start(ap, fmt);
+	rc = db_format(db, &sql, errstr, fmt, ap);
+	va_end(ap);
+	if (rc != 0) {
+		buf_free(&sql);
+		return DB_ERR_QUERY;
+	}
+	memset(&r, 0, sizeof r);
+	for (;;) {
+		if (db_fault_call(db, &sql)) {
+			*errstr =
+			    xstrdup("query failed: connection lost (fault "
+			            "injected)");
+			st = DB_ERR_LOST;
+		} else
+			st = db_query(db, res, errstr, "%F", &sql);
+		if (st == DB_OK)
+			break;
+		if (st == DB_ERR_LOST) {
+			/* It may have committed before the reply was lost:
+			 * only check can tell, on the new session. */
+			if (!db_retry_again(db, &r, &st, false, errstr))
+				break;
+			free(*errstr);
+			*errstr = NULL;
+			if ((st = check(db, arg, &committed, errstr)) != DB_OK)
+				break;
+			if (committed) {
+				st = DB_OK;
+				break;
+			}
+			continue;
+		}
+		/* It rolled back (its handler): repeat it on a conflict. */
+		if (!db_retry_again(db, &r, &st, db_conflict(db, st), errstr))
+			break;
+	}
+	buf_free(&sql);
+	return st;
+}
+
 enum db_status
 db_txn(struct db *db, db_txn_fn fn, void *arg, char **errstr)
 {

@@ -201,6 +201,16 @@ typedef enum db_status (*db_txn_fn)(struct db *, void *arg, char **errstr);
 typedef enum db_status (*db_txn_check_fn)(
     struct db *, void *arg, bool *committed, char **errstr);
 enum db_status db_txn(struct db *, db_txn_fn, void *arg, char **errstr);
+/*
+ * One statement that commits on its own (a procedure with a transaction
+ * of its own, which rolls back and raises any error): its result in *res
+ * (may be NULL when check found it committed).  Repeated on a conflict
+ * as db_query_retry does.  When the connection is lost its reply may
+ * have been lost after its COMMIT: with the reconnect policy on, check
+ * looks on the new session and it runs again only if it did not commit.
+ */
+enum db_status db_call_checked(struct db *, struct db_result **res,
+    db_txn_check_fn check, void *arg, char **errstr, const char *fmt, ...);
 enum db_status db_txn_checked(
     struct db *, db_txn_fn, db_txn_check_fn check, void *arg, char **errstr);
 

@@ -465,7 +465,7 @@ out:
  * (global, schema, or on each of cronguard's tables).  Missing INSERT,
  * UPDATE or DELETE is CRITICAL (every run and dispatch would exit 77);
  * missing EXECUTE a WARNING (the lock's fencing token then costs a second
- * statement).
+ * statement, and a finalise with the attempt log four more).
  */
 static void
 doctor_privileges(struct db *db, struct doctor_report *r)

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mysqld_error.h>
+
 #include "backoff.h"
 #include "faultpoint.h"
 #include "incident.h"
@@ -1132,6 +1134,8 @@ struct fin_args {
 	const struct conf_outbox *conf;
 	struct claim             *c;
 	struct buf                update; /* "UPDATE ... SET ..." or empty */
+	struct buf                del;    /* the fenced DELETE, or empty */
+	struct buf                upd;    /* the fenced UPDATE, or empty */
 	unsigned long long       *rowids; /* the rows it updates */
 	size_t                    nrows;
 	unsigned long long       *delids; /* the rows it deletes */
@@ -1159,10 +1163,7 @@ fin_write(struct db *db, void *arg, char **errstr)
 	a->lost = NULL;
 	a->nlost = 0;
 	if (a->ndel > 0) {
-		st = q(db, &res, errstr,
-		    "DELETE FROM outbox_messages WHERE id IN (%L)"
-		    " AND claim_token = %s AND status = 'PROCESSING'",
-		    a->ndel, a->delids, a->c->token);
+		st = q(db, &res, errstr, "%F", &a->del);
 		if (st != DB_OK)
 			goto out;
 		matched += res->affected;
@@ -1171,10 +1172,7 @@ fin_write(struct db *db, void *arg, char **errstr)
 	}
 	faultpoint("mid_finalise");
 	if (a->nrows > 0) {
-		st = q(db, &res, errstr,
-		    "%F WHERE id IN (%L) AND claim_token = %s"
-		    " AND status = 'PROCESSING'",
-		    &a->update, a->nrows, a->rowids, a->c->token);
+		st = q(db, &res, errstr, "%F", &a->upd);
 		if (st != DB_OK)
 			goto out;
 		matched += res->affected;
@@ -1217,6 +1215,69 @@ fin_committed(struct db *db, void *arg, bool *committed, char **errstr)
 	return DB_OK;
 }
 
+/* Set when cronguard_finalise (sql/012) cannot be called on this
+ * server: finalise statement by statement from then on. */
+static volatile int fin_no_call;
+
+/*
+ * The finalise with its attempt rows in one round trip: CALL
+ * cronguard_finalise (sql/012), which runs the fenced DELETE and UPDATE
+ * and, when they matched every row of the claim, the attempt rows, in one
+ * transaction.  *done: it committed.  Not done (a row was lost, or no
+ * procedure): the caller finalises statement by statement, which finds
+ * the lost rows.  A reply lost after the COMMIT is told by
+ * fin_committed.
+ */
+static enum db_status
+fin_call(struct db *db, struct fin_args *a, bool *done, char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf        ins;
+	enum db_status    st = DB_OK;
+	const char       *v;
+	size_t            nins;
+	unsigned          e;
+
+	*done = false;
+	buf_init(&ins);
+	if (fin_no_call)
+		goto out;
+	if (attempt_sql(db, a->conf, a->c, NULL, 0, &ins, &nins, errstr) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	faultpoint("mid_finalise");
+	st = db_call_checked(db, &res, fin_committed, a, errstr,
+	    "CALL cronguard_finalise(%s, %s, %llu, %s)", buf_str(&a->del),
+	    buf_str(&a->upd), (unsigned long long)a->c->n, buf_str(&ins));
+	if ((st == DB_ERR_QUERY || st == DB_ERR_PRIVILEGE) &&
+	    ((e = db_errno(db)) == ER_SP_DOES_NOT_EXIST ||
+	        e == ER_PROCACCESS_DENIED_ERROR)) {
+		log_kv(LOG_WARN, "outbox_finalise_statements", "error", *errstr,
+		    "msg",
+		    e == ER_SP_DOES_NOT_EXIST
+		        ? "run cronguard db migrate: a finalise with the "
+		          "attempt log costs four more statements until then"
+		        : "GRANT EXECUTE on the schema: a finalise with the "
+		          "attempt log costs four more statements until then",
+		    NULL);
+		fin_no_call = 1;
+		free(*errstr);
+		*errstr = NULL;
+		st = DB_OK;
+		goto out;
+	}
+	if (st != DB_OK)
+		goto out;
+	/* No result: the reply was lost and fin_committed found it done. */
+	v = res != NULL ? db_cell(res, 0, 0) : "1";
+	*done = v != NULL && strcmp(v, "1") == 0;
+out:
+	db_result_free(res);
+	buf_free(&ins);
+	return st;
+}
+
 enum db_status
 outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
     struct outbox_tally *t, char **errstr)
@@ -1228,9 +1289,12 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 	char           *detail = NULL;
 	enum db_status  st = DB_OK;
 	size_t          i, k, nrows = 0;
+	bool            done;
 
 	memset(&a, 0, sizeof a);
 	buf_init(&a.update);
+	buf_init(&a.del);
+	buf_init(&a.upd);
 	buf_init(&lost);
 	if (c->n == 0)
 		goto out;
@@ -1261,10 +1325,32 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 			fin_assign(&a.update, rows, nrows, (enum fin_col)k);
 		}
 	}
+	if (a.ndel > 0 &&
+	    db_fragment(db, &a.del, errstr,
+	        "DELETE FROM outbox_messages WHERE id IN (%L)"
+	        " AND claim_token = %s AND status = 'PROCESSING'",
+	        a.ndel, a.delids, c->token) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	if (nrows > 0 &&
+	    db_fragment(db, &a.upd, errstr,
+	        "%F WHERE id IN (%L) AND claim_token = %s"
+	        " AND status = 'PROCESSING'",
+	        &a.update, nrows, a.rowids, c->token) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
 	/* With attempt rows to write, one transaction: an attempt row
-	 * exists exactly when its outcome was recorded. */
-	st = a.txn ? db_txn_checked(db, fin_write, fin_committed, &a, errstr)
-	           : fin_write(db, &a, errstr);
+	 * exists exactly when its outcome was recorded.  One round trip
+	 * (fin_call) unless a row was lost or the procedure is missing. */
+	done = false;
+	if (a.txn && (st = fin_call(db, &a, &done, errstr)) != DB_OK)
+		goto out;
+	if (!done)
+		st = a.txn
+		    ? db_txn_checked(db, fin_write, fin_committed, &a, errstr)
+		    : fin_write(db, &a, errstr);
 	if (st != DB_OK)
 		goto out;
 	if (a.nlost > 0) {
@@ -1291,6 +1377,8 @@ out:
 	free(a.lost);
 	free(detail);
 	buf_free(&a.update);
+	buf_free(&a.del);
+	buf_free(&a.upd);
 	buf_free(&lost);
 	return st;
 }

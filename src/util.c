@@ -308,6 +308,12 @@ buf_add_quoted(struct buf *b, const char *s)
 	buf_addc(b, '"');
 }
 
+const char *
+buf_str(const struct buf *b)
+{
+	return b->data != NULL ? b->data : "";
+}
+
 char *
 buf_steal(struct buf *b)
 {

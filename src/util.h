@@ -54,6 +54,8 @@ void buf_vprintf(struct buf *, const char *, va_list)
 void buf_add_quoted(struct buf *, const char *s);
 /* Detach the data (caller frees); the buffer is left empty. */
 char *buf_steal(struct buf *);
+/* b's text, or "" while it is empty; stays b's. */
+const char *buf_str(const struct buf *b);
 
 /* Monotonic and wall clocks in milliseconds. */
 int64_t now_mono_ms(void);
