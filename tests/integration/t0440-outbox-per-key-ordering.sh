@@ -10,9 +10,10 @@
 # another: t1126.)
 # A FAILED row blocks its key until retried; rows without a key are not
 # held up.  The ordering subqueries run on ix_outbox_ordering_status
-# (doctor's EXPLAIN).
+# (doctor's EXPLAIN).  Cases: setup; per key in id order; the control
+# with ordering = none; the claim's index dives; a FAILED row blocks its
+# key.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
-need_servers
 
 # conf ORDERING TAG: messages of channel "first" (the first of each key)
 # fail twice, those of "hook" once.
@@ -72,33 +73,59 @@ order() {
 	PY
 }
 
-conf per_key ord
-assert_exit 0 cg db migrate
-run ord
-order "$TEST_TMP/req-ord" || fail "per-key order violated"
+test_expect_success SERVERS 'setup: db migrate' '
+	conf per_key ord &&
+	assert_exit 0 cg db migrate
+'
+
+per_key_order()
+{
+	conf per_key ord
+	run ord
+	order "$TEST_TMP/req-ord" || fail "per-key order violated"
+}
+test_expect_success SERVERS 'per key, attempts and deliveries in id order' \
+    per_key_order
 
 # The guard shown to matter: without it the same failures reorder a key.
-conf none ctl
-run ctl
-if order "$TEST_TMP/req-ctl" deliveries; then
-	fail "control with ordering = none delivered every key in order"
-fi
-conf per_key ord
+control_none()
+{
+	conf none ctl
+	run ctl
+	if order "$TEST_TMP/req-ctl" deliveries; then
+		fail "control with ordering = none delivered every key in order"
+	fi
+}
+test_expect_success SERVERS 'control: ordering = none reorders a key' \
+    control_none
 
 # The ordering subqueries of the claim (global scope) are dives into the
 # index of sql/005: doctor EXPLAINs the statement the dispatcher runs.
-cg doctor > "$OUT" 2>&1 || true
-assert_grep '^OK claim_index: .*its 5 ordering subqueries are dives into the ordering index' "$OUT"
+claim_index()
+{
+	conf per_key ord
+	cg doctor > "$OUT" 2>&1 || true
+	assert_grep '^OK claim_index: .*its 5 ordering subqueries are dives into the ordering index' "$OUT"
+}
+test_expect_success SERVERS 'the ordering subqueries dive into the ordering index' \
+    claim_index
 
 # A FAILED row blocks its key; a keyless row and another key go through.
-mysql_q "DELETE FROM outbox_messages"
-assert_exit 0 cg outbox enqueue --channel strict --type t --key blocked --payload '{"n":1}'
-assert_exit 0 cg outbox enqueue --channel hook --type t --key blocked --payload '{"n":2}'
-assert_exit 0 cg outbox enqueue --channel hook --type t --payload '{"n":3}'
-assert_exit 0 cg outbox dispatch
-assert_exit 0 cg outbox dispatch
-assert_eq "FAILED PENDING" "$(mysql_q "SELECT status FROM outbox_messages
-    WHERE ordering_key = 'blocked' ORDER BY id" | tr '\n' ' ' | sed 's/ $//')" "blocked key"
-assert_eq SENT "$(mysql_q "SELECT status FROM outbox_messages WHERE ordering_key IS NULL")" \
-    "keyless row"
-echo "PASS: $TEST_NAME"
+failed_blocks_key()
+{
+	conf per_key ord
+	mysql_q "DELETE FROM outbox_messages"
+	assert_exit 0 cg outbox enqueue --channel strict --type t --key blocked --payload '{"n":1}'
+	assert_exit 0 cg outbox enqueue --channel hook --type t --key blocked --payload '{"n":2}'
+	assert_exit 0 cg outbox enqueue --channel hook --type t --payload '{"n":3}'
+	assert_exit 0 cg outbox dispatch
+	assert_exit 0 cg outbox dispatch
+	assert_eq "FAILED PENDING" "$(mysql_q "SELECT status FROM outbox_messages
+	    WHERE ordering_key = 'blocked' ORDER BY id" | tr '\n' ' ' | sed 's/ $//')" "blocked key"
+	assert_eq SENT "$(mysql_q "SELECT status FROM outbox_messages WHERE ordering_key IS NULL")" \
+	    "keyless row"
+}
+test_expect_success SERVERS 'a FAILED row blocks its key, a keyless row goes through' \
+    failed_blocks_key
+
+test_done
