@@ -13,7 +13,6 @@
 #  4. The claim's ordering subqueries are dives into the ordering index
 #     (doctor's EXPLAIN of the claim), not walks over the key's backlog.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
-need_servers
 
 # conf TAG [FAULTS]: one http channel under $HTTP_BASE/TAG
 conf() {
@@ -77,52 +76,66 @@ drain() {
 	done
 }
 
-conf hot
-assert_exit 0 cg db migrate
+setup() {
+	conf hot
+	assert_exit 0 cg db migrate
+}
+test_expect_success SERVERS 'setup: the schema' setup
 
-# 1. a hot key drains in runs
-fill hot 300
-drain hot
-order hot || fail "hot: per-key order violated"
-assert_eq 320 "$(http_count "/$TEST_ID/hot/")" "hot: requests"
-claims=$(grep -c 'event=outbox_batch count=[1-9]' "$TEST_TMP/log-hot")
-[ "$claims" -le 12 ] || fail "hot: $claims claims for 300 rows of one key (one row each?)"
-grep -q 'event=outbox_batch count=100 ' "$TEST_TMP/log-hot" ||
-    fail "hot: no claim took a full batch: $(grep outbox_batch "$TEST_TMP/log-hot" | head -n 5)"
+runs() {
+	conf hot
+	fill hot 300
+	drain hot
+	order hot || fail "hot: per-key order violated"
+	assert_eq 320 "$(http_count "/$TEST_ID/hot/")" "hot: requests"
+	claims=$(grep -c 'event=outbox_batch count=[1-9]' "$TEST_TMP/log-hot")
+	[ "$claims" -le 12 ] || fail "hot: $claims claims for 300 rows of one key (one row each?)"
+	grep -q 'event=outbox_batch count=100 ' "$TEST_TMP/log-hot" ||
+	    fail "hot: no claim took a full batch: $(grep outbox_batch "$TEST_TMP/log-hot" | head -n 5)"
+}
+test_expect_success SERVERS 'a hot key drains in runs, in id order' runs
 
-# 2. the first failure of a run puts the rest back unsent
-conf mid "fail-match=r150x"
-fill hot 300
-drain mid
-order mid || fail "mid: per-key order violated"
-assert_eq 321 "$(http_count "/$TEST_ID/mid/")" "mid: requests (one retry)"
-assert_eq "321 2" "$(mysql_q "SELECT SUM(attempts), MAX(attempts) FROM outbox_messages" | tr '\t' ' ')" \
-    "mid: attempts (rows put back count none)"
-assert_eq 2 "$(mysql_q "SELECT attempts FROM outbox_messages
-    WHERE JSON_VALUE(payload, '$.tag') = 'r150x'")" "mid: the failed row's attempts"
+mid_failure() {
+	conf mid "fail-match=r150x"
+	fill hot 300
+	drain mid
+	order mid || fail "mid: per-key order violated"
+	assert_eq 321 "$(http_count "/$TEST_ID/mid/")" "mid: requests (one retry)"
+	assert_eq "321 2" "$(mysql_q "SELECT SUM(attempts), MAX(attempts) FROM outbox_messages" | tr '\t' ' ')" \
+	    "mid: attempts (rows put back count none)"
+	assert_eq 2 "$(mysql_q "SELECT attempts FROM outbox_messages
+	    WHERE JSON_VALUE(payload, '$.tag') = 'r150x'")" "mid: the failed row's attempts"
+}
+test_expect_success SERVERS 'the first failure of a run puts the rest back unsent' mid_failure
 
-# 3. two dispatchers at once
-conf two
-fill "a b" 400
-i=0
-while [ "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status <> 'SENT'")" -gt 0 ]; do
-	i=$((i + 1))
-	[ $i -le 20 ] || fail "two: not drained after $i rounds"
-	cg outbox dispatch > /dev/null 2>&1 &
-	p1=$!
-	cg outbox dispatch > /dev/null 2>&1 &
-	p2=$!
-	wait $p1 || fail "two: dispatcher 1 failed"
-	wait $p2 || fail "two: dispatcher 2 failed"
-done
-order two || fail "two: per-key order violated with two dispatchers"
-assert_eq 820 "$(http_count "/$TEST_ID/two/")" "two: requests (each row once)"
+two_dispatchers() {
+	conf two
+	fill "a b" 400
+	i=0
+	while [ "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status <> 'SENT'")" -gt 0 ]; do
+		i=$((i + 1))
+		[ $i -le 20 ] || fail "two: not drained after $i rounds"
+		cg outbox dispatch > /dev/null 2>&1 &
+		p1=$!
+		cg outbox dispatch > /dev/null 2>&1 &
+		p2=$!
+		wait $p1 || fail "two: dispatcher 1 failed"
+		wait $p2 || fail "two: dispatcher 2 failed"
+	done
+	order two || fail "two: per-key order violated with two dispatchers"
+	assert_eq 820 "$(http_count "/$TEST_ID/two/")" "two: requests (each row once)"
+}
+test_expect_success SERVERS 'two dispatchers at once keep each key in order' two_dispatchers
 
-# 4. the ordering subqueries of the claim are dives into the ordering
-# index: doctor EXPLAINs the very statement the dispatcher runs, with the
-# table full (a backlog of 5,000 rows of one key).
-fill hot 5000
-mysql_q "ANALYZE TABLE outbox_messages" > /dev/null
-cg doctor > "$OUT" 2>&1 || true
-assert_grep '^OK claim_index: .*its 5 ordering subqueries are dives into the ordering index' "$OUT"
-echo "PASS: $TEST_NAME"
+# doctor EXPLAINs the very statement the dispatcher runs, with the table
+# full (a backlog of 5,000 rows of one key).
+explain() {
+	conf hot
+	fill hot 5000
+	mysql_q "ANALYZE TABLE outbox_messages" > /dev/null
+	cg doctor > "$OUT" 2>&1 || true
+	assert_grep '^OK claim_index: .*its 5 ordering subqueries are dives into the ordering index' "$OUT"
+}
+test_expect_success SERVERS "the claim's ordering subqueries are dives into the index" explain
+
+test_done

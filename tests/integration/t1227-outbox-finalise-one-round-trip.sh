@@ -9,8 +9,8 @@
 # Without the procedure (dropped) the finalise goes statement by
 # statement, says so once, and still writes every attempt row.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
-need_servers
-db_private_start
+! test_have_prereq SERVERS || db_private_start
+test_lazy_prereq FAULTS 'grep -q "^#define ENABLE_FAULT_INJECTION 1" "${CRONGUARD_BUILDDIR:-.}/config.h"'
 
 # conf MODE: pipeline 1, so the statements of a dispatch do not depend
 # on how the claims and sends overlap.
@@ -36,19 +36,20 @@ dispatch() {
 	    "$1: rows SENT"
 }
 
-conf none
-assert_exit 0 cg db migrate
-dispatch none
-none=$STATEMENTS
-assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_attempts")" "none: attempt rows"
-dispatch all
-assert_eq "$none" "$STATEMENTS" "statements with attempt_log all (none: $none)"
-assert_eq "300 300" "$(mysql_q "SELECT COUNT(*), COUNT(DISTINCT outbox_id) FROM outbox_attempts
-    WHERE outcome = 'SENT'" | tr '\t' ' ')" "all: one SENT attempt row a message"
+same_statements() {
+	conf none
+	assert_exit 0 cg db migrate
+	dispatch none
+	echo "$STATEMENTS" > "$TEST_TMP/none"
+	assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_attempts")" "none: attempt rows"
+	dispatch all
+	assert_eq "$(cat "$TEST_TMP/none")" "$STATEMENTS" "statements with attempt_log all"
+	assert_eq "300 300" "$(mysql_q "SELECT COUNT(*), COUNT(DISTINCT outbox_id) FROM outbox_attempts
+	    WHERE outcome = 'SENT'" | tr '\t' ' ')" "all: one SENT attempt row a message"
+}
+test_expect_success SERVERS 'as many statements with the attempt log as without' same_statements
 
-# The CALL's reply lost after it committed.
-if grep -q '^#define ENABLE_FAULT_INJECTION 1' \
-    "${CRONGUARD_BUILDDIR:-.}/config.h" 2>/dev/null; then
+call_lost() {
 	before=$(http_count "/$TEST_ID/all")
 	conf all
 	mysql_q "DELETE FROM outbox_messages; DELETE FROM outbox_attempts;
@@ -62,17 +63,21 @@ if grep -q '^#define ENABLE_FAULT_INJECTION 1' \
 	assert_eq "300 300" "$(mysql_q "SELECT COUNT(*), COUNT(DISTINCT outbox_id) FROM outbox_attempts" |
 	    tr '\t' ' ')" "call_lost: attempt rows (each once)"
 	assert_eq $((before + 300)) "$(http_count "/$TEST_ID/all")" "call_lost: requests (none twice)"
-	grep -q 'event=outbox_lease_lost' "$TEST_TMP/f.err" &&
-	    fail "call_lost: a committed finalise was taken for a lost lease"
-else
-	echo "note: built without --enable-fault-injection: call_lost not tested"
-fi
+	if grep -q 'event=outbox_lease_lost' "$TEST_TMP/f.err"; then
+		fail "call_lost: a committed finalise was taken for a lost lease"
+	fi
+}
+test_expect_success SERVERS,FAULTS 'a reply lost after the COMMIT is found committed' call_lost
 
-# Without the procedure: statement by statement, said once.
-mysql_q "DROP PROCEDURE cronguard_finalise"
-dispatch all
-[ "$STATEMENTS" -gt "$none" ] || fail "no procedure: $STATEMENTS statements, not more than $none"
-assert_eq 1 "$(grep -c 'event=outbox_finalise_statements' "$ERR")" "warnings without the procedure"
-assert_eq 300 "$(mysql_q "SELECT COUNT(*) FROM outbox_attempts WHERE outcome = 'SENT'")" \
-    "no procedure: attempt rows"
-echo "PASS: $TEST_NAME"
+no_procedure() {
+	mysql_q "DROP PROCEDURE cronguard_finalise"
+	dispatch all
+	[ "$STATEMENTS" -gt "$(cat "$TEST_TMP/none")" ] ||
+	    fail "no procedure: $STATEMENTS statements, not more than $(cat "$TEST_TMP/none")"
+	assert_eq 1 "$(grep -c 'event=outbox_finalise_statements' "$ERR")" "warnings without the procedure"
+	assert_eq 300 "$(mysql_q "SELECT COUNT(*) FROM outbox_attempts WHERE outcome = 'SENT'")" \
+	    "no procedure: attempt rows"
+}
+test_expect_success SERVERS 'without the procedure: statement by statement, said once' no_procedure
+
+test_done
