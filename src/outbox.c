@@ -35,6 +35,19 @@ outbox_idlist(struct buf *b, const unsigned long long *ids, size_t n)
 		buf_printf(b, "%s%llu", i ? "," : "", ids[i]);
 }
 
+/* The ids of the claim's messages, in order (allocated; SQL takes them
+ * with %L). */
+static unsigned long long *
+claim_id_array(const struct claim *c)
+{
+	unsigned long long *ids = xcalloc(c->n + 1, sizeof *ids);
+	size_t              i;
+
+	for (i = 0; i < c->n; i++)
+		ids[i] = c->msgs[i]->id;
+	return ids;
+}
+
 enum db_status
 outbox_recover(struct db *db, const struct conf_outbox *c,
     unsigned long long *n, char **errstr)
@@ -641,7 +654,7 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	struct db_result   *up = NULL;
 	unsigned long long *ids = NULL;
 	enum db_status      st;
-	size_t              i, n;
+	size_t              n;
 
 	claim_reset(c);
 	uuid_v4(c->token);
@@ -674,9 +687,7 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	if ((st = claim_big(db, c, errstr)) != DB_OK)
 		goto out;
 
-	ids = xcalloc(c->n, sizeof *ids);
-	for (i = 0; i < c->n; i++)
-		ids[i] = c->msgs[i]->id;
+	ids = claim_id_array(c);
 	st = db_query(db, &up, errstr,
 	    "UPDATE outbox_messages SET status = 'PROCESSING',"
 	    " claim_token = %s, claimed_by = %s, claimed_at = NOW(6)"
@@ -714,11 +725,8 @@ outbox_token_rows(struct db *db, const char *table, const char *col,
 	struct db_result   *res = NULL;
 	unsigned long long *ids;
 	enum db_status      st;
-	size_t              i;
 
-	ids = xcalloc(c->n + 1, sizeof *ids);
-	for (i = 0; i < c->n; i++)
-		ids[i] = c->msgs[i]->id;
+	ids = claim_id_array(c);
 	st = db_query_retry(db, &res, errstr,
 	    "SELECT COUNT(*) FROM %I WHERE %I IN (%L) AND claim_token = %s",
 	    table, col, c->n, ids, c->token);
@@ -1109,11 +1117,8 @@ fin_find_lost(struct db *db, bool txn, struct claim *c,
 	struct db_result   *res = NULL;
 	unsigned long long *ids;
 	enum db_status      st;
-	size_t              i;
 
-	ids = xcalloc(c->n + 1, sizeof *ids);
-	for (i = 0; i < c->n; i++)
-		ids[i] = c->msgs[i]->id;
+	ids = claim_id_array(c);
 	st = (txn ? db_query : db_query_retry)(db, &res, errstr,
 	    "SELECT id, claim_token <=> %s FROM outbox_messages"
 	    " WHERE id IN (%L)",
