@@ -144,7 +144,8 @@ doctor_claim_subqueries(const struct db_result *res, size_t *n, char **why)
 		key = db_cell(res, i, doctor_column(res, "key"));
 		extra = db_cell(res, i, doctor_column(res, "Extra"));
 		if (key == NULL ||
-		    strncmp(key, "ix_outbox_ordering", 18) != 0) {
+		    strncmp(key, "ix_outbox_ordering",
+		        sizeof "ix_outbox_ordering" - 1) != 0) {
 			*why = xasprintf("on %s uses key %s, not an ordering "
 			                 "index",
 			    table, key != NULL ? key : "NULL");
@@ -465,7 +466,7 @@ out:
  * (global, schema, or on each of cronguard's tables).  Missing INSERT,
  * UPDATE or DELETE is CRITICAL (every run and dispatch would exit 77);
  * missing EXECUTE a WARNING (the lock's fencing token then costs a second
- * statement, and a finalise with the attempt log four more).
+ * statement, and a finalise with the attempt log three or four more).
  */
 static void
 doctor_privileges(struct db *db, struct doctor_report *r)

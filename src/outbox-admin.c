@@ -141,7 +141,7 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	 * and FAILED counts and the oldest due row are read from the
 	 * indexes alone (ix_outbox_due, ix_outbox_claimed); only the unknown
 	 * channels (PENDING rows) and the expired rows (FAILED) read rows.
-	 * cronguard-outbox(7), MONITORING, gives the time at 1,000,000
+	 * cronguard-outbox(7), ORDERING, gives the time at 1,000,000
 	 * rows (scripts/bench-check). */
 	st = db_query(db, &res, errstr,
 	    "SELECT"

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,18 +123,30 @@ static const char outbox_paused_sql[] =
     "SELECT channel FROM cronguard_channel_pauses"
     " WHERE until_at IS NULL OR until_at > NOW(6)";
 
-/* " FROM outbox_messages a FORCE INDEX (the ordering index of the
- * scope) WHERE a in o's key and scope". */
+/* The ordering index of the scope: ix_outbox_ordering_channel (sql/011)
+ * or, with the global scope, ix_outbox_ordering_status (sql/005). */
+static const char *
+outbox_ordering_index(const struct conf_outbox *conf)
+{
+	return conf->ordering_scope == SCOPE_CHANNEL
+	    ? "ix_outbox_ordering_channel"
+	    : "ix_outbox_ordering_status";
+}
+
+/* " FROM outbox_messages a FORCE INDEX (the ordering index) WHERE ". */
+static void
+outbox_from_sql(const struct conf_outbox *conf, const char *a, struct buf *b)
+{
+	buf_printf(b, " FROM outbox_messages %s FORCE INDEX (%s) WHERE ", a,
+	    outbox_ordering_index(conf));
+}
+
+/* outbox_from_sql, then "a in o's key and scope". */
 static void
 outbox_scope_sql(const struct conf_outbox *conf, const char *a, struct buf *b)
 {
-	buf_printf(b,
-	    " FROM outbox_messages %s FORCE INDEX (%s) WHERE"
-	    " %s.ordering_key = o.ordering_key",
-	    a,
-	    conf->ordering_scope == SCOPE_CHANNEL ? "ix_outbox_ordering_channel"
-	                                          : "ix_outbox_ordering_status",
-	    a);
+	outbox_from_sql(conf, a, b);
+	buf_printf(b, "%s.ordering_key = o.ordering_key", a);
 	if (conf->ordering_scope == SCOPE_CHANNEL)
 		buf_printf(b, " AND %s.channel = o.channel", a);
 }
@@ -218,8 +231,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 		buf_adds(&order,
 		    " AND (o.ordering_key IS NULL OR (NOT EXISTS ("
 		    "SELECT 1");
-		outbox_scope_sql(conf, "e", &order);
-		buf_adds(&order, " AND ");
+		outbox_from_sql(conf, "e", &order);
 		if (outbox_blocking_sql(
 		        db, conf, "e", "o", 1, &order, errstr) != 0)
 			goto out;
@@ -441,9 +453,7 @@ claim_open_rows(struct db *db, const struct conf_outbox *conf,
 	st = db_query(db, res, errstr,
 	    "SELECT id, ordering_key, channel FROM outbox_messages"
 	    " FORCE INDEX (%R) WHERE %F",
-	    conf->ordering_scope == SCOPE_CHANNEL ? "ix_outbox_ordering_channel"
-	                                          : "ix_outbox_ordering_status",
-	    &where);
+	    outbox_ordering_index(conf), &where);
 	if (st != DB_OK)
 		goto out;
 	*open = xcalloc((*res)->nrows + 1, sizeof **open);
@@ -1222,7 +1232,7 @@ fin_committed(struct db *db, void *arg, bool *committed, char **errstr)
 
 /* Set when cronguard_finalise (sql/012) cannot be called on this
  * server: finalise statement by statement from then on. */
-static volatile int fin_no_call;
+static atomic_int fin_no_call;
 
 /*
  * The finalise with its attempt rows in one round trip: CALL
@@ -1262,9 +1272,11 @@ fin_call(struct db *db, struct fin_args *a, bool *done, char **errstr)
 		    "msg",
 		    e == ER_SP_DOES_NOT_EXIST
 		        ? "run cronguard db migrate: a finalise with the "
-		          "attempt log costs four more statements until then"
+		          "attempt log costs three more statements (four with "
+		          "keep_sent off) until then"
 		        : "GRANT EXECUTE on the schema: a finalise with the "
-		          "attempt log costs four more statements until then",
+		          "attempt log costs three more statements (four with "
+		          "keep_sent off) until then",
 		    NULL);
 		fin_no_call = 1;
 		free(*errstr);
