@@ -22,6 +22,8 @@
 #include "doctor.h"
 #include "migrate.h"
 #include "outbox.h"
+#include "output.h"
+#include "runs.h"
 #include "util.h"
 
 /* A clock difference above this is a WARNING. */
@@ -255,6 +257,42 @@ doctor_timeouts(struct db *db, const struct conf *c, struct doctor_report *r)
 		    wait);
 out:
 	free(v);
+	free(errstr);
+}
+
+/* @@max_allowed_packet against each job's output_max: a run record
+ * carries at most runs_output_room of it, and a longer output is cut to
+ * its newest bytes when the record is written. */
+static void
+doctor_packet(struct db *db, const struct conf *c, struct doctor_report *r)
+{
+	const struct conf_job *j;
+	unsigned long long     pkt;
+	char                  *errstr = NULL;
+	size_t                 i, room, bad = 0;
+
+	if (runs_max_packet(db, &pkt, &errstr) != DB_OK) {
+		doctor_add(r, CHECK_WARNING, "max_allowed_packet", NULL,
+		    "cannot read max_allowed_packet: %s", errstr);
+		goto out;
+	}
+	room = runs_output_room(pkt);
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		if (j->command == NULL || j->output == OUTPUT_INHERIT ||
+		    (unsigned long long)j->output_max <= room)
+			continue;
+		bad++;
+		doctor_add(r, CHECK_WARNING, "max_allowed_packet",
+		    "lower the job's output_max, or raise max_allowed_packet (SET GLOBAL max_allowed_packet, or the server's option file)",
+		    "job %s: output_max %lld is above the %zu bytes a run record takes with max_allowed_packet %llu: the newest %zu are kept",
+		    j->name, (long long)j->output_max, room, pkt, room);
+	}
+	if (bad == 0)
+		doctor_add(r, CHECK_OK, "max_allowed_packet", NULL,
+		    "max_allowed_packet %llu: every job's output_max fits a run record",
+		    pkt);
+out:
 	free(errstr);
 }
 
@@ -1291,6 +1329,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		if (doctor_server(db, r))
 			doctor_claim_index(db, c, r);
 		doctor_timeouts(db, c, r);
+		doctor_packet(db, c, r);
 		doctor_wsrep(db, c, r);
 		doctor_role(db, r);
 		doctor_isolation(db, r);

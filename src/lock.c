@@ -1089,6 +1089,70 @@ lock_prune_quietly(struct lock *l)
 	free(errstr);
 }
 
+/*
+ * Finish the run record: on the lock session when it is usable, else on a
+ * fresh one; when that fails for any reason, once more on a fresh one,
+ * and a last time there without the output (what failed may be its size:
+ * the job's outcome matters more).  The lock session is never closed
+ * while it holds the lock, as that would give the lock away: it is kept
+ * aside meanwhile.  *first the first failure's text (allocated), if any;
+ * *bare set when only the write without the output went through.
+ */
+static enum db_status
+lock_run_write(struct lock *l, const struct run_end *end, const char *outcome,
+    const char *error, char **first, int *bare, char **errstr)
+{
+	void          *kept = NULL;
+	enum db_status st = DB_ERR_CONNECT;
+	int            attempt, gone = 0;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		if (attempt > 0 || l->conn == NULL || l->dead) {
+			if (l->conn != NULL && l->held && !l->dead &&
+			    kept == NULL)
+				kept = l->conn;
+			else if (l->conn != NULL) {
+				gone |= l->held && kept == NULL;
+				l->ops->destroy(l->conn, NULL);
+			}
+			l->conn = NULL;
+			l->dead = 0;
+			free(*errstr);
+			*errstr = NULL;
+			if ((st = l->ops->connect(l->ctx, &l->conn, errstr)) !=
+			    DB_OK) {
+				l->conn = NULL;
+				break;
+			}
+		}
+		free(*errstr);
+		*errstr = NULL;
+		st = l->ops->run_finish(l->conn, l->run_id, outcome,
+		    end->exit_status, error, attempt < 2 ? end->output : NULL,
+		    errstr);
+		if (st == DB_OK) {
+			*bare = attempt == 2 && end->output != NULL;
+			break;
+		}
+		if (st == DB_ERR_LOST)
+			l->dead = 1;
+		if (*first == NULL)
+			*first = xstrdup(
+			    *errstr != NULL ? *errstr : "unknown error");
+	}
+	if (kept != NULL) {
+		if (l->conn != NULL)
+			l->ops->destroy(l->conn, NULL);
+		l->conn = kept;
+		l->dead = 0;
+	}
+	/* The release must still prove from a fresh session that the lost
+	 * lock session no longer holds the lock (lock_verify). */
+	if (gone)
+		l->dead = 1;
+	return st;
+}
+
 void
 lock_run_end(struct lock *l, const struct run_end *end, int incident,
     const char *jobtext)
@@ -1096,8 +1160,8 @@ lock_run_end(struct lock *l, const struct run_end *end, int incident,
 	char          *errstr = NULL, *detail = NULL, *error = NULL;
 	char          *first = NULL;
 	const char    *outcome = end->outcome;
-	enum db_status st = DB_ERR_CONNECT;
-	int            attempt;
+	enum db_status st;
+	int            bare = 0;
 
 	if (incident)
 		outcome = l->lost ? "lock_lost" : "incident";
@@ -1108,48 +1172,29 @@ lock_run_end(struct lock *l, const struct run_end *end, int incident,
 	else if (end->error != NULL)
 		error = xstrdup(end->error);
 
-	/* On the lock session, then once more on a new one whatever the
-	 * first failure was (a lost session, a KILL QUERY, a lock wait
-	 * timeout): a record left running would be closed as abandoned, and
-	 * the job's own outcome lost with it. */
-	for (attempt = 0; attempt < 2; attempt++) {
-		if (attempt > 0 || l->conn == NULL || l->dead) {
-			if (l->conn != NULL)
-				l->ops->destroy(l->conn, NULL);
-			l->conn = NULL;
-			l->dead = 0;
-			free(errstr);
-			errstr = NULL;
-			if ((st = l->ops->connect(l->ctx, &l->conn, &errstr)) !=
-			    DB_OK) {
-				l->conn = NULL;
-				break;
-			}
-		}
-		free(errstr);
-		errstr = NULL;
-		st = l->ops->run_finish(l->conn, l->run_id, outcome,
-		    end->exit_status, error, end->output, &errstr);
-		if (st == DB_OK)
-			break;
-		if (first == NULL)
-			first =
-			    xstrdup(errstr != NULL ? errstr : "unknown error");
-	}
+	st = lock_run_write(l, end, outcome, error, &first, &bare, &errstr);
 	if (st == DB_OK)
 		lock_prune_quietly(l);
 	if (st == DB_OK && first != NULL) {
 		detail = xasprintf("finishing run record %llu failed: %s; "
-		                   "finished on a new session (%s)",
-		    l->run_id, first, jobtext);
+		                   "finished on a new session%s (%s)",
+		    l->run_id, first, bare ? " without its output" : "",
+		    jobtext);
 		lock_incident(l, "run_record_retried", detail);
 	} else if (st != DB_OK) {
-		detail = xasprintf("finishing run record %llu failed: %s%s%s "
+		/* Said as it is: the slot ran, and its record does not show
+		 * it; the next launch closes the record as abandoned and,
+		 * finding no success, may run the slot again. */
+		detail = xasprintf("finishing run record %llu failed: %s%s%s; "
+		                   "the slot ran but its record stays "
+		                   "'running': a later launch may run it "
+		                   "again unless it is acknowledged (jobs ack) "
 		                   "(%s)",
 		    l->run_id, first != NULL ? first : "",
-		    first != NULL ? "; on a new session: " : "",
+		    first != NULL ? "; at the last try: " : "",
 		    errstr != NULL ? errstr : "unknown error", jobtext);
 		lock_incident(l, "run_record_failed", detail);
+		l->record_failed = 1;
 	}
 	free(first);
 	free(detail);
@@ -1157,24 +1202,47 @@ lock_run_end(struct lock *l, const struct run_end *end, int incident,
 	free(errstr);
 }
 
+/* The release was an incident after the record said otherwise: correct
+ * its outcome, leaving its output as written. */
+static void
+lock_run_mark_incident(
+    struct lock *l, const struct run_end *end, const char *jobtext)
+{
+	struct run_end e = *end;
+
+	e.output = NULL;
+	lock_run_end(l, &e, 1, jobtext);
+}
+
+/*
+ * The record first, then the release (doc/architecture.md, "Done before
+ * released"): while the lock is held no other host can start the slot,
+ * and once it is free the slot's success is already durable.  A release
+ * that turns out to be an incident corrects the record's outcome after.
+ */
 enum lock_result
 lock_finish(struct lock *l, const struct run_end *end)
 {
 	char *jobtext;
-	int   incidents_before_release, lock_incidents;
+	int   recorded_incident, after_record, incidents;
+	int   record = l->run_id != 0;
 
 	jobtext = job_status_text(end);
-	incidents_before_release = l->incidents;
-	if (l->held)
-		lock_release(l, jobtext);
-	lock_incidents = l->lost || l->incidents > incidents_before_release;
+	recorded_incident = l->lost;
 	/* After a demotion, finishing the run record would be an errant
 	 * write on the old primary (a user with SUPER gets through). */
-	if (l->run_id != 0 && !l->read_only)
-		lock_run_end(l, end, lock_incidents, jobtext);
+	if (record && !l->read_only)
+		lock_run_end(l, end, recorded_incident, jobtext);
+	after_record = l->incidents;
+	if (l->held)
+		lock_release(l, jobtext);
+	incidents = l->lost || l->incidents > after_record || l->record_failed;
+	if (record && !l->read_only && !l->record_failed &&
+	    !recorded_incident && (l->lost || l->incidents > after_record))
+		lock_run_mark_incident(l, end, jobtext);
 	lock_close(l);
 	free(jobtext);
-	return lock_incidents ? LOCK_INCIDENT : LOCK_OK;
+	return incidents ? LOCK_INCIDENT : LOCK_OK;
 }
 
 enum lock_result

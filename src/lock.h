@@ -167,6 +167,8 @@ struct lock {
 	 * nothing more is written there (no run record end, no lease
 	 * release: it expires by itself). */
 	int read_only;
+	/* The run record could not be finished (run_record_failed). */
+	int record_failed;
 };
 
 /* Set up l; nothing is connected yet.  job and name are borrowed. */

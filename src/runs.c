@@ -1,6 +1,7 @@
 /* runs.c: the run records (cronguard_runs; cronguard(1), GUARDED JOBS). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -116,13 +117,64 @@ runs_heartbeat(struct db *db, unsigned long long id, char **errstr)
 	    id);
 }
 
+/* Output longer than this is checked against the server's
+ * max_allowed_packet before it is written (no server takes a packet under
+ * 1 MiB), so the common record costs no statement more. */
+#define RUNS_OUTPUT_UNCHECKED ((size_t)448 << 10)
+/* What the statement around the output takes at most. */
+#define RUNS_STATEMENT_ROOM ((unsigned long long)64 << 10)
+
+size_t
+runs_output_room(unsigned long long pkt)
+{
+	if (pkt <= 2 * RUNS_STATEMENT_ROOM)
+		return 0;
+	return (size_t)((pkt - RUNS_STATEMENT_ROOM) / 2);
+}
+
+enum db_status
+runs_max_packet(struct db *db, unsigned long long *pkt, char **errstr)
+{
+	char          *value = NULL;
+	const char    *perr;
+	enum db_status st;
+
+	st = db_query_value(
+	    db, &value, errstr, "SELECT @@SESSION.max_allowed_packet");
+	if (st == DB_OK &&
+	    (value == NULL || parse_ull(value, ULLONG_MAX, pkt, &perr) != 0)) {
+		*errstr = xasprintf("max_allowed_packet is '%s', not a number",
+		    value != NULL ? value : "NULL");
+		st = DB_ERR_QUERY;
+	}
+	free(value);
+	return st;
+}
+
+/* The room on db's session, or 0 when the server does not say (the write
+ * then goes as it is, and lock.c retries it without the output). */
+static size_t
+runs_session_room(struct db *db)
+{
+	unsigned long long pkt;
+	char              *errstr = NULL;
+	size_t             room = 0;
+
+	if (runs_max_packet(db, &pkt, &errstr) == DB_OK)
+		room = runs_output_room(pkt);
+	free(errstr);
+	return room;
+}
+
 enum db_status
 runs_finish(struct db *db, unsigned long long id, const char *outcome,
     int exit_status, const char *error, const struct run_output *output,
     char **errstr)
 {
 	/* A job's status is 0..255: -1 (none) becomes NULL. */
-	int status = exit_status < 0 ? -1 : exit_status;
+	int         status = exit_status < 0 ? -1 : exit_status;
+	const char *data;
+	size_t      len, room;
 
 	if (output == NULL)
 		return db_query(db, NULL, errstr,
@@ -130,6 +182,15 @@ runs_finish(struct db *db, unsigned long long id, const char *outcome,
 		    " SET finished_at = NOW(6), outcome = %s,"
 		    " exit_status = NULLIF(%d, -1), error = %s WHERE id = %llu",
 		    outcome, status, error, id);
+	/* Cut to what the server takes: the newest bytes are kept, and
+	 * output_bytes, still the whole count, is the visible marker. */
+	data = output->data != NULL ? output->data : "";
+	len = output->len;
+	if (len > RUNS_OUTPUT_UNCHECKED && (room = runs_session_room(db)) > 0 &&
+	    len > room) {
+		data += len - room;
+		len = room;
+	}
 	/* The output is bytes: _binary keeps the server from reading them
 	 * as the session's utf8mb4 (a job may print anything, NUL too).
 	 * The tail is at most OUTPUT_MAX_LIMIT, within %.*s's int. */
@@ -138,8 +199,7 @@ runs_finish(struct db *db, unsigned long long id, const char *outcome,
 	    " SET finished_at = NOW(6), outcome = %s,"
 	    " exit_status = NULLIF(%d, -1), error = %s,"
 	    " output = _binary %.*s, output_bytes = %llu WHERE id = %llu",
-	    outcome, status, error, (int)output->len,
-	    output->data != NULL ? output->data : "", output->total, id);
+	    outcome, status, error, (int)len, data, output->total, id);
 }
 
 enum db_status

@@ -58,6 +58,16 @@ enum db_status runs_insert(struct db *, const struct run_start_info *ri,
 /* heartbeat_at = NOW(6) */
 enum db_status runs_heartbeat(
     struct db *, unsigned long long id, char **errstr);
+/* The most output a run record can carry on a server whose
+ * max_allowed_packet is pkt: escaped, a byte takes at most two, and the
+ * statement around it stays under 64 KiB.  0: none.  runs_finish cuts a
+ * longer output to its newest bytes (output_bytes keeps the whole count,
+ * the visible marker). */
+size_t runs_output_room(unsigned long long pkt);
+/* @@SESSION.max_allowed_packet into *pkt. */
+enum db_status runs_max_packet(
+    struct db *, unsigned long long *pkt, char **errstr);
+
 /* finished_at = NOW(6), outcome, exit_status (-1: NULL), error (NULL),
  * output and output_bytes (output NULL: both NULL, not captured). */
 enum db_status runs_finish(struct db *, unsigned long long id,

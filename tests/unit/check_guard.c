@@ -46,7 +46,10 @@ START_TEST(guard_failing_job_and_release)
 	ck_assert_ptr_nonnull(
 	    strstr(fake_seen_detail("lock_release_failed"), "status 3"));
 	ck_assert_int_eq(fake.kills, 1);
-	ck_assert_int_eq(fake.finishes, 1);
+	/* the record before the release, then marked an incident */
+	ck_assert_int_eq(fake.finishes, 2);
+	ck_assert_int_eq(fake.releases_at_finish, 0);
+	ck_assert_str_eq(fake.finish_outcome, "incident");
 	ck_assert_int_eq(fake.finish_status, 3);
 	ck_assert_ptr_nonnull(
 	    strstr(fake.finish_error, "exited with status 3"));

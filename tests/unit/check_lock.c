@@ -42,6 +42,9 @@ START_TEST(release_ok)
 	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_OK);
 	ck_assert_int_eq(fake_nseen, 0);
 	ck_assert_int_eq(fake.releases, 1);
+	/* done before released: the record while the lock is held */
+	ck_assert_int_eq(fake.finishes, 1);
+	ck_assert_int_eq(fake.releases_at_finish, 0);
 	ck_assert_int_eq(fake.kills, 0);
 	ck_assert_str_eq(fake.finish_outcome, "success");
 	ck_assert_int_eq(fake.finish_status, 0);
@@ -68,8 +71,10 @@ START_TEST(release_query_fails)
 	ck_assert_int_eq(fake.connects, 2);
 	ck_assert_int_eq(fake.kills, 1);
 	ck_assert_uint_eq(fake.killed, 101);
-	/* the run record still finished, on the fresh session */
-	ck_assert_int_eq(fake.finishes, 1);
+	/* the run record finished before the release, then marked an
+	 * incident on the fresh session */
+	ck_assert_int_eq(fake.finishes, 2);
+	ck_assert_int_eq(fake.releases_at_finish, 0);
 	ck_assert_str_eq(fake.finish_outcome, "incident");
 	ck_assert_int_eq(fake.finish_status, 0);
 }
@@ -302,7 +307,7 @@ START_TEST(release_and_destroy_fail)
 	ck_assert_int_eq(fake_seen_event("lock_release_failed"), 1);
 	ck_assert_int_eq(fake_seen_event("session_destroy_failed"), 1);
 	ck_assert_int_eq(fake.kills, 1);
-	ck_assert_int_eq(fake.finishes, 1);
+	ck_assert_int_eq(fake.finishes, 2);
 }
 END_TEST
 
@@ -349,16 +354,22 @@ START_TEST(verify_query_fails)
 }
 END_TEST
 
-/* A failing run record is reported but is no lock incident: the job's
- * status stands. */
+/* A run record that cannot be finished is an incident (76): the slot
+ * ran, its record says "running", and a later launch that closes it as
+ * abandoned may run the slot again.  The lock is still released. */
 START_TEST(run_record_fails)
 {
 	struct lock l;
 
 	fake.finish_st = DB_ERR_QUERY;
 	take(&l);
-	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_OK);
+	ck_assert_int_eq(lock_finish(&l, &ok_end), LOCK_INCIDENT);
 	ck_assert_int_eq(fake_seen_event("run_record_failed"), 1);
+	ck_assert_ptr_nonnull(
+	    strstr(fake_seen_detail("run_record_failed"), "run it again"));
+	ck_assert_int_eq(fake.releases, 1);
+	/* the lock session, then a fresh one without the output */
+	ck_assert_int_eq(fake.finishes, 3);
 }
 END_TEST
 
@@ -383,6 +394,29 @@ START_TEST(run_record_retried)
 	ck_assert_int_eq(fake_seen_event("run_record_failed"), 0);
 	ck_assert_ptr_nonnull(strstr(
 	    fake_seen_detail("run_record_retried"), "job failure, status 1"));
+}
+END_TEST
+
+/* A record whose output the server will not take (too large for its
+ * max_allowed_packet: the session is lost) is finished without it, on a
+ * fresh session, before the release: the slot stays done. */
+START_TEST(run_record_without_output)
+{
+	static const struct run_output big = { "xxxx", 4, 4 };
+	struct run_end                 e = { "success", 0, NULL, &big };
+	struct lock                    l;
+
+	fake.finish_fail_output = 1;
+	take(&l);
+	ck_assert_int_eq(lock_finish(&l, &e), LOCK_OK);
+	ck_assert_int_eq(fake.finishes, 3);
+	ck_assert_int_eq(fake.finish_had_output, 0);
+	ck_assert_str_eq(fake.finish_outcome, "success");
+	ck_assert_int_eq(fake.releases_at_finish, 0);
+	ck_assert_int_eq(fake_seen_event("run_record_retried"), 1);
+	ck_assert_ptr_nonnull(strstr(
+	    fake_seen_detail("run_record_retried"), "without its output"));
+	ck_assert_int_eq(fake_seen_event("run_record_failed"), 0);
 }
 END_TEST
 
@@ -500,6 +534,7 @@ lock_suite(void)
 	tcase_add_test(tc, verify_query_fails);
 	tcase_add_test(tc, run_record_fails);
 	tcase_add_test(tc, run_record_retried);
+	tcase_add_test(tc, run_record_without_output);
 	tcase_add_test(tc, heartbeat_lost);
 	tcase_add_test(tc, heartbeat_ok);
 	tcase_add_test(tc, heartbeat_read_only);

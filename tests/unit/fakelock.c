@@ -222,13 +222,18 @@ f_run_finish(void *conn, unsigned long long id, const char *outcome,
 {
 	(void)conn;
 	(void)id;
-	(void)output;
-	fake.finishes++;
+	if (fake.finishes++ == 0)
+		fake.releases_at_finish = fake.releases;
 	snprintf(
 	    fake.finish_outcome, sizeof fake.finish_outcome, "%s", outcome);
 	fake.finish_status = exit_status;
 	snprintf(fake.finish_error, sizeof fake.finish_error, "%s",
 	    error != NULL ? error : "");
+	fake.finish_had_output = output != NULL;
+	if (fake.finish_fail_output && output != NULL) {
+		*errstr = xstrdup("query failed: fake packet too large");
+		return (DB_ERR_LOST);
+	}
 	if (fake.finish_st != DB_OK &&
 	    (!fake.finish_fail_once || fake.finishes == 1)) {
 		*errstr = xstrdup("query failed: fake finish error");

@@ -35,7 +35,8 @@ struct fake {
 	int                lock_checks;
 	enum db_status     kill_st;
 	enum db_status     finish_st;
-	int                finish_fail_once; /* only the first finish fails */
+	int                finish_fail_once;   /* only the first finish fails */
+	int                finish_fail_output; /* a finish with output fails */
 	struct lock_holder holder;
 	/* observed */
 	int                connects;
@@ -46,6 +47,8 @@ struct fake {
 	int                holder_calls;
 	int                run_starts;
 	int                finishes;
+	int                releases_at_finish; /* at the first finish */
+	int                finish_had_output;  /* the last finish */
 	char               finish_outcome[32];
 	int                finish_status;
 	char               finish_error[256];
