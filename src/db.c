@@ -609,6 +609,12 @@ db_connection_id(struct db *db)
 	return mysql_thread_id(db->mysql);
 }
 
+int
+db_socket(struct db *db)
+{
+	return (int)mysql_get_socket(db->mysql);
+}
+
 unsigned
 db_errno(struct db *db)
 {

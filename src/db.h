@@ -98,6 +98,9 @@ enum db_status db_connect_until(const struct conf_database *c, int64_t until_ms,
 /* Close and free.  NULL is fine. */
 void          db_close(struct db *);
 unsigned long db_connection_id(struct db *);
+/* The session's socket, to poll for the server closing it while no
+ * statement runs (never read or written directly); -1 when none. */
+int db_socket(struct db *);
 /* Last Connector/C error number. */
 unsigned db_errno(struct db *);
 

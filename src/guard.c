@@ -27,6 +27,7 @@
 #include "log.h"
 #include "output.h"
 #include "ping.h"
+#include "reaper.h"
 #include "runs.h"
 #include "schedule.h"
 #include "util.h"
@@ -43,17 +44,18 @@ static int      guard_masked;
 
 /* The running child, its process group and how it ended. */
 struct child {
-	pid_t   pid;
-	int     exited;
-	int     status;     /* waitpid status */
-	int     exec_errno; /* exec failed in the child */
-	int     forwarded;  /* a signal was forwarded */
-	int     timed_out;
-	int     terminating; /* SIGTERM sent by us */
-	int64_t kill_at;     /* SIGKILL then; 0 none */
-	int     outfd;       /* read end of the job's stdout and stderr;
-	                      * -1 when not captured or at its end */
-	struct output *out;  /* where that goes */
+	struct reaper reaper; /* the job's tree ends with it */
+	pid_t         pid;    /* the job: its pid and process group */
+	int           exited;
+	int           status;     /* waitpid status */
+	int           exec_errno; /* exec failed in the child */
+	int           forwarded;  /* a signal was forwarded */
+	int           timed_out;
+	int           terminating; /* SIGTERM sent by us */
+	int64_t       kill_at;     /* SIGKILL then; 0 none */
+	int           outfd;       /* read end of the job's stdout and stderr;
+	                            * -1 when not captured or at its end */
+	struct output *out;        /* where that goes */
 };
 
 /* After the job has exited, its output still in the pipe is read for at
@@ -451,111 +453,33 @@ guard_signals_restore(void)
 	guard_sigpipe[0] = guard_sigpipe[1] = -1;
 }
 
-/* Make fd the descriptor target in the child (dup2 leaves a descriptor
- * that already is target with its close-on-exec flag). */
+/* Start the job under its reaper (reaper.h), its output into a pipe when
+ * ch->out is set (ch->outfd its read end, non-blocking); returns 0
+ * (ch->pid set, or ch->exec_errno when exec failed) or -1 with *errstr. */
 static int
-guard_child_fd(int fd, int target)
+guard_spawn(const struct guard_job *gj, struct child *ch, char **errstr)
 {
-	if (fd == target)
-		return fcntl(fd, F_SETFD, 0);
-	return dup2(fd, target) == target ? 0 : -1;
-}
-
-/*
- * In the child: the output pipe (outfd, -1 when not captured) on stdout
- * and stderr alike, so the job's writes keep their order; default signal
- * dispositions (SIG_IGN survives exec); SIGKILL when cronguard dies
- * (parent is its pid), so that a SIGKILLed guard, whose lock goes with
- * its session, cannot leave the job running unguarded; its own process
- * group; exec.  On failure errno goes up errfd.
- */
-static void __attribute__((noreturn))
-guard_child(char *const *argv, int errfd, int outfd, pid_t parent)
-{
-	sigset_t none;
-	int      err;
-	size_t   i;
-
-	/* SIGKILL, not SIGTERM: a job may ignore SIGTERM, and another host
-	 * can take the lock the moment the guard's session is gone.  The
-	 * guard may have died before the prctl: then the child is already
-	 * someone else's, and must not start. */
-	if ((outfd != -1 &&
-	        (guard_child_fd(outfd, STDOUT_FILENO) == -1 ||
-	            guard_child_fd(outfd, STDERR_FILENO) == -1)) ||
-	    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1) {
-		err = errno;
-		(void)!write(errfd, &err, sizeof err);
-		_exit(EXIT_NOEXEC);
-	}
-	if (getppid() != parent)
-		_exit(EXIT_NOEXEC);
-
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-	for (i = 0; i < nitems(guard_forward); i++)
-		signal(guard_forward[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	setpgid(0, 0);
-	execvp(argv[0], argv);
-	err = errno;
-	(void)!write(errfd, &err, sizeof err);
-	_exit(err == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC);
-}
-
-/* Fork and exec, with the job's output into a pipe when ch->out is set
- * (ch->outfd its read end, non-blocking); returns 0 (ch->pid set, or
- * ch->exec_errno when exec failed) or -1 with *errstr. */
-static int
-guard_spawn(char *const *argv, struct child *ch, char **errstr)
-{
-	int     p[2], o[2] = { -1, -1 }, err;
-	pid_t   parent = getpid();
-	ssize_t n;
+	int o[2] = { -1, -1 }, rc;
 
 	ch->outfd = -1;
-	if (pipe2(p, O_CLOEXEC) != 0) {
-		*errstr = xasprintf("pipe: %s", strerror(errno));
-		return -1;
-	}
 	if (ch->out != NULL && pipe2(o, O_CLOEXEC) != 0) {
 		*errstr = xasprintf("pipe: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
 		return -1;
 	}
-	fflush(NULL);
-	if ((ch->pid = fork()) == -1) {
-		*errstr = xasprintf("fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		if (o[0] != -1) {
-			close(o[0]);
-			close(o[1]);
-		}
-		return -1;
-	}
-	if (ch->pid == 0) {
-		close(p[0]);
-		if (o[0] != -1)
-			close(o[0]);
-		guard_child(argv, p[1], o[1], parent);
-	}
-	/* Also here, so that a signal forwarded at once finds the group. */
-	setpgid(ch->pid, ch->pid);
-	close(p[1]);
+	rc = reaper_spawn(
+	    gj->argv, o[1], gj->kill_after_ms, &ch->reaper, errstr);
 	if (o[0] != -1) {
 		close(o[1]);
-		(void)fcntl(o[0], F_SETFL, O_NONBLOCK);
-		ch->outfd = o[0];
+		if (rc == 0) {
+			(void)fcntl(o[0], F_SETFL, O_NONBLOCK);
+			ch->outfd = o[0];
+		} else
+			close(o[0]);
 	}
-	do
-		n = read(p[0], &err, sizeof err);
-	while (n == -1 && errno == EINTR);
-	close(p[0]);
-	if (n == (ssize_t)sizeof err)
-		ch->exec_errno = err;
+	if (rc != 0)
+		return -1;
+	ch->pid = ch->reaper.job;
+	ch->exec_errno = ch->reaper.exec_errno;
 	return 0;
 }
 
@@ -569,18 +493,31 @@ guard_terminate(const struct guard_job *gj, struct child *ch)
 	ch->kill_at = now_mono_ms() + gj->kill_after_ms;
 }
 
+/* The job has ended when its reaper has: then no process of it is left
+ * (reaper.h).  wait 1: block until then. */
 static void
-guard_reap(struct child *ch)
+guard_reap(const struct guard_job *gj, struct child *ch, int wait)
 {
 	pid_t r;
+	int   rs;
 
 	if (ch->exited)
 		return;
 	do
-		r = waitpid(ch->pid, &ch->status, WNOHANG);
+		r = waitpid(ch->reaper.pid, &rs, wait ? 0 : WNOHANG);
 	while (r == -1 && errno == EINTR);
-	if (r == ch->pid)
-		ch->exited = 1;
+	if (r != ch->reaper.pid)
+		return;
+	ch->exited = 1;
+	if (reaper_done(&ch->reaper, rs) != 0)
+		log_kv(LOG_ERROR, "job_reaper_died", "job", gj->job, "msg",
+		    "the job's reaper died: the job was killed", NULL);
+	else if (ch->reaper.leftovers)
+		log_kv(LOG_WARN, "job_leftovers_killed", "job", gj->job, "msg",
+		    "the job exited and left processes behind: they were "
+		    "killed before the lock was given up",
+		    NULL);
+	ch->status = ch->reaper.status;
 }
 
 /* Handle what the signal handlers wrote. */
@@ -655,9 +592,9 @@ min_deadline(int64_t a, int64_t b)
 static void
 guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	int64_t       now, deadline = 0, next_hb = 0, until, hb;
-	int           timeout, nfd;
+	int           timeout, nfd, out = -1, watch = -1, wfd;
 
 	now = now_mono_ms();
 	if (gj->timeout_ms > 0)
@@ -666,7 +603,7 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 		next_hb = now + hb;
 
 	for (;;) {
-		guard_reap(ch);
+		guard_reap(gj, ch, 0);
 		if (ch->exited)
 			break;
 		now = now_mono_ms();
@@ -710,17 +647,32 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 		pfd[0].revents = 0;
 		nfd = 1;
 		if (ch->outfd != -1) {
-			pfd[1].fd = ch->outfd;
-			pfd[1].events = POLLIN;
-			pfd[1].revents = 0;
-			nfd = 2;
+			out = nfd++;
+			pfd[out].fd = ch->outfd;
+			pfd[out].events = POLLIN;
+			pfd[out].revents = 0;
+		}
+		/* The lock session's socket: the server closing it is seen
+		 * at once, not at the next heartbeat (lock.h). */
+		if ((wfd = lock_watch_fd(l)) != -1) {
+			watch = nfd++;
+			pfd[watch].fd = wfd;
+			pfd[watch].events = POLLIN;
+			pfd[watch].revents = 0;
 		}
 		if (poll(pfd, (nfds_t)nfd, timeout) <= 0)
 			continue;
 		if (pfd[0].revents != 0)
 			guard_drain_signals(ch);
-		if (nfd == 2 && pfd[1].revents != 0)
+		if (out != -1 && pfd[out].revents != 0)
 			guard_read_output(ch, 0);
+		if (watch != -1 && pfd[watch].revents != 0) {
+			lock_session_closed(l);
+			next_hb = 0;
+			if (gj->on_lock_lost == LOCK_LOST_TERMINATE)
+				guard_terminate(gj, ch);
+		}
+		out = watch = -1;
 	}
 	guard_drain_output(ch);
 }
@@ -766,7 +718,7 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 	memset(&ch, 0, sizeof ch);
 	ch.out = out;
 	guard_setenv(gj, l);
-	if (guard_spawn(gj->argv, &ch, &errstr) != 0) {
+	if (guard_spawn(gj, &ch, &errstr) != 0) {
 		snprintf(errbuf, errlen, "%s", errstr);
 		end->outcome = "error";
 		end->exit_status = -1;
@@ -775,9 +727,8 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 		return EXIT_SOFTWARE;
 	}
 	if (ch.exec_errno != 0) {
-		/* The child exits at once; reap it. */
-		while (waitpid(ch.pid, &ch.status, 0) == -1 && errno == EINTR)
-			;
+		/* The child exits at once, and its reaper after it. */
+		guard_reap(gj, &ch, 1);
 		guard_drain_output(&ch);
 		code = ch.exec_errno == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 		snprintf(errbuf, errlen, "cannot execute %s: %s", gj->argv[0],

@@ -268,6 +268,12 @@ real_connection_id(void *conn)
 	return db_connection_id(conn);
 }
 
+static int
+real_socket(void *conn)
+{
+	return db_socket(conn);
+}
+
 static enum db_status
 real_kill_query(void *conn, unsigned long long id, char **errstr)
 {
@@ -351,6 +357,7 @@ const struct lock_db_ops lock_db_real = {
 	.run_heartbeat = real_run_heartbeat,
 	.run_finish = real_run_finish,
 	.connection_id = real_connection_id,
+	.socket = real_socket,
 	.kill_query = real_kill_query,
 	.exec_sql = real_exec_sql,
 	.lease_acquire = real_lease_acquire,
@@ -725,6 +732,24 @@ lock_lost(struct lock *l, const char *detail)
 		return;
 	l->lost = 1;
 	lock_incident(l, l->lease_us != 0 ? "lease_lost" : "lock_lost", detail);
+}
+
+int
+lock_watch_fd(const struct lock *l)
+{
+	if (l == NULL || !l->held || l->dead || l->lease_us != 0 ||
+	    l->conn == NULL || l->ops->socket == NULL)
+		return -1;
+	return l->ops->socket(l->conn);
+}
+
+void
+lock_session_closed(struct lock *l)
+{
+	l->dead = 1;
+	lock_lost(l,
+	    "the server closed the lock session (a restart, a KILL, "
+	    "a proxy cutting it): the lock went with it");
 }
 
 /* The lease's heartbeat: extend it.  Any failure is a lost lease: a lease

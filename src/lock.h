@@ -85,6 +85,9 @@ struct lock_db_ops {
 	    const struct run_output *output, char **errstr);
 	/* The session's connection id as the client knows it (no query). */
 	unsigned long long (*connection_id)(void *conn);
+	/* The session's socket, polled while the job runs (lock_watch_fd);
+	 * NULL in a fake, or -1: nothing to watch. */
+	int (*socket)(void *conn);
 	/* KILL QUERY id: stop a statement, keep the session. */
 	enum db_status (*kill_query)(
 	    void *conn, unsigned long long id, char **errstr);
@@ -273,6 +276,17 @@ void lock_run_end(struct lock *l, const struct run_end *end, int incident,
  * session is closed afterwards.
  */
 enum lock_result lock_finish(struct lock *l, const struct run_end *end);
+
+/*
+ * While the job runs no statement is in flight on the lock session, so
+ * anything the socket says (data, end of file, an error) means the server
+ * is closing the session, and the lock goes with it: the guard polls
+ * lock_watch_fd (-1: nothing to watch, as for a lease, whose row outlives
+ * its session) and calls lock_session_closed when it fires, which marks
+ * the session dead and reports lock_lost.
+ */
+int  lock_watch_fd(const struct lock *l);
+void lock_session_closed(struct lock *l);
 
 /* Close whatever is open, without releasing (closing gives the lock
  * back). */

@@ -111,11 +111,13 @@ END_TEST
 /*
  * cronguard started with SIGCHLD and SIGTERM blocked (a parent's mask is
  * inherited): the job's end must still wake the guard, and a SIGTERM must
- * still reach the job.  The job signals its parent, the guard, at once.
+ * still reach the job.  The job signals the guard at once.
  */
 START_TEST(guard_signals_blocked_by_parent)
 {
-	char *argv[] = { "sh", "-c", "kill -TERM $PPID; sleep 5", NULL };
+	/* The job's parent is its reaper; the guard is the reaper's. */
+	char            *argv[] = { "sh", "-c",
+		           "kill -TERM $(cut -d' ' -f4 /proc/$PPID/stat); sleep 5", NULL };
 	struct guard_job gj;
 	sigset_t         set;
 	int64_t          t0;
