@@ -71,11 +71,11 @@ burst()
 # launch came after the release (else the test proves nothing).
 once_per_slot()
 {
-	local ran done
+	local ran ndone
 	ran=$(grep -cx "$1" "$RUNS" || true)
-	done=$(grep -c 'event=job_already_done' "$TEST_TMP/$1.err" || true)
-	echo "$1: ran $ran time(s) in $HOSTS launches; $done found the slot done"
-	[ "$done" -ge 1 ] || fail "no launch came after the release"
+	ndone=$(grep -c "event=job_already_done" "$TEST_TMP/$1.err" || true)
+	echo "$1: ran $ran time(s) in $HOSTS launches; $ndone found the slot done"
+	[ "$ndone" -ge 1 ] || fail "no launch came after the release"
 	assert_eq 1 "$ran" "runs of $1 in one slot"
 	assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs
 	    WHERE job = '$1' AND outcome = 'success'")" "successful records of $1"

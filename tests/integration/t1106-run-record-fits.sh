@@ -13,6 +13,7 @@
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 total=20000000
+export total
 
 test_expect_success SERVERS 'setup: a job printing 20 MB, output_max at its maximum' '
 	cat > "$TEST_TMP/job.sh" <<-JOB &&
