@@ -352,8 +352,7 @@ db_setup_session(struct db *db, bool primary, char **errstr)
 	log_kv(LOG_ERROR, "db_read_only", "server", db->where, "reason", why,
 	    "msg",
 	    "the server does not accept writes: a replica or a "
-	    "demoted primary; nothing was written",
-	    NULL);
+	    "demoted primary; nothing was written");
 	*errstr = xasprintf("%s is read-only (%s): refusing to lock, claim or "
 	                    "write there",
 	    db->where, why);
@@ -517,7 +516,7 @@ db_connect_retry(const struct conf_database *c, bool primary, int64_t retry_ms,
 		if (attempt == 1) {
 			duration_format(retry_ms, limit, sizeof limit);
 			log_kv(LOG_WARN, "db_connect_retry", "error", *errstr,
-			    "retry_for", limit, NULL);
+			    "retry_for", limit);
 		}
 		pause = backoff_delay_ms(
 		    &db_connect_backoff, attempt, 0, backoff_random());
@@ -733,8 +732,8 @@ db_reconnect(struct db *db, char **errstr)
 	db->reconnects++;
 	snprintf(n, sizeof n, "%u", attempt);
 	snprintf(ms, sizeof ms, "%lld", (long long)(now_mono_ms() - start));
-	log_kv(LOG_WARN, "db_reconnected", "error", why, "attempts", n, "ms",
-	    ms, NULL);
+	log_kv(
+	    LOG_WARN, "db_reconnected", "error", why, "attempts", n, "ms", ms);
 	free(why);
 	return DB_OK;
 
