@@ -1675,6 +1675,11 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 		    "a schedule needs a database (the run records)");
 		return EXIT_CONFIG;
 	}
+	if (gj->argv == NULL && ops == NULL) {
+		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
+		    "an sql job needs a database");
+		return EXIT_CONFIG;
+	}
 	if (gj->guard != GUARD_NONE) {
 		ls = local_take(gj, &fd, &lh, &path, &errstr);
 		if (ls == LOCAL_BUSY) {
