@@ -1,6 +1,7 @@
 /* db.c: a thin wrapper over MariaDB Connector/C. */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -1297,6 +1298,8 @@ db_query_value(struct db *db, char **value, char **errstr, const char *fmt, ...)
 	va_end(ap);
 	if (st != DB_OK)
 		return st;
+	/* DB_OK always comes with the (possibly empty) result (db.h). */
+	assert(r != NULL);
 	if (r->nrows != 1 || r->ncols != 1) {
 		*errstr = xasprintf("query failed: expected one value, got "
 		                    "%zu rows of %zu columns",
