@@ -26,8 +26,8 @@ emit_tricky(void *arg)
 {
 	(void)arg;
 	log_kv(LOG_WARN, "job_failed", "job", "leave accrual", "why",
-	    "said \"no\"\nthen=left", "empty", "", "absent", NULL, "plain",
-	    "x1");
+	    "said \"no\"\nthen=left", "empty", "", "absent", (const char *)NULL,
+	    "plain", "x1");
 }
 
 START_TEST(test_logfmt_quoting)
