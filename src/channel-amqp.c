@@ -152,7 +152,7 @@ amqp_watch_arm(struct channel *ch, int64_t until, volatile sig_atomic_t *stop)
 			pthread_cond_destroy(&w->cond);
 			pthread_mutex_destroy(&w->lock);
 			log_kv(LOG_WARN, "amqp_watchdog_off", "channel",
-			    ch->conf->name, "error", strerror(rc), NULL);
+			    ch->conf->name, "error", strerror(rc));
 			return;
 		}
 		w->running = true;
@@ -277,13 +277,12 @@ amqp_set_blocked(struct channel *ch, bool on, amqp_bytes_t reason)
 		return;
 	ch->blocked = on;
 	if (!on) {
-		log_kv(LOG_INFO, "amqp_unblocked", "channel", ch->conf->name,
-		    NULL);
+		log_kv(LOG_INFO, "amqp_unblocked", "channel", ch->conf->name);
 		return;
 	}
 	r = xstrndup(reason.bytes, reason.len);
-	log_kv(LOG_WARN, "amqp_blocked", "channel", ch->conf->name, "reason", r,
-	    NULL);
+	log_kv(
+	    LOG_WARN, "amqp_blocked", "channel", ch->conf->name, "reason", r);
 	free(r);
 }
 

@@ -268,8 +268,7 @@ smtp_close(struct channel *ch)
 		snprintf(msgs, sizeof msgs, "%llu", ch->messages);
 		snprintf(conns, sizeof conns, "%llu", ch->connects);
 		log_kv(LOG_INFO, "smtp_channel_closed", "channel",
-		    ch->conf->name, "messages", msgs, "connections", conns,
-		    NULL);
+		    ch->conf->name, "messages", msgs, "connections", conns);
 	}
 	for (i = 0; ch->xfers != NULL && i < ch->nxfers; i++) {
 		if (ch->xfers[i].easy == NULL)

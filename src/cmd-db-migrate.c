@@ -72,14 +72,14 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 			                        : exitcode_db(st);
 			goto out;
 		}
-		log_kv(LOG_INFO, "migration_applied", "file", m->file, NULL);
+		log_kv(LOG_INFO, "migration_applied", "file", m->file);
 		printf("applied %s\n", m->file);
 		applied++;
 	}
 	if (applied == 0 && dry_run)
 		printf("nothing to apply\n");
 	else if (applied == 0)
-		log_kv(LOG_INFO, "schema_up_to_date", "dir", dir, NULL);
+		log_kv(LOG_INFO, "schema_up_to_date", "dir", dir);
 	goto out;
 
 fail:

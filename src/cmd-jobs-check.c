@@ -57,7 +57,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	enum report_format      fmt = REPORT_NAGIOS;
 	enum check_status       st = CHECK_OK;
-	const struct conf_job **jobs = NULL;
+	const struct conf_job **jobs = NULL, *j;
 	struct job_check       *jcs = NULL;
 	struct job_sched        sched;
 	struct job_pause       *pauses = NULL;
@@ -72,13 +72,15 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 
 	if (ctx->nargs > 0) {
 		jobs = xcalloc((size_t)ctx->nargs, sizeof *jobs);
+		/* Only jobs found go into jobs[]: its n entries are never
+		 * NULL. */
 		for (k = 0; k < ctx->nargs; k++) {
-			if ((jobs[n++] = conf_job_find(c, ctx->args[k])) ==
-			    NULL) {
+			if ((j = conf_job_find(c, ctx->args[k])) == NULL) {
 				error = xasprintf("no job \"%s\" in %s",
 				    ctx->args[k], c->path);
 				break;
 			}
+			jobs[n++] = j;
 		}
 	} else {
 		jobs = xcalloc(c->njobs + 1, sizeof *jobs);

@@ -36,7 +36,7 @@ cmd_jobs_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 		goto out;
 	}
 	snprintf(count, sizeof count, "%llu", n);
-	log_kv(LOG_INFO, "runs_purged", "runs", count, "before", v, NULL);
+	log_kv(LOG_INFO, "runs_purged", "runs", count, "before", v);
 out:
 	db_close(db);
 	free(errstr);

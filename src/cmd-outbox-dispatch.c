@@ -49,7 +49,7 @@ cmd_outbox_dispatch_summary(const struct dispatch_stats *st)
 	snprintf(ms, sizeof ms, "%lld", (long long)st->ms);
 	log_kv(LOG_INFO, "outbox_dispatched", "sent", s[0], "retried", s[1],
 	    "failed", s[2], "released", s[3], "lost", s[4], "recovered", s[5],
-	    "conflicts", s[6], "ms", ms, NULL);
+	    "conflicts", s[6], "ms", ms);
 }
 
 static int
@@ -134,11 +134,11 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	if (dispatch_nchannels(dp) == 0)
 		log_kv(LOG_WARN, "outbox_no_channels", "msg",
-		    "no channel configured: nothing to dispatch", NULL);
+		    "no channel configured: nothing to dispatch");
 	/* Stopped before connecting: nothing to do, nothing claimed. */
 	if (cmd_outbox_dispatch_stop) {
 		log_kv(LOG_INFO, "outbox_dispatch_stopped", "msg",
-		    "stopped by signal before the first pass", NULL);
+		    "stopped by signal before the first pass");
 		goto out;
 	}
 	if ((dst = db_connect_until(
@@ -153,7 +153,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (st != DISPATCH_ERR_SESSION) {
 		if (stats.stopped)
 			log_kv(LOG_INFO, "outbox_dispatch_stopped", "msg",
-			    "stopped by signal", NULL);
+			    "stopped by signal");
 		cmd_outbox_dispatch_summary(&stats);
 	}
 out:

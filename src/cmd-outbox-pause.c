@@ -62,7 +62,7 @@ cmd_outbox_pause_exec(struct cmd_ctx *ctx, struct conf *c)
 	for (i = 0; i < ctx->nargs; i++)
 		log_kv(LOG_INFO, "outbox_channel_paused", "channel",
 		    ctx->args[i], "for", v != NULL ? v : "until resumed",
-		    "reason", reason, NULL);
+		    "reason", reason);
 	printf("%d channel%s paused\n", ctx->nargs, ctx->nargs == 1 ? "" : "s");
 out:
 	db_close(db);

@@ -67,7 +67,7 @@ cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 	snprintf(a, sizeof a, "%llu", nsent);
 	snprintf(b, sizeof b, "%llu", nfailed);
 	log_kv(LOG_INFO, dry ? "outbox_purge_dry_run" : "outbox_purged", "sent",
-	    a, "failed", b, NULL);
+	    a, "failed", b);
 out:
 	db_close(db);
 	free(ids);

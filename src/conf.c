@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libconfig.h>
@@ -322,12 +323,17 @@ conf_get_integer(struct parse *p, const config_setting_t *s,
 {
 	long long v;
 
-	if (!conf_is_int(s))
-		return conf_wrong_type(p, s, "an integer");
+	/* -1 spelled out: callers read *out exactly when this returns 0. */
+	if (!conf_is_int(s)) {
+		conf_wrong_type(p, s, "an integer");
+		return -1;
+	}
 	v = config_setting_get_int64(s);
-	if (v < k->min || v > k->max)
-		return conf_key_error(
+	if (v < k->min || v > k->max) {
+		conf_key_error(
 		    p, s, "%lld is out of range %lld..%lld", v, k->min, k->max);
+		return -1;
+	}
 	*out = v;
 	return 0;
 }
@@ -1875,6 +1881,7 @@ conf_read_secrets_of(
 			free(err);
 			return -1;
 		}
+		assert(*sec->dest != NULL); /* read: conf_secret_read set it */
 		/* Only a job's secret is a URL (ping_url_file); libcurl
 		 * would follow file:// or gopher:// as well. */
 		if (sec->job != NULL &&

@@ -1,6 +1,7 @@
 /* db.c: a thin wrapper over MariaDB Connector/C. */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -352,8 +353,7 @@ db_setup_session(struct db *db, bool primary, char **errstr)
 	log_kv(LOG_ERROR, "db_read_only", "server", db->where, "reason", why,
 	    "msg",
 	    "the server does not accept writes: a replica or a "
-	    "demoted primary; nothing was written",
-	    NULL);
+	    "demoted primary; nothing was written");
 	*errstr = xasprintf("%s is read-only (%s): refusing to lock, claim or "
 	                    "write there",
 	    db->where, why);
@@ -517,7 +517,7 @@ db_connect_retry(const struct conf_database *c, bool primary, int64_t retry_ms,
 		if (attempt == 1) {
 			duration_format(retry_ms, limit, sizeof limit);
 			log_kv(LOG_WARN, "db_connect_retry", "error", *errstr,
-			    "retry_for", limit, NULL);
+			    "retry_for", limit);
 		}
 		pause = backoff_delay_ms(
 		    &db_connect_backoff, attempt, 0, backoff_random());
@@ -739,8 +739,8 @@ db_reconnect(struct db *db, char **errstr)
 	db->reconnects++;
 	snprintf(n, sizeof n, "%u", attempt);
 	snprintf(ms, sizeof ms, "%lld", (long long)(now_mono_ms() - start));
-	log_kv(LOG_WARN, "db_reconnected", "error", why, "attempts", n, "ms",
-	    ms, NULL);
+	log_kv(
+	    LOG_WARN, "db_reconnected", "error", why, "attempts", n, "ms", ms);
 	free(why);
 	return DB_OK;
 
@@ -1304,6 +1304,8 @@ db_query_value(struct db *db, char **value, char **errstr, const char *fmt, ...)
 	va_end(ap);
 	if (st != DB_OK)
 		return st;
+	/* DB_OK always comes with the (possibly empty) result (db.h). */
+	assert(r != NULL);
 	if (r->nrows != 1 || r->ncols != 1) {
 		*errstr = xasprintf("query failed: expected one value, got "
 		                    "%zu rows of %zu columns",

@@ -718,8 +718,7 @@ dpipe_start(struct dispatch *dp)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		log_kv(LOG_WARN, "outbox_pipeline_off", "error", strerror(rc),
-		    "msg", "cannot start a thread: this pass runs serially",
-		    NULL);
+		    "msg", "cannot start a thread: this pass runs serially");
 		(void)dpipe_finish(dp, &err);
 		free(err);
 	}

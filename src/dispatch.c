@@ -214,7 +214,7 @@ dispatch_log_batch(
 	snprintf(b, sizeof b, "%lld", (long long)send_ms);
 	snprintf(f, sizeof f, "%lld", (long long)fin_ms);
 	log_kv(LOG_DEBUG, "outbox_batch", "count", n, "claim_ms", a, "send_ms",
-	    b, "finalise_ms", f, "token", c->token, NULL);
+	    b, "finalise_ms", f, "token", c->token);
 }
 
 /* Claim for names[0..n-1] at most limit rows after cur, send, finalise.
@@ -243,7 +243,7 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
 		    ratelimit_settle(limited->lim, dp->db, NULL, 0, &err2) !=
 		        DB_OK)
 			log_kv(LOG_WARN, "quota_return_failed", "channel",
-			    limited->conf->name, "error", err2, NULL);
+			    limited->conf->name, "error", err2);
 		free(err2);
 		return st;
 	}
@@ -384,7 +384,7 @@ dispatch_batch(struct dispatch *dp, size_t *claimed, bool *attempted,
 		if (ratelimit_quota_exhausted(d->lim) && !d->quota_warned) {
 			d->quota_warned = true;
 			log_kv(LOG_WARN, "quota_exhausted", "channel",
-			    d->conf->name, "reset", "00:00 UTC", NULL);
+			    d->conf->name, "reset", "00:00 UTC");
 		}
 		if (dp->until != 0 && d->granted > 0) {
 			d->granted =
@@ -433,7 +433,7 @@ dispatch_pass(struct dispatch *dp, char **errstr)
 
 		snprintf(num, sizeof num, "%llu", n);
 		log_kv(LOG_WARN, "outbox_recovered", "count", num, "reason",
-		    "lease expired", NULL);
+		    "lease expired");
 		dp->recovered += n;
 	}
 	/* Stopped already (a signal while connecting): claim nothing ahead. */

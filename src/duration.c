@@ -119,7 +119,9 @@ duration_format(int64_t ms, char *buf, size_t len)
 		rest = (uint64_t)0 - (uint64_t)ms;
 	} else
 		rest = (uint64_t)ms;
-	for (i = 0; i < DURATION_NUNITS && rest != 0; i++) {
+	/* Every unit's ms is > 0; once rest is 0 each unit is skipped (no
+	 * early exit on rest: cppcheck took that test for a zero divisor). */
+	for (i = 0; i < DURATION_NUNITS; i++) {
 		if (rest < (uint64_t)duration_units[i].ms)
 			continue;
 		if (off >= len)

@@ -293,7 +293,7 @@ local_lock(int dirfd, const char *dir, const char *name, int *fdp,
 	    now_wall_ms());
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) != n)
 		log_kv(LOG_WARN, "local_lock_write_failed", "path", dir, "file",
-		    name, "error", strerror(errno), NULL);
+		    name, "error", strerror(errno));
 	*fdp = fd;
 	return LOCAL_OK;
 
@@ -533,8 +533,7 @@ guard_drain_signals(struct child *ch)
 			if (buf[i] == SIGCHLD || ch->exited)
 				continue;
 			snprintf(name, sizeof name, "%d", buf[i]);
-			log_kv(
-			    LOG_INFO, "signal_forwarded", "signal", name, NULL);
+			log_kv(LOG_INFO, "signal_forwarded", "signal", name);
 			ch->forwarded = 1;
 			kill(-ch->pid, buf[i]);
 		}
@@ -612,13 +611,13 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 
 			duration_format(gj->timeout_ms, d, sizeof d);
 			log_kv(LOG_ERROR, "job_timeout", "job", gj->job,
-			    "timeout", d, NULL);
+			    "timeout", d);
 			ch->timed_out = 1;
 			guard_terminate(gj, ch);
 		}
 		if (ch->kill_at != 0 && now >= ch->kill_at) {
 			log_kv(LOG_WARN, "job_killed", "job", gj->job, "msg",
-			    "still running after SIGTERM: SIGKILL", NULL);
+			    "still running after SIGTERM: SIGKILL");
 			kill(-ch->pid, SIGKILL);
 			ch->kill_at = 0;
 		}
@@ -734,13 +733,13 @@ guard_command(const struct guard_job *gj, struct lock *l, struct output *out,
 		snprintf(errbuf, errlen, "cannot execute %s: %s", gj->argv[0],
 		    strerror(ch.exec_errno));
 		log_kv(LOG_ERROR, "job_exec_failed", "job", gj->job, "error",
-		    errbuf, NULL);
+		    errbuf);
 		end->outcome = "error";
 		end->exit_status = code;
 		end->error = errbuf;
 		return code;
 	}
-	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
+	log_kv(LOG_DEBUG, "job_started", "job", gj->job);
 	guard_signals_open(1);
 	guard_wait(gj, l, &ch);
 	guard_signals_open(0);
@@ -949,7 +948,7 @@ sql_watchdog_stop(struct sql_watchdog *w, const char *job, int *signo)
 		log_kv(LOG_ERROR,
 		    w->signo != 0 ? "job_signal_kill_failed"
 		                  : "job_timeout_kill_failed",
-		    "job", job, "error", w->error, NULL);
+		    "job", job, "error", w->error);
 	free(w->error);
 	pthread_mutex_destroy(&w->mu);
 	close(w->wake[0]);
@@ -965,14 +964,13 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 	char               *errstr = NULL, d[32], name[16];
 	int                 watching = 0, fired = 0, signo = 0, rc;
 
-	log_kv(LOG_DEBUG, "job_started", "job", gj->job, NULL);
+	log_kv(LOG_DEBUG, "job_started", "job", gj->job);
 	if (sql_watchdog_start(&w, l, gj->timeout_ms) == 0)
 		watching = 1;
 	else
 		log_kv(LOG_WARN, "job_watchdog_unavailable", "job", gj->job,
 		    "msg",
-		    "cannot start the watchdog thread: no timeout, signals not handled",
-		    NULL);
+		    "cannot start the watchdog thread: no timeout, signals not handled");
 	rc = lock_exec_sql(l, gj->sql, &errstr);
 	if (watching)
 		fired = sql_watchdog_stop(&w, gj->job, &signo);
@@ -982,7 +980,7 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 	if (fired && signo != 0) {
 		snprintf(name, sizeof name, "%d", signo);
 		log_kv(LOG_INFO, "job_signalled", "job", gj->job, "signal",
-		    name, "msg", "statement stopped with KILL QUERY", NULL);
+		    name, "msg", "statement stopped with KILL QUERY");
 		snprintf(errbuf, errlen, "stopped by signal %d: %s", signo,
 		    rc != 0 ? errstr : "no error from the statement");
 		free(errstr);
@@ -995,8 +993,7 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 	 * statement reports no error (an interrupted SLEEP() does not). */
 	if (fired) {
 		duration_format(gj->timeout_ms, d, sizeof d);
-		log_kv(LOG_ERROR, "job_timeout", "job", gj->job, "timeout", d,
-		    NULL);
+		log_kv(LOG_ERROR, "job_timeout", "job", gj->job, "timeout", d);
 		snprintf(errbuf, errlen, "killed after timeout: %s",
 		    rc != 0 ? errstr : "no error from the statement");
 		free(errstr);
@@ -1011,8 +1008,8 @@ guard_sql(const struct guard_job *gj, struct lock *l, struct run_end *end,
 		end->outcome = "failure";
 		end->exit_status = 1;
 		end->error = errbuf;
-		log_kv(LOG_ERROR, "job_failed", "job", gj->job, "error", errbuf,
-		    NULL);
+		log_kv(
+		    LOG_ERROR, "job_failed", "job", gj->job, "error", errbuf);
 		return 1;
 	}
 	end->outcome = "success";
@@ -1031,12 +1028,12 @@ guard_busy(const struct guard_job *gj, const struct lock_holder *h)
 
 	if (lock_holder_stuck(h, gj->max_runtime_ms, gj->grace_ms, &why)) {
 		log_kv(LOG_ERROR, "lock_busy_stuck", "job", gj->job, "lock",
-		    gj->lock, "holder", why, NULL);
+		    gj->lock, "holder", why);
 		code = EXIT_TEMPFAIL;
 	} else {
 		snprintf(busy, sizeof busy, "%d", gj->busy_exit);
 		log_kv(LOG_INFO, "job_skipped", "job", gj->job, "lock",
-		    gj->lock, "holder", why, "exit", busy, NULL);
+		    gj->lock, "holder", why, "exit", busy);
 		code = gj->busy_exit;
 	}
 	free(why);
@@ -1063,12 +1060,12 @@ guard_local_busy(
 	duration_format(h->held_ms, since, sizeof since);
 	if (h->held_ms > gj->max_runtime_ms + gj->grace_ms) {
 		log_kv(LOG_ERROR, "lock_busy_stuck", "job", gj->job, "path",
-		    path, "holder", who, "held_for", since, NULL);
+		    path, "holder", who, "held_for", since);
 		return EXIT_TEMPFAIL;
 	}
 	snprintf(busy, sizeof busy, "%d", gj->busy_exit);
 	log_kv(level, "job_skipped", "job", gj->job, "path", path, "holder",
-	    who, "held_for", since, "exit", busy, NULL);
+	    who, "held_for", since, "exit", busy);
 	return gj->busy_exit;
 }
 
@@ -1113,7 +1110,7 @@ guard_acquire(const struct guard_job *gj, struct lock *l, struct lock_holder *h,
 	if (lr != LOCK_ERR_GALERA || gj->guard != GUARD_AUTO)
 		return lr;
 	log_kv(LOG_INFO, "guard_lease_on_galera", "job", gj->job, "lock",
-	    gj->lock, NULL);
+	    gj->lock);
 	free(*errstr);
 	*errstr = NULL;
 	if ((lr = lock_open(l, errstr)) != LOCK_OK)
@@ -1140,7 +1137,7 @@ guard_once_per(const struct guard_job *gj, struct lock *l)
 	if (l->ops->run_slot(l->conn, gj->job, gj->once_per_ms, gj->timezone,
 	        &rs, &errstr) != DB_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
-		    errstr, NULL);
+		    errstr);
 		code = EXIT_UNAVAILABLE;
 		goto out;
 	}
@@ -1149,8 +1146,7 @@ guard_once_per(const struct guard_job *gj, struct lock *l)
 		    "timezone", "timezone", tz, "msg",
 		    rs.tz_tables
 		        ? "the database server does not know this time zone"
-		        : "the database server has no time-zone tables: load them with mariadb-tzinfo-to-sql /usr/share/zoneinfo | mariadb mysql",
-		    NULL);
+		        : "the database server has no time-zone tables: load them with mariadb-tzinfo-to-sql /usr/share/zoneinfo | mariadb mysql");
 		code = EXIT_CONFIG;
 		goto out;
 	}
@@ -1160,7 +1156,7 @@ guard_once_per(const struct guard_job *gj, struct lock *l)
 	snprintf(busy, sizeof busy, "%d", gj->busy_exit);
 	duration_format(gj->once_per_ms, per, sizeof per);
 	log_kv(LOG_INFO, "job_already_done", "job", gj->job, "run_id", id,
-	    "once_per", per, "slot", rs.start, "exit", busy, NULL);
+	    "once_per", per, "slot", rs.start, "exit", busy);
 	code = gj->busy_exit;
 out:
 	runs_slot_free(&rs);
@@ -1187,7 +1183,7 @@ guard_ping(const struct guard_job *gj, enum ping_kind kind, const char *rid,
 		body = "";
 	if (ping_send(gj->ping_url, kind, rid, body, len, &errstr) != 0)
 		log_kv(LOG_WARN, "ping_failed", "job", gj->job, "ping",
-		    names[kind], "rid", rid, "error", errstr, NULL);
+		    names[kind], "rid", rid, "error", errstr);
 	free(errstr);
 }
 
@@ -1200,7 +1196,7 @@ guard_cancelled(const struct guard_job *gj, int sig, struct run_end *end,
 	snprintf(errbuf, errlen, "terminated by %s before the job started",
 	    signal_name(sig));
 	log_kv(LOG_WARN, "job_cancelled", "job", gj->job, "signal",
-	    signal_name(sig), "msg", errbuf, NULL);
+	    signal_name(sig), "msg", errbuf);
 	end->outcome = "error";
 	end->exit_status = -1;
 	end->error = errbuf;
@@ -1221,8 +1217,7 @@ guard_signals_done(const struct guard_job *gj, int *installed)
 	if ((sig = guard_signals_take()) != 0)
 		log_kv(LOG_INFO, "signal_after_job", "job", gj->job, "signal",
 		    signal_name(sig), "msg",
-		    "the run was over and its record finished: its outcome and exit status stand",
-		    NULL);
+		    "the run was over and its record finished: its outcome and exit status stand");
 	guard_signals_restore();
 }
 
@@ -1312,8 +1307,7 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 			log_kv(LOG_ERROR,
 			    lr == LOCK_ERR_GALERA ? "galera_refused"
 			                          : "lock_failed",
-			    "job", gj->job, "lock", gj->lock, "error", errstr,
-			    NULL);
+			    "job", gj->job, "lock", gj->lock, "error", errstr);
 			code = exitcode_lock(lr);
 			goto out;
 		}
@@ -1325,7 +1319,7 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 	}
 	if (guard_signals_install(&errstr) != 0) {
 		log_kv(LOG_ERROR, "internal_error", "job", gj->job, "error",
-		    errstr, NULL);
+		    errstr);
 		code = EXIT_SOFTWARE;
 		goto out;
 	}
@@ -1336,13 +1330,13 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 		if (lr == LOCK_SLOT_DONE) {
 			log_kv(LOG_INFO, "job_already_done", "job", gj->job,
 			    "slot", l->slot_text, "msg",
-			    "another host finished the slot meanwhile", NULL);
+			    "another host finished the slot meanwhile");
 			*state = GUARD_DONE;
 			code = EXIT_OK;
 			goto give_back;
 		}
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
-		    errstr, NULL);
+		    errstr);
 		code = exitcode_lock(lr);
 		goto out;
 	}
@@ -1365,13 +1359,13 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 	    code != EXIT_NOTFOUND) {
 		snprintf(status, sizeof status, "%d", end.exit_status);
 		log_kv(LOG_WARN, "job_failed", "job", gj->job, "outcome",
-		    end.outcome, "status", status, NULL);
+		    end.outcome, "status", status);
 	}
 	if (dbl != NULL && lock_finish(l, &end) != LOCK_OK)
 		code = EXIT_PROTOCOL;
 	else
 		log_kv(LOG_INFO, "job_finished", "job", gj->job, "outcome",
-		    end.outcome, "slot", l->slot_text, NULL);
+		    end.outcome, "slot", l->slot_text);
 	guard_signals_done(gj, &signals);
 	/* After the release: a slow ping server does not hold the lock. */
 	guard_ping(gj, code == 0 ? PING_SUCCESS : PING_FAIL, rid, outp);
@@ -1417,7 +1411,7 @@ guard_zone(
 	    gj->timezone != NULL
 	        ? errstr
 	        : "cannot tell the database server's time zone: set timezone",
-	    "error", errstr, NULL);
+	    "error", errstr);
 	free(errstr);
 	return -1;
 }
@@ -1435,7 +1429,7 @@ guard_paused(const struct guard_job *gj, const struct slot_state *st)
 	log_kv(LOG_INFO, "job_paused", "job", gj->job, "paused_by",
 	    st->paused_by, "since", st->paused_at, "until",
 	    st->until != NULL ? st->until : "resumed", "reason", st->reason,
-	    "all", strcmp(st->pause_job, "*") == 0 ? "yes" : "no", NULL);
+	    "all", strcmp(st->pause_job, "*") == 0 ? "yes" : "no");
 }
 
 /*
@@ -1457,7 +1451,7 @@ guard_plan(const struct guard_job *gj, const struct slot_state *st,
 	if (gj->slot_arg != NULL) {
 		if (tzone_parse(z, gj->slot_arg, &t, &errstr) != 0) {
 			log_kv(LOG_ERROR, "usage_error", "job", gj->job, "slot",
-			    gj->slot_arg, "msg", errstr, NULL);
+			    gj->slot_arg, "msg", errstr);
 			free(errstr);
 			return EXIT_USAGE;
 		}
@@ -1466,8 +1460,7 @@ guard_plan(const struct guard_job *gj, const struct slot_state *st,
 			log_kv(LOG_ERROR, "usage_error", "job", gj->job, "slot",
 			    text, "msg",
 			    t > now ? "the slot is in the future"
-			            : "the schedule has no such slot",
-			    NULL);
+			            : "the schedule has no such slot");
 			return EXIT_USAGE;
 		}
 		plan[0].t = t;
@@ -1477,22 +1470,20 @@ guard_plan(const struct guard_job *gj, const struct slot_state *st,
 	}
 	if (schedule_prev(gj->schedule, z, now, &latest) != 0) {
 		log_kv(LOG_ERROR, "config_error", "job", gj->job, "key",
-		    "schedule", "msg", "the schedule has no slot before now",
-		    NULL);
+		    "schedule", "msg", "the schedule has no slot before now");
 		return EXIT_CONFIG;
 	}
 	tzone_format(z, latest, text, sizeof text);
 	if (st->last_success >= latest) {
-		log_kv(LOG_INFO, "job_already_done", "job", gj->job, "slot",
-		    text, NULL);
+		log_kv(
+		    LOG_INFO, "job_already_done", "job", gj->job, "slot", text);
 		return EXIT_OK;
 	}
 	if (gj->catch_up == CATCH_UP_NONE &&
 	    (now - latest) * 1000 > gj->starting_deadline_ms) {
 		log_kv(LOG_INFO, "job_slot_skipped", "job", gj->job, "slot",
 		    text, "msg",
-		    "launched after starting_deadline (catch_up = \"none\")",
-		    NULL);
+		    "launched after starting_deadline (catch_up = \"none\")");
 		return EXIT_OK;
 	}
 	plan[0].t = latest;
@@ -1519,8 +1510,7 @@ guard_plan(const struct guard_job *gj, const struct slot_state *st,
 		log_kv(LOG_WARN, "job_slots_skipped", "job", gj->job, "newest",
 		    other, "msg",
 		    "older slots without a success are beyond backfill_limit:"
-		    " not run (run them with run --slot)",
-		    NULL);
+		    " not run (run them with run --slot)");
 	}
 	for (k = 0; k < *n / 2; k++) {
 		struct guard_slot tmp = plan[k];
@@ -1556,14 +1546,14 @@ guard_scheduled(
 	memset(&st, 0, sizeof st);
 	if (l->ops->slot_state == NULL) {
 		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
-		    "a schedule needs the run records", NULL);
+		    "a schedule needs the run records");
 		code = EXIT_CONFIG;
 		goto out;
 	}
 	if ((dst = l->ops->slot_state(l->conn, gj->job, &st, &errstr)) !=
 	    DB_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
-		    errstr, NULL);
+		    errstr);
 		code = exitcode_db(dst);
 		goto out;
 	}
@@ -1590,7 +1580,7 @@ guard_scheduled(
 		l->slot_text = text;
 		if (l->conn == NULL && lock_open(l, &errstr) != LOCK_OK) {
 			log_kv(LOG_ERROR, "db_unavailable", "job", gj->job,
-			    "error", errstr, NULL);
+			    "error", errstr);
 			code = EXIT_UNAVAILABLE;
 			goto out;
 		}
@@ -1628,12 +1618,17 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 		res = &scratch;
 	if (guard_in_db(gj->guard) && ops == NULL) {
 		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
-		    "the database lock needs a database", NULL);
+		    "the database lock needs a database");
 		return EXIT_CONFIG;
 	}
 	if (gj->schedule != NULL && ops == NULL) {
 		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
-		    "a schedule needs a database (the run records)", NULL);
+		    "a schedule needs a database (the run records)");
+		return EXIT_CONFIG;
+	}
+	if (gj->argv == NULL && ops == NULL) {
+		log_kv(LOG_ERROR, "config_error", "job", gj->job, "msg",
+		    "an sql job needs a database");
 		return EXIT_CONFIG;
 	}
 	if (gj->guard != GUARD_NONE) {
@@ -1644,7 +1639,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 		}
 		if (ls != LOCAL_OK) {
 			log_kv(LOG_ERROR, "local_lock_failed", "job", gj->job,
-			    "error", errstr, NULL);
+			    "error", errstr);
 			code = ls == LOCAL_ERR_CONFIG ? EXIT_CONFIG
 			                              : EXIT_SOFTWARE;
 			goto out;
@@ -1657,7 +1652,7 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 	l->keep_runs = gj->keep_runs;
 	if (ops != NULL && (lr = lock_open(l, &errstr)) != LOCK_OK) {
 		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
-		    errstr, NULL);
+		    errstr);
 		code = exitcode_lock(lr);
 		goto out;
 	}

@@ -103,7 +103,7 @@ alert_post(const struct alert *a)
 	if ((h = curlutil_easy(a->url, CURLUTIL_HTTP, a->timeout_ms, err)) ==
 	    NULL) {
 		log_kv(LOG_ERROR, "alert_failed", "incident", a->event, "error",
-		    "curl_easy_init failed", NULL);
+		    "curl_easy_init failed");
 		return;
 	}
 	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
@@ -116,13 +116,13 @@ alert_post(const struct alert *a)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK) {
 		log_kv(LOG_ERROR, "alert_failed", "incident", a->event, "error",
-		    err[0] != '\0' ? err : curl_easy_strerror(rc), NULL);
+		    err[0] != '\0' ? err : curl_easy_strerror(rc));
 	} else if (status < 200 || status > 299) {
 		char code[16];
 
 		snprintf(code, sizeof code, "%ld", status);
 		log_kv(LOG_ERROR, "alert_failed", "incident", a->event,
-		    "status", code, NULL);
+		    "status", code);
 	}
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(h);
@@ -212,7 +212,7 @@ incident_report(const struct incident *in)
 	log_kv(LOG_ERROR, in->event, "incident", "1", "job", in->job, "lock",
 	    in->lock, "channel", in->channel, "run_id",
 	    run[0] != '\0' ? run : NULL, "connection_id",
-	    conn[0] != '\0' ? conn : NULL, "detail", in->detail, NULL);
+	    conn[0] != '\0' ? conn : NULL, "detail", in->detail);
 	if (alert_url != NULL)
 		incident_alert(in);
 	if (incident_sink != NULL)

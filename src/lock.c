@@ -115,8 +115,7 @@ real_get_lock(
 		        ? "run cronguard db migrate: the fencing token costs "
 		          "a second statement until then"
 		        : "GRANT EXECUTE on the schema: the fencing token "
-		          "costs a second statement until then",
-		    NULL);
+		          "costs a second statement until then");
 		free(*errstr);
 		*errstr = NULL;
 		return real_get_lock_select(conn, name, row, errstr);
@@ -838,7 +837,7 @@ lock_heartbeat(struct lock *l)
 	    l->ops->run_heartbeat(l->conn, l->run_id, &errstr) != DB_OK) {
 		/* Only bookkeeping: the lock check above decides. */
 		log_kv(LOG_WARN, "run_heartbeat_failed", "job", l->job, "error",
-		    errstr, NULL);
+		    errstr);
 	}
 out:
 	free(value);
@@ -940,7 +939,7 @@ lock_verify(struct lock *l, const char *jobtext)
 		goto fail;
 	}
 	log_kv(LOG_WARN, "lock_session_killed", "job", l->job, "lock", l->name,
-	    "msg", "old lock session still held the lock: killed", NULL);
+	    "msg", "old lock session still held the lock: killed");
 	goto out;
 
 fail:
@@ -958,7 +957,7 @@ lock_release_unexpected(struct lock *l, const char *detail)
 {
 	if (l->lost)
 		log_kv(LOG_WARN, "lock_release_unexpected", "job", l->job,
-		    "lock", l->name, "msg", detail, NULL);
+		    "lock", l->name, "msg", detail);
 	else
 		lock_incident(l, "lock_release_unexpected", detail);
 }
@@ -1105,11 +1104,10 @@ lock_prune_quietly(struct lock *l)
 	if (l->ops->run_prune(l->conn, l->job, l->keep_runs, &n, &errstr) !=
 	    DB_OK)
 		log_kv(LOG_WARN, "runs_prune_failed", "job", l->job, "error",
-		    errstr, NULL);
+		    errstr);
 	else if (n > 0) {
 		snprintf(count, sizeof count, "%llu", n);
-		log_kv(LOG_DEBUG, "runs_pruned", "job", l->job, "runs", count,
-		    NULL);
+		log_kv(LOG_DEBUG, "runs_pruned", "job", l->job, "runs", count);
 	}
 	free(errstr);
 }

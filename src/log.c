@@ -125,7 +125,7 @@ log_kvv(enum log_level level, const char *event, va_list ap)
 }
 
 void
-log_kv(enum log_level level, const char *event, ...)
+log_kv_list(enum log_level level, const char *event, ...)
 {
 	va_list ap;
 

@@ -97,6 +97,15 @@ migrate_cmp(const void *a, const void *b)
 	return ma->version < mb->version ? -1 : ma->version > mb->version;
 }
 
+/* By version.  An empty set has no array (v is NULL), which qsort may not
+ * be given even with a count of 0. */
+static void
+migrate_sort(struct migration_set *set)
+{
+	if (set->n > 0)
+		qsort(set->v, set->n, sizeof *set->v, migrate_cmp);
+}
+
 static struct migration *
 migrate_add(struct migration_set *set)
 {
@@ -157,7 +166,7 @@ migrate_scan(const char *dir, struct migration_set *set, char **errstr)
 	}
 	closedir(d);
 
-	qsort(set->v, set->n, sizeof *set->v, migrate_cmp);
+	migrate_sort(set);
 	for (i = 0; i < set->n; i++) {
 		if (i > 0 && set->v[i].version == set->v[i - 1].version) {
 			*errstr = xasprintf("%s: %s and %s have the same "
@@ -238,7 +247,7 @@ migrate_load(
 		cell = db_cell(r, i, 3);
 		m->applied_at = xstrdup(cell != NULL ? cell : "");
 	}
-	qsort(set->v, set->n, sizeof *set->v, migrate_cmp);
+	migrate_sort(set);
 out:
 	db_result_free(r);
 	return st;

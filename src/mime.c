@@ -257,19 +257,22 @@ encode:
 	free(enc);
 }
 
-/* The display name of "Name <addr>" without quotes and escapes. */
-static char *
-mime_unquote(const char *s, size_t len, const char **why)
+/* The display name of "Name <addr>" without quotes and escapes: 0 with
+ * *out allocated, or -1 with *why set. */
+static int
+mime_unquote(const char *s, size_t len, char **out, const char **why)
 {
 	struct buf b;
 	size_t     i;
 
 	if (len > 0 && (s[0] == '"') != (len >= 2 && s[len - 1] == '"')) {
 		*why = "unbalanced quotes in display name";
-		return NULL;
+		return -1;
 	}
-	if (len < 2 || s[0] != '"')
-		return xstrndup(s, len);
+	if (len < 2 || s[0] != '"') {
+		*out = xstrndup(s, len);
+		return 0;
+	}
 	buf_init(&b);
 	for (i = 1; i < len - 1; i++) {
 		if (s[i] == '\\' && i + 1 < len - 1)
@@ -277,11 +280,12 @@ mime_unquote(const char *s, size_t len, const char **why)
 		else if (s[i] == '"') {
 			*why = "unbalanced quotes in display name";
 			buf_free(&b);
-			return NULL;
+			return -1;
 		}
 		buf_addc(&b, s[i]);
 	}
-	return buf_steal(&b);
+	*out = buf_steal(&b);
+	return 0;
 }
 
 int
@@ -326,8 +330,8 @@ mime_parse_mailbox(const char *s, char **addr, char **field, const char **why)
 		end = lt;
 		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
 			end--;
-		if ((name = mime_unquote(start, (size_t)(end - start), why)) ==
-		    NULL) {
+		if (mime_unquote(start, (size_t)(end - start), &name, why) !=
+		    0) {
 			free(*addr);
 			*addr = NULL;
 			return -1;

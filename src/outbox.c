@@ -763,7 +763,7 @@ claim_committed(struct db *db, void *arg, bool *committed, char **errstr)
 		return st;
 	*committed = (unsigned long long)n == a->c->n;
 	log_kv(LOG_WARN, "outbox_claim_commit_unknown", "token", a->c->token,
-	    "committed", *committed ? "1" : "0", NULL);
+	    "committed", *committed ? "1" : "0");
 	return DB_OK;
 }
 
@@ -807,7 +807,7 @@ outbox_claim_budget(struct db *db, const struct conf_outbox *conf,
 		faultpoint("after_claim_commit");
 	if (st == DB_OK && c->nexpired > 0) {
 		snprintf(nexp, sizeof nexp, "%zu", c->nexpired);
-		log_kv(LOG_INFO, "outbox_expired", "count", nexp, NULL);
+		log_kv(LOG_INFO, "outbox_expired", "count", nexp);
 	}
 	/* The cursor follows the rows read, expired ones included; not
 	 * past rows left out, which the next claim must see again. */
@@ -1276,8 +1276,7 @@ fin_call(struct db *db, struct fin_args *a, bool *done, char **errstr)
 		          "keep_sent off) until then"
 		        : "GRANT EXECUTE on the schema: a finalise with the "
 		          "attempt log costs three more statements (four with "
-		          "keep_sent off) until then",
-		    NULL);
+		          "keep_sent off) until then");
 		fin_no_call = 1;
 		free(*errstr);
 		*errstr = NULL;

@@ -570,10 +570,9 @@ rl_log_circuit(const struct ratelimit *rl, unsigned failures, int opened)
 	    (long long)(rl->conf->circuit_cooldown_ms / 1000));
 	if (opened)
 		log_kv(LOG_WARN, "circuit_open", "channel", rl->conf->name,
-		    "failures", n, "cooldown", cool, "error", rl->error, NULL);
+		    "failures", n, "cooldown", cool, "error", rl->error);
 	else
-		log_kv(LOG_INFO, "circuit_closed", "channel", rl->conf->name,
-		    NULL);
+		log_kv(LOG_INFO, "circuit_closed", "channel", rl->conf->name);
 }
 
 /* The settling UPDATE: the quota given back, and with circuit the shared
@@ -682,7 +681,7 @@ ratelimit_settle(struct ratelimit *rl, struct db *db, struct outbox_msg **msgs,
 		 * back twice could exceed it): at worst the quota counts a
 		 * batch too many today, and the circuit misses a failure. */
 		log_kv(LOG_WARN, "ratelimit_settle_unknown", "channel",
-		    rl->conf->name, "error", *errstr, NULL);
+		    rl->conf->name, "error", *errstr);
 		free(*errstr);
 		*errstr = NULL;
 		st = DB_OK;

@@ -46,8 +46,7 @@ runs_abandon(
 		snprintf(count, sizeof count, "%llu", *n);
 		log_kv(LOG_WARN, "run_abandoned", "job", job, "runs", count,
 		    "msg",
-		    "run record left running by a cronguard that died: closed as abandoned",
-		    NULL);
+		    "run record left running by a cronguard that died: closed as abandoned");
 	}
 	db_result_free(r);
 	return st;
@@ -63,7 +62,7 @@ runs_abandon_quietly(struct db *db, const char *job)
 
 	if (runs_abandon(db, job, &n, &errstr) != DB_OK)
 		log_kv(LOG_WARN, "run_abandon_failed", "job", job, "error",
-		    errstr, NULL);
+		    errstr);
 	free(errstr);
 }
 

@@ -154,6 +154,14 @@ cp "$TEST_TMP/sql/902_t0120_later.sql" "$TEST_TMP/sql/902_t0120_dup.sql"
 assert_exit 70 cg db migrate --dry-run
 assert_grep 'same version' "$ERR"
 
+# --- an empty migrations directory: every recorded migration is listed
+# as without a file (and the empty set is never handed to qsort)
+mkdir "$TEST_TMP/empty"
+export CRONGUARD_SQLDIR="$TEST_TMP/empty"
+assert_exit 0 cg db status
+assert_grep '^001 +missing ' "$OUT"
+assert_grep "^$((nfiles + 1)) applied, 0 pending, $((nfiles + 1)) without a file$" "$OUT"
+
 # --- the same through the server's Unix socket
 export CRONGUARD_SQLDIR="$SQLDIR"
 if [ -n "${CRONGUARD_TEST_DB_SOCKET:-}" ]; then

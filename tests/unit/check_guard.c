@@ -1,7 +1,7 @@
 /* check_guard.c: guard_run, a job under its named lock, against the
  * fake database of fakelock.c: the job's status passed through, a busy
  * lock, a lost lock that stops the job, a failed release with a failed
- * job, signals a parent left blocked. */
+ * job, signals a parent left blocked, an SQL job without a database. */
 #include "config.h"
 
 #include <check.h>
@@ -135,6 +135,21 @@ START_TEST(guard_signals_blocked_by_parent)
 }
 END_TEST
 
+/* An SQL job runs on the lock's database session: without a database
+ * (NULL ops) it is a configuration error, whatever its guard. */
+START_TEST(guard_sql_job_without_database)
+{
+	struct guard_job gj;
+
+	guard_setup_job(&gj, NULL);
+	gj.sql = "DO 1";
+	gj.guard = GUARD_NONE;
+	ck_assert_int_eq(guard_run(&gj, NULL, NULL, NULL), EXIT_CONFIG);
+	gj.guard = GUARD_LOCAL;
+	ck_assert_int_eq(guard_run(&gj, NULL, NULL, NULL), EXIT_CONFIG);
+}
+END_TEST
+
 static Suite *
 guard_suite(void)
 {
@@ -148,6 +163,7 @@ guard_suite(void)
 	tcase_add_test(tc, guard_busy_skips);
 	tcase_add_test(tc, guard_lost_terminates);
 	tcase_add_test(tc, guard_signals_blocked_by_parent);
+	tcase_add_test(tc, guard_sql_job_without_database);
 	suite_add_tcase(s, tc);
 	return s;
 }

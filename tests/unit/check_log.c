@@ -26,8 +26,8 @@ emit_tricky(void *arg)
 {
 	(void)arg;
 	log_kv(LOG_WARN, "job_failed", "job", "leave accrual", "why",
-	    "said \"no\"\nthen=left", "empty", "", "absent", NULL, "plain",
-	    "x1", NULL);
+	    "said \"no\"\nthen=left", "empty", "", "absent", (const char *)NULL,
+	    "plain", "x1");
 }
 
 START_TEST(test_logfmt_quoting)
@@ -75,10 +75,10 @@ static void
 emit_levels(void *arg)
 {
 	(void)arg;
-	log_kv(LOG_DEBUG, "dbg", "msg", "debug 1", NULL);
-	log_kv(LOG_INFO, "inf", "msg", "info 2", NULL);
-	log_kv(LOG_WARN, "wrn", "msg", "warn 3", NULL);
-	log_kv(LOG_ERROR, "err", "msg", "error 4", NULL);
+	log_kv(LOG_DEBUG, "dbg", "msg", "debug 1");
+	log_kv(LOG_INFO, "inf", "msg", "info 2");
+	log_kv(LOG_WARN, "wrn", "msg", "warn 3");
+	log_kv(LOG_ERROR, "err", "msg", "error 4");
 }
 
 START_TEST(test_levels)
