@@ -511,12 +511,11 @@ guard_reap(const struct guard_job *gj, struct child *ch, int wait)
 	ch->exited = 1;
 	if (reaper_done(&ch->reaper, rs) != 0)
 		log_kv(LOG_ERROR, "job_reaper_died", "job", gj->job, "msg",
-		    "the job's reaper died: the job was killed", NULL);
+		    "the job's reaper died: the job was killed");
 	else if (ch->reaper.leftovers)
 		log_kv(LOG_WARN, "job_leftovers_killed", "job", gj->job, "msg",
 		    "the job exited and left processes behind: they were "
-		    "killed before the lock was given up",
-		    NULL);
+		    "killed before the lock was given up");
 	ch->status = ch->reaper.status;
 }
 
