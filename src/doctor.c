@@ -707,7 +707,7 @@ out:
 }
 
 /* The configuration and the secret files against the one mode rule that
- * loading applies too (conf_file_mode_problem); a secret file must also
+ * loading applies too (conf_file_problem); a secret file must also
  * be readable by this user and not empty. */
 static void
 doctor_file(
@@ -722,8 +722,7 @@ doctor_file(
 		    strerror(errno));
 		return;
 	}
-	if (conf_file_mode_problem(
-	        path, (unsigned)sb.st_mode, secret, &reason, &fix) == 0 &&
+	if (conf_file_problem(path, &sb, secret, &reason, &fix) == 0 &&
 	    (!secret || conf_secret_problem(path, NULL, &reason, &fix) == 0)) {
 		doctor_add(r, CHECK_OK, what, NULL, "%s mode %04o", path,
 		    (unsigned)(sb.st_mode & 07777));
