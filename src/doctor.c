@@ -22,6 +22,7 @@
 #include "doctor.h"
 #include "migrate.h"
 #include "outbox.h"
+#include "schedule.h"
 #include "util.h"
 
 /* A clock difference above this is a WARNING. */
@@ -624,9 +625,50 @@ doctor_connect_fix(unsigned err)
 	}
 }
 
+/* The slots of a job with a schedule and no timezone follow the server's
+ * zone: it must be known by name (tzone_open_server), else run refuses
+ * the job (78) rather than guess an offset. */
+static void
+doctor_server_zone(const struct conf *c, const char *global,
+    const char *system_zone, struct doctor_report *r)
+{
+	const struct conf_job *j;
+	struct tzone          *z = NULL;
+	char                  *errstr = NULL, *fix;
+	int    sys = global != NULL && strcmp(global, "SYSTEM") == 0;
+	size_t i;
+
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		if (j->schedule_text == NULL || j->timezone != NULL)
+			continue;
+		if (tzone_open_server(
+		        sys ? system_zone : global, sys, &z, &errstr) == 0) {
+			doctor_add(r, CHECK_OK, "time_zone", NULL,
+			    "job %s has no timezone: its slots follow the "
+			    "server's %s",
+			    j->name, tzone_name(z));
+			tzone_free(z);
+			z = NULL;
+			continue;
+		}
+		fix =
+		    xasprintf("timezone = \"America/New_York\" (the "
+		              "server's Area/City) on job %s, or the server's "
+		              "time_zone",
+		        j->name);
+		doctor_add(r, CHECK_CRITICAL, "time_zone", fix,
+		    "job %s has no timezone, and %s: run refuses it (78)",
+		    j->name, errstr);
+		free(fix);
+		free(errstr);
+		errstr = NULL;
+	}
+}
+
 /* The server's time_zone, and its clock against this host's. */
 static void
-doctor_clock(struct db *db, struct doctor_report *r)
+doctor_clock(const struct conf *c, struct db *db, struct doctor_report *r)
 {
 	struct db_result *res = NULL;
 	char             *errstr = NULL;
@@ -644,6 +686,7 @@ doctor_clock(struct db *db, struct doctor_report *r)
 		goto out;
 	}
 	after = now_wall_ms();
+	doctor_server_zone(c, db_cell(res, 0, 0), db_cell(res, 0, 1), r);
 	if (db_cell(res, 0, 2) == NULL ||
 	    parse_double(db_cell(res, 0, 2), 0, 1e11, &server_s, &perr) != 0) {
 		doctor_add(r, CHECK_WARNING, "clock", NULL,
@@ -1293,7 +1336,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		doctor_wsrep(db, c, r);
 		doctor_role(db, r);
 		doctor_isolation(db, r);
-		doctor_clock(db, r);
+		doctor_clock(c, db, r);
 		doctor_migrations(db, r);
 		doctor_privileges(db, r);
 		doctor_timezones(db, c, r);
