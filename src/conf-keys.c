@@ -68,6 +68,19 @@ conf_job_has_schedule(const void *base)
 	return ((const struct conf_job *)base)->schedule_text != NULL;
 }
 
+/* A schedule without timezone follows the server's zone, which run can
+ * only learn by name (tzone_open_server); config check has no server to
+ * ask, so it says what decides. */
+static const char *
+conf_job_schedule_note(const void *base)
+{
+	const struct conf_job *j = base;
+
+	if (j->schedule_text == NULL || j->timezone != NULL)
+		return NULL;
+	return "no timezone: slots follow the database server's time_zone, which must be a zone name (Area/City, or UTC), not SYSTEM known only as an abbreviation such as EST (run refuses that, doctor checks it): timezone = \"Area/City\" makes it certain";
+}
+
 /* Unset, a channel's ttl is no key to print (0 would not parse). */
 static int
 conf_channel_has_ttl(const void *base)
@@ -510,7 +523,10 @@ const struct key conf_job_keys[] = {
 	 * (conf_check_schedule). */
 	{ .name = "timezone", .kind = K_STR, .off = JB(timezone) },
 	/* Parsed in conf_check_schedule. */
-	{ .name = "schedule", .kind = K_STR, .off = JB(schedule_text) },
+	{ .name = "schedule",
+	    .kind = K_STR,
+	    .off = JB(schedule_text),
+	    .note = conf_job_schedule_note },
 	{ .name = "catch_up",
 	    .kind = K_ENUM,
 	    .off = JB(catch_up),

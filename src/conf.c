@@ -423,18 +423,140 @@ conf_get_strv(
 	return i == n ? 0 : -1;
 }
 
+/* Whose files and directories cronguard trusts: root's and those of the
+ * user it runs as.  Anyone else could change the commands it runs. */
+static int
+conf_trusted_owner(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+/* "path is owned by nobody (uid 65534), not by root or USER" and its
+ * fix, for path or (dir != NULL) a directory on its way. */
+static int
+conf_owner_problem(
+    const char *path, const char *dir, uid_t uid, char **reason, char **fix)
+{
+	char *owner = user_name(uid), *me = user_name(geteuid()), *whose;
+
+	whose = geteuid() == 0 ? xstrdup("root") : xasprintf("root or %s", me);
+	if (dir == NULL) {
+		*reason = xasprintf("%s is owned by %s (uid %lu), not by %s",
+		    path, owner, (unsigned long)uid, whose);
+		*fix = xasprintf(
+		    "chown %s %s", geteuid() == 0 ? "root" : me, path);
+	} else {
+		*reason = xasprintf("%s is in %s, owned by %s (uid %lu), not "
+		                    "by %s",
+		    path, dir, owner, (unsigned long)uid, whose);
+		*fix = xasprintf("chown root %s, or move %s to a directory "
+		                 "only root can write",
+		    dir, path);
+	}
+	free(owner);
+	free(me);
+	free(whose);
+	return -1;
+}
+
+/* A directory on the way to path: owned by root or this user, and
+ * writable by nobody else unless it is sticky and root's (/tmp). */
+static int
+conf_dir_problem(const char *path, const char *dir, char **reason, char **fix)
+{
+	struct stat st;
+	unsigned    mode;
+
+	if (stat(dir, &st) == -1) {
+		*reason = xasprintf("cannot stat %s, a directory of %s: %s",
+		    dir, path, strerror(errno));
+		*fix = xstrdup("correct the path");
+		return -1;
+	}
+	if (!conf_trusted_owner(st.st_uid))
+		return conf_owner_problem(path, dir, st.st_uid, reason, fix);
+	mode = (unsigned)st.st_mode;
+	if ((mode & (S_IWGRP | S_IWOTH)) == 0 ||
+	    ((mode & S_ISVTX) != 0 && st.st_uid == 0))
+		return 0;
+	*reason = xasprintf("%s is in %s, writable by %s (mode %04o)%s", path,
+	    dir, (mode & S_IWOTH) ? "others" : "its group", mode & 07777,
+	    (mode & S_ISVTX) ? ", sticky but not root's" : "");
+	*fix = xasprintf(
+	    "chmod go-w %s, or move %s to a directory only root can write", dir,
+	    path);
+	return -1;
+}
+
+/* Every directory of the absolute path abs, from its own up to "/". */
+static int
+conf_dirs_problem(const char *path, const char *abs, char **reason, char **fix)
+{
+	char *dir = xstrdup(abs), *slash;
+	int   rv = 0;
+
+	while (rv == 0 && (slash = strrchr(dir, '/')) != NULL) {
+		if (slash == dir) {
+			slash[1] = '\0';
+			rv = conf_dir_problem(path, dir, reason, fix);
+			break;
+		}
+		*slash = '\0';
+		rv = conf_dir_problem(path, dir, reason, fix);
+	}
+	free(dir);
+	return rv;
+}
+
+/* The directories path is reached through: those of the name as given
+ * (a symbolic link in them could be replaced) and those of the file it
+ * resolves to (realpath). */
+static int
+conf_path_problem(const char *path, char **reason, char **fix)
+{
+	char *real, *cwd = NULL, *abs;
+	int   rv;
+
+	if ((real = realpath(path, NULL)) == NULL) {
+		*reason =
+		    xasprintf("cannot resolve %s: %s", path, strerror(errno));
+		*fix = xstrdup("correct the path");
+		return -1;
+	}
+	if (*path == '/')
+		abs = xstrdup(path);
+	else if ((cwd = getcwd(NULL, 0)) != NULL)
+		abs = xasprintf("%s/%s", cwd, path);
+	else
+		abs = xstrdup(real);
+	rv = conf_dirs_problem(path, real, reason, fix);
+	if (rv == 0 && strcmp(abs, real) != 0)
+		rv = conf_dirs_problem(path, abs, reason, fix);
+	free(real);
+	free(cwd);
+	free(abs);
+	return rv;
+}
+
 /*
  * The one rule for the files cronguard trusts (cronguard.conf(5), FILES):
  * the configuration (and every file it includes) and every secret file
- * may be written by their owner only; a secret file, or a configuration
- * file that holds a secret inline, may be read by its owner and its group
- * (root:cronguard 0640), never by others.
+ * are owned by root or by the user cronguard runs as, may be written by
+ * their owner only, and lie in directories that no one else can write
+ * (unless sticky and root's, as /tmp), as ssh's StrictModes and sudo
+ * check; a secret file, or a configuration file that holds a secret
+ * inline, may be read by its owner and its group (root:cronguard 0640),
+ * never by others.
  */
 int
-conf_file_mode_problem(
-    const char *path, unsigned mode, int secret, char **reason, char **fix)
+conf_file_problem(const char *path, const struct stat *st, int secret,
+    char **reason, char **fix)
 {
+	unsigned mode = (unsigned)st->st_mode;
+
 	*reason = *fix = NULL;
+	if (!conf_trusted_owner(st->st_uid))
+		return conf_owner_problem(path, NULL, st->st_uid, reason, fix);
 	if (mode & (S_IWGRP | S_IWOTH)) {
 		*reason = xasprintf("%s is writable by %s (mode %04o)", path,
 		    (mode & S_IWOTH) ? "others" : "its group", mode & 07777);
@@ -447,17 +569,16 @@ conf_file_mode_problem(
 		*fix = xasprintf("chmod o-r %s", path);
 		return -1;
 	}
-	return 0;
+	return conf_path_problem(path, reason, fix);
 }
 
-/* conf_file_mode_problem's verdict on path: NULL, or "reason (fix)". */
+/* conf_file_problem's verdict on path: NULL, or "reason (fix)". */
 static char *
-conf_file_mode_error(const char *path, const struct stat *st, int secret)
+conf_file_error(const char *path, const struct stat *st, int secret)
 {
 	char *reason, *fix, *err;
 
-	if (conf_file_mode_problem(
-	        path, (unsigned)st->st_mode, secret, &reason, &fix) == 0)
+	if (conf_file_problem(path, st, secret, &reason, &fix) == 0)
 		return NULL;
 	err = xasprintf("%s (%s)", reason, fix);
 	free(reason);
@@ -477,7 +598,7 @@ conf_check_private(
 	if (stat(file, &st) == -1)
 		rv = conf_key_error(
 		    p, s, "cannot stat %s: %s", file, strerror(errno));
-	else if ((err = conf_file_mode_error(file, &st, 1)) != NULL) {
+	else if ((err = conf_file_error(file, &st, 1)) != NULL) {
 		rv = conf_key_error(
 		    p, s, "a secret given inline: %s, or %s", err, instead);
 		free(err);
@@ -624,8 +745,7 @@ conf_secret_problem(const char *path, char **out, char **reason, char **fix)
 		*fix = xstrdup("create it, or correct the path");
 		return -1;
 	}
-	if (conf_file_mode_problem(
-	        path, (unsigned)st.st_mode, 1, reason, fix) == -1)
+	if (conf_file_problem(path, &st, 1, reason, fix) == -1)
 		return -1;
 	if ((s = read_secret_file(path, &err)) == NULL) {
 		*reason = err;
@@ -1569,8 +1689,7 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 			why = strerror(errno);
 		else if (!S_ISREG(st.st_mode))
 			why = "not a regular file";
-		else if ((mode_err = conf_file_mode_error(full, &st, 0)) !=
-		    NULL)
+		else if ((mode_err = conf_file_error(full, &st, 0)) != NULL)
 			why = mode_err;
 		if (why != NULL) {
 			p->err = xasprintf("%s:%d: @include \"%s\" (%s): %s",
@@ -1701,7 +1820,7 @@ conf_load(const char *path, struct conf *c, char **errstr)
 		goto out;
 	}
 	/* Its commands run as whoever runs cronguard. */
-	if ((mode_err = conf_file_mode_error(path, &st, 0)) != NULL) {
+	if ((mode_err = conf_file_error(path, &st, 0)) != NULL) {
 		p.err = mode_err;
 		goto out;
 	}

@@ -8,6 +8,8 @@
 
 #include "output.h"
 
+struct stat;
+
 enum tls_mode {
 	TLS_DISABLED,
 	TLS_PREFERRED,
@@ -239,13 +241,15 @@ int conf_read_job_secrets(struct conf *, const char *job, char **errstr);
 
 /*
  * The one rule for the configuration and secret files (cronguard.conf(5),
- * FILES), for conf_load, config check, doctor and run alike: a file mode
- * that lets anyone but the owner write, or (secret != 0) lets others read,
- * is refused: -1 with an allocated *reason and *fix ("chmod go-w PATH").
- * 0 when mode is acceptable.
+ * FILES), for conf_load, config check, doctor and run alike: path (whose
+ * stat is st) must be owned by root or by this user, written by its
+ * owner only, and (secret != 0) not read by others; every directory on
+ * its way (as given and resolved) must be owned by root or this user and
+ * writable by no one else, unless sticky and root's.  0 when it is so,
+ * else -1 with an allocated *reason and *fix ("chmod go-w PATH").
  */
-int conf_file_mode_problem(
-    const char *path, unsigned mode, int secret, char **reason, char **fix);
+int conf_file_problem(const char *path, const struct stat *st, int secret,
+    char **reason, char **fix);
 
 /* The whole check of a secret file: it exists, obeys the mode rule, can
  * be read and is not empty.  0 with the secret in *out (when out is not

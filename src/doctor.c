@@ -24,6 +24,7 @@
 #include "outbox.h"
 #include "output.h"
 #include "runs.h"
+#include "schedule.h"
 #include "util.h"
 
 /* A clock difference above this is a WARNING. */
@@ -662,9 +663,50 @@ doctor_connect_fix(unsigned err)
 	}
 }
 
+/* The slots of a job with a schedule and no timezone follow the server's
+ * zone: it must be known by name (tzone_open_server), else run refuses
+ * the job (78) rather than guess an offset. */
+static void
+doctor_server_zone(const struct conf *c, const char *global,
+    const char *system_zone, struct doctor_report *r)
+{
+	const struct conf_job *j;
+	struct tzone          *z = NULL;
+	char                  *errstr = NULL, *fix;
+	int    sys = global != NULL && strcmp(global, "SYSTEM") == 0;
+	size_t i;
+
+	for (i = 0; i < c->njobs; i++) {
+		j = &c->jobs[i];
+		if (j->schedule_text == NULL || j->timezone != NULL)
+			continue;
+		if (tzone_open_server(
+		        sys ? system_zone : global, sys, &z, &errstr) == 0) {
+			doctor_add(r, CHECK_OK, "time_zone", NULL,
+			    "job %s has no timezone: its slots follow the "
+			    "server's %s",
+			    j->name, tzone_name(z));
+			tzone_free(z);
+			z = NULL;
+			continue;
+		}
+		fix =
+		    xasprintf("timezone = \"America/New_York\" (the "
+		              "server's Area/City) on job %s, or the server's "
+		              "time_zone",
+		        j->name);
+		doctor_add(r, CHECK_CRITICAL, "time_zone", fix,
+		    "job %s has no timezone, and %s: run refuses it (78)",
+		    j->name, errstr);
+		free(fix);
+		free(errstr);
+		errstr = NULL;
+	}
+}
+
 /* The server's time_zone, and its clock against this host's. */
 static void
-doctor_clock(struct db *db, struct doctor_report *r)
+doctor_clock(const struct conf *c, struct db *db, struct doctor_report *r)
 {
 	struct db_result *res = NULL;
 	char             *errstr = NULL;
@@ -682,6 +724,7 @@ doctor_clock(struct db *db, struct doctor_report *r)
 		goto out;
 	}
 	after = now_wall_ms();
+	doctor_server_zone(c, db_cell(res, 0, 0), db_cell(res, 0, 1), r);
 	if (db_cell(res, 0, 2) == NULL ||
 	    parse_double(db_cell(res, 0, 2), 0, 1e11, &server_s, &perr) != 0) {
 		doctor_add(r, CHECK_WARNING, "clock", NULL,
@@ -745,7 +788,7 @@ out:
 }
 
 /* The configuration and the secret files against the one mode rule that
- * loading applies too (conf_file_mode_problem); a secret file must also
+ * loading applies too (conf_file_problem); a secret file must also
  * be readable by this user and not empty. */
 static void
 doctor_file(
@@ -760,8 +803,7 @@ doctor_file(
 		    strerror(errno));
 		return;
 	}
-	if (conf_file_mode_problem(
-	        path, (unsigned)sb.st_mode, secret, &reason, &fix) == 0 &&
+	if (conf_file_problem(path, &sb, secret, &reason, &fix) == 0 &&
 	    (!secret || conf_secret_problem(path, NULL, &reason, &fix) == 0)) {
 		doctor_add(r, CHECK_OK, what, NULL, "%s mode %04o", path,
 		    (unsigned)(sb.st_mode & 07777));
@@ -1333,7 +1375,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		doctor_wsrep(db, c, r);
 		doctor_role(db, r);
 		doctor_isolation(db, r);
-		doctor_clock(db, r);
+		doctor_clock(c, db, r);
 		doctor_migrations(db, r);
 		doctor_privileges(db, r);
 		doctor_timezones(db, c, r);

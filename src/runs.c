@@ -342,7 +342,6 @@ runs_slot_state(
 {
 	struct db_result *r = NULL;
 	enum db_status    st2;
-	const char       *off;
 
 	memset(st, 0, sizeof *st);
 	st->last_success = st->first_run = -1;
@@ -351,8 +350,8 @@ runs_slot_state(
 	 * first run one of ix_runs_job; the pause in effect is jobctl's (a
 	 * primary-key lookup each).  The server's zone is
 	 * @@global.time_zone, and its SYSTEM is resolved to
-	 * @@system_time_zone, with the offset now as the fallback for a zone
-	 * that is only an abbreviation ("CET").
+	 * @@system_time_zone, an abbreviation that runs_slot_zone takes
+	 * only when it is UTC (tzone_open_server).
 	 */
 	st2 = db_query(db, &r, errstr,
 	    "SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
@@ -360,8 +359,7 @@ runs_slot_state(
 	    " FLOOR(UNIX_TIMESTAMP(s.first_run)),"
 	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
 	    " @@global.time_zone),"
-	    " TIME_FORMAT(TIMEDIFF(CONVERT_TZ(UTC_TIMESTAMP(), '+00:00',"
-	    " 'SYSTEM'), UTC_TIMESTAMP()), '%%H:%%i')"
+	    " @@global.time_zone = 'SYSTEM'"
 	    ", " RUNS_PAUSE_COLS
 	    " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
 	    " WHERE job = %s AND outcome = 'success') AS last_ok,"
@@ -381,10 +379,7 @@ runs_slot_state(
 	st->last_success = db_cell_ll(r, 0, 1, -1);
 	st->first_run = db_cell_ll(r, 0, 2, -1);
 	st->server_zone = db_cell_dup(r, 0, 3);
-	/* TIME_FORMAT writes "-05:00" but "01:00": give it its sign. */
-	if ((off = db_cell(r, 0, 4)) != NULL)
-		st->server_offset =
-		    off[0] == '-' ? xstrdup(off) : xasprintf("+%s", off);
+	st->server_system = db_cell_ll(r, 0, 4, 0) == 1;
 	st->pause_job = db_cell_dup(r, 0, 5);
 	st->paused_by = db_cell_dup(r, 0, 6);
 	st->paused_at = db_cell_dup(r, 0, 7);
@@ -399,7 +394,6 @@ void
 runs_slot_state_free(struct slot_state *st)
 {
 	free(st->server_zone);
-	free(st->server_offset);
 	free(st->pause_job);
 	free(st->paused_by);
 	free(st->paused_at);
@@ -427,23 +421,15 @@ runs_locks(struct db *db, struct db_result **res, char **errstr)
 
 /* ------------------------------------------------------- jobs check */
 
-/* The zone of a job's slots: tz, else the server's (st), by name or
- * by its offset now.  0 and *z, or -1 with *errstr. */
+/* The zone of a job's slots: tz, else the server's (st), never a guess
+ * (tzone_open_server).  0 and *z, or -1 with *errstr. */
 int
 runs_slot_zone(const char *tz, const struct slot_state *st, struct tzone **z,
     char **errstr)
 {
 	if (tz != NULL)
 		return tzone_open(tz, z, errstr);
-	if (st->server_zone != NULL &&
-	    tzone_open(st->server_zone, z, errstr) == 0)
-		return 0;
-	free(*errstr);
-	*errstr = NULL;
-	if (st->server_offset != NULL &&
-	    tzone_open(st->server_offset, z, errstr) == 0)
-		return 0;
-	return -1;
+	return tzone_open_server(st->server_zone, st->server_system, z, errstr);
 }
 
 enum db_status

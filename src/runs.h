@@ -148,7 +148,7 @@ struct slot_state {
 	int64_t first_run;    /* the slot (or start) of the first run; -1 */
 	char   *server_zone;  /* the zone the server's clock is in: a name
 	                       * or "+hh:mm" offset (SYSTEM resolved) */
-	char *server_offset;  /* its offset now, "+hh:mm" (fallback) */
+	int server_system;    /* server_zone is SYSTEM's abbreviation */
 	/* The pause in effect (the job's own or "*"), else pause_job NULL. */
 	char *pause_job;
 	char *paused_by;
@@ -162,7 +162,8 @@ enum db_status runs_slot_state(
     struct db *, const char *job, struct slot_state *st, char **errstr);
 void runs_slot_state_free(struct slot_state *);
 /* The zone of a job's slots: tz (its timezone), else the server's from
- * st, by name or by its offset now.  0 and *z (tzone_free), or -1 with
+ * st when it is known by name (tzone_open_server: never a fixed offset
+ * guessed from an abbreviation).  0 and *z (tzone_free), or -1 with
  * *errstr. */
 int runs_slot_zone(const char *tz, const struct slot_state *st,
     struct tzone **z, char **errstr);

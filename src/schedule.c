@@ -409,6 +409,35 @@ tzone_open(const char *name, struct tzone **out, char **errstr)
 	return 0;
 }
 
+int
+tzone_open_server(
+    const char *zone, int system, struct tzone **out, char **errstr)
+{
+	char *err = NULL;
+
+	*out = NULL;
+	*errstr = NULL;
+	if (zone == NULL || zone[0] == '\0') {
+		*errstr =
+		    xstrdup("the database server did not say its time "
+		            "zone: set timezone = \"Area/City\" on the job");
+		return -1;
+	}
+	if (system && strcmp(zone, "UTC") != 0 && strchr(zone, '/') == NULL) {
+		*errstr = xasprintf(
+		    "the database server's time_zone is SYSTEM, known only as \"%s\", an abbreviation without daylight-saving rules: set timezone = \"America/New_York\" (the server's Area/City) on the job, or the server's time_zone (SET GLOBAL time_zone = 'America/New_York' and default-time-zone in my.cnf, with its time-zone tables loaded)",
+		    zone);
+		return -1;
+	}
+	if (tzone_open(zone, out, &err) == 0)
+		return 0;
+	*errstr = xasprintf("the database server's time_zone: %s: set "
+	                    "timezone = \"Area/City\" on the job",
+	    err);
+	free(err);
+	return -1;
+}
+
 void
 tzone_free(struct tzone *z)
 {

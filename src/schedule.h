@@ -55,7 +55,19 @@ const char *schedule_text(const struct schedule *);
  * it: an unknown zone is an error, never silently UTC.  0 and *out
  * (tzone_free), or -1 with *errstr (allocated).
  */
-int         tzone_open(const char *name, struct tzone **out, char **errstr);
+int tzone_open(const char *name, struct tzone **out, char **errstr);
+/*
+ * The database server's zone, for a job without timezone: zone is its
+ * @@global.time_zone, or (system != 0) the @@system_time_zone that its
+ * SYSTEM stands for.  That is only the abbreviation the C library gives
+ * the server host's zone ("EST", "CET", "GMT"), which names no daylight-
+ * saving rules (tzdata's EST is UTC-05:00 all year, where New York's is
+ * not), so it is never guessed: only "UTC" or an Area/City name is taken,
+ * any other is -1 with *errstr naming the fix (timezone on the job, or
+ * the server's time_zone).  0 and *out, or -1 with *errstr (allocated).
+ */
+int tzone_open_server(
+    const char *zone, int system, struct tzone **out, char **errstr);
 void        tzone_free(struct tzone *);
 const char *tzone_name(const struct tzone *);
 

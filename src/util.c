@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -398,6 +399,16 @@ self_identity(void)
 		snprintf(id, sizeof id, "%s:%ld", self_hostname(), (long)pid);
 	}
 	return id;
+}
+
+char *
+user_name(unsigned long uid)
+{
+	struct passwd *pw = getpwuid((uid_t)uid);
+
+	if (pw != NULL && pw->pw_name != NULL)
+		return xstrdup(pw->pw_name);
+	return xasprintf("%lu", uid);
 }
 
 /* Free buf, overwriting its first len bytes first if they are secret. */

@@ -72,6 +72,8 @@ void sleep_ms(int64_t);
 const char *self_identity(void);
 /* The short host name, static storage. */
 const char *self_hostname(void);
+/* The name of user uid, or its number when it has none (allocated). */
+char *user_name(unsigned long uid);
 
 /* Read a whole (small) file; returns NULL and sets *errstr (allocated). */
 char *read_file(const char *path, size_t max, size_t *len, char **errstr);

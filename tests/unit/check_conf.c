@@ -886,7 +886,8 @@ START_TEST(test_file_mode_rule)
 		{ 0640, 0604, "is readable by others (mode 0604) (chmod o-r " },
 	};
 	struct conf c;
-	char       *err, *secret, *text, *reason, *fix;
+	struct stat st;
+	char       *err, *secret, *text, *reason, *fix, *want;
 	size_t      i;
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -911,17 +912,24 @@ START_TEST(test_file_mode_rule)
 		tmp_remove(secret);
 	}
 	/* The same function answers doctor. */
-	ck_assert_int_eq(
-	    conf_file_mode_problem("f", 0100640, 1, &reason, &fix), 0);
+	secret = tmp_file("s3cret\n", 0640);
+	memset(&st, 0, sizeof st);
+	st.st_uid = geteuid();
+	st.st_mode = 0100640;
+	ck_assert_int_eq(conf_file_problem(secret, &st, 1, &reason, &fix), 0);
 	ck_assert_ptr_null(reason);
-	ck_assert_int_eq(
-	    conf_file_mode_problem("f", 0100604, 0, &reason, &fix), 0);
-	ck_assert_int_eq(
-	    conf_file_mode_problem("f", 0100604, 1, &reason, &fix), -1);
-	ck_assert_str_eq(reason, "f is readable by others (mode 0604)");
-	ck_assert_str_eq(fix, "chmod o-r f");
+	st.st_mode = 0100604;
+	ck_assert_int_eq(conf_file_problem(secret, &st, 0, &reason, &fix), 0);
+	ck_assert_int_eq(conf_file_problem(secret, &st, 1, &reason, &fix), -1);
+	want = xasprintf("%s is readable by others (mode 0604)", secret);
+	ck_assert_str_eq(reason, want);
+	free(want);
+	want = xasprintf("chmod o-r %s", secret);
+	ck_assert_str_eq(fix, want);
+	free(want);
 	free(reason);
 	free(fix);
+	tmp_remove(secret);
 	/* An empty secret file says what to do. */
 	secret = tmp_file("\n", 0640);
 	ck_assert_int_eq(conf_secret_problem(secret, NULL, &reason, &fix), -1);

@@ -462,6 +462,52 @@ START_TEST(test_tzone_tzdir)
 }
 END_TEST
 
+/* The server's zone is taken by name, or as UTC; SYSTEM's abbreviation
+ * ("EST" from TZ=America/New_York) is refused, never read as tzdata's
+ * fixed EST (an hour off all summer). */
+START_TEST(test_tzone_open_server)
+{
+	static const struct {
+		const char *zone;
+		int         system, ok;
+	} cases[] = {
+		{ "UTC", 1, 1 },
+		{ "America/New_York", 1, 1 },
+		{ "EST", 1, 0 },
+		{ "EDT", 1, 0 },
+		{ "GMT", 1, 0 },
+		{ "CET", 1, 0 },
+		{ NULL, 1, 0 },
+		/* @@global.time_zone: the server's own tables define it. */
+		{ "EST", 0, 1 },
+		{ "Europe/Berlin", 0, 1 },
+		{ "+01:00", 0, 1 },
+		{ NULL, 0, 0 },
+	};
+	struct tzone *z = NULL;
+	char         *err = NULL;
+	size_t        i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ck_assert_int_eq(
+		    tzone_open_server(cases[i].zone, cases[i].system, &z, &err),
+		    cases[i].ok ? 0 : -1);
+		if (cases[i].ok) {
+			ck_assert_ptr_nonnull(z);
+			ck_assert_ptr_null(err);
+			tzone_free(z);
+			z = NULL;
+			continue;
+		}
+		ck_assert_ptr_null(z);
+		ck_assert_msg(strstr(err, "timezone = \"") != NULL,
+		    "case %zu: %s", i, err);
+		free(err);
+		err = NULL;
+	}
+}
+END_TEST
+
 /* TZ is the process's: each call leaves it as it found it. */
 START_TEST(test_tz_restored)
 {
@@ -605,6 +651,7 @@ schedule_suite(void)
 	tcase_add_test(tc, test_fixed_offsets);
 	tcase_add_test(tc, test_tzone_open_bad);
 	tcase_add_test(tc, test_tzone_tzdir);
+	tcase_add_test(tc, test_tzone_open_server);
 	tcase_add_test(tc, test_tz_restored);
 	tcase_add_test(tc, test_tzone_format);
 	tcase_add_test(tc, test_tzone_parse);
