@@ -40,6 +40,7 @@ struct guard_job {
 	unsigned               backfill_limit;       /* catch_up "all" */
 	int64_t                starting_deadline_ms; /* catch_up "none" */
 	const char            *slot_arg; /* run --slot: that slot only */
+	int pausable; /* a configured job: jobs pause stops it (not exec) */
 };
 
 /* The guard_job of configured job j of c (borrowing from both): run

@@ -127,7 +127,85 @@ out:
 	return st;
 }
 
-#define JOBCHECK_SLOTS_LOOKED_AT 1001
+/*
+ * The missed slots (jobcheck.h): every slot of the look-back window whose
+ * grace has passed, newest first, against the runs read (rows, newest
+ * first) in memory; the pauses and the newest ack are one statement, read
+ * only when a slot has no run.  No statement per slot.
+ */
+static enum db_status
+jobcheck_missed(struct db *db, const struct conf_job *j,
+    const struct job_sched *sc, const struct tzone *z,
+    const struct runs_slot_row *rows, size_t n, int truncated,
+    struct job_check *jc, char **errstr)
+{
+	struct job_slots   *s = &jc->sched;
+	struct jobctl_marks m;
+	enum db_status      st;
+	int64_t             now = s->st.now_us / 1000000, lo, t, newest = -1;
+	size_t              k = 0, scanned = 0;
+	int                 marks = 0;
+
+	if (s->paused || s->st.first_run < 0)
+		return DB_OK;
+	lo = now - j->missed_lookback_ms / 1000;
+	if (lo < s->st.first_run)
+		lo = s->st.first_run;
+	/* Older slots may have runs that were not read. */
+	if (truncated && n > 0 && lo < rows[n - 1].slot)
+		lo = rows[n - 1].slot;
+	if (schedule_prev(sc->schedule, z, now, &t) != 0)
+		return DB_OK;
+	for (; t >= lo && scanned < JOBCHECK_SLOTS_SCANNED; scanned++) {
+		if ((now - t) * 1000 > j->grace_ms) {
+			while (k < n && rows[k].slot > t)
+				k++;
+			if (k >= n || rows[k].slot != t) {
+				if (!marks) {
+					if ((st = jobctl_slot_marks(db, j->name,
+					         &m, errstr)) != DB_OK)
+						return st;
+					marks = 1;
+				}
+				if (t <= m.acked)
+					break; /* an ack covers the older ones
+					        */
+				if (!jobctl_marks_paused(&m, t)) {
+					if (newest < 0)
+						newest = t;
+					if (s->nlisted <
+					    JOBCHECK_MISSED_LISTED) {
+						if (s->missed_slots == NULL)
+							s->missed_slots = xcalloc(
+							    JOBCHECK_MISSED_LISTED,
+							    sizeof *s
+							        ->missed_slots);
+						tzone_format(z, t,
+						    s->missed_slots
+						        [s->nlisted++],
+						    sizeof *s->missed_slots);
+					}
+					s->nmissed++;
+				}
+			}
+		}
+		if (schedule_prev(sc->schedule, z, t - 1, &t) != 0)
+			break;
+	}
+	if (s->nmissed == 0)
+		return DB_OK;
+	/* No success since the newest missed slot: CRITICAL. */
+	s->missed = s->st.last_success < newest;
+	if (s->missed)
+		jobcheck_add(jc, CHECK_CRITICAL,
+		    "slot %s missed: no run started (%lld missed slot%s)",
+		    s->missed_slots[0], s->nmissed, s->nmissed == 1 ? "" : "s");
+	else
+		jobcheck_add(jc, CHECK_WARNING,
+		    "%lld missed slot%s before the last success, the latest %s (jobs ack clears)",
+		    s->nmissed, s->nmissed == 1 ? "" : "s", s->missed_slots[0]);
+	return DB_OK;
+}
 
 static enum db_status
 jobcheck_schedule(struct db *db, const struct conf_job *j,
@@ -140,6 +218,7 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 	enum db_status        st;
 	int64_t               now, latest, next;
 	size_t                n = 0, i, want;
+	int                   truncated = 0;
 	char                  text[TZONE_RFC3339_MAX];
 
 	s->scheduled = 1;
@@ -164,38 +243,16 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 	if (schedule_next(sc->schedule, z, now, &next) == 0)
 		tzone_format(z, next, s->next, sizeof s->next);
 	want = sc->alert_after_failures > 0 ? sc->alert_after_failures : 1;
-	if (want > JOBCHECK_SLOTS_LOOKED_AT - 1)
-		want = JOBCHECK_SLOTS_LOOKED_AT - 1;
-	rows = xcalloc(want + 1, sizeof *rows);
-	if ((st = runs_recent_slots(db, j->name, rows, want + 1, &n, errstr)) !=
-	    DB_OK)
+	if ((st = runs_recent_slots(
+	         db, j->name, &rows, &n, &truncated, errstr)) != DB_OK)
 		goto out;
 	level =
 	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
-	/* Missed: the latest slot (or, within its grace, the one before it)
-	 * has no success, and the job had run before it; a pause excuses
-	 * it. */
-	if (!s->paused && s->st.first_run >= 0) {
-		int64_t slot = latest, prev;
-		int     was_paused = 0;
-
-		if ((now - latest) * 1000 <= j->grace_ms &&
-		    schedule_prev(sc->schedule, z, latest - 1, &prev) == 0)
-			slot = prev;
-		if (slot >= s->st.first_run && s->st.last_success < slot &&
-		    (now - slot) * 1000 > j->grace_ms &&
-		    (st = jobctl_paused_at(
-		         db, j->name, slot, &was_paused, errstr)) != DB_OK)
-			goto out;
-		/* A slot of a pause, resumed since or not, was not missed. */
-		if (slot >= s->st.first_run && s->st.last_success < slot &&
-		    (now - slot) * 1000 > j->grace_ms && !was_paused) {
-			tzone_format(z, slot, text, sizeof text);
-			s->missed = 1;
-			jobcheck_add(jc, CHECK_CRITICAL,
-			    "slot %s missed: no successful run", text);
-		}
-	}
+	/* Missed: a slot no run started for; a running or failed slot has
+	 * one, and is judged by max_runtime or alert_after_failures. */
+	if ((st = jobcheck_missed(
+	         db, j, sc, z, rows, n, truncated, jc, errstr)) != DB_OK)
+		goto out;
 	/* Consecutive failed slots, newest first; an ack ends the count. */
 	for (i = 0; i < n; i++) {
 		if (rows[i].successes > 0 || rows[i].acked)
@@ -209,13 +266,15 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 		    "%lld consecutive failed slot%s, the last %s (jobs ack clears)",
 		    s->failed_slots, s->failed_slots == 1 ? "" : "s", text);
 	}
+	/* An operator's re-run (run --slot, 'manual') is never a second
+	 * run of its slot. */
 	for (i = 0; i < n; i++) {
-		if (rows[i].successes > 1 && !rows[i].acked) {
+		if (rows[i].launched > 1 && !rows[i].acked) {
 			tzone_format(z, rows[i].slot, text, sizeof text);
 			s->ran_twice = 1;
 			jobcheck_add(jc, level,
 			    "ran twice: %lld successful runs for slot %s",
-			    rows[i].successes, text);
+			    rows[i].launched, text);
 			break;
 		}
 	}
@@ -322,6 +381,7 @@ jobcheck_free(struct job_check *jc)
 	for (i = 0; i < jc->nslots; i++)
 		runs_slot_tally_free(&jc->slots[i]);
 	runs_slot_state_free(&jc->sched.st);
+	free(jc->sched.missed_slots);
 	buf_free(&jc->msg);
 	runs_job_summary_free(&jc->js);
 	lock_holder_free(&jc->holder);
