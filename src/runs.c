@@ -421,12 +421,12 @@ out:
 	return DB_OK;
 }
 
-/* The slots that have runs among the job's latest RUNS_RECENT_RUNS runs,
+/* The slots that have runs among the job's latest max runs,
  * newest first, with the acks of each; the runs without a slot (before
  * the job had a schedule) are one NULL group, counted for *truncated. */
 enum db_status
-runs_recent_slots(struct db *db, const char *job, struct runs_slot_row **rows,
-    size_t *n, int *truncated, char **errstr)
+runs_recent_slots(struct db *db, const char *job, size_t max,
+    struct runs_slot_row **rows, size_t *n, int *truncated, char **errstr)
 {
 	struct db_result *r = NULL;
 	enum db_status    st;
@@ -436,6 +436,8 @@ runs_recent_slots(struct db *db, const char *job, struct runs_slot_row **rows,
 	*rows = NULL;
 	*n = 0;
 	*truncated = 0;
+	if (max > RUNS_RECENT_RUNS)
+		max = RUNS_RECENT_RUNS;
 	st = db_query(db, &r, errstr,
 	    "SELECT FLOOR(UNIX_TIMESTAMP(x.slot)), SUM(x.outcome = 'success'),"
 	    " SUM(x.outcome NOT IN ('success', 'running')),"
@@ -445,9 +447,9 @@ runs_recent_slots(struct db *db, const char *job, struct runs_slot_row **rows,
 	    " SUM(x.outcome = 'success' AND NOT x.slot_kind <=> 'manual'),"
 	    " COUNT(*)"
 	    " FROM (SELECT slot, outcome, started_at, slot_kind"
-	    " FROM cronguard_runs WHERE job = %s ORDER BY id DESC LIMIT %d) x"
+	    " FROM cronguard_runs WHERE job = %s ORDER BY id DESC LIMIT %llu) x"
 	    " GROUP BY x.slot ORDER BY x.slot IS NULL, x.slot DESC",
-	    job, job, RUNS_RECENT_RUNS);
+	    job, job, (unsigned long long)max);
 	if (st != DB_OK)
 		goto out;
 	*rows = xcalloc(r->nrows + 1, sizeof **rows);
@@ -463,7 +465,7 @@ runs_recent_slots(struct db *db, const char *job, struct runs_slot_row **rows,
 		(*rows)[*n].launched = db_cell_ll(r, i, 5, 0);
 		(*n)++;
 	}
-	*truncated = runs >= RUNS_RECENT_RUNS;
+	*truncated = runs >= (long long)max;
 out:
 	db_result_free(r);
 	return st;

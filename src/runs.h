@@ -206,13 +206,14 @@ struct runs_slot_row {
 	int64_t   first_start; /* the first run's start */
 	int       acked;
 };
-/* How many of a job's latest runs runs_recent_slots reads. */
+/* The most of a job's latest runs runs_recent_slots reads. */
 #define RUNS_RECENT_RUNS 2000
-/* The slots that have runs among the job's latest RUNS_RECENT_RUNS runs
- * (ix_runs_job), newest first, with the acks of each: *rows (free) of
- * *n.  *truncated 1 when the job has more runs than that (an older slot
- * may have runs not read).  DB_OK, or the status with *errstr. */
-enum db_status runs_recent_slots(struct db *, const char *job,
+/* The slots that have runs among the job's latest max runs (at most
+ * RUNS_RECENT_RUNS; ix_runs_job), newest first, with the acks of each:
+ * *rows (free) of *n.  *truncated 1 when the job has more runs than that
+ * (an older slot may have runs not read).  DB_OK, or the status with
+ * *errstr. */
+enum db_status runs_recent_slots(struct db *, const char *job, size_t max,
     struct runs_slot_row **rows, size_t *n, int *truncated, char **errstr);
 
 /* ------------------------------------------- run history (jobs runs) */
