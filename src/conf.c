@@ -1365,6 +1365,41 @@ conf_check_once_per(
 }
 
 /*
+ * A scheduled job's grace when none is set (cronguard.conf(5), grace): half
+ * the shortest time between two of its slots, at least CONF_GRACE_MIN and
+ * at most the default grace, so that a job run every minute is not blind
+ * for ten minutes.  The slots looked at are the CONF_GRACE_SLOTS after a
+ * fixed instant (2026-01-01 UTC) in the job's zone (tz; NULL: UTC).
+ */
+#define CONF_GRACE_MIN DUR_S(30)
+#define CONF_GRACE_SLOTS 200
+static int64_t
+conf_schedule_grace(const struct schedule *sc, const struct tzone *tz)
+{
+	struct tzone *utc = NULL;
+	int64_t       t = 1767225600, next, gap = -1, grace;
+	char         *err = NULL;
+	int           i;
+
+	if (tz == NULL && tzone_open("UTC", &utc, &err) != 0) {
+		free(err);
+		return DUR_M(10);
+	}
+	for (i = 0; i < CONF_GRACE_SLOTS &&
+	     schedule_next(sc, tz != NULL ? tz : utc, t, &next) == 0;
+	     i++) {
+		if (i > 0 && (gap < 0 || next - t < gap))
+			gap = next - t;
+		t = next;
+	}
+	tzone_free(utc);
+	grace = gap < 0 ? DUR_M(10) : gap * 1000 / 2;
+	if (grace < CONF_GRACE_MIN)
+		grace = CONF_GRACE_MIN;
+	return grace > DUR_M(10) ? DUR_M(10) : grace;
+}
+
+/*
  * A schedule is parsed here, so that a bad expression is a configuration
  * error naming its field, and its zone is opened in the host's tzdata
  * (cronguard.conf(5), "Schedules").  once_per is an interval schedule of
@@ -1381,7 +1416,8 @@ conf_check_schedule(
 	if (j->schedule_text == NULL) {
 		static const char *const only[] = { "catch_up",
 			"backfill_limit", "starting_deadline",
-			"alert_after_failures", "alert_level" };
+			"alert_after_failures", "alert_level",
+			"missed_lookback" };
 		size_t                   i;
 
 		for (i = 0; i < nitems(only); i++)
@@ -1408,6 +1444,8 @@ conf_check_schedule(
 		free(err);
 		return rv;
 	}
+	if (conf_member(s, "grace") == NULL)
+		j->grace_ms = conf_schedule_grace(j->schedule, j->tzone);
 	if (j->starting_deadline_ms == 0)
 		j->starting_deadline_ms = j->grace_ms;
 	else if (j->catch_up != CATCH_UP_NONE)

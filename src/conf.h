@@ -132,17 +132,18 @@ struct conf_channel {
 #define CONF_LEASE_BEATS 3
 
 struct conf_job {
-	char             *name;
-	int               line;
-	char            **command; /* argv, NULL-terminated; or NULL */
-	size_t            ncommand;
-	char             *sql; /* or NULL; exactly one of command/sql */
-	int64_t           max_runtime_ms;  /* 1h */
-	int64_t           timeout_ms;      /* 0 = none */
-	int64_t           expect_every_ms; /* 0 = not monitored */
-	int64_t           grace_ms;        /* 10m */
-	int64_t           heartbeat_ms;    /* 30s */
-	int64_t           lease_ms;        /* CONF_LEASE_BEATS heartbeats */
+	char   *name;
+	int     line;
+	char  **command; /* argv, NULL-terminated; or NULL */
+	size_t  ncommand;
+	char   *sql;             /* or NULL; exactly one of command/sql */
+	int64_t max_runtime_ms;  /* 1h */
+	int64_t timeout_ms;      /* 0 = none */
+	int64_t expect_every_ms; /* 0 = not monitored */
+	int64_t grace_ms;        /* 10m; with a schedule,
+	                          * conf_schedule_grace */
+	int64_t           heartbeat_ms; /* 30s */
+	int64_t           lease_ms;     /* CONF_LEASE_BEATS heartbeats */
 	enum guard_kind   guard;
 	char             *lock; /* default "cronguard:<db name>:<job>" */
 	enum on_lock_lost on_lock_lost;
@@ -160,6 +161,8 @@ struct conf_job {
 	unsigned         backfill_limit;       /* 10, 1..1000 (catch_up all) */
 	int64_t          starting_deadline_ms; /* catch_up none; default:
 	                                        * grace */
+	int64_t missed_lookback_ms;            /* 24h: jobs check's window
+	                                        * of missed slots */
 	unsigned         alert_after_failures; /* 1, 1..1000 */
 	enum alert_level alert_level;          /* warning */
 	unsigned         keep_runs;  /* CONF_KEEP_RUNS; 0 = keep all */

@@ -1249,6 +1249,7 @@ guard_job_from_conf(
 	gj->catch_up = j->catch_up;
 	gj->backfill_limit = j->backfill_limit;
 	gj->starting_deadline_ms = j->starting_deadline_ms;
+	gj->pausable = 1;
 }
 
 void
@@ -1491,9 +1492,14 @@ guard_plan(const struct guard_job *gj, const struct slot_state *st,
 	if (gj->catch_up != CATCH_UP_ALL || st->first_run < 0)
 		return -1;
 	/* Every slot since the last success, never one before the job's
-	 * first run, newest backfill_limit of them, oldest first. */
+	 * first run or the end of its latest pause, newest backfill_limit of
+	 * them, oldest first. */
 	from = st->last_success > st->first_run - 1 ? st->last_success
 	                                            : st->first_run - 1;
+	/* Nor one of a pause, or before it: after jobs resume, only the
+	 * operator's run --slot runs those. */
+	if (st->pause_ended > from)
+		from = st->pause_ended;
 	max = gj->backfill_limit > 0 ? gj->backfill_limit : 1;
 	t = latest;
 	while (*n < max && schedule_prev(gj->schedule, z, t - 1, &t) == 0 &&
@@ -1597,6 +1603,35 @@ out:
 	return code;
 }
 
+/*
+ * A job without a schedule on the lock session l (open): one statement for
+ * the pause in effect (cronguard(1), jobs pause), before its lock is
+ * taken.  -1 to run it, else the exit code (0: paused, skipped).
+ */
+static int
+guard_unscheduled_paused(const struct guard_job *gj, struct lock *l)
+{
+	struct slot_state st;
+	char             *errstr = NULL;
+	enum db_status    dst;
+	int               code = -1;
+
+	if (l->ops->slot_state == NULL)
+		return -1;
+	if ((dst = l->ops->slot_state(l->conn, gj->job, &st, &errstr)) !=
+	    DB_OK) {
+		log_kv(LOG_ERROR, "db_unavailable", "job", gj->job, "error",
+		    errstr);
+		code = exitcode_db(dst);
+	} else if (st.pause_job != NULL) {
+		guard_paused(gj, &st);
+		code = EXIT_OK;
+	}
+	runs_slot_state_free(&st);
+	free(errstr);
+	return code;
+}
+
 int
 guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
     struct guard_result *res)
@@ -1657,6 +1692,9 @@ guard_run(const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx,
 	}
 	if (gj->schedule != NULL)
 		code = guard_scheduled(gj, l, res);
+	else if (ops != NULL && gj->pausable &&
+	    (code = guard_unscheduled_paused(gj, l)) != -1)
+		lock_close(l);
 	else if (ops != NULL && gj->once_per_ms > 0 &&
 	    (code = guard_once_per(gj, l)) != -1)
 		/* Done: looked at before the lock, so that a no-op launch

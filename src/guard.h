@@ -40,6 +40,7 @@ struct guard_job {
 	unsigned               backfill_limit;       /* catch_up "all" */
 	int64_t                starting_deadline_ms; /* catch_up "none" */
 	const char            *slot_arg; /* run --slot: that slot only */
+	int pausable; /* a configured job: jobs pause stops it (not exec) */
 };
 
 /* The guard_job of configured job j of c (borrowing from both): run
@@ -66,8 +67,8 @@ void guard_result_free(struct guard_result *);
  * record; only valid without a database lock).  Returns the exit code of
  * cronguard(1), EXIT STATUS: the job's own status when it ran without an
  * incident, 0 or busy_exit when skipped (the lock busy, or once_per: a
- * successful run already started in the current slot), 75, 76, 69, 78, 124,
- * 126, 127.
+ * successful run already started in the current slot; 0 for a pausable job
+ * paused by jobs pause, whatever its kind), 75, 76, 69, 78, 124, 126, 127.
  *
  * A command job's stdout and stderr go into one pipe (its writes stay in
  * order) unless gj->output is OUTPUT_INHERIT; the last output_max bytes

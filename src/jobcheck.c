@@ -127,7 +127,105 @@ out:
 	return st;
 }
 
-#define JOBCHECK_SLOTS_LOOKED_AT 1001
+/*
+ * The due slots of the look-back window (jobcheck.h), newest first, into
+ * *win (free) of *nwin: a slot whose grace has passed, at or after the
+ * job's first run and now - missed_lookback, at most
+ * JOBCHECK_SLOTS_SCANNED.  None while the job is paused or has no run.
+ */
+static void
+jobcheck_window(const struct conf_job *j, const struct job_sched *sc,
+    const struct tzone *z, const struct slot_state *ss, int64_t **win,
+    size_t *nwin)
+{
+	int64_t now = ss->now_us / 1000000, lo, t;
+	size_t  cap = 0;
+
+	*win = NULL;
+	*nwin = 0;
+	if (ss->pause_job != NULL || ss->first_run < 0)
+		return;
+	lo = now - j->missed_lookback_ms / 1000;
+	if (lo < ss->first_run)
+		lo = ss->first_run;
+	if (schedule_prev(sc->schedule, z, now, &t) != 0)
+		return;
+	while (t >= lo && *nwin < JOBCHECK_SLOTS_SCANNED) {
+		if ((now - t) * 1000 > j->grace_ms) {
+			if (*nwin == cap) {
+				cap = cap == 0 ? 64 : cap * 2;
+				*win = xreallocarray(*win, cap, sizeof **win);
+			}
+			(*win)[(*nwin)++] = t;
+		}
+		if (schedule_prev(sc->schedule, z, t - 1, &t) != 0)
+			break;
+	}
+}
+
+/*
+ * The missed slots (jobcheck.h): the window's slots (win, newest first)
+ * against the runs read (rows, newest first) in memory; the pauses and
+ * the newest ack are one statement, read only when a slot has no run.
+ * No statement per slot.
+ */
+static enum db_status
+jobcheck_missed(struct db *db, const struct conf_job *j, const int64_t *win,
+    size_t nwin, const struct tzone *z, const struct runs_slot_row *rows,
+    size_t n, int truncated, struct job_check *jc, char **errstr)
+{
+	struct job_slots   *s = &jc->sched;
+	struct jobctl_marks m;
+	enum db_status      st;
+	int64_t             t, newest = -1;
+	size_t              i, k = 0;
+	int                 marks = 0;
+
+	for (i = 0; i < nwin; i++) {
+		t = win[i];
+		/* Older slots may have runs that were not read. */
+		if (truncated && (n == 0 || t < rows[n - 1].slot))
+			break;
+		while (k < n && rows[k].slot > t)
+			k++;
+		if (k < n && rows[k].slot == t)
+			continue;
+		if (!marks) {
+			if ((st = jobctl_slot_marks(db, j->name, &m, errstr)) !=
+			    DB_OK)
+				return st;
+			marks = 1;
+		}
+		if (t <= m.acked)
+			break; /* an ack covers the older ones */
+		if (jobctl_marks_paused(&m, t))
+			continue;
+		if (newest < 0)
+			newest = t;
+		if (s->nlisted < JOBCHECK_MISSED_LISTED) {
+			if (s->missed_slots == NULL)
+				s->missed_slots =
+				    xcalloc(JOBCHECK_MISSED_LISTED,
+				        sizeof *s->missed_slots);
+			tzone_format(z, t, s->missed_slots[s->nlisted++],
+			    sizeof *s->missed_slots);
+		}
+		s->nmissed++;
+	}
+	if (s->nmissed == 0)
+		return DB_OK;
+	/* No success since the newest missed slot: CRITICAL. */
+	s->missed = s->st.last_success < newest;
+	if (s->missed)
+		jobcheck_add(jc, CHECK_CRITICAL,
+		    "slot %s missed: no run started (%lld missed slot%s)",
+		    s->missed_slots[0], s->nmissed, s->nmissed == 1 ? "" : "s");
+	else
+		jobcheck_add(jc, CHECK_WARNING,
+		    "%lld missed slot%s before the last success, the latest %s (jobs ack clears)",
+		    s->nmissed, s->nmissed == 1 ? "" : "s", s->missed_slots[0]);
+	return DB_OK;
+}
 
 static enum db_status
 jobcheck_schedule(struct db *db, const struct conf_job *j,
@@ -136,10 +234,13 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 	struct job_slots     *s = &jc->sched;
 	struct runs_slot_row *rows = NULL;
 	struct tzone         *z = NULL;
+	int64_t              *win = NULL;
+	size_t                nwin = 0;
 	enum check_status     level;
 	enum db_status        st;
 	int64_t               now, latest, next;
 	size_t                n = 0, i, want;
+	int                   truncated = 0;
 	char                  text[TZONE_RFC3339_MAX];
 
 	s->scheduled = 1;
@@ -164,38 +265,19 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 	if (schedule_next(sc->schedule, z, now, &next) == 0)
 		tzone_format(z, next, s->next, sizeof s->next);
 	want = sc->alert_after_failures > 0 ? sc->alert_after_failures : 1;
-	if (want > JOBCHECK_SLOTS_LOOKED_AT - 1)
-		want = JOBCHECK_SLOTS_LOOKED_AT - 1;
-	rows = xcalloc(want + 1, sizeof *rows);
-	if ((st = runs_recent_slots(db, j->name, rows, want + 1, &n, errstr)) !=
-	    DB_OK)
+	/* Runs enough for the window's slots (a retry each) and the failed
+	 * slots' count (ten retries each), read in one statement. */
+	jobcheck_window(j, sc, z, &s->st, &win, &nwin);
+	if ((st = runs_recent_slots(db, j->name, 2 * nwin + 10 * want + 100,
+	         &rows, &n, &truncated, errstr)) != DB_OK)
 		goto out;
 	level =
 	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
-	/* Missed: the latest slot (or, within its grace, the one before it)
-	 * has no success, and the job had run before it; a pause excuses
-	 * it. */
-	if (!s->paused && s->st.first_run >= 0) {
-		int64_t slot = latest, prev;
-		int     was_paused = 0;
-
-		if ((now - latest) * 1000 <= j->grace_ms &&
-		    schedule_prev(sc->schedule, z, latest - 1, &prev) == 0)
-			slot = prev;
-		if (slot >= s->st.first_run && s->st.last_success < slot &&
-		    (now - slot) * 1000 > j->grace_ms &&
-		    (st = jobctl_paused_at(
-		         db, j->name, slot, &was_paused, errstr)) != DB_OK)
-			goto out;
-		/* A slot of a pause, resumed since or not, was not missed. */
-		if (slot >= s->st.first_run && s->st.last_success < slot &&
-		    (now - slot) * 1000 > j->grace_ms && !was_paused) {
-			tzone_format(z, slot, text, sizeof text);
-			s->missed = 1;
-			jobcheck_add(jc, CHECK_CRITICAL,
-			    "slot %s missed: no successful run", text);
-		}
-	}
+	/* Missed: a slot no run started for; a running or failed slot has
+	 * one, and is judged by max_runtime or alert_after_failures. */
+	if ((st = jobcheck_missed(
+	         db, j, win, nwin, z, rows, n, truncated, jc, errstr)) != DB_OK)
+		goto out;
 	/* Consecutive failed slots, newest first; an ack ends the count. */
 	for (i = 0; i < n; i++) {
 		if (rows[i].successes > 0 || rows[i].acked)
@@ -209,13 +291,15 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 		    "%lld consecutive failed slot%s, the last %s (jobs ack clears)",
 		    s->failed_slots, s->failed_slots == 1 ? "" : "s", text);
 	}
+	/* An operator's re-run (run --slot, 'manual') is never a second
+	 * run of its slot. */
 	for (i = 0; i < n; i++) {
-		if (rows[i].successes > 1 && !rows[i].acked) {
+		if (rows[i].launched > 1 && !rows[i].acked) {
 			tzone_format(z, rows[i].slot, text, sizeof text);
 			s->ran_twice = 1;
 			jobcheck_add(jc, level,
 			    "ran twice: %lld successful runs for slot %s",
-			    rows[i].successes, text);
+			    rows[i].launched, text);
 			break;
 		}
 	}
@@ -227,6 +311,7 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 		    (long long)(rows[0].first_start - latest));
 	}
 out:
+	free(win);
 	free(rows);
 	tzone_free(z);
 	return st;
@@ -322,6 +407,7 @@ jobcheck_free(struct job_check *jc)
 	for (i = 0; i < jc->nslots; i++)
 		runs_slot_tally_free(&jc->slots[i]);
 	runs_slot_state_free(&jc->sched.st);
+	free(jc->sched.missed_slots);
 	buf_free(&jc->msg);
 	runs_job_summary_free(&jc->js);
 	lock_holder_free(&jc->holder);

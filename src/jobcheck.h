@@ -23,14 +23,22 @@ struct job_sched {
 	enum check_status      alert_level;          /* WARNING or CRITICAL */
 };
 
+/* The most missed slots jobs check lists, and looks at. */
+#define JOBCHECK_MISSED_LISTED 100
+#define JOBCHECK_SLOTS_SCANNED 100000
+
 /* What jobs check found about a scheduled job's slots (RFC 3339 text in
  * the job's zone; "" when there is none). */
 struct job_slots {
 	int  scheduled;                 /* the job has a schedule */
 	char latest[TZONE_RFC3339_MAX]; /* the latest slot at or before now */
 	char next[TZONE_RFC3339_MAX];   /* the next one */
-	int  missed; /* a slot past grace without a success */
-	int  late;   /* the latest slot's first run started after grace */
+	int  missed;       /* a missed slot with no success since (CRITICAL) */
+	long long nmissed; /* missed slots in the look-back window */
+	/* The newest JOBCHECK_MISSED_LISTED of them, newest first. */
+	char (*missed_slots)[TZONE_RFC3339_MAX];
+	size_t    nlisted;
+	int       late; /* the latest slot's first run started after grace */
 	long long failed_slots; /* consecutive failed slots, newest first */
 	int       ran_twice; /* a slot with more than one success (not acked) */
 	int       paused;    /* a pause is in effect */
@@ -61,12 +69,16 @@ struct job_check {
  * With once_per, the last completed slot and the current one: a completed slot
  * without a success is CRITICAL once grace has passed after its end (WARNING
  * when a later success caught up), a slot with more than one success is a
- * WARNING (ran twice).  With a schedule (sched->schedule): the latest slot
- * without a success once grace has passed is CRITICAL (missed),
+ * WARNING (ran twice).  With a schedule (sched->schedule): a slot of the
+ * look-back window (missed_lookback) after the job's first run whose grace has
+ * passed with no run started for it, outside every pause and not at or before
+ * an acknowledged slot, is missed: CRITICAL while no success followed it,
+ * WARNING once one did (a running or failed slot is never missed);
  * alert_after_failures consecutive failed slots are at alert_level, a slot with
- * two successes too (ran twice), and a first run that started later than grace
- * after its slot is a WARNING (late); a slot acknowledged with jobs ack is not
- * reported; expect_every and the last failed run's WARNING do not apply. Fills
+ * two successes not started by run --slot too (ran twice), and a first run that
+ * started later than grace after its slot is a WARNING (late); a slot
+ * acknowledged with jobs ack is not reported; expect_every and the last failed
+ * run's WARNING do not apply. Fills
  * *jc (jobcheck_free); DB_OK, or the status with *errstr.
  */
 enum db_status jobcheck_run(struct db *, const struct conf_job *j,

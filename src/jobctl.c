@@ -120,11 +120,9 @@ jobctl_pause(struct db *db, const char *const *jobs, size_t n, int64_t for_ms,
 			goto out;
 		}
 	}
-	/* Expired rows are dead weight; a pause is never read from them. */
-	if ((st = db_query_retry(db, NULL, errstr,
-	         "DELETE FROM cronguard_job_pauses WHERE until_at <= NOW(6)")) !=
-	    DB_OK)
-		goto out;
+	/* Ended rows stay (one per job at most): jobs check reads the slots
+	 * of a resumed pause from them (jobctl_slot_marks).  Only the paused
+	 * jobs' own rows are replaced. */
 	if ((st = db_query_retry(db, NULL, errstr,
 	         "INSERT INTO cronguard_job_pauses (job, paused_at, paused_by,"
 	         " reason, until_at) VALUES %F ON DUPLICATE KEY UPDATE"
@@ -187,23 +185,52 @@ out:
 }
 
 enum db_status
-jobctl_paused_at(
-    struct db *db, const char *job, int64_t t, int *paused, char **errstr)
+jobctl_slot_marks(
+    struct db *db, const char *job, struct jobctl_marks *m, char **errstr)
 {
-	char          *v = NULL;
-	enum db_status st;
+	struct db_result *r = NULL;
+	enum db_status    st;
+	size_t            i;
 
-	*paused = 0;
-	st = db_query_value(db, &v, errstr,
-	    "SELECT COUNT(*) FROM cronguard_job_pauses"
+	memset(m, 0, sizeof *m);
+	m->acked = -1;
+	/* A row per pause (the primary key: at most the job's and "*"),
+	 * then one with the newest ack (uq_job_acks). */
+	st = db_query(db, &r, errstr,
+	    "SELECT 'p', FLOOR(UNIX_TIMESTAMP(paused_at)),"
+	    " CEIL(UNIX_TIMESTAMP(until_at)) FROM cronguard_job_pauses"
 	    " WHERE job IN (%s, '" JOBCTL_ALL "')"
-	    " AND paused_at <= FROM_UNIXTIME(%lld)"
-	    " AND (until_at IS NULL OR until_at >= FROM_UNIXTIME(%lld))",
-	    job, (long long)t, (long long)t);
-	if (st == DB_OK)
-		*paused = v != NULL && strcmp(v, "0") != 0;
-	free(v);
+	    " UNION ALL SELECT 'a', FLOOR(UNIX_TIMESTAMP(MAX(slot))), NULL"
+	    " FROM cronguard_job_acks WHERE job = %s",
+	    job, job);
+	if (st != DB_OK)
+		goto out;
+	for (i = 0; i < r->nrows; i++) {
+		const char *kind = db_cell(r, i, 0);
+
+		if (kind != NULL && kind[0] == 'a')
+			m->acked = db_cell_ll(r, i, 1, -1);
+		else if (m->npauses < nitems(m->pauses)) {
+			m->pauses[m->npauses].from = db_cell_ll(r, i, 1, -1);
+			m->pauses[m->npauses].until = db_cell_ll(r, i, 2, -1);
+			m->npauses++;
+		}
+	}
+out:
+	db_result_free(r);
 	return st;
+}
+
+int
+jobctl_marks_paused(const struct jobctl_marks *m, int64_t t)
+{
+	size_t i;
+
+	for (i = 0; i < m->npauses; i++)
+		if (m->pauses[i].from <= t &&
+		    (m->pauses[i].until < 0 || t <= m->pauses[i].until))
+			return 1;
+	return 0;
 }
 
 enum db_status

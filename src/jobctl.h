@@ -75,9 +75,10 @@ const char *jobctl_identity(void);
 /*
  * Pause the n jobs (JOBCTL_ALL: every job) in one statement, replacing a
  * pause they have: paused_at now, paused_by jobctl_identity(), reason
- * (NULL: none), until now + for_ms (0: until jobs resume).  Rows that
- * expired are deleted first.  *out (may be NULL) is the first job's new
- * row.
+ * (NULL: none), until now + for_ms (0: until jobs resume).  The ended
+ * rows of other jobs stay (their history, jobctl_slot_marks); a paused
+ * job's own ended row is replaced.  *out (may be NULL) is the first
+ * job's new row.
  */
 enum db_status jobctl_pause(struct db *, const char *const *jobs, size_t n,
     int64_t for_ms, const char *reason, struct job_pause *out, char **errstr);
@@ -92,10 +93,22 @@ enum db_status jobctl_resume(
  * the next pause of the job replaces it. */
 enum db_status jobctl_resume_all(
     struct db *, unsigned long long *n, char **errstr);
-/* Whether job was paused at instant t (Unix seconds: a slot), by its own
- * row or JOBCTL_ALL's, resumed since or not: *paused 1 or 0. */
-enum db_status jobctl_paused_at(
-    struct db *, const char *job, int64_t t, int *paused, char **errstr);
+/* What excuses a slot of job from being missed (jobs check): its pauses
+ * (its own row and JOBCTL_ALL's, resumed since or not; Unix seconds,
+ * until -1 for none) and its newest acknowledged slot (-1 for none). */
+struct jobctl_span {
+	int64_t from, until;
+};
+struct jobctl_marks {
+	struct jobctl_span pauses[2];
+	size_t             npauses;
+	int64_t            acked; /* the newest acknowledged slot; -1 */
+};
+/* Fill *m for job in one statement.  DB_OK, or the status with *errstr. */
+enum db_status jobctl_slot_marks(
+    struct db *, const char *job, struct jobctl_marks *m, char **errstr);
+/* Whether instant t (a slot) fell in one of m's pauses: 1 or 0. */
+int jobctl_marks_paused(const struct jobctl_marks *m, int64_t t);
 
 /* The pause in effect for job (its own row or the JOBCTL_ALL row, the
  * one that holds longest), or out->paused 0.  Free with

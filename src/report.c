@@ -531,11 +531,18 @@ static json_t *
 report_jobs_json_schedule(const struct job_check *jc)
 {
 	const struct job_slots *s = &jc->sched;
+	json_t                 *missed = json_array();
+	size_t                  i;
 
-	return json_pack("{s:s?, s:s?, s:b, s:b, s:I, s:b, s:b}", "latest_slot",
-	    s->latest[0] != '\0' ? s->latest : NULL, "next_slot",
-	    s->next[0] != '\0' ? s->next : NULL, "missed", s->missed, "late",
-	    s->late, "failed_slots", (json_int_t)s->failed_slots, "ran_twice",
+	/* The missed slots, newest first (at most JOBCHECK_MISSED_LISTED;
+	 * slots_missed counts them all). */
+	for (i = 0; i < s->nlisted; i++)
+		json_array_append_new(missed, json_string(s->missed_slots[i]));
+	return json_pack("{s:s?, s:s?, s:o, s:I, s:b, s:I, s:b, s:b}",
+	    "latest_slot", s->latest[0] != '\0' ? s->latest : NULL, "next_slot",
+	    s->next[0] != '\0' ? s->next : NULL, "missed", missed,
+	    "slots_missed", (json_int_t)s->nmissed, "late", s->late,
+	    "failed_slots", (json_int_t)s->failed_slots, "ran_twice",
 	    s->ran_twice, "paused", s->paused);
 }
 
@@ -612,6 +619,7 @@ enum report_job_metric {
 	REPORT_JOB_STATUS,
 	REPORT_JOB_PAUSED,
 	REPORT_JOB_SLOT_MISSED,
+	REPORT_JOB_SLOTS_MISSED,
 	REPORT_JOB_SLOT_LATE,
 	REPORT_JOB_FAILED_SLOTS,
 	REPORT_JOB_RAN_TWICE,
@@ -654,6 +662,9 @@ report_jobs_prom_metric(struct buf *b, const struct job_check *jcs,
 			break;
 		case REPORT_JOB_SLOT_MISSED:
 			buf_printf(b, "%d\n", jcs[i].sched.missed);
+			break;
+		case REPORT_JOB_SLOTS_MISSED:
+			buf_printf(b, "%lld\n", jcs[i].sched.nmissed);
 			break;
 		case REPORT_JOB_SLOT_LATE:
 			buf_printf(b, "%d\n", jcs[i].sched.late);
@@ -699,8 +710,12 @@ report_jobs_prometheus(struct buf *b, enum check_status st,
 		    REPORT_JOB_STATUS);
 		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_slot_missed",
-		    "1 when a slot of the job's schedule passed its grace without a successful run.",
+		    "1 when a slot of the job's schedule passed its grace with no run started and no success followed.",
 		    REPORT_JOB_SLOT_MISSED);
+		report_jobs_prom_metric(b, jcs, pauses, n,
+		    "cronguard_job_slots_missed",
+		    "Slots of the job's schedule in its missed_lookback window that passed their grace with no run started (not paused, not acknowledged).",
+		    REPORT_JOB_SLOTS_MISSED);
 		report_jobs_prom_metric(b, jcs, pauses, n,
 		    "cronguard_job_slot_late",
 		    "1 when the latest slot's first run started later than grace after the slot.",

@@ -344,7 +344,7 @@ runs_slot_state(
 	enum db_status    st2;
 
 	memset(st, 0, sizeof *st);
-	st->last_success = st->first_run = -1;
+	st->last_success = st->first_run = st->pause_ended = -1;
 	/*
 	 * The latest successful slot is one probe of ix_runs_job_slot, the
 	 * first run one of ix_runs_job; the pause in effect is jobctl's (a
@@ -360,15 +360,18 @@ runs_slot_state(
 	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
 	    " @@global.time_zone),"
 	    " @@global.time_zone = 'SYSTEM'"
-	    ", " RUNS_PAUSE_COLS
+	    ", " RUNS_PAUSE_COLS ","
+	    " (SELECT CEIL(UNIX_TIMESTAMP(MAX(until_at)))"
+	    " FROM cronguard_job_pauses WHERE job IN (%s, '" JOBCTL_ALL "')"
+	    " AND until_at <= NOW(6))"
 	    " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
 	    " WHERE job = %s AND outcome = 'success') AS last_ok,"
 	    " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
 	    " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s",
-	    job, job, job, job, job, job, job);
+	    job, job, job, job, job, job, job, job);
 	if (st2 != DB_OK)
 		goto out;
-	if ((st2 = db_one_row(r, 10, errstr)) != DB_OK)
+	if ((st2 = db_one_row(r, 11, errstr)) != DB_OK)
 		goto out;
 	if ((st->now_us = db_cell_ll(r, 0, 0, -1)) <= 0) {
 		*errstr = xasprintf("the database clock said \"%s\"",
@@ -385,6 +388,7 @@ runs_slot_state(
 	st->paused_at = db_cell_dup(r, 0, 7);
 	st->reason = db_cell_dup(r, 0, 8);
 	st->until = db_cell_dup(r, 0, 9);
+	st->pause_ended = db_cell_ll(r, 0, 10, -1);
 out:
 	db_result_free(r);
 	return st2;
@@ -462,38 +466,51 @@ out:
 	return DB_OK;
 }
 
-/* The newest slots that have runs (at most max), newest first, from the
- * job's latest 500 runs (ix_runs_job), with the acks of each. */
+/* The slots that have runs among the job's latest max runs,
+ * newest first, with the acks of each; the runs without a slot (before
+ * the job had a schedule) are one NULL group, counted for *truncated. */
 enum db_status
-runs_recent_slots(struct db *db, const char *job, struct runs_slot_row *rows,
-    size_t max, size_t *n, char **errstr)
+runs_recent_slots(struct db *db, const char *job, size_t max,
+    struct runs_slot_row **rows, size_t *n, int *truncated, char **errstr)
 {
 	struct db_result *r = NULL;
 	enum db_status    st;
+	long long         runs = 0;
 	size_t            i;
 
+	*rows = NULL;
 	*n = 0;
+	*truncated = 0;
+	if (max > RUNS_RECENT_RUNS)
+		max = RUNS_RECENT_RUNS;
 	st = db_query(db, &r, errstr,
 	    "SELECT FLOOR(UNIX_TIMESTAMP(x.slot)), SUM(x.outcome = 'success'),"
 	    " SUM(x.outcome NOT IN ('success', 'running')),"
 	    " FLOOR(UNIX_TIMESTAMP(MIN(x.started_at))),"
-	    " EXISTS (SELECT 1 FROM cronguard_job_acks a"
-	    " WHERE a.job = %s AND a.slot = x.slot)"
-	    " FROM (SELECT slot, outcome, started_at FROM cronguard_runs"
-	    " WHERE job = %s ORDER BY id DESC LIMIT 500) x"
-	    " WHERE x.slot IS NOT NULL GROUP BY x.slot ORDER BY x.slot DESC"
-	    " LIMIT %llu",
+	    " x.slot IS NOT NULL AND EXISTS (SELECT 1 FROM cronguard_job_acks a"
+	    " WHERE a.job = %s AND a.slot = x.slot),"
+	    " SUM(x.outcome = 'success' AND NOT x.slot_kind <=> 'manual'),"
+	    " COUNT(*)"
+	    " FROM (SELECT slot, outcome, started_at, slot_kind"
+	    " FROM cronguard_runs WHERE job = %s ORDER BY id DESC LIMIT %llu) x"
+	    " GROUP BY x.slot ORDER BY x.slot IS NULL, x.slot DESC",
 	    job, job, (unsigned long long)max);
 	if (st != DB_OK)
 		goto out;
+	*rows = xcalloc(r->nrows + 1, sizeof **rows);
 	for (i = 0; i < r->nrows; i++) {
-		rows[i].slot = db_cell_ll(r, i, 0, -1);
-		rows[i].successes = db_cell_ll(r, i, 1, 0);
-		rows[i].failures = db_cell_ll(r, i, 2, 0);
-		rows[i].first_start = db_cell_ll(r, i, 3, -1);
-		rows[i].acked = db_cell_ll(r, i, 4, 0) == 1;
+		runs += db_cell_ll(r, i, 6, 0);
+		if (db_cell(r, i, 0) == NULL)
+			continue;
+		(*rows)[*n].slot = db_cell_ll(r, i, 0, -1);
+		(*rows)[*n].successes = db_cell_ll(r, i, 1, 0);
+		(*rows)[*n].failures = db_cell_ll(r, i, 2, 0);
+		(*rows)[*n].first_start = db_cell_ll(r, i, 3, -1);
+		(*rows)[*n].acked = db_cell_ll(r, i, 4, 0) == 1;
+		(*rows)[*n].launched = db_cell_ll(r, i, 5, 0);
+		(*n)++;
 	}
-	*n = r->nrows;
+	*truncated = runs >= (long long)max;
 out:
 	db_result_free(r);
 	return st;

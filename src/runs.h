@@ -155,6 +155,9 @@ struct slot_state {
 	char *paused_at; /* UTC "YYYY-MM-DD hh:mm:ss" */
 	char *reason;    /* NULL: none given */
 	char *until;     /* UTC; NULL: until resumed */
+	/* The end of the latest pause that ended (resumed or expired), Unix
+	 * seconds rounded up; -1 none. */
+	int64_t pause_ended;
 };
 /* Fill *st for job.  DB_OK, or the status with *errstr.  Free with
  * runs_slot_state_free. */
@@ -210,14 +213,19 @@ enum db_status runs_slot_info(struct db *, const char *job,
 struct runs_slot_row {
 	int64_t   slot;
 	long long successes, failures;
+	long long launched; /* successes not started by run --slot (manual) */
 	int64_t   first_start; /* the first run's start */
 	int       acked;
 };
-/* The newest slots that have runs (at most max), newest first, from the
- * job's latest 500 runs (ix_runs_job), with the acks of each: *n rows.
- * DB_OK, or the status with *errstr. */
-enum db_status runs_recent_slots(struct db *, const char *job,
-    struct runs_slot_row *rows, size_t max, size_t *n, char **errstr);
+/* The most of a job's latest runs runs_recent_slots reads. */
+#define RUNS_RECENT_RUNS 2000
+/* The slots that have runs among the job's latest max runs (at most
+ * RUNS_RECENT_RUNS; ix_runs_job), newest first, with the acks of each:
+ * *rows (free) of *n.  *truncated 1 when the job has more runs than that
+ * (an older slot may have runs not read).  DB_OK, or the status with
+ * *errstr. */
+enum db_status runs_recent_slots(struct db *, const char *job, size_t max,
+    struct runs_slot_row **rows, size_t *n, int *truncated, char **errstr);
 
 /* ------------------------------------------- run history (jobs runs) */
 
