@@ -24,8 +24,11 @@ wait_for 10 test -s "$TEST_TMP/long.pid"
 run_id=$(mysql_q "SELECT id FROM cronguard_runs WHERE job = 'long'")
 kill -9 "$cg_pid"
 wait "$cg_pid" 2>/dev/null || true
-kill "$(cat "$TEST_TMP/long.pid")"
+# The job's reaper kills the job and then lets the lock go (t1108).
 wait_for 10 test "$(mysql_q "SELECT IS_FREE_LOCK('t0382:long')")" = 1
+if kill -0 "$(cat "$TEST_TMP/long.pid")" 2>/dev/null; then
+	fail "the job outlived its guard"
+fi
 assert_eq running "$(outcome "$run_id")" "left by the dead cronguard"
 
 # --- a live run of another job, for the control below.
