@@ -999,37 +999,6 @@ outbox_tally_claim(const struct conf_outbox *conf, const struct claim *c,
 
 /* ------------------------------------------------------- attempt log */
 
-/* Bytes of an attempt's detail (outbox_attempts.detail). */
-#define ATTEMPT_DETAIL_MAX 1024
-
-/* s cut to at most ATTEMPT_DETAIL_MAX bytes on a character boundary,
- * each byte that is not part of well-formed UTF-8 replaced by '?'. */
-static char *
-attempt_detail(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	struct buf           b;
-	size_t               k;
-
-	buf_init(&b);
-	while (*p != '\0') {
-		if ((k = utf8_seq_len(p, SIZE_MAX)) == 0) {
-			k = 1;
-			if (b.len + 1 > ATTEMPT_DETAIL_MAX)
-				break;
-			buf_addc(&b, '?');
-		} else {
-			if (b.len + k > ATTEMPT_DETAIL_MAX)
-				break;
-			buf_add(&b, (const char *)p, k);
-		}
-		p += k;
-	}
-	if (b.data == NULL)
-		buf_adds(&b, "");
-	return buf_steal(&b);
-}
-
 /* The outcome an attempt row records for m, or NULL for none: a message
  * never started has no attempt; outbox.attempt_log picks the rest. */
 static const char *
@@ -1070,7 +1039,6 @@ attempt_sql(struct db *db, const struct conf_outbox *conf,
 {
 	const struct outbox_msg *m;
 	const char              *outcome;
-	char                    *detail;
 	int64_t                  now = now_mono_ms(), ago, dur;
 	size_t                   i, j;
 	int                      gone, rc;
@@ -1091,7 +1059,6 @@ attempt_sql(struct db *db, const struct conf_outbox *conf,
 			ago = 0;
 		if (dur < 0 || dur > UINT32_MAX)
 			dur = 0;
-		detail = m->error != NULL ? attempt_detail(m->error) : NULL;
 		rc = db_fragment(db, sql, errstr,
 		    "%R(%llu, %u, NOW(6) - INTERVAL %lld MICROSECOND, %lld, %s, ",
 		    *n == 0 ? "INSERT INTO outbox_attempts (outbox_id, attempt,"
@@ -1106,8 +1073,7 @@ attempt_sql(struct db *db, const struct conf_outbox *conf,
 			buf_adds(sql, "NULL");
 		if (rc == 0)
 			rc = db_fragment(db, sql, errstr, ", %s, %s, %s)",
-			    detail, self_identity(), c->token);
-		free(detail);
+			    m->error, self_identity(), c->token);
 		if (rc != 0)
 			return -1;
 		(*n)++;
@@ -1295,6 +1261,29 @@ out:
 	return st;
 }
 
+/*
+ * Every channel's error text (a server's reply, a response body, a
+ * library's message) made valid, bounded UTF-8 here, before any of it is
+ * written to last_error or the attempt log, logged or printed: a byte the
+ * column refuses would fail the whole batch's finalise and leave every
+ * row of it PROCESSING, to be sent again after the lease.
+ */
+static void
+outbox_peer_errors(struct claim *c)
+{
+	char  *clean;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->msgs[i]->error == NULL)
+			continue;
+		clean = peer_text(c->msgs[i]->error, strlen(c->msgs[i]->error),
+		    PEER_TEXT_MAX);
+		free(c->msgs[i]->error);
+		c->msgs[i]->error = clean;
+	}
+}
+
 enum db_status
 outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
     struct outbox_tally *t, char **errstr)
@@ -1316,6 +1305,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 	if (c->n == 0)
 		goto out;
 	faultpoint("before_finalise");
+	outbox_peer_errors(c);
 	a.conf = conf;
 	a.c = c;
 	rows = xcalloc(c->n, sizeof *rows);
