@@ -198,7 +198,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 		        (long long)conf->chans[i].ttl_ms * 1000) != 0)
 			goto out;
 	}
-	buf_adds(&ttl, nttl > 0 ? " END) <= NOW(6)" : ") <= NOW(6)");
+	buf_adds(&ttl, nttl > 0 ? " END)" : ")");
 	for (i = 0; i < nchannels; i++) {
 		if (i > 0)
 			buf_addc(&in, ',');
@@ -272,15 +272,17 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
 	    " o.ordering_key, IF(LENGTH(o.payload) <= %lld, o.payload, NULL),"
 	    " o.attempts, FLOOR(UNIX_TIMESTAMP(o.created_at)),"
-	    " o.next_attempt_at, LENGTH(o.payload), COALESCE(%F, FALSE), %F"
+	    " o.next_attempt_at, LENGTH(o.payload),"
+	    " COALESCE(%F <= NOW(6), FALSE), %F,"
+	    " TIMESTAMPDIFF(MICROSECOND, NOW(6), %F)"
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
 	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
 	    " AND o.channel IN (%F)%F"
 	    " AND o.channel NOT IN (%R)"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
-	    inline_max, &ttl, &prev, &after, &in, &order, outbox_paused_sql,
-	    limit);
+	    inline_max, &ttl, &prev, &ttl, &after, &in, &order,
+	    outbox_paused_sql, limit);
 out:
 	buf_free(&in);
 	buf_free(&after);
@@ -641,6 +643,12 @@ claim_fill(
 		if (r->rows[i][7] != NULL &&
 		    parse_ll(r->rows[i][7], 0, INT64_MAX, &v, &e) == 0)
 			m->created_at_s = v;
+		/* Its end by the database clock, on this host's monotonic
+		 * clock: the time left at the claim's NOW(6), counted from
+		 * just before the claim was sent (early rather than late). */
+		if (r->rows[i][13] != NULL &&
+		    parse_ll(r->rows[i][13], LLONG_MIN, LLONG_MAX, &v, &e) == 0)
+			m->expires_ms = c->claimed_ms + v / 1000;
 		m->result = SEND_NONE;
 	}
 	/* A run's rows come in id order, so its row before is kept. */
@@ -655,6 +663,13 @@ out:
 	return rc;
 }
 
+/* last_error of a row that expired before it was sent (claimed or not). */
+static const char outbox_expired_sql[] =
+    "IF(expires_at IS NULL,"
+    " 'expired: its channel''s ttl passed before it was sent',"
+    " CONCAT('expired: expires_at ', expires_at,"
+    " ' passed before it was sent'))";
+
 static enum db_status
 claim_txn(struct db *db, void *arg, char **errstr)
 {
@@ -668,6 +683,7 @@ claim_txn(struct db *db, void *arg, char **errstr)
 
 	claim_reset(c);
 	uuid_v4(c->token);
+	c->claimed_ms = now_mono_ms();
 	st = db_query(db, &c->res, errstr, "%F", a->sql);
 	if (st != DB_OK)
 		goto out;
@@ -683,12 +699,9 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	if (c->nexpired > 0) {
 		st = db_query(db, NULL, errstr,
 		    "UPDATE outbox_messages SET status = 'FAILED',"
-		    " claim_token = NULL, last_error = IF(expires_at IS NULL,"
-		    " 'expired: its channel''s ttl passed before it was sent',"
-		    " CONCAT('expired: expires_at ', expires_at,"
-		    " ' passed before it was sent'))"
+		    " claim_token = NULL, last_error = %R"
 		    " WHERE id IN (%L) AND status = 'PENDING'",
-		    c->nexpired, c->expired);
+		    outbox_expired_sql, c->nexpired, c->expired);
 		if (st != DB_OK)
 			goto out;
 	}
@@ -866,6 +879,14 @@ fin_row_set(struct db *db, const struct conf_outbox *conf,
 	r->expr[FIN_NEXT] = xstrdup("next_attempt_at");
 	r->expr[FIN_SENT] = xstrdup("sent_at");
 	buf_init(&b);
+	if (m->expired) {
+		/* never started: no attempt counted */
+		r->expr[FIN_STATUS] = xstrdup("'FAILED'");
+		free(r->expr[FIN_ATTEMPTS]);
+		r->expr[FIN_ATTEMPTS] = xstrdup("attempts");
+		r->expr[FIN_ERROR] = xstrdup(outbox_expired_sql);
+		return;
+	}
 	switch (m->result) {
 	case SEND_OK:
 		r->expr[FIN_STATUS] = xstrdup("'SENT'");
@@ -973,6 +994,10 @@ outbox_tally_claim(const struct conf_outbox *conf, const struct claim *c,
 			gone = lost[j] == m->id;
 		if (gone) {
 			t->lost++;
+			continue;
+		}
+		if (m->expired) {
+			t->failed++;
 			continue;
 		}
 		switch (m->result) {
