@@ -591,6 +591,20 @@ uuid_v4(char out[37])
 	out[o] = '\0';
 }
 
+/* The length of the UTF-8 sequence a lead byte c starts, or 0 when c
+ * cannot lead one of two or more bytes. */
+static size_t
+utf8_lead_len(unsigned char c)
+{
+	if (c >= 0xc2 && c <= 0xdf)
+		return 2;
+	if (c >= 0xe0 && c <= 0xef)
+		return 3;
+	if (c >= 0xf0 && c <= 0xf4)
+		return 4;
+	return 0;
+}
+
 size_t
 utf8_seq_len(const unsigned char *s, size_t avail)
 {
@@ -600,13 +614,7 @@ utf8_seq_len(const unsigned char *s, size_t avail)
 		return 0;
 	if (s[0] < 0x80)
 		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
+	if ((n = utf8_lead_len(s[0])) == 0)
 		return 0;
 	for (i = 1; i < n; i++) {
 		if (i >= avail || (s[i] & 0xc0) != 0x80)
@@ -641,15 +649,7 @@ utf8_cut(const unsigned char *s, size_t avail)
 {
 	size_t need, i;
 
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else
-		return 0;
-	if (avail >= need)
+	if ((need = utf8_lead_len(s[0])) == 0 || avail >= need)
 		return 0;
 	for (i = 1; i < avail; i++) {
 		if ((s[i] & 0xc0) != 0x80)
