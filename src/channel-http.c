@@ -232,47 +232,20 @@ channel_http_check(const struct outbox_msg *msg, char **why)
 	return 0;
 }
 
-/* Append s[0..len) keeping valid UTF-8 and replacing control characters
- * and invalid bytes, so last_error is always storable in utf8mb4. */
-static void
-http_add_clean(struct buf *b, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t               i = 0, n;
-
-	while (i < len) {
-		if (u[i] < 0x80) {
-			buf_addc(b,
-			    (u[i] < 0x20 || u[i] == 0x7f) ? ' ' : (char)u[i]);
-			i++;
-			continue;
-		}
-		if ((n = utf8_seq_len(u + i, len - i)) == 0) {
-			buf_addc(b, '?');
-			i++;
-			continue;
-		}
-		buf_add(b, s + i, n);
-		i += n;
-	}
-}
-
 char *
 channel_http_error(long status, const char *body, size_t len)
 {
-	struct buf b;
+	char *text, *e;
 
-	buf_init(&b);
-	buf_printf(&b, "http %ld", status);
 	if (len > HTTP_ERROR_BODY)
 		len = HTTP_ERROR_BODY;
-	while (len > 0 && isspace((unsigned char)body[len - 1]))
-		len--;
-	if (len > 0) {
-		buf_adds(&b, ": ");
-		http_add_clean(&b, body, len);
-	}
-	return buf_steal(&b);
+	text = peer_text(body, len, HTTP_ERROR_BODY);
+	if (*text == '\0')
+		e = xasprintf("http %ld", status);
+	else
+		e = xasprintf("http %ld: %s", status, text);
+	free(text);
+	return e;
 }
 
 static size_t

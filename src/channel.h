@@ -33,6 +33,12 @@ struct outbox_msg {
 	unsigned           attempts;     /* attempts before this one */
 	int64_t            created_at_s; /* unix seconds, DB clock */
 	int64_t not_before_ms; /* monotonic; 0 = send at once (rate) */
+	/* Its end (expires_at, or created_at + the channel's ttl, by the
+	 * database clock at the claim) on the monotonic clock; 0: none.
+	 * The dispatcher starts no send at or past it: expired is then
+	 * set, and the finalise makes the row FAILED ("expired: ..."). */
+	int64_t expires_ms;
+	bool    expired;
 
 	enum send_result result;
 	char            *error; /* allocated, for last_error; or NULL */

@@ -52,8 +52,9 @@ enqueue_too_long(const char *option, const char *v, size_t max)
 	return 1;
 }
 
-/* --at TIME: RFC 3339, or a time without an offset in UTC (tzone_parse,
- * the one parser of an operator's time).  0, or -1 with *why. */
+/* --at TIME: RFC 3339, or a time without an offset in UTC
+ * (tzone_parse_instant, the one validator of an operator's time).  0, or -1
+ * with *why. */
 static int
 enqueue_parse_at(const char *at, int64_t *t, char **why)
 {
@@ -62,7 +63,7 @@ enqueue_parse_at(const char *at, int64_t *t, char **why)
 
 	if (tzone_open("+00:00", &utc, why) != 0)
 		return -1;
-	rc = tzone_parse(utc, at, t, why);
+	rc = tzone_parse_instant(utc, at, t, why);
 	tzone_free(utc);
 	return rc;
 }

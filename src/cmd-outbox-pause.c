@@ -48,7 +48,9 @@ cmd_outbox_pause_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (v != NULL && for_ms <= 0)
 		return cmd_usage_error(
 		    ctx->entry, "--for: %s: must be more than 0", v);
-	reason = cmd_opt_value(ctx, "reason");
+	if ((rc = cmd_reason_option(
+	         ctx, 0, OUTBOX_PAUSE_REASON_MAX, &reason)) != 0)
+		return rc;
 	if ((rc = pause_check_channels(ctx, c)) != 0)
 		return rc;
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)

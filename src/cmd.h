@@ -163,7 +163,9 @@ int cmd_ids_changed(
  * printed the first that is not (jobs pause, resume, ack). */
 int cmd_jobs_known(struct cmd_ctx *, const struct conf *);
 /* --reason: *reason the value (NULL when not given); with required, it
- * must be given.  At most JOBCTL_REASON_MAX bytes of UTF-8, not empty.
+ * must be given.  At most max bytes of well-formed UTF-8 (no surrogate,
+ * no overlong form), not empty: the one validator of a reason (jobs
+ * pause, jobs ack, outbox pause, outbox cancel).
  * Returns 0, or EXIT_USAGE after printing why. */
 int cmd_reason_option(
     struct cmd_ctx *, int required, size_t max, const char **reason);

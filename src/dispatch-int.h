@@ -68,6 +68,11 @@ struct dispatch {
 };
 
 /* dispatch.c, for the pipeline. */
+/* Whether msg's end (expires_at, or its channel's ttl) has come: then it
+ * is marked expired (the finalise makes it FAILED) and must not be sent.
+ * Asked just before every send, serial and pipelined. */
+bool dispatch_expired(struct outbox_msg *msg);
+
 /* Milliseconds left before dp->until; INT64_MAX without a deadline. */
 int64_t dispatch_left(const struct dispatch *dp);
 /* Send the claimed messages of channel d, then settle its limits.

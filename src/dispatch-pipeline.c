@@ -468,13 +468,13 @@ dstream_next(struct send_ctl *ctl)
 }
 
 /* A message (of the feed: next handed it out last) starts only within
- * its claim's lease, and before the --for deadline. */
+ * its claim's lease, before the --for deadline and before its end. */
 static int
 dstream_before(struct send_ctl *ctl, struct outbox_msg *msg)
 {
 	struct dstream *s = (struct dstream *)ctl;
 
-	if (now_mono_ms() < s->feed->start_by) {
+	if (now_mono_ms() < s->feed->start_by && !dispatch_expired(msg)) {
 		msg->started_ms = now_mono_ms();
 		return 0;
 	}

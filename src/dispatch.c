@@ -90,14 +90,25 @@ struct dispatch_ctl {
 	int64_t         until;
 };
 
+bool
+dispatch_expired(struct outbox_msg *msg)
+{
+	if (msg->expires_ms != 0 && now_mono_ms() >= msg->expires_ms)
+		msg->expired = true;
+	return msg->expired;
+}
+
+/* Expiry is asked again after the limiter's before_send, which may have
+ * waited for a rate slot (that slot is then spent unsent). */
 static int
 dispatch_deadline_before(struct send_ctl *ctl, struct outbox_msg *msg)
 {
 	struct dispatch_ctl *dc = (struct dispatch_ctl *)ctl;
 
-	if (now_mono_ms() >= dc->until)
+	if (now_mono_ms() >= dc->until || dispatch_expired(msg))
 		return 1;
-	if (dc->inner.before_send(&dc->inner, msg) != 0)
+	if (dc->inner.before_send(&dc->inner, msg) != 0 ||
+	    dispatch_expired(msg))
 		return 1;
 	msg->started_ms = now_mono_ms();
 	return 0;

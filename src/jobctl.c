@@ -295,11 +295,10 @@ jobctl_slot_parse(
 
 	if (tzone_open(tz != NULL ? tz : "+00:00", &z, errstr) != 0)
 		return -1;
-	if (tzone_parse(z, text, &t, errstr) != 0)
+	if (tzone_parse_instant(z, text, &t, errstr) != 0)
 		goto out;
 	tt = (time_t)t;
-	if (t < 0 || len < JOBCTL_SLOT_MAX || gmtime_r(&tt, &tm) == NULL ||
-	    tm.tm_year + 1900 > 9999) {
+	if (len < JOBCTL_SLOT_MAX || gmtime_r(&tt, &tm) == NULL) {
 		*errstr = xasprintf("bad time '%s': out of range", text);
 		goto out;
 	}

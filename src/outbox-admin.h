@@ -124,6 +124,8 @@ enum db_status outbox_show_blocker(struct db *, const struct conf_outbox *,
 /* The longest cancel reason in bytes: last_error is a TEXT column (65535
  * bytes) and holds "cancelled: " before it. */
 #define OUTBOX_REASON_MAX (65535 - 11)
+/* The longest pause reason in bytes (cronguard_channel_pauses.reason). */
+#define OUTBOX_PAUSE_REASON_MAX 1024
 enum outbox_ids_op { OUTBOX_IDS_RETRY, OUTBOX_IDS_CANCEL, OUTBOX_IDS_PURGE };
 enum db_status outbox_ids(struct db *, enum outbox_ids_op,
     const unsigned long long *ids, size_t nids, const char *reason,

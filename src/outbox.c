@@ -198,7 +198,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 		        (long long)conf->chans[i].ttl_ms * 1000) != 0)
 			goto out;
 	}
-	buf_adds(&ttl, nttl > 0 ? " END) <= NOW(6)" : ") <= NOW(6)");
+	buf_adds(&ttl, nttl > 0 ? " END)" : ")");
 	for (i = 0; i < nchannels; i++) {
 		if (i > 0)
 			buf_addc(&in, ',');
@@ -272,15 +272,17 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	    "SELECT o.id, o.message_id, o.channel, o.event_type,"
 	    " o.ordering_key, IF(LENGTH(o.payload) <= %lld, o.payload, NULL),"
 	    " o.attempts, FLOOR(UNIX_TIMESTAMP(o.created_at)),"
-	    " o.next_attempt_at, LENGTH(o.payload), COALESCE(%F, FALSE), %F"
+	    " o.next_attempt_at, LENGTH(o.payload),"
+	    " COALESCE(%F <= NOW(6), FALSE), %F,"
+	    " TIMESTAMPDIFF(MICROSECOND, NOW(6), %F)"
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
 	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
 	    " AND o.channel IN (%F)%F"
 	    " AND o.channel NOT IN (%R)"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
-	    inline_max, &ttl, &prev, &after, &in, &order, outbox_paused_sql,
-	    limit);
+	    inline_max, &ttl, &prev, &ttl, &after, &in, &order,
+	    outbox_paused_sql, limit);
 out:
 	buf_free(&in);
 	buf_free(&after);
@@ -641,6 +643,12 @@ claim_fill(
 		if (r->rows[i][7] != NULL &&
 		    parse_ll(r->rows[i][7], 0, INT64_MAX, &v, &e) == 0)
 			m->created_at_s = v;
+		/* Its end by the database clock, on this host's monotonic
+		 * clock: the time left at the claim's NOW(6), counted from
+		 * just before the claim was sent (early rather than late). */
+		if (r->rows[i][13] != NULL &&
+		    parse_ll(r->rows[i][13], LLONG_MIN, LLONG_MAX, &v, &e) == 0)
+			m->expires_ms = c->claimed_ms + v / 1000;
 		m->result = SEND_NONE;
 	}
 	/* A run's rows come in id order, so its row before is kept. */
@@ -655,6 +663,13 @@ out:
 	return rc;
 }
 
+/* last_error of a row that expired before it was sent (claimed or not). */
+static const char outbox_expired_sql[] =
+    "IF(expires_at IS NULL,"
+    " 'expired: its channel''s ttl passed before it was sent',"
+    " CONCAT('expired: expires_at ', expires_at,"
+    " ' passed before it was sent'))";
+
 static enum db_status
 claim_txn(struct db *db, void *arg, char **errstr)
 {
@@ -668,6 +683,7 @@ claim_txn(struct db *db, void *arg, char **errstr)
 
 	claim_reset(c);
 	uuid_v4(c->token);
+	c->claimed_ms = now_mono_ms();
 	st = db_query(db, &c->res, errstr, "%F", a->sql);
 	if (st != DB_OK)
 		goto out;
@@ -683,12 +699,9 @@ claim_txn(struct db *db, void *arg, char **errstr)
 	if (c->nexpired > 0) {
 		st = db_query(db, NULL, errstr,
 		    "UPDATE outbox_messages SET status = 'FAILED',"
-		    " claim_token = NULL, last_error = IF(expires_at IS NULL,"
-		    " 'expired: its channel''s ttl passed before it was sent',"
-		    " CONCAT('expired: expires_at ', expires_at,"
-		    " ' passed before it was sent'))"
+		    " claim_token = NULL, last_error = %R"
 		    " WHERE id IN (%L) AND status = 'PENDING'",
-		    c->nexpired, c->expired);
+		    outbox_expired_sql, c->nexpired, c->expired);
 		if (st != DB_OK)
 			goto out;
 	}
@@ -866,6 +879,14 @@ fin_row_set(struct db *db, const struct conf_outbox *conf,
 	r->expr[FIN_NEXT] = xstrdup("next_attempt_at");
 	r->expr[FIN_SENT] = xstrdup("sent_at");
 	buf_init(&b);
+	if (m->expired) {
+		/* never started: no attempt counted */
+		r->expr[FIN_STATUS] = xstrdup("'FAILED'");
+		free(r->expr[FIN_ATTEMPTS]);
+		r->expr[FIN_ATTEMPTS] = xstrdup("attempts");
+		r->expr[FIN_ERROR] = xstrdup(outbox_expired_sql);
+		return;
+	}
 	switch (m->result) {
 	case SEND_OK:
 		r->expr[FIN_STATUS] = xstrdup("'SENT'");
@@ -975,6 +996,10 @@ outbox_tally_claim(const struct conf_outbox *conf, const struct claim *c,
 			t->lost++;
 			continue;
 		}
+		if (m->expired) {
+			t->failed++;
+			continue;
+		}
 		switch (m->result) {
 		case SEND_OK:
 			t->sent++;
@@ -998,37 +1023,6 @@ outbox_tally_claim(const struct conf_outbox *conf, const struct claim *c,
 }
 
 /* ------------------------------------------------------- attempt log */
-
-/* Bytes of an attempt's detail (outbox_attempts.detail). */
-#define ATTEMPT_DETAIL_MAX 1024
-
-/* s cut to at most ATTEMPT_DETAIL_MAX bytes on a character boundary,
- * each byte that is not part of well-formed UTF-8 replaced by '?'. */
-static char *
-attempt_detail(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	struct buf           b;
-	size_t               k;
-
-	buf_init(&b);
-	while (*p != '\0') {
-		if ((k = utf8_seq_len(p, SIZE_MAX)) == 0) {
-			k = 1;
-			if (b.len + 1 > ATTEMPT_DETAIL_MAX)
-				break;
-			buf_addc(&b, '?');
-		} else {
-			if (b.len + k > ATTEMPT_DETAIL_MAX)
-				break;
-			buf_add(&b, (const char *)p, k);
-		}
-		p += k;
-	}
-	if (b.data == NULL)
-		buf_adds(&b, "");
-	return buf_steal(&b);
-}
 
 /* The outcome an attempt row records for m, or NULL for none: a message
  * never started has no attempt; outbox.attempt_log picks the rest. */
@@ -1070,7 +1064,6 @@ attempt_sql(struct db *db, const struct conf_outbox *conf,
 {
 	const struct outbox_msg *m;
 	const char              *outcome;
-	char                    *detail;
 	int64_t                  now = now_mono_ms(), ago, dur;
 	size_t                   i, j;
 	int                      gone, rc;
@@ -1091,7 +1084,6 @@ attempt_sql(struct db *db, const struct conf_outbox *conf,
 			ago = 0;
 		if (dur < 0 || dur > UINT32_MAX)
 			dur = 0;
-		detail = m->error != NULL ? attempt_detail(m->error) : NULL;
 		rc = db_fragment(db, sql, errstr,
 		    "%R(%llu, %u, NOW(6) - INTERVAL %lld MICROSECOND, %lld, %s, ",
 		    *n == 0 ? "INSERT INTO outbox_attempts (outbox_id, attempt,"
@@ -1106,8 +1098,7 @@ attempt_sql(struct db *db, const struct conf_outbox *conf,
 			buf_adds(sql, "NULL");
 		if (rc == 0)
 			rc = db_fragment(db, sql, errstr, ", %s, %s, %s)",
-			    detail, self_identity(), c->token);
-		free(detail);
+			    m->error, self_identity(), c->token);
 		if (rc != 0)
 			return -1;
 		(*n)++;
@@ -1294,6 +1285,29 @@ out:
 	return st;
 }
 
+/*
+ * Every channel's error text (a server's reply, a response body, a
+ * library's message) made valid, bounded UTF-8 here, before any of it is
+ * written to last_error or the attempt log, logged or printed: a byte the
+ * column refuses would fail the whole batch's finalise and leave every
+ * row of it PROCESSING, to be sent again after the lease.
+ */
+static void
+outbox_peer_errors(struct claim *c)
+{
+	char  *clean;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->msgs[i]->error == NULL)
+			continue;
+		clean = peer_text(c->msgs[i]->error, strlen(c->msgs[i]->error),
+		    PEER_TEXT_MAX);
+		free(c->msgs[i]->error);
+		c->msgs[i]->error = clean;
+	}
+}
+
 enum db_status
 outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
     struct outbox_tally *t, char **errstr)
@@ -1315,6 +1329,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 	if (c->n == 0)
 		goto out;
 	faultpoint("before_finalise");
+	outbox_peer_errors(c);
 	a.conf = conf;
 	a.c = c;
 	rows = xcalloc(c->n, sizeof *rows);

@@ -32,8 +32,9 @@ struct claim {
 	/* Rows the locking SELECT returned that the claim left out: with
 	 * per-key ordering, rows that do not follow on from their key's
 	 * open rows (they stay PENDING). */
-	size_t             dropped;
-	struct db_result  *big;   /* payloads fetched on their own, or NULL */
+	size_t            dropped;
+	struct db_result *big; /* payloads fetched on their own, or NULL */
+	int64_t claimed_ms;    /* monotonic, just before the locking SELECT */
 	unsigned long long bytes; /* of the claimed payloads */
 };
 

@@ -537,8 +537,10 @@ rl_after_send(struct send_ctl *ctl, struct outbox_msg *msg)
 		if (msg->result == SEND_NONE)
 			rl->fault = 1;
 		free(rl->error);
-		rl->error = xstrdup(
-		    msg->error != NULL ? msg->error : "transient failure");
+		/* stored in cronguard_channels: as outbox_finalise does */
+		rl->error = msg->error != NULL
+		    ? peer_text(msg->error, strlen(msg->error), PEER_TEXT_MAX)
+		    : xstrdup("transient failure");
 	} else if (msg->result == SEND_OK || msg->result == SEND_PERMANENT) {
 		/* The server answered: the channel works. */
 		rl->reset = 1;

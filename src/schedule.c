@@ -570,6 +570,22 @@ tzone_parse(const struct tzone *z, const char *text, int64_t *t, char **errstr)
 	return 0;
 }
 
+int
+tzone_parse_instant(
+    const struct tzone *z, const char *text, int64_t *t, char **errstr)
+{
+	if (tzone_parse(z, text, t, errstr) != 0)
+		return -1;
+	if (*t < TZONE_INSTANT_MIN || *t > TZONE_INSTANT_MAX) {
+		*errstr = xasprintf("bad time \"%s\": out of range "
+		                    "(1970-01-01T00:00:00Z to "
+		                    "2038-01-19T03:14:07Z)",
+		    text);
+		return -1;
+	}
+	return 0;
+}
+
 /* --------------------------------------------------------------- parsing */
 
 static int

@@ -106,4 +106,14 @@ int schedule_calendar(
 int tzone_parse(
     const struct tzone *z, const char *text, int64_t *t, char **errstr);
 
+/* The earliest and latest instant an operator may give (--at, --slot):
+ * what the database stores as a point in time (FROM_UNIXTIME, TIMESTAMP:
+ * 1970-01-01T00:00:00Z to 2038-01-19T03:14:07Z). */
+#define TZONE_INSTANT_MIN 0
+#define TZONE_INSTANT_MAX 2147483647
+/* tzone_parse, and the instant within TZONE_INSTANT_MIN..MAX: the one
+ * validator of an operator's time.  0 and *t, or -1 with *errstr. */
+int tzone_parse_instant(
+    const struct tzone *z, const char *text, int64_t *t, char **errstr);
+
 #endif

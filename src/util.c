@@ -602,6 +602,20 @@ uuid_v4(char out[37])
 	out[o] = '\0';
 }
 
+/* The length of the UTF-8 sequence a lead byte c starts, or 0 when c
+ * cannot lead one of two or more bytes. */
+static size_t
+utf8_lead_len(unsigned char c)
+{
+	if (c >= 0xc2 && c <= 0xdf)
+		return 2;
+	if (c >= 0xe0 && c <= 0xef)
+		return 3;
+	if (c >= 0xf0 && c <= 0xf4)
+		return 4;
+	return 0;
+}
+
 size_t
 utf8_seq_len(const unsigned char *s, size_t avail)
 {
@@ -611,13 +625,7 @@ utf8_seq_len(const unsigned char *s, size_t avail)
 		return 0;
 	if (s[0] < 0x80)
 		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
+	if ((n = utf8_lead_len(s[0])) == 0)
 		return 0;
 	for (i = 1; i < n; i++) {
 		if (i >= avail || (s[i] & 0xc0) != 0x80)
@@ -643,6 +651,69 @@ utf8_valid(const char *s)
 		p += n;
 	}
 	return 1;
+}
+
+/* Whether s[0..avail) is the start of a UTF-8 sequence longer than
+ * avail: a lead byte and continuation bytes only. */
+static int
+utf8_cut(const unsigned char *s, size_t avail)
+{
+	size_t need, i;
+
+	if ((need = utf8_lead_len(s[0])) == 0 || avail >= need)
+		return 0;
+	for (i = 1; i < avail; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	}
+	return 1;
+}
+
+char *
+peer_text(const char *s, size_t len, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	struct buf           b;
+	unsigned char        c[2];
+	size_t               i, n;
+	unsigned             cp;
+
+	buf_init(&b);
+	buf_adds(&b, "");
+	for (i = 0; i < len; i += n) {
+		if ((n = utf8_seq_len(u + i, len - i)) == 0) {
+			if (utf8_cut(u + i, len - i))
+				break; /* a sequence cut by len */
+			/* Not UTF-8: Latin-1 for its letters, else "?". */
+			n = 1;
+			cp = u[i] >= 0xa0 ? u[i] : '?';
+		} else if (n == 1) {
+			cp = u[i];
+		} else if (n == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0) {
+			cp = ' '; /* C1 control */
+		} else {
+			if (b.len + n > max)
+				break;
+			buf_add(&b, s + i, n);
+			continue;
+		}
+		if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+			cp = ' ';
+		if (cp < 0x80) {
+			if (b.len + 1 > max)
+				break;
+			buf_addc(&b, (char)cp);
+			continue;
+		}
+		if (b.len + 2 > max)
+			break;
+		c[0] = (unsigned char)(0xc0 | (cp >> 6));
+		c[1] = (unsigned char)(0x80 | (cp & 0x3f));
+		buf_add(&b, c, 2);
+	}
+	while (b.len > 0 && b.data[b.len - 1] == ' ')
+		b.data[--b.len] = '\0';
+	return buf_steal(&b);
 }
 
 void

@@ -98,6 +98,18 @@ size_t utf8_seq_len(const unsigned char *s, size_t avail);
 /* Whether the NUL-terminated s is well-formed UTF-8. */
 int utf8_valid(const char *s);
 
+/* The most bytes of a peer's text that the relay stores (last_error,
+ * an attempt's detail, a channel's error). */
+#define PEER_TEXT_MAX 1024
+
+/* A text that came from a peer (a server's reply, a response body, a
+ * library's error), made storable and printable: well-formed UTF-8 (a
+ * byte that is not, A0-FF read as Latin-1, else "?"), control characters
+ * (C0, DEL, C1) as spaces, a sequence cut short at the end and trailing
+ * spaces dropped, cut on a character boundary to at most max bytes.  s[0..len);
+ * allocated. */
+char *peer_text(const char *s, size_t len, size_t max);
+
 /* "SIGTERM" for SIGTERM: the name of a signal (static), or "signal N"
  * (in a static buffer) for one without a name here. */
 const char *signal_name(int sig);

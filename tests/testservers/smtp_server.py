@@ -48,6 +48,8 @@ again at 1 but logs "start" first: {"event": "start", "port": P}).
 Fault injection by recipient local part (case-insensitive):
     tempfail@...        451 4.3.0 on RCPT TO (transient)
     reject@...          550 5.1.1 on RCPT TO (permanent)
+    reject-latin1@...   550 5.1.1 on RCPT TO, its text in Latin-1, not UTF-8
+                        ("Empf\xe4nger unbekannt")
     tempfail-data@...   accepted at RCPT, 451 4.3.0 after DATA
     tempfail-rate-P@... accepted at RCPT; P percent of DATA (at random) 451
     reject-data@...     accepted at RCPT, 554 5.6.0 after DATA
@@ -145,6 +147,12 @@ class Handler:
             self.store.event(event="fault", conn=session.cg_conn, code=550,
                              rcpt=address)
             return "550 5.1.1 Recipient rejected (injected): " + address
+        if local == "reject-latin1":
+            self.store.event(event="fault", conn=session.cg_conn, code=550,
+                             rcpt=address)
+            # bytes: aiosmtpd would encode a str as UTF-8
+            return ("550 5.1.1 Empf\u00e4nger unbekannt: " +
+                    address).encode("latin-1")
         envelope.rcpt_tos.append(address)
         return "250 OK"
 

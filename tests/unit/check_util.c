@@ -209,6 +209,44 @@ START_TEST(test_utf8_avail)
 }
 END_TEST
 
+/* A peer's text: what it keeps, what it replaces, where it cuts. */
+static const struct {
+	const char *in;
+	size_t      max;
+	const char *out;
+} peer_cases[] = {
+	{ "550 ok", 100, "550 ok" },
+	/* Latin-1 read as such, a C1 byte and a lone continuation "?" */
+	{ "550 Empf\xe4nger", 100, "550 Empf\xc3\xa4nger" },
+	{ "a\x85\x80"
+	  "b",
+	    100, "a??b" },
+	/* a surrogate is not UTF-8: its bytes one by one (A0: Latin-1) */
+	{ "x\xed\xa0\x80", 100, "x\xc3\xad\xc2\xa0?" },
+	/* control characters (C0, DEL, C1) as spaces, trailing ones dropped */
+	{ "a\r\nb\x1b[31m\x07\x7f\xc2\x9b"
+	  ".\r\n",
+	    100, "a  b [31m   ." },
+	/* cut on a character boundary; a sequence cut at the end dropped */
+	{ "ab\xe2\x82\xac", 4, "ab" },
+	{ "ab\xe2\x82\xac", 5, "ab\xe2\x82\xac" },
+	{ "ab\xe2\x82", 100, "ab" },
+	{ "\xe4\xe4\xe4", 5, "\xc3\xa4\xc3\xa4" },
+	{ "", 10, "" },
+};
+
+START_TEST(test_peer_text)
+{
+	char *t = peer_text(
+	    peer_cases[_i].in, strlen(peer_cases[_i].in), peer_cases[_i].max);
+
+	ck_assert_str_eq(t, peer_cases[_i].out);
+	ck_assert_int_eq(utf8_valid(t), 1);
+	ck_assert_uint_le(strlen(t), peer_cases[_i].max);
+	free(t);
+}
+END_TEST
+
 /* ------------------------------------------------- lines and signals */
 
 START_TEST(test_line_copy)
@@ -363,6 +401,7 @@ util_suite(void)
 	tcase_add_test(tc, test_buf_add_quoted);
 	tcase_add_loop_test(tc, test_utf8, 0, (int)nitems(utf8_cases));
 	tcase_add_test(tc, test_utf8_avail);
+	tcase_add_loop_test(tc, test_peer_text, 0, (int)nitems(peer_cases));
 	tcase_add_test(tc, test_line_copy);
 	tcase_add_test(tc, test_signal_name);
 	tcase_add_test(tc, test_uuid_v4);
