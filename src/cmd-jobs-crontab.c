@@ -107,8 +107,14 @@ crontab_print_cron(const struct conf *c, const char *user, const char *carg)
 		}
 		if (j->timezone != NULL)
 			printf("# %s: times in %s\n", j->name, j->timezone);
-		printf("%s %s cronguard%s run %s\n", schedule_text(j->schedule),
-		    user, carg != NULL ? carg : "", j->name);
+		if (strcmp(schedule_cron_text(j->schedule),
+		        schedule_text(j->schedule)) != 0)
+			printf("# %s: \"%s\" is beyond cron(5): this line "
+			       "covers it, the slot check decides\n",
+			    j->name, schedule_text(j->schedule));
+		printf("%s %s cronguard%s run %s\n",
+		    schedule_cron_text(j->schedule), user,
+		    carg != NULL ? carg : "", j->name);
 	}
 }
 
@@ -176,12 +182,7 @@ cmd_jobs_crontab_exec(struct cmd_ctx *ctx, struct conf *c)
 		crontab_print_cron(c, user, carg);
 		free(carg);
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fputs("cronguard: jobs crontab: cannot write to stdout\n",
-		    stderr);
-		return EXIT_SOFTWARE;
-	}
-	return EXIT_OK;
+	return cmd_stdout_done(ctx);
 }
 
 const struct cmd_entry cmd_jobs_crontab_entry = {
