@@ -47,6 +47,8 @@ struct schedule {
 	/* An expression cron(5) reads that fires at every slot and more
 	 * (L as 28-31, NL and N#K as N); NULL when text itself is one. */
 	char *cron_text;
+	/* Its day fields, "dom month dow" (macros expanded). */
+	char *cron_days;
 };
 
 struct tzone {
@@ -926,6 +928,8 @@ schedule_parse(const char *expr, struct schedule **out, char **errstr)
 	if (ext[2].any || ext[4].any)
 		s->cron_text = xasprintf("%s %s %s %s %s", fields[0], fields[1],
 		    buf_str(&ext[2].cover), fields[3], buf_str(&ext[4].cover));
+	s->cron_days = xasprintf("%s %s %s", buf_str(&ext[2].cover), fields[3],
+	    buf_str(&ext[4].cover));
 	if (schedule_check_days(s, errstr) == -1)
 		goto out;
 	*out = s;
@@ -948,6 +952,7 @@ schedule_free(struct schedule *s)
 		return;
 	free(s->text);
 	free(s->cron_text);
+	free(s->cron_days);
 	free(s);
 }
 
@@ -1295,4 +1300,206 @@ schedule_calendar(
 	out[0] = calendar_event(s, dom, all_dow, zone);
 	out[1] = calendar_event(s, all_dom, dow, zone);
 	return 2;
+}
+
+/* ------------------------------------------------- cron lines in a zone */
+
+/* A zone's offsets over a span: the offset at its start and each change. */
+struct zone_changes {
+	int64_t t[64], before[64], after[64];
+	size_t  n;
+	int64_t first;
+};
+
+/* The changes of z's offset in [from, to): sampled every 6 hours (no
+ * zone changes twice that fast), each found to the second. */
+static void
+zone_changes(
+    const struct tzone *z, int64_t from, int64_t to, struct zone_changes *zc)
+{
+	struct tzsave sv;
+	int64_t       t, o, prev;
+
+	zone_enter(z, &sv);
+	zc->n = 0;
+	zc->first = prev = zone_offset(z, from);
+	for (t = from; t < to && zc->n < nitems(zc->t); t += 6 * 3600) {
+		o = zone_offset(z, t + 6 * 3600);
+		if (o == prev)
+			continue;
+		zc->t[zc->n] = zone_transition(z, t, t + 6 * 3600);
+		zc->before[zc->n] = prev;
+		zc->after[zc->n] = o;
+		zc->n++;
+		prev = o;
+	}
+	zone_leave(&sv);
+}
+
+static int64_t
+zone_changes_at(const struct zone_changes *zc, int64_t t)
+{
+	int64_t o = zc->first;
+	size_t  i;
+
+	for (i = 0; i < zc->n && zc->t[i] <= t; i++)
+		o = zc->after[i];
+	return o;
+}
+
+/* A cron(5) field of bits in lo..hi: "*", else values and "a-b" runs. */
+static void
+cron_field(struct buf *b, uint64_t bits, int lo, int hi)
+{
+	int v, w, n = 0;
+
+	for (v = lo; v <= hi && (bits & ((uint64_t)1 << v)); v++)
+		;
+	if (v > hi) {
+		buf_addc(b, '*');
+		return;
+	}
+	for (v = lo; v <= hi; v++) {
+		if (!(bits & ((uint64_t)1 << v)))
+			continue;
+		for (w = v; w + 1 <= hi && (bits & ((uint64_t)1 << (w + 1)));)
+			w++;
+		buf_printf(b, n++ > 0 ? ",%d" : "%d", v);
+		if (w > v)
+			buf_printf(b, "-%d", w);
+		v = w;
+	}
+}
+
+/* The weekdays the day-of-week field picks from, extensions widened. */
+static uint32_t
+schedule_dow_cover(const struct schedule *s)
+{
+	uint32_t dow = s->dow | s->dow_last;
+	int      wd;
+
+	for (wd = 0; wd < 7; wd++)
+		if (s->dow_nth[wd] != 0)
+			dow |= 1u << wd;
+	return dow;
+}
+
+/* The line that launches s's local times on a host clock dm minutes
+ * behind the zone (the zone's offset less the host's): "m h dom mon dow". */
+static char *
+cron_line_shifted(const struct schedule *s, int64_t dm)
+{
+	struct buf b;
+	uint64_t   mins = 0;
+	uint32_t   hours = 0, dow = 0, wd_in = schedule_dow_cover(s);
+	int        h, m, sh, shifts = 0, wd;
+	int64_t    t;
+
+	for (h = 0; h < 24; h++)
+		for (m = 0; m < 60; m++) {
+			if (!(s->hour & (1u << h)) ||
+			    !(s->minute & ((uint64_t)1 << m)))
+				continue;
+			t = h * 60 + m - dm;
+			sh = (int)floor_div(t, 1440);
+			t -= (int64_t)sh * 1440;
+			mins |= (uint64_t)1 << (t % 60);
+			hours |= 1u << (t / 60);
+			shifts |= 1 << (sh + 1); /* -1, 0, +1: bits 0-2 */
+			for (wd = 0; wd < 7; wd++)
+				if (wd_in & (1u << wd))
+					dow |= 1u << (((wd + sh) % 7 + 7) % 7);
+		}
+	buf_init(&b);
+	cron_field(&b, mins, 0, 59);
+	buf_addc(&b, ' ');
+	cron_field(&b, hours, 0, 23);
+	buf_addc(&b, ' ');
+	if (shifts == 2 || strcmp(s->cron_days, "* * *") == 0)
+		buf_adds(&b, s->cron_days); /* the same day, or every day */
+	else if (strncmp(s->cron_days, "* * ", 4) == 0) {
+		/* Only weekdays: the days before or after them. */
+		buf_adds(&b, "* * ");
+		cron_field(&b, dow, 0, 6);
+	} else
+		buf_adds(&b, "* * *"); /* every day: the slot check decides */
+	return buf_steal(&b);
+}
+
+/* Whether s has a time of day in local [a, b) minutes of the day. */
+static bool
+schedule_has_time_in(const struct schedule *s, int a, int b)
+{
+	int t;
+
+	for (t = a; t < b; t++)
+		if ((s->hour & (1u << (t / 60 % 24))) &&
+		    (s->minute & ((uint64_t)1 << (t % 60))))
+			return true;
+	return false;
+}
+
+size_t
+schedule_cron_lines(const struct schedule *s, const struct tzone *z,
+    const struct tzone *host, int64_t from, char **lines, size_t max,
+    int *covered)
+{
+	struct zone_changes zc, hc;
+	int64_t             d[130], pts[130], dm;
+	struct civil        c;
+	size_t              nd = 0, np = 0, i, k, n = 0;
+	char               *line;
+	int64_t             to = from + (int64_t)366 * 86400;
+
+	*covered = 0;
+	zone_changes(z, from, to, &zc);
+	zone_changes(host, from, to, &hc);
+	pts[np++] = from;
+	for (i = 0; i < zc.n; i++)
+		pts[np++] = zc.t[i];
+	for (i = 0; i < hc.n; i++)
+		pts[np++] = hc.t[i];
+	/* The differences the zones take, in the order they come. */
+	for (i = 0; i < np; i++) {
+		dm = (zone_changes_at(&zc, pts[i]) -
+		         zone_changes_at(&hc, pts[i])) /
+		    60;
+		for (k = 0; k < nd && d[k] != dm; k++)
+			;
+		if (k == nd)
+			d[nd++] = dm;
+	}
+	if (nd == 1 && d[0] == 0)
+		return 0; /* the host's clock is the zone's all year */
+	for (k = 0; k < nd && n < max; k++) {
+		line = cron_line_shifted(s, d[k]);
+		for (i = 0; i < n && strcmp(lines[i], line) != 0; i++)
+			;
+		if (i < n) {
+			free(line);
+			continue;
+		}
+		if (strcmp(line + strlen(line) - 5, "* * *") == 0 &&
+		    strcmp(s->cron_days, "* * *") != 0)
+			*covered = 1;
+		lines[n++] = line;
+	}
+	/* A local time in a gap is the instant the gap ends (zone_instant):
+	 * launch then, on the transition's weekday of its month. */
+	for (i = 0; i < zc.n && n < max; i++) {
+		int a, b;
+
+		if (zc.after[i] <= zc.before[i])
+			continue;
+		civil_from_secs(zc.t[i] + zc.before[i], &c);
+		a = c.h * 60 + c.mi;
+		b = a + (int)((zc.after[i] - zc.before[i]) / 60);
+		if (!schedule_has_time_in(s, a, b))
+			continue;
+		civil_from_secs(zc.t[i] + zone_changes_at(&hc, zc.t[i]), &c);
+		lines[n++] = xasprintf(
+		    "%d %d * %d %d", c.mi, c.h, c.mo, weekday(c.y, c.mo, c.d));
+		*covered = 1;
+	}
+	return n;
 }

@@ -110,6 +110,25 @@ void tzone_format(const struct tzone *, int64_t t, char *buf, size_t len);
 int schedule_calendar(
     const struct schedule *, const char *zone, char *out[2], const char **why);
 
+/*
+ * The cron(5) lines, "m h dom mon dow", that launch schedule s of zone z
+ * at each of its slots from instant from for a year, on a host whose
+ * clock (cron's) is in zone host: one line per difference between the
+ * two zones' offsets in that year, and for a local time in one of z's
+ * gaps a line at the instant the gap ends (on the transition's weekday
+ * of its month).  A line may launch where there is no slot: the slot
+ * check makes that launch a no-op.  When a line's days had to be widened
+ * (a restricted day field shifted across midnight, the gap lines),
+ * *covered is 1.  Up to max lines into lines[] (the caller frees each);
+ * returns how many, 0 when the two zones' offsets agree all year (then
+ * the schedule's own line is right).  The host's own transitions are
+ * cron's business.
+ */
+#define SCHEDULE_CRON_LINES_MAX 16
+size_t schedule_cron_lines(const struct schedule *s, const struct tzone *z,
+    const struct tzone *host, int64_t from, char **lines, size_t max,
+    int *covered);
+
 /* Parse an operator's time in zone z: RFC 3339 with an offset or Z
  * ("2026-12-01T01:30:00+01:00"), or a local "YYYY-MM-DD HH:MM[:SS]" /
  * "YYYY-MM-DDTHH:MM[:SS]" in z (mapped as above).  0 and *t, or -1 with
