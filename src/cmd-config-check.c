@@ -70,7 +70,6 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	size_t i;
 	int    rv;
 
-	(void)ctx;
 	text = conf_print_text(c);
 	fputs(text, stdout);
 	free(text);
@@ -113,12 +112,7 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		    c->jobs[i].name, why);
 		free(why);
 	}
-	if (ferror(stdout)) {
-		fputs("cronguard: config check: cannot write to stdout\n",
-		    stderr);
-		return EXIT_SOFTWARE;
-	}
-	return EXIT_OK;
+	return cmd_stdout_done(ctx);
 }
 
 const struct cmd_entry cmd_config_check_entry = {

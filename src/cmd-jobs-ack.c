@@ -8,7 +8,39 @@
 #include "cmd.h"
 #include "db.h"
 #include "jobctl.h"
+#include "schedule.h"
 #include "util.h"
+
+/* Time v of job j as a UTC slot (out) and as printed (shown), in the
+ * job's zone (the server's without timezone); with check, a slot of its
+ * schedule when it has one.  Returns 0, or the exit code having said
+ * why. */
+static int
+ack_slot(struct cmd_ctx *ctx, struct db *db, const struct conf_job *j,
+    const char *v, int check, char *out, char *shown)
+{
+	struct tzone  *z = NULL;
+	char          *errstr = NULL;
+	enum db_status st;
+	int64_t        t;
+	int            rc = 0;
+
+	if ((st = jobctl_slot_zone(db, j->name, j->timezone, &z, &errstr)) !=
+	    DB_OK)
+		rc = cmd_db_error(ctx, st, errstr);
+	else if (z == NULL) {
+		fprintf(stderr, "cronguard: %s: job %s: %s\n", ctx->entry->name,
+		    j->name, errstr);
+		rc = EXIT_CONFIG;
+	} else if (jobctl_slot_parse(z, check ? j->schedule : NULL, v, &t, out,
+	               JOBCTL_SLOT_MAX, &errstr) != 0)
+		rc = cmd_usage_error(ctx->entry, "--slot: %s", errstr);
+	else
+		tzone_format(z, t, shown, TZONE_RFC3339_MAX);
+	tzone_free(z);
+	free(errstr);
+	return rc;
+}
 
 static int
 cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
@@ -16,6 +48,7 @@ cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct db     *db = NULL;
 	const char    *job = ctx->args[0], *v, *reason;
 	char          *errstr = NULL, *failed = NULL, slot[JOBCTL_SLOT_MAX];
+	char           shown[TZONE_RFC3339_MAX];
 	enum db_status st;
 	int            rc;
 
@@ -24,12 +57,6 @@ cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
 	if ((rc = cmd_reason_option(ctx, 1, JOBCTL_REASON_MAX, &reason)) != 0)
 		return rc;
 	v = cmd_opt_value(ctx, "slot");
-	if (v != NULL &&
-	    jobctl_slot_parse(conf_job_find(c, job)->timezone, v, slot,
-	        sizeof slot, &errstr) != 0) {
-		rc = cmd_usage_error(ctx->entry, "--slot: %s", errstr);
-		goto out;
-	}
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if (v == NULL) {
@@ -45,14 +72,20 @@ cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
 			rc = EXIT_DATAERR;
 			goto out;
 		}
+		/* Stored in UTC; shown, as every slot, in the job's zone. */
 		snprintf(slot, sizeof slot, "%.19s", failed);
+		free(failed);
+		failed = xasprintf("%sZ", slot);
 	}
+	if ((rc = ack_slot(ctx, db, conf_job_find(c, job),
+	         v != NULL ? v : failed, v != NULL, slot, shown)) != 0)
+		goto out;
 	if ((st = jobctl_ack(db, job, slot, reason, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
-	printf("acknowledged %s slot %s UTC by %s\n", job, slot,
-	    jobctl_identity());
+	printf(
+	    "acknowledged %s slot %s by %s\n", job, shown, jobctl_identity());
 out:
 	db_close(db);
 	free(failed);

@@ -30,6 +30,7 @@ extern const struct cmd_entry cmd_jobs_pause_entry;
 extern const struct cmd_entry cmd_jobs_resume_entry;
 extern const struct cmd_entry cmd_jobs_ack_entry;
 extern const struct cmd_entry cmd_locks_entry;
+extern const struct cmd_entry cmd_schedule_next_entry;
 extern const struct cmd_entry cmd_outbox_dispatch_entry;
 extern const struct cmd_entry cmd_outbox_check_entry;
 extern const struct cmd_entry cmd_outbox_list_entry;
@@ -62,6 +63,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_jobs_resume_entry,
 	&cmd_jobs_ack_entry,
 	&cmd_locks_entry,
+	&cmd_schedule_next_entry,
 	&cmd_outbox_dispatch_entry,
 	&cmd_outbox_check_entry,
 	&cmd_outbox_list_entry,
@@ -295,6 +297,17 @@ cmd_format_option(struct cmd_ctx *ctx, int *json)
 		return 0;
 	}
 	return cmd_usage_error(ctx->entry, "--format must be text or json");
+}
+
+int
+cmd_stdout_done(struct cmd_ctx *ctx)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cronguard: %s: cannot write to stdout\n",
+		    ctx->entry->name);
+		return EXIT_SOFTWARE;
+	}
+	return EXIT_OK;
 }
 
 int

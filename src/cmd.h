@@ -100,6 +100,10 @@ void cmd_usage(const struct cmd_entry *, FILE *f);
  * not 0).  Returns guard_run's exit code. */
 int cmd_run_job(
     const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx);
+/* After a command printed its answer: EXIT_OK, or EXIT_SOFTWARE having
+ * said "cronguard: COMMAND: cannot write to stdout" (a full disk, a
+ * closed pipe). */
+int cmd_stdout_done(struct cmd_ctx *);
 /* Print "cronguard: message", then usage, to stderr and return
  * EXIT_USAGE: for bad arguments. */
 int cmd_usage_error(const struct cmd_entry *, const char *fmt, ...)

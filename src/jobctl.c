@@ -11,6 +11,7 @@
 
 #include "db.h"
 #include "jobctl.h"
+#include "runs.h"
 #include "schedule.h"
 #include "util.h"
 
@@ -284,29 +285,61 @@ out:
 /* ------------------------------------------------------------ slots */
 
 int
-jobctl_slot_parse(
-    const char *tz, const char *text, char *out, size_t len, char **errstr)
+jobctl_slot_parse(const struct tzone *z, const struct schedule *s,
+    const char *text, int64_t *t, char *out, size_t len, char **errstr)
 {
-	struct tzone *z = NULL;
-	struct tm     tm;
-	int64_t       t;
-	time_t        tt;
-	int           rc = -1;
+	struct tm tm;
+	time_t    tt;
+	int64_t   around[2];
+	char      shown[TZONE_RFC3339_MAX], a[TZONE_RFC3339_MAX],
+	    b[TZONE_RFC3339_MAX];
 
-	if (tzone_open(tz != NULL ? tz : "+00:00", &z, errstr) != 0)
+	if (tzone_parse_instant(z, text, t, errstr) != 0)
 		return -1;
-	if (tzone_parse_instant(z, text, &t, errstr) != 0)
-		goto out;
-	tt = (time_t)t;
-	if (len < JOBCTL_SLOT_MAX || gmtime_r(&tt, &tm) == NULL) {
+	tt = (time_t)*t;
+	if (*t < 0 || len < JOBCTL_SLOT_MAX || gmtime_r(&tt, &tm) == NULL ||
+	    tm.tm_year + 1900 > 9999) {
 		*errstr = xasprintf("bad time '%s': out of range", text);
-		goto out;
+		return -1;
+	}
+	if (s != NULL && !schedule_contains(s, z, *t)) {
+		tzone_format(z, *t, shown, sizeof shown);
+		if (schedule_prev(s, z, *t, &around[0]) != 0 ||
+		    schedule_next(s, z, *t, &around[1]) != 0) {
+			*errstr = xasprintf("%s is no slot of \"%s\" in %s",
+			    shown, schedule_text(s), tzone_name(z));
+			return -1;
+		}
+		tzone_format(z, around[0], a, sizeof a);
+		tzone_format(z, around[1], b, sizeof b);
+		*errstr = xasprintf("%s is no slot of \"%s\" in %s (the "
+		                    "slots around it: %s and %s)",
+		    shown, schedule_text(s), tzone_name(z), a, b);
+		return -1;
 	}
 	strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm);
-	rc = 0;
-out:
-	tzone_free(z);
-	return rc;
+	return 0;
+}
+
+enum db_status
+jobctl_slot_zone(struct db *db, const char *job, const char *tz,
+    struct tzone **z, char **errstr)
+{
+	struct slot_state st;
+	enum db_status    rc;
+
+	*z = NULL;
+	if (tz != NULL) {
+		(void)tzone_open(tz, z, errstr);
+		return DB_OK;
+	}
+	if ((rc = runs_slot_state(db, job, &st, errstr)) != DB_OK)
+		return rc;
+	if (runs_slot_zone(NULL, &st, z, errstr) != 0 && *errstr == NULL)
+		*errstr = xstrdup("cannot tell the database server's time "
+		                  "zone: set the job's timezone");
+	runs_slot_state_free(&st);
+	return DB_OK;
 }
 
 /* ------------------------------------------------------------- acks */

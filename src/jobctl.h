@@ -122,14 +122,27 @@ enum db_status jobctl_pause_list(
     struct db *, struct job_pause **out, size_t *n, char **errstr);
 
 /*
- * An operator's time for a slot, as UTC "YYYY-MM-DD hh:mm:ss" in out
- * (JOBCTL_SLOT_MAX): tzone_parse's forms (RFC 3339 with an offset or Z,
- * or a local "YYYY-MM-DD HH:MM[:SS]") in zone tz (the job's timezone;
- * NULL: UTC).  0, or -1 with *errstr (allocated).
+ * An operator's time for a slot of a job whose slots are in zone z (see
+ * jobctl_slot_zone): tzone_parse's forms (RFC 3339 with any offset or Z,
+ * or a local "YYYY-MM-DD HH:MM[:SS]" in z), the rule of cronguard(1),
+ * "Slot times".  With a schedule s, the time must be one of its slots
+ * (NULL: any whole second).  0 with *t and UTC "YYYY-MM-DD hh:mm:ss" in
+ * out (JOBCTL_SLOT_MAX), or -1 with *errstr (allocated; for a time that
+ * is no slot, naming the slots around it).
  */
 #define JOBCTL_SLOT_MAX 20
-int jobctl_slot_parse(
-    const char *tz, const char *text, char *out, size_t len, char **errstr);
+struct tzone;
+struct schedule;
+int jobctl_slot_parse(const struct tzone *z, const struct schedule *s,
+    const char *text, int64_t *t, char *out, size_t len, char **errstr);
+/*
+ * The zone of job's slots: tz (its timezone), else the database server's
+ * (one statement).  DB_OK with *z (tzone_free), DB_OK with *z NULL and
+ * *errstr when the server's zone cannot be told (a configuration error),
+ * or the status with *errstr.
+ */
+enum db_status jobctl_slot_zone(struct db *, const char *job, const char *tz,
+    struct tzone **z, char **errstr);
 
 /* Acknowledge job's slot (UTC): acked_by jobctl_identity(), reason (not
  * NULL).  A second ack of the slot replaces the first's who and why. */

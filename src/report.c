@@ -1369,3 +1369,19 @@ report_outbox_list_json(const struct db_result *r)
 	}
 	return report_json_text(arr);
 }
+
+char *
+report_schedule_next_json(const char *schedule, const char *timezone,
+    const char *from, const char *const *slots, size_t n)
+{
+	json_t *o = json_object(), *arr = json_array();
+	size_t  i;
+
+	json_object_set_new(o, "schedule", json_string(schedule));
+	json_object_set_new(o, "timezone", json_string(timezone));
+	json_object_set_new(o, "from", json_string(from));
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, json_string(slots[i]));
+	json_object_set_new(o, "slots", arr);
+	return report_json_text(o);
+}

@@ -92,4 +92,9 @@ char *report_outbox_list_json(const struct db_result *);
 /* locks: the table, one line per lock. */
 char *report_locks_text(const struct report_lock_row *, size_t n);
 
+/* schedule next --format json: {"schedule", "timezone", "from",
+ * "slots": [RFC 3339, ...]}. */
+char *report_schedule_next_json(const char *schedule, const char *timezone,
+    const char *from, const char *const *slots, size_t n);
+
 #endif

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,17 @@ struct schedule {
 	 * DOW_STAR): when either is set, a day matches both fields;
 	 * otherwise either. */
 	bool dom_star, dow_star;
+	/* The extensions beyond cron(5): L in day-of-month, NL (the last
+	 * weekday N of the month: bit N) and N#K (the K-th weekday N: bit
+	 * K of dow_nth[N]) in day-of-week. */
+	bool    dom_last;
+	uint8_t dow_last;
+	uint8_t dow_nth[7];
+	/* An expression cron(5) reads that fires at every slot and more
+	 * (L as 28-31, NL and N#K as N); NULL when text itself is one. */
+	char *cron_text;
+	/* Its day fields, "dom month dow" (macros expanded). */
+	char *cron_days;
 };
 
 struct tzone {
@@ -438,6 +450,32 @@ tzone_open_server(
 	return -1;
 }
 
+int
+tzone_open_host(struct tzone **out, char **errstr)
+{
+	const char *tz = getenv("TZ");
+	char        path[PATH_MAX], *p;
+
+	*out = NULL;
+	*errstr = NULL;
+	if (tz != NULL && tz[0] != '\0')
+		return tzone_open(tz[0] == ':' ? tz + 1 : tz, out, errstr);
+	if (realpath("/etc/localtime", path) == NULL)
+		return tzone_open("UTC", out, errstr); /* glibc's default */
+	if ((p = strstr(path, "/zoneinfo/")) == NULL) {
+		*errstr = xasprintf("the host's time zone: /etc/localtime is "
+		                    "%s, not a file under a zoneinfo "
+		                    "directory (set TZ)",
+		    path);
+		return -1;
+	}
+	p += strlen("/zoneinfo/");
+	/* Debian's posix/ and right/ trees hold the same zones. */
+	if (strncmp(p, "posix/", 6) == 0)
+		p += 6;
+	return tzone_open(p, out, errstr);
+}
+
 void
 tzone_free(struct tzone *z)
 {
@@ -612,6 +650,29 @@ parse_name(const char **p, int field, int *v)
 	return 0;
 }
 
+/* What a day field holds beyond cron(5), and the field as cron(5) reads
+ * it to cover that (cover: the extensions widened to what they pick
+ * from). */
+struct field_ext {
+	bool       last;   /* day-of-month: L */
+	uint8_t    lastwd; /* day-of-week: NL, bit N */
+	uint8_t    nth[7]; /* day-of-week: N#K, bit K of nth[N] */
+	bool       any;    /* one of them is there */
+	struct buf cover;
+};
+
+/* Beyond cron(5), what the error messages of the day fields add. */
+#define EXT_HINT \
+	" (beyond cron(5), cronguard knows only L in day-of-month and NL " \
+	"and N#K in day-of-week)"
+
+/* The end of a list element at p. */
+static bool
+element_end(const char *p)
+{
+	return *p == ',' || *p == '\0';
+}
+
 /* A number or (month, day of week) a name at *p, bounded; advances *p.
  * 0 and *v, or -1 with *errstr. */
 static int
@@ -636,33 +697,94 @@ parse_value(const char **p, int field, int *v, char **errstr)
 		return 0;
 	}
 	if (parse_name(p, field, v) &&
-	    !((**p >= 'a' && **p <= 'z') || (**p >= 'A' && **p <= 'Z')))
+	    (!((**p >= 'a' && **p <= 'z') || (**p >= 'A' && **p <= 'Z')) ||
+	        (field == 4 && (**p == 'L' || **p == 'l') &&
+	            element_end(*p + 1))))
 		return 0;
+	/* The whole element, so that "-1" and "L-3" are named as given. */
 	*p = start;
-	while (**p != '\0' && **p != ',' && **p != '-' && **p != '/')
+	while (!element_end(*p))
 		(*p)++;
 	if (field == 3 || field == 4)
-		*errstr = xasprintf("%s: \"%.*s\" is not a number or a %s name",
+		*errstr = xasprintf(
+		    "%s: \"%.*s\" is not a number or a %s name%s",
 		    field_names[field], (int)(*p - start), start,
-		    field == 3 ? "month" : "day");
+		    field == 3 ? "month" : "day", field == 4 ? EXT_HINT : "");
 	else
-		*errstr = xasprintf("%s: \"%.*s\" is not a number",
-		    field_names[field], (int)(*p - start), start);
+		*errstr = xasprintf("%s: \"%.*s\" is not a number%s",
+		    field_names[field], (int)(*p - start), start,
+		    field == 2 ? EXT_HINT : "");
 	return -1;
 }
 
-/* One field of an expression into *bits: 0, or -1 with *errstr. */
+/*
+ * An extension at *p after the weekday wd of day-of-week: "L" (the last
+ * wd of the month) or "#K" (the K-th).  1 when there is one (into *x,
+ * advancing *p), 0 when there is none, -1 with *errstr.
+ */
 static int
-parse_field(
-    const char *text, int field, uint64_t *bits, bool *star, char **errstr)
+parse_dow_ext(const char **p, int wd, struct field_ext *x, char **errstr)
 {
-	const char *p = text;
-	int         lo, hi, step, v;
+	const char *s;
+	int         k;
+
+	wd %= 7; /* 7 = Sunday */
+	if ((**p == 'L' || **p == 'l') && element_end(*p + 1)) {
+		x->lastwd |= (uint8_t)(1u << wd);
+		(*p)++;
+		return 1;
+	}
+	if (**p != '#')
+		return 0;
+	s = ++(*p);
+	if (*s < '1' || *s > '5' || !element_end(s + 1)) {
+		while (!element_end(*p))
+			(*p)++;
+		*errstr = xasprintf("day-of-week: \"#%.*s\": the week of the "
+		                    "month after # is 1-5",
+		    (int)(*p - s), s);
+		return -1;
+	}
+	k = *s - '0';
+	x->nth[wd] |= (uint8_t)(1u << k);
+	(*p)++;
+	return 1;
+}
+
+/* Add element [b, e) to the cover of x, with its extension widened. */
+static void
+cover_add(struct field_ext *x, const char *b, const char *e, const char *as)
+{
+	if (x->cover.len > 0)
+		buf_addc(&x->cover, ',');
+	if (as != NULL)
+		buf_adds(&x->cover, as);
+	else
+		buf_printf(&x->cover, "%.*s", (int)(e - b), b);
+}
+
+/* One field of an expression into *bits (and a day field's extensions
+ * into *x): 0, or -1 with *errstr. */
+static int
+parse_field(const char *text, int field, uint64_t *bits, bool *star,
+    struct field_ext *x, char **errstr)
+{
+	const char *p = text, *b, *vend;
+	int         lo, hi, step, v, ext;
 
 	*bits = 0;
 	*star = text[0] == '*';
 	for (;;) {
 		step = 1;
+		b = p;
+		if (field == 2 && (*p == 'L' || *p == 'l') &&
+		    element_end(p + 1)) {
+			/* The day is the month's: day_matches knows it. */
+			x->last = x->any = true;
+			p++;
+			cover_add(x, b, p, "28-31");
+			goto next;
+		}
 		if (*p == '*') {
 			lo = field_min[field];
 			hi = field_max[field];
@@ -671,6 +793,15 @@ parse_field(
 			if (parse_value(&p, field, &lo, errstr) == -1)
 				return -1;
 			hi = lo;
+			vend = p;
+			if (field == 4 &&
+			    (ext = parse_dow_ext(&p, lo, x, errstr)) != 0) {
+				if (ext == -1)
+					return -1;
+				x->any = true;
+				cover_add(x, b, vend, NULL);
+				goto next;
+			}
 			if (*p == '-') {
 				p++;
 				if (parse_value(&p, field, &hi, errstr) == -1)
@@ -711,11 +842,14 @@ parse_field(
 		}
 		for (v = lo; v <= hi; v += step)
 			*bits |= (uint64_t)1 << v;
+		cover_add(x, b, p, NULL);
+next:
 		if (*p == '\0')
 			break;
 		if (*p != ',' || p[1] == '\0') {
-			*errstr = xasprintf("%s: unexpected \"%s\" in \"%s\"",
-			    field_names[field], p, text);
+			*errstr = xasprintf("%s: unexpected \"%s\" in \"%s\"%s",
+			    field_names[field], p, text,
+			    field == 2 || field == 4 ? EXT_HINT : "");
 			return -1;
 		}
 		p++;
@@ -725,24 +859,36 @@ parse_field(
 	return 0;
 }
 
-/* Whether the fields can match at all: with the day fields combined by
- * AND, some selected month must have a selected day of the month. */
+static bool day_matches(const struct schedule *, int64_t y, int mo, int d);
+
+/*
+ * Whether the fields can match at all: some selected day of 2000 to 2027
+ * matches, a whole cycle of the Gregorian calendar's weekdays and leap
+ * years (the searches look as far).  The field named is the one to fix:
+ * day-of-week when it picks the days (a stepped "*" for days 1 and 21
+ * with "1#2"), else day-of-month ("0 0 30 2 *").
+ */
 static int
 schedule_check_days(const struct schedule *s, char **errstr)
 {
-	int mo, d;
+	int y, mo, d;
 
-	if (!(s->dom_star || s->dow_star))
-		return 0; /* either field: every week has the weekdays */
-	for (mo = 1; mo <= 12; mo++) {
-		if ((s->month & (1u << mo)) == 0)
-			continue;
-		for (d = 1; d <= month_days(2000, mo); d++)
-			if (s->dom & (1u << d))
-				return 0;
-	}
-	*errstr = xstrdup("day-of-month: no selected day occurs in the "
-	                  "selected months, the schedule never matches");
+	for (y = 2000; y < 2028; y++)
+		for (mo = 1; mo <= 12; mo++) {
+			if ((s->month & (1u << mo)) == 0)
+				continue;
+			for (d = 1; d <= month_days(y, mo); d++)
+				if (day_matches(s, y, mo, d))
+					return 0;
+		}
+	if (s->dom_star && !s->dow_star)
+		*errstr = xstrdup("day-of-week: no selected weekday falls on a "
+		                  "selected day in the selected months, the "
+		                  "schedule never matches");
+	else
+		*errstr = xstrdup("day-of-month: no selected day occurs in "
+		                  "the selected months, the schedule never "
+		                  "matches");
 	return -1;
 }
 
@@ -754,8 +900,13 @@ schedule_parse(const char *expr, struct schedule **out, char **errstr)
 	char            *fields[5] = { NULL }, *trimmed = NULL;
 	uint64_t         bits[5];
 	bool             star[5];
+	struct field_ext ext[5];
 	size_t           i, n = 0, len;
 	int              rc = -1;
+
+	memset(ext, 0, sizeof ext);
+	for (i = 0; i < 5; i++)
+		buf_init(&ext[i].cover);
 
 	*out = NULL;
 	*errstr = NULL;
@@ -804,8 +955,8 @@ schedule_parse(const char *expr, struct schedule **out, char **errstr)
 		goto out;
 	}
 	for (i = 0; i < 5; i++)
-		if (parse_field(
-		        fields[i], (int)i, &bits[i], &star[i], errstr) == -1)
+		if (parse_field(fields[i], (int)i, &bits[i], &star[i], &ext[i],
+		        errstr) == -1)
 			goto out;
 	s = xcalloc(1, sizeof *s);
 	s->text = xstrdup(trimmed);
@@ -816,14 +967,24 @@ schedule_parse(const char *expr, struct schedule **out, char **errstr)
 	s->dow = (uint32_t)bits[4];
 	s->dom_star = star[2];
 	s->dow_star = star[4];
+	s->dom_last = ext[2].last;
+	s->dow_last = ext[4].lastwd;
+	memcpy(s->dow_nth, ext[4].nth, sizeof s->dow_nth);
+	if (ext[2].any || ext[4].any)
+		s->cron_text = xasprintf("%s %s %s %s %s", fields[0], fields[1],
+		    buf_str(&ext[2].cover), fields[3], buf_str(&ext[4].cover));
+	s->cron_days = xasprintf("%s %s %s", buf_str(&ext[2].cover), fields[3],
+	    buf_str(&ext[4].cover));
 	if (schedule_check_days(s, errstr) == -1)
 		goto out;
 	*out = s;
 	s = NULL;
 	rc = 0;
 out:
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 5; i++) {
 		free(fields[i]);
+		buf_free(&ext[i].cover);
+	}
 	free(trimmed);
 	schedule_free(s);
 	return rc;
@@ -835,6 +996,8 @@ schedule_free(struct schedule *s)
 	if (s == NULL)
 		return;
 	free(s->text);
+	free(s->cron_text);
+	free(s->cron_days);
 	free(s);
 }
 
@@ -844,13 +1007,22 @@ schedule_text(const struct schedule *s)
 	return s->text;
 }
 
+const char *
+schedule_cron_text(const struct schedule *s)
+{
+	return s->cron_text != NULL ? s->cron_text : s->text;
+}
+
 /* -------------------------------------------------------------- searching */
 
 static bool
 day_matches(const struct schedule *s, int64_t y, int mo, int d)
 {
-	bool dom = (s->dom & (1u << d)) != 0;
-	bool dow = (s->dow & (1u << weekday(y, mo, d))) != 0;
+	int  wd = weekday(y, mo, d), mdays = month_days(y, mo);
+	bool dom = (s->dom & (1u << d)) != 0 || (s->dom_last && d == mdays);
+	bool dow = (s->dow & (1u << wd)) != 0 ||
+	    ((s->dow_last & (1u << wd)) != 0 && d + 7 > mdays) ||
+	    (s->dow_nth[wd] & (1u << ((d - 1) / 7 + 1))) != 0;
 
 	if (s->dom_star || s->dow_star)
 		return dom && dow;
@@ -1039,6 +1211,20 @@ schedule_next(
 	return rc;
 }
 
+size_t
+schedule_upcoming(const struct schedule *s, const struct tzone *z, int64_t t,
+    int64_t *slots, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (schedule_next(s, z, t, &slots[i]) == -1)
+			break;
+		t = slots[i];
+	}
+	return i;
+}
+
 int
 schedule_contains(const struct schedule *s, const struct tzone *z, int64_t t)
 {
@@ -1135,7 +1321,16 @@ schedule_calendar(
     const struct schedule *s, const char *zone, char *out[2], const char **why)
 {
 	const uint32_t all_dom = 0xfffffffe, all_dow = 0x7f;
+	uint32_t       dom = s->dom, dow = s->dow | s->dow_last;
+	int            wd;
 
+	/* The extensions as the days they pick from: the events cover the
+	 * slots, and the slot check decides (as for jobs crontab). */
+	if (s->dom_last)
+		dom |= 0xf0000000; /* 28-31 */
+	for (wd = 0; wd < 7; wd++)
+		if (s->dow_nth[wd] != 0)
+			dow |= 1u << wd;
 	out[0] = out[1] = NULL;
 	if (zone != NULL && strcmp(zone, "Z") == 0)
 		zone = "UTC";
@@ -1144,10 +1339,212 @@ schedule_calendar(
 		return 0;
 	}
 	if (s->dom_star || s->dow_star) {
-		out[0] = calendar_event(s, s->dom, s->dow, zone);
+		out[0] = calendar_event(s, dom, dow, zone);
 		return 1;
 	}
-	out[0] = calendar_event(s, s->dom, all_dow, zone);
-	out[1] = calendar_event(s, all_dom, s->dow, zone);
+	out[0] = calendar_event(s, dom, all_dow, zone);
+	out[1] = calendar_event(s, all_dom, dow, zone);
 	return 2;
+}
+
+/* ------------------------------------------------- cron lines in a zone */
+
+/* A zone's offsets over a span: the offset at its start and each change. */
+struct zone_changes {
+	int64_t t[64], before[64], after[64];
+	size_t  n;
+	int64_t first;
+};
+
+/* The changes of z's offset in [from, to): sampled every 6 hours (no
+ * zone changes twice that fast), each found to the second. */
+static void
+zone_changes(
+    const struct tzone *z, int64_t from, int64_t to, struct zone_changes *zc)
+{
+	struct tzsave sv;
+	int64_t       t, o, prev;
+
+	zone_enter(z, &sv);
+	zc->n = 0;
+	zc->first = prev = zone_offset(z, from);
+	for (t = from; t < to && zc->n < nitems(zc->t); t += 6 * 3600) {
+		o = zone_offset(z, t + 6 * 3600);
+		if (o == prev)
+			continue;
+		zc->t[zc->n] = zone_transition(z, t, t + 6 * 3600);
+		zc->before[zc->n] = prev;
+		zc->after[zc->n] = o;
+		zc->n++;
+		prev = o;
+	}
+	zone_leave(&sv);
+}
+
+static int64_t
+zone_changes_at(const struct zone_changes *zc, int64_t t)
+{
+	int64_t o = zc->first;
+	size_t  i;
+
+	for (i = 0; i < zc->n && zc->t[i] <= t; i++)
+		o = zc->after[i];
+	return o;
+}
+
+/* A cron(5) field of bits in lo..hi: "*", else values and "a-b" runs. */
+static void
+cron_field(struct buf *b, uint64_t bits, int lo, int hi)
+{
+	int v, w, n = 0;
+
+	for (v = lo; v <= hi && (bits & ((uint64_t)1 << v)); v++)
+		;
+	if (v > hi) {
+		buf_addc(b, '*');
+		return;
+	}
+	for (v = lo; v <= hi; v++) {
+		if (!(bits & ((uint64_t)1 << v)))
+			continue;
+		for (w = v; w + 1 <= hi && (bits & ((uint64_t)1 << (w + 1)));)
+			w++;
+		buf_printf(b, n++ > 0 ? ",%d" : "%d", v);
+		if (w > v)
+			buf_printf(b, "-%d", w);
+		v = w;
+	}
+}
+
+/* The weekdays the day-of-week field picks from, extensions widened. */
+static uint32_t
+schedule_dow_cover(const struct schedule *s)
+{
+	uint32_t dow = s->dow | s->dow_last;
+	int      wd;
+
+	for (wd = 0; wd < 7; wd++)
+		if (s->dow_nth[wd] != 0)
+			dow |= 1u << wd;
+	return dow;
+}
+
+/* The line that launches s's local times on a host clock dm minutes
+ * behind the zone (the zone's offset less the host's): "m h dom mon dow". */
+static char *
+cron_line_shifted(const struct schedule *s, int64_t dm)
+{
+	struct buf b;
+	uint64_t   mins = 0;
+	uint32_t   hours = 0, dow = 0, wd_in = schedule_dow_cover(s);
+	int        h, m, sh, shifts = 0, wd;
+	int64_t    t;
+
+	for (h = 0; h < 24; h++)
+		for (m = 0; m < 60; m++) {
+			if (!(s->hour & (1u << h)) ||
+			    !(s->minute & ((uint64_t)1 << m)))
+				continue;
+			t = h * 60 + m - dm;
+			sh = (int)floor_div(t, 1440);
+			t -= (int64_t)sh * 1440;
+			mins |= (uint64_t)1 << (t % 60);
+			hours |= 1u << (t / 60);
+			shifts |= 1 << (sh + 1); /* -1, 0, +1: bits 0-2 */
+			for (wd = 0; wd < 7; wd++)
+				if (wd_in & (1u << wd))
+					dow |= 1u << (((wd + sh) % 7 + 7) % 7);
+		}
+	buf_init(&b);
+	cron_field(&b, mins, 0, 59);
+	buf_addc(&b, ' ');
+	cron_field(&b, hours, 0, 23);
+	buf_addc(&b, ' ');
+	if (shifts == 2 || strcmp(s->cron_days, "* * *") == 0)
+		buf_adds(&b, s->cron_days); /* the same day, or every day */
+	else if (strncmp(s->cron_days, "* * ", 4) == 0) {
+		/* Only weekdays: the days before or after them. */
+		buf_adds(&b, "* * ");
+		cron_field(&b, dow, 0, 6);
+	} else
+		buf_adds(&b, "* * *"); /* every day: the slot check decides */
+	return buf_steal(&b);
+}
+
+/* Whether s has a time of day in local [a, b) minutes of the day. */
+static bool
+schedule_has_time_in(const struct schedule *s, int a, int b)
+{
+	int t;
+
+	for (t = a; t < b; t++)
+		if ((s->hour & (1u << (t / 60 % 24))) &&
+		    (s->minute & ((uint64_t)1 << (t % 60))))
+			return true;
+	return false;
+}
+
+size_t
+schedule_cron_lines(const struct schedule *s, const struct tzone *z,
+    const struct tzone *host, int64_t from, char **lines, size_t max,
+    int *covered)
+{
+	struct zone_changes zc, hc;
+	int64_t             d[130], pts[130], dm;
+	struct civil        c;
+	size_t              nd = 0, np = 0, i, k, n = 0;
+	char               *line;
+	int64_t             to = from + (int64_t)366 * 86400;
+
+	*covered = 0;
+	zone_changes(z, from, to, &zc);
+	zone_changes(host, from, to, &hc);
+	pts[np++] = from;
+	for (i = 0; i < zc.n; i++)
+		pts[np++] = zc.t[i];
+	for (i = 0; i < hc.n; i++)
+		pts[np++] = hc.t[i];
+	/* The differences the zones take, in the order they come. */
+	for (i = 0; i < np; i++) {
+		dm = (zone_changes_at(&zc, pts[i]) -
+		         zone_changes_at(&hc, pts[i])) /
+		    60;
+		for (k = 0; k < nd && d[k] != dm; k++)
+			;
+		if (k == nd)
+			d[nd++] = dm;
+	}
+	if (nd == 1 && d[0] == 0)
+		return 0; /* the host's clock is the zone's all year */
+	for (k = 0; k < nd && n < max; k++) {
+		line = cron_line_shifted(s, d[k]);
+		for (i = 0; i < n && strcmp(lines[i], line) != 0; i++)
+			;
+		if (i < n) {
+			free(line);
+			continue;
+		}
+		if (strcmp(line + strlen(line) - 5, "* * *") == 0 &&
+		    strcmp(s->cron_days, "* * *") != 0)
+			*covered = 1;
+		lines[n++] = line;
+	}
+	/* A local time in a gap is the instant the gap ends (zone_instant):
+	 * launch then, on the transition's weekday of its month. */
+	for (i = 0; i < zc.n && n < max; i++) {
+		int a, b;
+
+		if (zc.after[i] <= zc.before[i])
+			continue;
+		civil_from_secs(zc.t[i] + zc.before[i], &c);
+		a = c.h * 60 + c.mi;
+		b = a + (int)((zc.after[i] - zc.before[i]) / 60);
+		if (!schedule_has_time_in(s, a, b))
+			continue;
+		civil_from_secs(zc.t[i] + zone_changes_at(&hc, zc.t[i]), &c);
+		lines[n++] = xasprintf(
+		    "%d %d * %d %d", c.mi, c.h, c.mo, weekday(c.y, c.mo, c.d));
+		*covered = 1;
+	}
+	return n;
 }

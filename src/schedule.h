@@ -8,6 +8,13 @@
  * does; or it is one of the macros @yearly @annually @monthly @weekly
  * @daily @midnight @hourly.
  *
+ * Beyond cron(5), where users of cron libraries ask for them: "L" in
+ * day-of-month (the month's last day), and in day-of-week "NL" (the last
+ * weekday N of the month, "5L", "friL") and "N#K" (the K-th weekday N,
+ * K 1-5, "1#2").  Each is one element of a list ("1,L", "1#1,5L"), never
+ * part of a range or step; they are restricted day fields like any
+ * value.  Everything else beyond cron(5) (W, ?, L-3, LW) is refused.
+ *
  * Instants are Unix seconds (int64_t).  A local time is mapped to an
  * instant so that the map only grows: a local time that does not exist
  * (spring forward) is the first instant after the gap; a local time that
@@ -16,8 +23,9 @@
  *
  * Nothing here reads a clock: "now" is the caller's (the database's).
  *
- * The syntax is what Debian's cron accepts, so that `jobs crontab` can
- * hand an expression to cron unchanged: a step follows a range or "*"
+ * Without the extensions, the syntax is what Debian's cron accepts, so
+ * that `jobs crontab` can hand such an expression to cron unchanged: a step
+ * follows a range or "*"
  * ("5/15" is an error, as in cron); names are three letters, any case;
  * macros are lower case.  A day field is restricted unless it starts
  * with '*' (Vixie cron's rule: a stepped "*" is not restricted, so it
@@ -46,6 +54,11 @@ int  schedule_parse(const char *expr, struct schedule **out, char **errstr);
 void schedule_free(struct schedule *);
 /* The expression as given (for jobs list, jobs crontab). */
 const char *schedule_text(const struct schedule *);
+/* An expression cron(5) reads whose times include every slot: the text
+ * itself, or with the extensions widened to the days they pick from
+ * ("L" as 28-31, "5L" and "1#2" as 5 and 1), so that a launch it adds is
+ * no slot (for jobs crontab). */
+const char *schedule_cron_text(const struct schedule *);
 
 /*
  * A zone: an IANA name from the host's time-zone database (tzdata:
@@ -68,6 +81,11 @@ int tzone_open(const char *name, struct tzone **out, char **errstr);
  */
 int tzone_open_server(
     const char *zone, int system, struct tzone **out, char **errstr);
+/* The host's zone, as cron reads it: $TZ when set (a zone name, as
+ * above), else the zone /etc/localtime links to under a zoneinfo
+ * directory, else UTC when there is no /etc/localtime.  0 and *out, or
+ * -1 with *errstr (a POSIX TZ rule such as "CET-1CEST" is refused). */
+int         tzone_open_host(struct tzone **out, char **errstr);
 void        tzone_free(struct tzone *);
 const char *tzone_name(const struct tzone *);
 
@@ -78,6 +96,10 @@ int schedule_prev(
 /* The earliest slot after t (strictly): 0 and *slot, or -1. */
 int schedule_next(
     const struct schedule *, const struct tzone *, int64_t t, int64_t *slot);
+/* Up to n slots after t (strictly), earliest first, into slots[]:
+ * returns how many (fewer than n only at the end of year 9999). */
+size_t schedule_upcoming(const struct schedule *, const struct tzone *,
+    int64_t t, int64_t *slots, size_t n);
 /* Whether instant t is one of the schedule's slots: 1 or 0. */
 int schedule_contains(const struct schedule *, const struct tzone *, int64_t t);
 
@@ -94,10 +116,30 @@ void tzone_format(const struct tzone *, int64_t t, char *buf, size_t len);
  * timer with two OnCalendar= lines fires on either), each followed by
  * zone when it is not NULL.  Returns the count with out[] allocated
  * (the caller frees each), or 0 with *why (static) when systemd cannot
- * name the zone (a fixed offset other than UTC).
+ * name the zone (a fixed offset other than UTC).  An extension is
+ * written as the days it picks from, as in schedule_cron_text.
  */
 int schedule_calendar(
     const struct schedule *, const char *zone, char *out[2], const char **why);
+
+/*
+ * The cron(5) lines, "m h dom mon dow", that launch schedule s of zone z
+ * at each of its slots from instant from for a year, on a host whose
+ * clock (cron's) is in zone host: one line per difference between the
+ * two zones' offsets in that year, and for a local time in one of z's
+ * gaps a line at the instant the gap ends (on the transition's weekday
+ * of its month).  A line may launch where there is no slot: the slot
+ * check makes that launch a no-op.  When a line's days had to be widened
+ * (a restricted day field shifted across midnight, the gap lines),
+ * *covered is 1.  Up to max lines into lines[] (the caller frees each);
+ * returns how many, 0 when the two zones' offsets agree all year (then
+ * the schedule's own line is right).  The host's own transitions are
+ * cron's business.
+ */
+#define SCHEDULE_CRON_LINES_MAX 16
+size_t schedule_cron_lines(const struct schedule *s, const struct tzone *z,
+    const struct tzone *host, int64_t from, char **lines, size_t max,
+    int *covered);
 
 /* Parse an operator's time in zone z: RFC 3339 with an offset or Z
  * ("2026-12-01T01:30:00+01:00"), or a local "YYYY-MM-DD HH:MM[:SS]" /

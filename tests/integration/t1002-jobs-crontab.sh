@@ -21,6 +21,10 @@ jobs = {
 CONF
 
 conf_abs=$(cd "$(dirname "$CONF")" && pwd -P)/$(basename "$CONF")
+# The host's clock in UTC: a job in another zone gets lines in UTC
+# (t1052 checks those over a year).
+TZ=UTC
+export TZ
 
 # The cases' bodies are the functions below them: shellcheck reads a
 # function, not a string.
@@ -35,8 +39,11 @@ crontab_lines()
 	assert_grep '^PATH=.*/usr/bin' "$OUT"
 	assert_grep "^30 1 \\* \\* \\* cronguard cronguard -c '$conf_abs' run leave-accrual\$" "$OUT"
 	assert_grep "^\\*/15 8-17 \\* \\* Mon-Fri cronguard cronguard -c '$conf_abs' run weekdays\$" "$OUT"
-	assert_grep "^@monthly cronguard cronguard -c '$conf_abs' run monthly\$" "$OUT"
-	assert_grep '^# monthly: times in Europe/Berlin' "$OUT"
+	assert_grep "^0 23 \\* \\* \\* cronguard cronguard -c '$conf_abs' run monthly\$" "$OUT"
+	assert_grep "^0 22 \\* \\* \\* cronguard cronguard -c '$conf_abs' run monthly\$" "$OUT"
+	assert_grep '^# monthly: "@monthly" in Europe/Berlin on a host clock in UTC' "$OUT"
+	assert_grep "^0 0 \\* \\* \\* cronguard cronguard -c '$conf_abs' run tokyo\$" "$OUT"
+	assert_grep "^0 6 13 \\* 5 cronguard cronguard -c '$conf_abs' run either\$" "$OUT"
 	assert_grep '^# manual: no schedule' "$OUT"
 	if grep -q 'run manual' "$OUT"; then fail "a job without a schedule got a line"; fi
 }
@@ -68,7 +75,7 @@ crontab_syntax()
 		assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/one.conf" config check
 	done < "$TEST_TMP/crontab"
 	set +f
-	assert_eq 7 "$n" "job lines"
+	assert_eq 8 "$n" "job lines" # monthly: one per offset of Berlin
 }
 test_expect_success 'every line is cron.d syntax with a schedule config check takes' \
     crontab_syntax

@@ -101,7 +101,8 @@ assert_eq 0 "$(pauses)" "resume --all ends every row"
 assert_exit 0 cga jobs resume --all
 assert_grep '^resumed every job \(none was paused\)$' "$OUT"
 
-# ack: the latest failed slot by default, or --slot in UTC or RFC 3339.
+# ack: the latest failed slot by default, or --slot as a local time (the
+# server's zone, UTC here: these jobs have no timezone) or RFC 3339.
 mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
     outcome, exit_status, slot) VALUES
     ('accrual', 'a', 1, NOW(6), NOW(6), 'failure', 1, '2026-11-30 01:30:00'),
@@ -109,11 +110,11 @@ mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
     ('accrual', 'a', 3, NOW(6), NULL, 'running', NULL, '2026-12-02 01:30:00'),
     ('report', 'a', 4, NOW(6), NOW(6), 'success', 0, '2026-12-01 01:30:00')"
 assert_exit 0 cgb jobs ack accrual --reason "bank holiday, rerun by hand"
-assert_grep "^acknowledged accrual slot 2026-12-01 01:30:00 UTC by $me$" "$OUT"
+assert_grep "^acknowledged accrual slot 2026-12-01T01:30:00\+00:00 by $me$" "$OUT"
 assert_exit 0 cga jobs ack --slot 2026-11-30T02:30:00+01:00 --reason "known" accrual
-assert_grep '^acknowledged accrual slot 2026-11-30 01:30:00 UTC by ' "$OUT"
+assert_grep '^acknowledged accrual slot 2026-11-30T01:30:00\+00:00 by ' "$OUT"
 assert_exit 0 cga jobs ack accrual --slot "2026-11-29 23:15" --reason "x"
-assert_grep '^acknowledged accrual slot 2026-11-29 23:15:00 UTC by ' "$OUT"
+assert_grep '^acknowledged accrual slot 2026-11-29T23:15:00\+00:00 by ' "$OUT"
 assert_eq "2026-11-29 23:15:00.000000	x
 2026-11-30 01:30:00.000000	known
 2026-12-01 01:30:00.000000	bank holiday, rerun by hand" "$(mysql_q "SELECT slot, reason FROM cronguard_job_acks WHERE job = 'accrual' ORDER BY slot")"

@@ -8,7 +8,28 @@
 #include <check.h>
 
 #include "jobctl.h"
+#include "schedule.h"
 #include "testutil.h"
+
+/* jobctl_slot_parse in zone zname, with schedule expr (NULL: none). */
+static int
+slot_parse(
+    const char *zname, const char *expr, const char *in, char *out, char **why)
+{
+	struct tzone    *z = NULL;
+	struct schedule *s = NULL;
+	char            *err = NULL;
+	int64_t          t;
+	int              rc;
+
+	ck_assert_int_eq(tzone_open(zname, &z, &err), 0);
+	if (expr != NULL)
+		ck_assert_int_eq(schedule_parse(expr, &s, &err), 0);
+	rc = jobctl_slot_parse(z, s, in, &t, out, JOBCTL_SLOT_MAX, why);
+	schedule_free(s);
+	tzone_free(z);
+	return rc;
+}
 
 static const struct {
 	const char *in;
@@ -36,8 +57,7 @@ START_TEST(test_good)
 	char  out[JOBCTL_SLOT_MAX];
 	char *why = NULL;
 
-	ck_assert_msg(
-	    jobctl_slot_parse(NULL, good[_i].in, out, sizeof out, &why) == 0,
+	ck_assert_msg(slot_parse("UTC", NULL, good[_i].in, out, &why) == 0,
 	    "\"%s\" rejected: %s", good[_i].in, why);
 	ck_assert_str_eq(out, good[_i].utc);
 }
@@ -73,13 +93,54 @@ START_TEST(test_bad)
 	char  out[JOBCTL_SLOT_MAX];
 	char *why = NULL;
 
-	ck_assert_msg(
-	    jobctl_slot_parse(NULL, bad[_i], out, sizeof out, &why) == -1,
+	ck_assert_msg(slot_parse("UTC", NULL, bad[_i], out, &why) == -1,
 	    "\"%s\" accepted as %s", bad[_i], out);
 	ck_assert_ptr_nonnull(why);
 	ck_assert_msg(strstr(why, "RFC 3339") != NULL ||
 	        strstr(why, "out of range") != NULL,
 	    "\"%s\": %s", bad[_i], why);
+	free(why);
+}
+END_TEST
+
+/* The one rule for a job's slot: a local time is in the job's zone, an
+ * offset says its own; jobs ack takes only a slot of the schedule. */
+START_TEST(test_slot_of_schedule)
+{
+	char  out[JOBCTL_SLOT_MAX];
+	char *why = NULL;
+
+	ck_assert_int_eq(slot_parse("Europe/Berlin", "30 1 * * *",
+	                     "2026-12-03 01:30", out, &why),
+	    0);
+	ck_assert_str_eq(out, "2026-12-03 00:30:00");
+	ck_assert_int_eq(slot_parse("Europe/Berlin", "30 1 * * *",
+	                     "2026-12-03T00:30:00Z", out, &why),
+	    0);
+	ck_assert_str_eq(out, "2026-12-03 00:30:00");
+	ck_assert_int_eq(slot_parse("Europe/Berlin", "30 1 * * *",
+	                     "2026-07-03T01:30:00+02:00", out, &why),
+	    0);
+	ck_assert_str_eq(out, "2026-07-02 23:30:00");
+	/* 01:30 UTC is 02:30 in Berlin: no slot; nor is 07:07:07. */
+	ck_assert_int_eq(slot_parse("Europe/Berlin", "30 1 * * *",
+	                     "2026-12-03T01:30:00Z", out, &why),
+	    -1);
+	ck_assert_str_eq(why,
+	    "2026-12-03T02:30:00+01:00 is no slot of \"30 1 * * *\" in "
+	    "Europe/Berlin (the slots around it: 2026-12-03T01:30:00+01:00 "
+	    "and 2026-12-04T01:30:00+01:00)");
+	free(why);
+	why = NULL;
+	ck_assert_int_eq(slot_parse("Europe/Berlin", "30 1 * * *",
+	                     "2026-12-03 07:07:07", out, &why),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(why, "is no slot of"));
+	free(why);
+	why = NULL;
+	ck_assert_int_eq(slot_parse("Europe/Berlin", "30 1 * * *",
+	                     "2026-12-03 01:30:01", out, &why),
+	    -1);
 	free(why);
 }
 END_TEST
@@ -121,6 +182,7 @@ jobctl_suite(void)
 
 	tcase_add_loop_test(tc, test_good, 0, sizeof good / sizeof good[0]);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof bad / sizeof bad[0]);
+	tcase_add_test(tc, test_slot_of_schedule);
 	tcase_add_test(tc, test_pause_text);
 	suite_add_tcase(s, tc);
 	return s;

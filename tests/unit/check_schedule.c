@@ -11,6 +11,7 @@
 
 #include "schedule.h"
 #include "testutil.h"
+#include "util.h"
 
 /* Unix seconds of a UTC time, for readable expectations. */
 static int64_t
@@ -153,7 +154,24 @@ static const struct {
 	{ "1,,2 * * * *", "minute: " },
 	{ "1, * * * *", "minute: " },
 	{ "1-2-3 * * * *", "minute: unexpected \"-3\"" },
-	{ "-1 * * * *", "minute: \"\" is not a number" },
+	{ "-1 * * * *", "minute: \"-1\" is not a number" },
+	/* Beyond cron(5): L, NL and N#K only, as one element each. */
+	{ "0 0 15W * *", "day-of-month: unexpected \"W\" in \"15W\" (beyond" },
+	{ "0 0 LW * *", "day-of-month: \"LW\" is not a number" },
+	{ "0 0 L-3 * *", "day-of-month: \"L-3\" is not a number" },
+	{ "0 0 L/2 * *", "day-of-month: \"L/2\" is not a number" },
+	{ "0 0 ? * *", "day-of-month: \"?\" is not a number" },
+	{ "0 0 * * L", "day-of-week: \"L\" is not a number or a day name" },
+	{ "0 0 * * 1#6", "day-of-week: \"#6\": the week of the month" },
+	{ "0 0 * * 1#0", "day-of-week: \"#0\"" },
+	{ "0 0 * * 1#", "day-of-week: \"#\"" },
+	{ "0 0 * * 1#2-3", "day-of-week: \"#2-3\"" },
+	{ "0 0 * * 1-5L", "day-of-week: unexpected \"L\"" },
+	{ "0 0 * * 8L", "day-of-week: 8 is out of range 0-7" },
+	{ "0 L * * *", "hour: \"L\" is not a number" },
+	{ "0 0 * L *", "month: \"L\" is not a number or a month name" },
+	{ "0 0 */20 * 1#2",
+	    "day-of-week: no selected weekday falls on a selected day" },
 	{ "0 0 30 2 *",
 	    "day-of-month: no selected day occurs in the selected "
 	    "months" },
@@ -631,6 +649,190 @@ START_TEST(test_tzone_parse_bad)
 }
 END_TEST
 
+/* ------------------------------------------------------------- extensions */
+
+/* The last day of month mo of year y, at h:00 UTC, by the C library. */
+static int64_t
+utc_last_day(int y, int mo, int h)
+{
+	return utc(y + (mo == 12), mo == 12 ? 1 : mo + 1, 1, h, 0) - 86400;
+}
+
+/* The K-th (k > 0) or last (k == 0) weekday wd of y-mo at h:00 UTC, by
+ * the C library's weekday (gmtime), independent of schedule.c. */
+static int64_t
+utc_weekday_of_month(int y, int mo, int wd, int k, int h)
+{
+	struct tm tm;
+	time_t    t;
+	int       step = k > 0 ? 86400 : -86400;
+
+	t = (time_t)(k > 0 ? utc(y, mo, 1, h, 0) : utc_last_day(y, mo, h));
+	for (;;) {
+		gmtime_r(&t, &tm);
+		if (tm.tm_wday == wd)
+			break;
+		t += step;
+	}
+	return (int64_t)t + (k > 1 ? (int64_t)(k - 1) * 7 * 86400 : 0);
+}
+
+/* n slots of expr in zname after t. */
+static void
+upcoming(const char *expr, const char *zname, int64_t t, int64_t *out, size_t n)
+{
+	struct schedule *s = sched(expr);
+	struct tzone    *z = zone(zname);
+
+	ck_assert_uint_eq(schedule_upcoming(s, z, t, out, n), n);
+	schedule_free(s);
+	tzone_free(z);
+}
+
+START_TEST(test_ext_last_day)
+{
+	int64_t slots[24];
+	int     i;
+
+	upcoming("0 0 L * *", "UTC", utc(2027, 1, 1, 0, 0), slots, 24);
+	for (i = 0; i < 24; i++)
+		ck_assert_int_eq(
+		    slots[i], utc_last_day(2027 + i / 12, i % 12 + 1, 0));
+	/* February across a leap year, both ways. */
+	upcoming("0 0 L 2 *", "UTC", utc(2027, 1, 1, 0, 0), slots, 3);
+	ck_assert_int_eq(slots[0], utc(2027, 2, 28, 0, 0));
+	ck_assert_int_eq(slots[1], utc(2028, 2, 29, 0, 0));
+	ck_assert_int_eq(slots[2], utc(2029, 2, 28, 0, 0));
+	ck_assert_int_eq(prev("0 0 L 2 *", "UTC", utc(2028, 12, 31, 0, 0)),
+	    utc(2028, 2, 29, 0, 0));
+	ck_assert_int_eq(prev("0 0 L 2 *", "UTC", utc(2100, 12, 31, 0, 0)),
+	    utc(2100, 2, 28, 0, 0)); /* 2100 is no leap year */
+	ck_assert_int_eq(
+	    contains("0 0 L 2 *", "UTC", utc(2028, 2, 28, 0, 0)), 0);
+	/* A list: the 1st and the last. */
+	upcoming("0 0 1,L * *", "UTC", utc(2027, 1, 1, 0, 0), slots, 3);
+	ck_assert_int_eq(slots[0], utc(2027, 1, 31, 0, 0));
+	ck_assert_int_eq(slots[1], utc(2027, 2, 1, 0, 0));
+	ck_assert_int_eq(slots[2], utc(2027, 2, 28, 0, 0));
+}
+END_TEST
+
+START_TEST(test_ext_weekdays)
+{
+	int64_t slots[24];
+	int     i;
+
+	upcoming("0 18 * * 5L", "UTC", utc(2027, 1, 1, 0, 0), slots, 24);
+	for (i = 0; i < 24; i++)
+		ck_assert_int_eq(slots[i],
+		    utc_weekday_of_month(2027 + i / 12, i % 12 + 1, 5, 0, 18));
+	upcoming("0 9 * * 1#2", "UTC", utc(2027, 1, 1, 0, 0), slots, 24);
+	for (i = 0; i < 24; i++)
+		ck_assert_int_eq(slots[i],
+		    utc_weekday_of_month(2027 + i / 12, i % 12 + 1, 1, 2, 9));
+	/* Names, 7 as Sunday, and a fifth week that some months lack. */
+	ck_assert_int_eq(next("0 0 * * friL", "UTC", utc(2027, 1, 1, 0, 0)),
+	    utc(2027, 1, 29, 0, 0));
+	ck_assert_int_eq(next("0 0 * * 7#1", "UTC", utc(2027, 1, 1, 0, 0)),
+	    utc(2027, 1, 3, 0, 0));
+	ck_assert_int_eq(next("0 0 * * 1#5", "UTC", utc(2027, 1, 1, 0, 0)),
+	    utc(2027, 3, 29, 0, 0));
+	/* Both day fields restricted: either, as in cron. */
+	upcoming("0 0 15 * 5L", "UTC", utc(2027, 1, 1, 0, 0), slots, 3);
+	ck_assert_int_eq(slots[0], utc(2027, 1, 15, 0, 0));
+	ck_assert_int_eq(slots[1], utc(2027, 1, 29, 0, 0));
+	ck_assert_int_eq(slots[2], utc(2027, 2, 15, 0, 0));
+	/* A stepped "*" in day-of-month: both. */
+	ck_assert_int_eq(next("0 0 */2 * 1#2", "UTC", utc(2027, 1, 1, 0, 0)),
+	    utc(2027, 1, 11, 0, 0));
+}
+END_TEST
+
+/* Europe/Berlin: the last Sunday of March 2026 at 02:30 is in the gap,
+ * and of October 2026 in the repeated hour. */
+START_TEST(test_ext_berlin)
+{
+	int64_t slots[3];
+
+	upcoming(
+	    "30 2 * * 0L", "Europe/Berlin", utc(2026, 3, 1, 0, 0), slots, 3);
+	ck_assert_int_eq(slots[0], utc(2026, 3, 29, 1, 0)); /* 03:00 CEST */
+	ck_assert_int_eq(slots[1], utc(2026, 4, 26, 0, 30));
+	ck_assert_int_eq(slots[2], utc(2026, 5, 31, 0, 30));
+	ck_assert_int_eq(
+	    next("30 2 * * sunL", "Europe/Berlin", utc(2026, 10, 1, 0, 0)),
+	    utc(2026, 10, 25, 0, 30)); /* the first 02:30, CEST */
+	upcoming(
+	    "0 9 * * 1#2", "Europe/Berlin", utc(2026, 3, 1, 0, 0), slots, 2);
+	ck_assert_int_eq(slots[0], utc(2026, 3, 9, 8, 0));
+	ck_assert_int_eq(slots[1], utc(2026, 4, 13, 7, 0));
+	ck_assert_int_eq(
+	    next("0 0 L * *", "Europe/Berlin", utc(2026, 3, 1, 0, 0)),
+	    utc(2026, 3, 30, 22, 0));
+}
+END_TEST
+
+/* The cron(5) line of an extended schedule: its text widened, and it
+ * matches every slot of the schedule for two years. */
+START_TEST(test_ext_cron_text)
+{
+	static const struct {
+		const char *expr, *cron;
+	} cases[] = {
+		{ "0 0 L * *", "0 0 28-31 * *" },
+		{ "0 0 1,L 2 *", "0 0 1,28-31 2 *" },
+		{ "0 18 * * 5L", "0 18 * * 5" },
+		{ "0 9 * * 1#2,fri", "0 9 * * 1,fri" },
+		{ "0 9 15 * friL,7#1", "0 9 15 * fri,7" },
+		{ "0 9 * * 1-5", "0 9 * * 1-5" },
+		{ "@daily", "@daily" },
+	};
+	struct schedule *s, *c;
+	int64_t          slot[1];
+	int64_t          t;
+	size_t           i;
+
+	for (i = 0; i < nitems(cases); i++) {
+		s = sched(cases[i].expr);
+		ck_assert_str_eq(schedule_cron_text(s), cases[i].cron);
+		ck_assert_str_eq(schedule_text(s), cases[i].expr);
+		c = sched(schedule_cron_text(s));
+		t = utc(2027, 1, 1, 0, 0);
+		while (t < utc(2029, 1, 1, 0, 0)) {
+			struct tzone *z = zone("UTC");
+
+			ck_assert_uint_eq(
+			    schedule_upcoming(s, z, t, slot, 1), 1);
+			ck_assert_msg(schedule_contains(c, z, slot[0]),
+			    "%s: %s misses %lld", cases[i].expr, cases[i].cron,
+			    (long long)slot[0]);
+			t = slot[0];
+			tzone_free(z);
+		}
+		schedule_free(c);
+		schedule_free(s);
+	}
+}
+END_TEST
+
+START_TEST(test_ext_calendar)
+{
+	struct schedule *s = sched("0 0 L * *");
+	const char      *why = NULL;
+	char            *ev[2];
+
+	ck_assert_int_eq(schedule_calendar(s, "UTC", ev, &why), 1);
+	ck_assert_str_eq(ev[0], "*-*-28/1 0:0:00 UTC");
+	free(ev[0]);
+	schedule_free(s);
+	s = sched("0 18 * * 5L");
+	ck_assert_int_eq(schedule_calendar(s, NULL, ev, &why), 1);
+	ck_assert_str_eq(ev[0], "Fri *-*-* 18:0:00");
+	free(ev[0]);
+	schedule_free(s);
+}
+END_TEST
+
 static Suite *
 schedule_suite(void)
 {
@@ -656,6 +858,11 @@ schedule_suite(void)
 	tcase_add_test(tc, test_tzone_format);
 	tcase_add_test(tc, test_tzone_parse);
 	tcase_add_test(tc, test_tzone_parse_bad);
+	tcase_add_test(tc, test_ext_last_day);
+	tcase_add_test(tc, test_ext_weekdays);
+	tcase_add_test(tc, test_ext_berlin);
+	tcase_add_test(tc, test_ext_cron_text);
+	tcase_add_test(tc, test_ext_calendar);
 	suite_add_tcase(s, tc);
 	return s;
 }
