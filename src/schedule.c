@@ -1490,11 +1490,12 @@ schedule_cron_lines(const struct schedule *s, const struct tzone *z,
     int *covered)
 {
 	struct zone_changes zc, hc;
-	int64_t             d[130], pts[130], dm;
-	struct civil        c;
-	size_t              nd = 0, np = 0, i, k, n = 0;
-	char               *line;
-	int64_t             to = from + (int64_t)366 * 86400;
+	/* Only d[0..nd) is read; zeroed so that cppcheck sees it too. */
+	int64_t      d[130] = { 0 }, pts[130], dm;
+	struct civil c;
+	size_t       nd = 0, np = 0, i, k, n = 0;
+	char        *line;
+	int64_t      to = from + (int64_t)366 * 86400;
 
 	*covered = 0;
 	zone_changes(z, from, to, &zc);
