@@ -21,7 +21,7 @@ chmod 755 "$TEST_TMP/job"
 assert_exit 0 cg db migrate
 export TEST_TMP TEST_DB CONF CRONGUARD_BIN CRONGUARD_SRCDIR
 PATH=$TEST_TMP/bin:$PATH CRONGUARD_CONFIG=$CONF "$LIB_PY" - <<'PY' || fail "a README example differs"
-import json, os, re, subprocess, sys, threading
+import datetime, json, os, re, subprocess, sys, threading
 
 env = os.environ
 tmp, top = env["TEST_TMP"], env["CRONGUARD_SRCDIR"]
@@ -202,6 +202,19 @@ for ex in examples:
                  l.endswith(" run nightly") for l in lines)
         check(rc == 0 and ok, ex, "exit %d, %r, want '30 1 * * * %s ... "
               "cronguard run nightly'" % (rc, lines, m.group(1)))
+        continue
+    if cmd.startswith("cronguard schedule next "):
+        # The instants move with the date: as many lines as the README
+        # shows, each 18:00 on the last Friday of its month in Berlin.
+        rc, out, err = sh(cmd)
+        got = out.split()
+        ok = rc == 0 and len(got) == len(want)
+        for t in got if ok else []:
+            d = datetime.datetime.fromisoformat(t)
+            ok = ok and (d.hour, d.minute, d.weekday()) == (18, 0, 4) and \
+                (d + datetime.timedelta(days=7)).month != d.month and \
+                t[-6:] in ("+01:00", "+02:00")
+        check(ok, ex, "exit %d, %r, README %r" % (rc, got, want))
         continue
     check(False, ex, "an example this test does not know: add a case")
 print("%d examples, %d failed" % (len(seen), len(bad)))
