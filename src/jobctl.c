@@ -255,33 +255,6 @@ out:
 	return st;
 }
 
-enum db_status
-jobctl_pause_list(
-    struct db *db, struct job_pause **out, size_t *n, char **errstr)
-{
-	struct db_result *r = NULL;
-	enum db_status    st;
-	size_t            i;
-
-	*out = NULL;
-	*n = 0;
-	if ((st = db_query(db, &r, errstr,
-	         "SELECT " JOBCTL_PAUSE_COLUMNS
-	         " FROM cronguard_job_pauses WHERE until_at IS NULL OR"
-	         " until_at > NOW(6) ORDER BY job <> '" JOBCTL_ALL "', job")) !=
-	    DB_OK)
-		goto out;
-	if (r->nrows == 0 || r->ncols != 5)
-		goto out;
-	*out = xcalloc(r->nrows, sizeof **out);
-	for (i = 0; i < r->nrows; i++)
-		jobctl_pause_row(r, i, &(*out)[i]);
-	*n = r->nrows;
-out:
-	db_result_free(r);
-	return st;
-}
-
 /* ------------------------------------------------------------ slots */
 
 int
@@ -374,43 +347,4 @@ jobctl_failed_slot(struct db *db, const char *job, char **slot, char **errstr)
 out:
 	db_result_free(r);
 	return st;
-}
-
-enum db_status
-jobctl_acked(struct db *db, const char *job, const char *slot_utc, int *acked,
-    char **errstr)
-{
-	char          *v = NULL;
-	enum db_status st;
-
-	*acked = 0;
-	if ((st = db_query_value(db, &v, errstr,
-	         "SELECT EXISTS (SELECT 1 FROM cronguard_job_acks WHERE"
-	         " job = %s AND slot = CAST(%s AS DATETIME(6)))",
-	         job, slot_utc)) != DB_OK)
-		goto out;
-	switch (db_parse_bool(v)) {
-	case 1:
-		*acked = 1;
-		break;
-	case 0:
-		break;
-	default:
-		*errstr = xasprintf("query failed: acknowledged is '%s'",
-		    v != NULL ? v : "NULL");
-		st = DB_ERR_QUERY;
-	}
-out:
-	free(v);
-	return st;
-}
-
-enum db_status
-jobctl_ack_list(
-    struct db *db, const char *job, struct db_result **res, char **errstr)
-{
-	return db_query(db, res, errstr,
-	    "SELECT " JOBCTL_ACK_COLUMNS
-	    " FROM cronguard_job_acks WHERE job = %s ORDER BY slot DESC",
-	    job);
 }

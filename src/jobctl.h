@@ -116,11 +116,6 @@ int jobctl_marks_paused(const struct jobctl_marks *m, int64_t t);
 enum db_status jobctl_pause_get(
     struct db *, const char *job, struct job_pause *out, char **errstr);
 
-/* Every pause in effect, by job (JOBCTL_ALL first): *out an array of *n
- * (free each, then the array; NULL when none). */
-enum db_status jobctl_pause_list(
-    struct db *, struct job_pause **out, size_t *n, char **errstr);
-
 /*
  * An operator's time for a slot of a job whose slots are in zone z (see
  * jobctl_slot_zone): tzone_parse's forms (RFC 3339 with any offset or Z,
@@ -152,13 +147,5 @@ enum db_status jobctl_ack(struct db *, const char *job, const char *slot_utc,
  * *slot allocated "YYYY-MM-DD hh:mm:ss.uuuuuu", NULL when there is none. */
 enum db_status jobctl_failed_slot(
     struct db *, const char *job, char **slot, char **errstr);
-/* Whether job's slot (UTC) is acknowledged: *acked 1 or 0. */
-enum db_status jobctl_acked(struct db *, const char *job, const char *slot_utc,
-    int *acked, char **errstr);
-/* The columns of jobctl_ack_list, in order. */
-#define JOBCTL_ACK_COLUMNS "slot, acked_at, acked_by, reason"
-/* job's acknowledgements, the latest slot first, in *res. */
-enum db_status jobctl_ack_list(
-    struct db *, const char *job, struct db_result **res, char **errstr);
 
 #endif
