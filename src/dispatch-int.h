@@ -1,7 +1,8 @@
 /*
- * dispatch-int.h: what the serial pass (dispatch.c) and the pipeline
- * (dispatch-pipeline.c) share; not for other modules, which use
- * dispatch.h.  doc/architecture.md, "The outbox, from the top".
+ * dispatch-int.h: what the serial pass (dispatch.c), the pipeline
+ * (dispatch-pipeline.c) and the send both use (dispatch-send.c) share;
+ * not for other modules, which use dispatch.h.  doc/architecture.md,
+ * "The outbox, from the top".
  */
 #ifndef CRONGUARD_DISPATCH_INT_H
 #define CRONGUARD_DISPATCH_INT_H
@@ -67,7 +68,7 @@ struct dispatch {
 	volatile sig_atomic_t  never;
 };
 
-/* dispatch.c, for the pipeline. */
+/* dispatch-send.c, for both passes. */
 /* Whether msg's end (expires_at, or its channel's ttl) has come: then it
  * is marked expired (the finalise makes it FAILED) and must not be sent.
  * Asked just before every send, serial and pipelined. */

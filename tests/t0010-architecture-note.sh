@@ -1,8 +1,9 @@
 #!/bin/sh
 # doc/architecture.md stays true: it places every src/*.c (by name, or
-# cmd-*.c for the command files), and every snake_case name it cites in
-# backquotes (a function, a key, a table, an index, a test helper) still
-# exists in the code: in src/ (comments stripped), sql/ or tests/.
+# cmd-*.c for the command files), every file it cites exists, and every
+# snake_case name it cites in backquotes (a function, a key, a table, an
+# index, a test helper) still exists in the code: in src/ (comments
+# stripped), sql/ or tests/.
 set -eu
 top=${CRONGUARD_SRCDIR:?}
 note=$top/doc/architecture.md
@@ -22,6 +23,20 @@ for f in "$top"/src/*.c; do
 	echo "unplaced: src/$b is not named in doc/architecture.md"
 	fail=1
 done
+
+# Every file it cites exists (but for another project's, named here, and
+# placeholders in capitals).
+other='do_command.c'
+grep -oE '(^|[^A-Za-z0-9_-])[a-z0-9][a-z0-9_-]*\.[ch]\b' "$note" |
+    sed 's/^[^a-z0-9]//' | sort -u | while read -r f; do
+	case " $other " in *" $f "*) continue ;; esac
+	[ -n "$(find "$top/src" "$top/tests" "$top/fuzz" -name "$f" 2> /dev/null)" ] ||
+	    echo "stale: doc/architecture.md cites $f, which is not in src/, tests/ or fuzz/"
+done > "$tmp/files"
+if [ -s "$tmp/files" ]; then
+	cat "$tmp/files"
+	fail=1
+fi
 
 # The names the code holds: identifiers of src/ without its comments, and
 # of sql/ and tests/ as they are.
