@@ -959,7 +959,6 @@ channel_amqp_probe(const struct conf_channel *cc, bool *auth, char **errstr)
 }
 
 const struct channel_ops channel_amqp_ops = {
-	.type = "amqp",
 	.open = amqp_open,
 	.send = amqp_send,
 	.close = amqp_close,

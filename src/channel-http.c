@@ -529,7 +529,6 @@ http_check(
 }
 
 const struct channel_ops channel_http_ops = {
-	.type = "http",
 	.open = http_open,
 	.send = http_send,
 	.stream = http_stream,

@@ -537,7 +537,6 @@ smtp_wakeup(struct channel *ch)
 }
 
 const struct channel_ops channel_smtp_ops = {
-	.type = "smtp",
 	.open = smtp_open,
 	.send = smtp_send,
 	.stream = smtp_stream,

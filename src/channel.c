@@ -1,4 +1,4 @@
-/* channel.c: the channel table and default send hooks. */
+/* channel.c: the table of channels, from conf.h's CHANNEL_TYPES. */
 #include "config.h"
 
 #include <stddef.h>
@@ -8,22 +8,15 @@
 #include "channel.h"
 #include "util.h"
 
+#define CHANNEL_TABLE_ROW_(u, l) [CHANNEL_##u] = CHANNEL_OPS_##u,
+static const struct channel_ops *const channel_table[CHANNEL_NTYPES] = {
+	CHANNEL_TYPES(CHANNEL_TABLE_ROW_)
+};
+
 const struct channel_ops *
 channel_ops_for(enum channel_type type)
 {
-	switch (type) {
-	case CHANNEL_SMTP:
-		return &channel_smtp_ops;
-	case CHANNEL_HTTP:
-		return &channel_http_ops;
-	case CHANNEL_AMQP:
-#ifdef HAVE_AMQP
-		return &channel_amqp_ops;
-#else
-		return NULL;
-#endif
-	}
-	return NULL;
+	return (unsigned)type < CHANNEL_NTYPES ? channel_table[type] : NULL;
 }
 
 int

@@ -85,7 +85,6 @@ struct send_ctl {
 struct channel;
 
 struct channel_ops {
-	const char *type; /* "smtp", "http" */
 	/* Open once per process; keeps connections for reuse across batches.
 	 * Returns 0, or -1 with *errstr allocated. */
 	int (*open)(
@@ -110,7 +109,8 @@ struct channel_ops {
 	    const struct conf_channel *, const struct outbox_msg *, char **why);
 };
 
-/* The ops for a configured channel type. */
+/* The ops for a configured channel type; NULL for one this binary was
+ * built without (AMQP --without-amqp). */
 const struct channel_ops *channel_ops_for(enum channel_type);
 
 /* Check a payload for a configured channel as its send would (outbox
@@ -118,8 +118,17 @@ const struct channel_ops *channel_ops_for(enum channel_type);
 int channel_check(
     const struct conf_channel *, const char *payload, size_t len, char **why);
 
+/* Each type of CHANNEL_TYPES (conf.h) has its ops here, or NULL when it
+ * is not built. */
 extern const struct channel_ops channel_http_ops;
 extern const struct channel_ops channel_smtp_ops;
+#define CHANNEL_OPS_SMTP (&channel_smtp_ops)
+#define CHANNEL_OPS_HTTP (&channel_http_ops)
+#ifdef HAVE_AMQP
 extern const struct channel_ops channel_amqp_ops;
+#define CHANNEL_OPS_AMQP (&channel_amqp_ops)
+#else
+#define CHANNEL_OPS_AMQP NULL
+#endif
 
 #endif

@@ -12,12 +12,14 @@
 #include <amqp.h>
 #endif
 
+#include "channel.h"
 #include "cmd.h"
 
 static int
 cmd_version_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	curl_version_info_data *cv;
+	int                     t;
 
 	(void)ctx;
 	(void)c;
@@ -33,10 +35,17 @@ cmd_version_exec(struct cmd_ctx *ctx, struct conf *c)
 	printf("%s\n", OpenSSL_version(OPENSSL_VERSION));
 #ifdef HAVE_AMQP
 	printf("librabbitmq %s\n", amqp_version());
-	puts("channels: smtp http amqp");
-#else
-	puts("channels: smtp http (built --without-amqp)");
 #endif
+	fputs("channels:", stdout);
+	for (t = 0; t < CHANNEL_NTYPES; t++)
+		if (channel_ops_for((enum channel_type)t) != NULL)
+			printf(" %s",
+			    conf_channel_type_name((enum channel_type)t));
+	for (t = 0; t < CHANNEL_NTYPES; t++)
+		if (channel_ops_for((enum channel_type)t) == NULL)
+			printf(" (built --without-%s)",
+			    conf_channel_type_name((enum channel_type)t));
+	putchar('\n');
 	return EXIT_OK;
 }
 

@@ -39,9 +39,9 @@ enum key_kind {
 };
 
 /* Channel types a key is valid for (0: every type). */
-#define CH_SMTP 0x1
-#define CH_HTTP 0x2
-#define CH_AMQP 0x4
+#define CH_SMTP (1u << CHANNEL_SMTP)
+#define CH_HTTP (1u << CHANNEL_HTTP)
+#define CH_AMQP (1u << CHANNEL_AMQP)
 
 #define KF_URL 0x1     /* printed with userinfo and query masked */
 #define KF_HEADERS 0x2 /* "Name: value" strings, values masked in print */

@@ -33,7 +33,15 @@ static const char *const orderings[] = { "per_key", "none", NULL };
 static const char *const ordering_scopes[] = { "channel", "global", NULL };
 static const char *const on_failures[] = { "block", "skip", NULL };
 static const char *const attempt_logs[] = { "all", "failures", "none", NULL };
-const char *const conf_channel_type_names[] = { "smtp", "http", "amqp", NULL };
+#define CHANNEL_TYPE_NAME_(u, l) #l,
+const char *const conf_channel_type_names[] = { CHANNEL_TYPES(
+    CHANNEL_TYPE_NAME_) NULL };
+
+const char *
+conf_channel_type_name(enum channel_type t)
+{
+	return (unsigned)t < CHANNEL_NTYPES ? conf_channel_type_names[t] : "?";
+}
 static const char *const smtp_tls[] = { "none", "required", NULL };
 static const char *const http_methods[] = { "POST", "PUT", "PATCH", NULL };
 /* In enum guard_kind's order. */
@@ -51,9 +59,7 @@ conf_channel_types(const void *elem)
 {
 	const struct conf_channel *ch = elem;
 
-	return ch->type == CHANNEL_SMTP ? CH_SMTP
-	    : ch->type == CHANNEL_AMQP  ? CH_AMQP
-	                                : CH_HTTP;
+	return 1u << ch->type;
 }
 
 static int

@@ -923,10 +923,16 @@ conf_find_key(
 	return NULL;
 }
 
+/* The name of the one type in the bit set types (conf_channel_types). */
 static const char *
-conf_channel_type_name(unsigned types)
+conf_channel_types_name(unsigned types)
 {
-	return (types & CH_SMTP) ? "smtp" : (types & CH_AMQP) ? "amqp" : "http";
+	unsigned t;
+
+	for (t = 0; t < CHANNEL_NTYPES; t++)
+		if (types & (1u << t))
+			return conf_channel_type_name((enum channel_type)t);
+	return "?";
 }
 
 static int
@@ -965,7 +971,7 @@ conf_parse_group(struct parse *p, const config_setting_t *g,
 		if (k == NULL && elsewhere)
 			return conf_key_error(p, s,
 			    "not valid for a channel of type %s",
-			    conf_channel_type_name(types));
+			    conf_channel_types_name(types));
 		if (k == NULL)
 			return conf_unknown_key(p, s, keys);
 		if (conf_parse_key(p, s, k, base, types) == -1)

@@ -32,7 +32,17 @@ enum ordering_scope { SCOPE_CHANNEL, SCOPE_GLOBAL };
 enum on_failure { ON_FAILURE_BLOCK, ON_FAILURE_SKIP };
 /* Which attempts the finalise writes to outbox_attempts. */
 enum attempt_log { ATTEMPT_LOG_ALL, ATTEMPT_LOG_FAILURES, ATTEMPT_LOG_NONE };
-enum channel_type { CHANNEL_SMTP, CHANNEL_HTTP, CHANNEL_AMQP };
+/*
+ * The one list of channel types: X(NAME, name) for each.  The enum, the
+ * configuration's `type` names (conf-keys.c), the dispatcher's table of
+ * ops (channel.c, CHANNEL_OPS_NAME in channel.h) and `cronguard
+ * version`'s list all come from it; doc/architecture.md, "Channels".
+ */
+#define CHANNEL_TYPES(X) X(SMTP, smtp) X(HTTP, http) X(AMQP, amqp)
+#define CHANNEL_TYPE_ENUM_(u, l) CHANNEL_##u,
+enum channel_type { CHANNEL_TYPES(CHANNEL_TYPE_ENUM_) CHANNEL_NTYPES };
+/* The configuration's name of a channel type ("smtp"). */
+const char *conf_channel_type_name(enum channel_type);
 /* Which of a scheduled job's slots a launch runs (cronguard.conf(5),
  * "Schedules"). */
 enum catch_up { CATCH_UP_LATEST, CATCH_UP_ALL, CATCH_UP_NONE };
