@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -14,45 +15,37 @@ static int
 cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	struct guard_job gj;
-	struct conf_job  def;
-	const char      *errstr, *v;
+	struct conf_job  j;
+	const char      *errstr, *v, *lock;
 	long long        n;
 	size_t           i;
+	int              rc;
 
-	/* The defaults of a configured job (cronguard.conf(5)). */
-	conf_job_defaults(&def);
-	memset(&gj, 0, sizeof gj);
-	gj.guard = GUARD_NAMED_LOCK;
-	gj.runtime_dir = c->runtime_dir;
-	gj.max_runtime_ms = def.max_runtime_ms;
-	gj.grace_ms = def.grace_ms;
-	gj.heartbeat_ms = def.heartbeat_ms;
-	gj.kill_after_ms = GUARD_KILL_AFTER_MS;
-	gj.on_lock_lost = def.on_lock_lost;
-	gj.busy_exit = def.busy_exit;
-	gj.timeout_ms = def.timeout_ms;
+	/* A job of the configuration's defaults (cronguard.conf(5)), named
+	 * by its lock; the options below override them. */
+	conf_job_defaults(&j);
+	j.guard = GUARD_NAMED_LOCK;
 	/* exec is flock(1): the command's output is its own by default. */
-	gj.output = OUTPUT_INHERIT;
-	gj.output_max = (size_t)def.output_max;
+	j.output = OUTPUT_INHERIT;
 
-	if ((gj.lock = cmd_opt_value(ctx, "lock")) == NULL)
+	if ((lock = cmd_opt_value(ctx, "lock")) == NULL)
 		return cmd_usage_error(ctx->entry, "--lock is required");
-	if (!conf_lock_name_valid(gj.lock, &errstr))
+	if (!conf_lock_name_valid(lock, &errstr))
 		return cmd_usage_error(
 		    ctx->entry, "--lock: lock name %s", errstr);
 	if ((v = cmd_opt_value(ctx, "max-runtime")) != NULL &&
-	    (duration_parse(v, &gj.max_runtime_ms, &errstr) != 0 ||
-	        gj.max_runtime_ms == 0))
+	    (duration_parse(v, &j.max_runtime_ms, &errstr) != 0 ||
+	        j.max_runtime_ms == 0))
 		return cmd_usage_error(ctx->entry, "--max-runtime: %s: %s", v,
-		    gj.max_runtime_ms == 0 ? "must not be 0" : errstr);
+		    j.max_runtime_ms == 0 ? "must not be 0" : errstr);
 	if ((v = cmd_opt_value(ctx, "busy-exit")) != NULL) {
 		if (parse_ll(v, 0, 255, &n, &errstr) != 0)
 			return cmd_usage_error(
 			    ctx->entry, "--busy-exit: %s is %s", v, errstr);
-		gj.busy_exit = (int)n;
+		j.busy_exit = (int)n;
 	}
 	if ((v = cmd_opt_value(ctx, "timeout")) != NULL &&
-	    duration_parse(v, &gj.timeout_ms, &errstr) != 0)
+	    duration_parse(v, &j.timeout_ms, &errstr) != 0)
 		return cmd_usage_error(
 		    ctx->entry, "--timeout: %s: %s", v, errstr);
 	if ((v = cmd_opt_value(ctx, "output")) != NULL) {
@@ -64,11 +57,18 @@ cmd_exec_exec(struct cmd_ctx *ctx, struct conf *c)
 			return cmd_usage_error(ctx->entry,
 			    "--output: %s is not inherit, capture or on_failure",
 			    v);
-		gj.output = (enum output_mode)i;
+		j.output = (enum output_mode)i;
 	}
-	gj.job = gj.lock;
-	gj.argv = ctx->args;
-	return cmd_run_job(&gj, &lock_db_real, &c->db);
+	j.name = j.lock = xstrdup(lock);
+	j.command = ctx->args;
+	guard_job_from_conf(&gj, c, &j);
+	/* What exec is not: a configured job that a pause stops or whose
+	 * records are pruned (cronguard(1), exec). */
+	gj.pausable = 0;
+	gj.keep_runs = 0;
+	rc = cmd_run_job(&gj, &lock_db_real, &c->db);
+	free(j.lock);
+	return rc;
 }
 
 static const struct cmd_option cmd_exec_options[] = {
