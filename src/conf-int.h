@@ -8,6 +8,7 @@
 #define CRONGUARD_CONF_INT_H
 
 #include <stddef.h>
+#include <stdarg.h>
 
 #include <libconfig.h>
 
@@ -118,8 +119,58 @@ unsigned conf_channel_types(const void *);
 const char *conf_url_authority(
     const char *url, const char **at, const char **end);
 
+/* Parser state: the first error wins. */
+struct parse {
+	const char  *path;
+	char        *abspath;  /* path, absolute (as libconfig names it) */
+	char        *dir;      /* of path: the include directory */
+	char       **includes; /* every @include'd file, resolved */
+	size_t       nincludes;
+	const char  *channel; /* the channel being parsed, or NULL */
+	const char  *job;     /* the job being parsed, or NULL */
+	struct conf *c;
+	config_t     cfg;
+	char        *err;
+};
+
 /* conf.c: how one named channel or job is parsed (K_NAMED's parse). */
 int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 int conf_parse_job(struct parse *, const config_setting_t *, void *);
+
+/* conf-value.c: one setting, where it is and its value as a type. */
+/* The file a setting came from (allocated): the configuration itself, or
+ * an @include'd file, which libconfig names relative to the include
+ * directory. */
+char *conf_resolve(struct parse *, const char *file);
+char *conf_source_file(struct parse *, const config_setting_t *);
+/* "file:line" of setting s (allocated). */
+char *conf_where(struct parse *, const config_setting_t *);
+/* Record "file:line: msg" for setting s, the first error only: -1. */
+int conf_error(struct parse *, const config_setting_t *, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same with the setting's key path: "file:line: jobs.x.lock: msg". */
+int conf_key_error(struct parse *, const config_setting_t *, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+/* A warning for config check, in the same form. */
+void conf_key_warn(struct parse *, const config_setting_t *, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+/* "jobs.x.lock: expected WANT, not an integer": -1. */
+int conf_wrong_type(struct parse *, const config_setting_t *, const char *want);
+/* A value as its key's type: 0 (or the string), or -1 (NULL) with the
+ * error recorded in p. */
+const char *conf_get_string(
+    struct parse *, const config_setting_t *, int multiline);
+int conf_get_enum(
+    struct parse *, const config_setting_t *, const char *const *values);
+int conf_get_duration(
+    struct parse *, const config_setting_t *, const struct key *, int64_t *out);
+int conf_get_integer(struct parse *, const config_setting_t *,
+    const struct key *, long long *out);
+int conf_get_size(struct parse *, const config_setting_t *, const struct key *,
+    long long *out);
+int conf_get_number(
+    struct parse *, const config_setting_t *, const struct key *, double *out);
+int conf_get_strv(
+    struct parse *, const config_setting_t *, char ***outv, size_t *outn);
 
 #endif
