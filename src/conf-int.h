@@ -173,4 +173,32 @@ int conf_get_number(
 int conf_get_strv(
     struct parse *, const config_setting_t *, char ***outv, size_t *outn);
 
+/* conf-check.c: a channel's and a job's own checks, and those across
+ * keys. */
+/* "http://" and "https://" (NULL-terminated), for conf_url_has_scheme. */
+extern const char *const conf_http_schemes[];
+/* Whether url starts with one of schemes (case-insensitive) and goes on
+ * after it. */
+int conf_url_has_scheme(const char *url, const char *const *schemes);
+/* The member name of group g, or NULL (g NULL too). */
+const config_setting_t *conf_member(
+    const config_setting_t *g, const char *name);
+/* The checks across keys, after every key parsed: 0 or -1. */
+int conf_check(struct parse *);
+
+/* conf.c: parsing by the key table, and what the checks use of it. */
+/* The user of an amqp:// URL is the channel's username; a username key
+ * that names another is an error (-1). */
+int conf_amqp_url_user(
+    struct parse *, const config_setting_t *, struct conf_channel *ch);
+/* A URL with a password in it: only in a file only its owner reads
+ * (conf_check_private); -1 with the error recorded otherwise. */
+int conf_check_url_secret(
+    struct parse *, const config_setting_t *, const char *url);
+/* Parse group g by keys into base (channel types: which keys apply). */
+int conf_parse_group(struct parse *, const config_setting_t *g,
+    const struct key *keys, void *base, unsigned types);
+/* Fill base with the defaults of keys for channel types. */
+void conf_key_defaults(const struct key *keys, void *base, unsigned types);
+
 #endif
