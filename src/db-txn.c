@@ -127,7 +127,11 @@ db_txn_checked(struct db *db, db_txn_fn fn, db_txn_check_fn check, void *arg,
 			 * whose reply was lost may have committed: only
 			 * check can tell, on the new session. */
 			db->in_txn = false;
-			if (at_commit && check == NULL && db->reconnect) {
+			if (at_commit && check == NULL) {
+				/* Nothing can tell: say so, on a new session
+				 * when the policy reconnects. */
+				if (!db->reconnect)
+					return st;
 				if ((rst = db_reconnect(db, errstr)) != DB_OK)
 					return rst;
 				*errstr = xstrdup("commit outcome unknown: "
