@@ -44,6 +44,7 @@ struct db {
 	size_t             nsession;
 	unsigned long long conflicts;
 	unsigned long long reconnects;
+	unsigned long long statements; /* sent by db_run and db_simple */
 	unsigned           wait_s;   /* lock waits bounded to this (s), or 0 */
 	unsigned           last_err; /* errno of the last db_fail */
 };
@@ -665,6 +666,12 @@ db_reconnects(const struct db *db)
 	return db->reconnects;
 }
 
+unsigned long long
+db_statements(const struct db *db)
+{
+	return db != NULL ? db->statements : 0;
+}
+
 /* Until when (monotonic ms) a reconnect or a conflict that starts now may
  * be retried: the policy's deadline, but at least connect_retry. */
 static int64_t
@@ -1175,6 +1182,7 @@ db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
 
 	if ((st = db_bound_waits(db, errstr)) != DB_OK)
 		return st;
+	db->statements++;
 	if (mysql_real_query(db->mysql, sql, len) != 0)
 		return own ? db_fail_own(db, errstr)
 		           : db_fail(db, errstr, "query");
@@ -1364,6 +1372,7 @@ out:
 static enum db_status
 db_simple(struct db *db, const char *sql, char **errstr)
 {
+	db->statements++;
 	if (mysql_real_query(db->mysql, sql, strlen(sql)) != 0)
 		return db_fail(db, errstr, sql);
 	return DB_OK;
