@@ -142,6 +142,9 @@ static const char html_css[] =
     ".nw{white-space:nowrap}"
     ".jobs>thead th:nth-child(1){width:200px}"
     ".jobs>thead th:nth-child(2){width:270px}"
+    ".chans>thead th:nth-child(1){width:240px}"
+    ".chans>thead th:last-child{width:180px}"
+    ".chans small{white-space:nowrap}"
     ".v{display:inline-block;font-size:11px;font-weight:700;"
     "padding:1px 6px;border-radius:3px;color:#fff;letter-spacing:.03em}"
     ".v0{background:#2e7d32}.v1{background:#f9a825;color:#212121}"
@@ -176,7 +179,8 @@ static const char html_css[] =
     ".t,.t>tbody,.t>tbody>tr,.t>tbody>tr>td{display:block;width:100%}"
     ".t>tbody>tr{border-bottom:2px solid #dde3e8;padding:6px 0}"
     ".t>tbody>tr>td{border:0;padding:3px 4px}"
-    ".t td.n{text-align:left}"
+    ".t>tbody>tr>td.n{display:inline-block;width:auto;margin-right:14px;"
+    "text-align:left}"
     ".t td[data-l]::before{content:attr(data-l) \": \";color:#607d8b}"
     ".msg{max-width:none}}";
 
@@ -602,7 +606,7 @@ html_outbox(struct buf *b, const struct status *s)
 	    s->counts.pending, s->counts.due, s->counts.processing,
 	    s->counts.stuck, s->counts.failed, s->counts.unknown_channel);
 	buf_adds(b,
-	    "<table class=t><thead><tr><th>Channel<th>Pending"
+	    "<table class=\"t chans\"><thead><tr><th>Channel<th>Pending"
 	    "<th>Due<th>Processing<th>Failed<th>Blocked<th>Expired"
 	    "<th>Oldest due<th>Circuit<th>Rate, quota"
 	    "<th>Attempts, 24 h</thead><tbody>\n");

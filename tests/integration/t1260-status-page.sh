@@ -4,20 +4,22 @@
 # a running one and one without a schedule; an outbox with pending, failed
 # and a paused channel and an hour of attempts.  The HTML carries every state
 # in text and symbol, escapes what the database holds, is written atomically
-# 0640, renders in headless Chromium (DOM dump and a 1280x900 screenshot,
-# build/t1260-status-page.png) with no script and nothing fetched; --format
+# 0640, renders in headless Chromium (DOM dump, screenshots at 1280x900 and
+# phone width, build/t1260-status-page*.png, and the page beside them) with no script and nothing fetched; --format
 # json says the same; a database that cannot be reached gives a page that
 # says so and exit 69.
 # Needs the MariaDB test server; Chromium (Debian's chromium) for the
-# rendering case (a skip outside CI without it).
-# Cases: setup; the page; escaping; json; chromium; database unreachable;
-# bad options.
+# rendering case (a skip outside CI without it); nginx, curl and openssl
+# for the serving case (a skip without them).
+# Cases: setup; the page; escaping; json; chromium; nginx; database
+# unreachable; bad options.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
-PAGE=$TEST_TMP/www/status.html
+PAGE=$TEST_TMP/www/index.html
 ESC=$(printf '\033')
 test_ci_prereq CHROMIUM
 test_lazy_prereq CHROMIUM '[ -x /usr/bin/chromium ]'
+test_lazy_prereq NGINX '[ -x /usr/sbin/nginx ] && command -v curl && command -v openssl'
 
 conf()
 {
@@ -115,7 +117,7 @@ page()
 	[ -s "$PAGE" ] || fail "no page"
 	assert_eq 640 "$(stat -c %a "$PAGE")" "page mode"
 	ls "$TEST_TMP/www" > "$OUT"
-	assert_eq status.html "$(cat "$OUT")" "only the page is left"
+	assert_eq index.html "$(cat "$OUT")" "only the page is left"
 	for j in nightly-report import-orders sync-ledger rotate-keys \
 	    reindex cleanup mail hook; do
 		grep -q "<b>$j</b>" "$PAGE" || fail "no row for $j"
@@ -227,10 +229,55 @@ chromium_render()
 	    --screenshot="$png" "file://$PAGE" 2>> "$TEST_TMP/chromium.err" ||
 	    fail "chromium --screenshot: $(tail -5 "$TEST_TMP/chromium.err")"
 	[ -s "$png" ] || fail "no screenshot"
-	echo "screenshot: $png"
+	# On a phone: the rows stack, the strips wrap, nothing is cut.
+	timeout 120 "$@" --hide-scrollbars --window-size=390,2400 \
+	    --screenshot="${png%.png}-phone.png" "file://$PAGE" \
+	    2>> "$TEST_TMP/chromium.err" ||
+	    fail "chromium --screenshot: $(tail -5 "$TEST_TMP/chromium.err")"
+	cp "$PAGE" "${png%.png}.html"
+	echo "screenshots: $png ${png%.png}-phone.png, page ${png%.png}.html"
 }
 test_expect_success SERVERS,CHROMIUM 'the page renders in Chromium' \
     chromium_render
+
+# doc/nginx-status.conf, as shipped but for its two paths, serves the page
+# behind its password with its headers.
+served()
+{
+	local dir=$TEST_TMP/nginx port user=
+	mkdir -p "$dir"
+	port=$("$LIB_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	sed -e "s|/var/lib/cronguard/status/|$TEST_TMP/www/|" \
+	    -e "s|/etc/nginx/cronguard.htpasswd|$dir/htpasswd|" \
+	    "$CRONGUARD_SRCDIR/doc/nginx-status.conf" > "$dir/snippet.conf"
+	printf 'ops:%s\n' "$(openssl passwd -apr1 s3cret)" > "$dir/htpasswd"
+	# The workers read the page as this user (a member of its group).
+	[ "$(id -u)" = 0 ] && user='user root;'
+	cat > "$dir/nginx.conf" <<-NGINX
+	$user
+	daemon on; worker_processes 1; pid $dir/nginx.pid;
+	error_log $dir/error.log;
+	events {}
+	http {
+	  access_log off;
+	  client_body_temp_path $dir; proxy_temp_path $dir;
+	  fastcgi_temp_path $dir; uwsgi_temp_path $dir; scgi_temp_path $dir;
+	  server { listen 127.0.0.1:$port; include $dir/snippet.conf; }
+	}
+	NGINX
+	/usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" ||
+	    fail "nginx: $(cat "$dir/error.log")"
+	at_exit "kill \$(cat '$dir/nginx.pid')"
+	assert_eq 401 "$(curl -s -o /dev/null -w '%{http_code}' \
+	    "http://127.0.0.1:$port/cronguard/")" "without the password"
+	assert_exit 0 curl -sf -u ops:s3cret -D "$dir/headers" \
+	    "http://127.0.0.1:$port/cronguard/"
+	cmp -s "$OUT" "$PAGE" || fail "nginx served another file"
+	assert_grep '^Content-Type: text/html; charset=utf-8' "$dir/headers"
+	assert_grep "^Content-Security-Policy: default-src 'none'" "$dir/headers"
+	assert_grep '^Cache-Control: no-cache' "$dir/headers"
+}
+test_expect_success SERVERS,NGINX 'doc/nginx-status.conf serves the page' served
 
 unreachable()
 {
