@@ -237,8 +237,8 @@ strip_host(const struct status_job *j)
 /* A cell's title: its state's word first (the stylesheet keys on it),
  * then the slot (or the run's start), and what its run was. */
 static void
-cell_title(struct buf *t, const struct status_job *j,
-    const struct status_cell_info *c, int long_time, const char *host)
+cell_title(struct buf *t, const struct status_cell_info *c, int long_time,
+    const char *host)
 {
 	char d[32];
 
@@ -248,14 +248,19 @@ cell_title(struct buf *t, const struct status_job *j,
 		buf_printf(t, "%.*s", long_time ? 16 : 5,
 		    c->slot_text + (long_time ? 0 : 11));
 	else if (c->started != NULL)
-		buf_printf(t, "%.*s", long_time ? 19 : 8,
+		buf_printf(t, "%.*s UTC", long_time ? 19 : 8,
 		    c->started + (long_time ? 0 : 11));
 	if (c->run_id == 0)
 		return;
+	/* A slot's run starts within seconds of it: said only when it
+	 * did not, or when several ran. */
 	if (c->slot >= 0 && c->started != NULL &&
-	    (c->state == CELL_LATE || c->state == CELL_MANUAL || c->nruns > 1 ||
-	        strncmp(c->started + 11, c->slot_text + 11, 5)))
-		buf_printf(t, " started %s", c->started);
+	    (c->started_s - c->slot >= 60 || c->started_s < c->slot ||
+	        c->nruns > 1)) {
+		duration_format((c->started_s - c->slot) * 1000, d, sizeof d);
+		buf_printf(
+		    t, " started %s%s", c->started_s < c->slot ? "" : "+", d);
+	}
 	if (c->duration_ms >= 0) {
 		duration_format(c->duration_ms, d, sizeof d);
 		buf_printf(t, " %s", d);
@@ -270,7 +275,6 @@ cell_title(struct buf *t, const struct status_job *j,
 	if (c->exit_status >= 0 &&
 	    (c->exit_status != 0 || c->state == CELL_FAILED))
 		buf_printf(t, " exit %lld", c->exit_status);
-	(void)j;
 }
 
 /* Whether two of the strip's cells fall on one day: then a cell shows
@@ -322,7 +326,7 @@ html_strip(struct buf *b, const struct status_job *j)
 		if (day != NULL)
 			prev = day;
 		buf_reset(&t);
-		cell_title(&t, j, c, !daily, host);
+		cell_title(&t, c, !daily, host);
 		buf_adds(b, "<td title=\"");
 		status_html_escape(b, t.data, t.len);
 		buf_adds(b, "\">");

@@ -325,6 +325,7 @@ cell_set_run(struct status_cell_info *c, const struct db_result *r, size_t i)
 	cell_clear_run(c);
 	c->run_id = (unsigned long long)db_cell_ll(r, i, RUN_ID, 0);
 	c->started = db_cell_dup(r, i, RUN_START);
+	c->started_s = db_cell_ll(r, i, RUN_START_S, 0);
 	c->duration_ms = db_cell_ll(r, i, RUN_DURATION, -1);
 	c->host = db_cell_dup(r, i, RUN_HOST);
 	c->outcome = db_cell_dup(r, i, RUN_OUTCOME);

@@ -57,7 +57,8 @@ struct status_cell_info {
 	int              nruns;
 	/* The run shown (the latest of the slot); run_id 0: none. */
 	unsigned long long run_id;
-	char              *started; /* UTC "YYYY-MM-DD hh:mm:ss" */
+	char              *started;   /* UTC "YYYY-MM-DD hh:mm:ss" */
+	int64_t            started_s; /* the same, Unix seconds */
 	long long          duration_ms;
 	char              *host;
 	long long          exit_status; /* -1: none */
