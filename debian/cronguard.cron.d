@@ -14,3 +14,6 @@ CRONGUARD_CONFIG=/etc/cronguard/cronguard.conf
 #*   *  *   *   *    cronguard  cronguard jobs check --metrics-file /var/lib/cronguard/metrics/cronguard_jobs.prom > /dev/null
 #*/5 *  *   *   *    cronguard  cronguard outbox check --metrics-file /var/lib/cronguard/metrics/cronguard_outbox.prom > /dev/null
 #17  3  *   *   *    cronguard  cronguard outbox purge --sent-before 7d --failed-before 30d
+# The status page (cronguard(1), status), served by
+# /usr/share/doc/cronguard/examples/nginx-status.conf:
+#*   *  *   *   *    cronguard  cronguard status --html /var/lib/cronguard/status/index.html

@@ -23,7 +23,7 @@ CG_PACKAGES="build-essential autoconf automake pkg-config libmariadb-dev
 	libsubunit-dev mariadb-server mariadb-client python3-aiosmtpd
 	nginx-light hyperfine curl clang-format mandoc groff-base shellcheck
 	librabbitmq-dev rabbitmq-server amqp-tools python3-pika galera-4 rsync
-	prometheus python3-yaml bash-completion zsh nagios4-core icinga2-bin
+	prometheus python3-yaml bash-completion zsh nagios4-core icinga2-bin chromium
 	python3-croniter tzdata haproxy socat clang-tools cppcheck"
 
 cg_say() { printf '==> %s\n' "$*"; }

@@ -17,41 +17,6 @@
 #include "runs.h"
 #include "util.h"
 
-/* The schedule of j as jobs check judges it. */
-static void
-jobs_check_sched(const struct conf_job *j, struct job_sched *s)
-{
-	memset(s, 0, sizeof *s);
-	s->schedule = j->schedule;
-	s->timezone = j->timezone;
-	s->alert_after_failures = j->alert_after_failures;
-	s->alert_level =
-	    j->alert_level == ALERT_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
-}
-
-/*
- * A paused job is OK whatever its run records say: it is not expected to
- * run (cronguard(1), "jobs pause").  Its message says who paused it;
- * what the run records said follows, so that nothing is hidden.
- */
-static void
-judge_paused(struct job_check *jc, const struct job_pause *p)
-{
-	char *text, *was;
-
-	if ((text = jobctl_pause_text(p)) == NULL)
-		return;
-	was = jc->msg.len > 0 ? xstrdup(jc->msg.data) : NULL;
-	buf_reset(&jc->msg);
-	buf_adds(&jc->msg, text);
-	if (was != NULL)
-		buf_printf(&jc->msg, " (while paused: %s %s)",
-		    check_status_name(jc->status), was);
-	jc->status = CHECK_OK;
-	free(was);
-	free(text);
-}
-
 static int
 cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -98,7 +63,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		errstr = NULL;
 	}
 	for (i = 0; error == NULL && i < n; i++) {
-		jobs_check_sched(jobs[i], &sched);
+		jobcheck_sched_from_conf(jobs[i], &sched);
 		if (jobcheck_run(db, jobs[i], &sched, &jcs[i], &errstr) !=
 		        DB_OK ||
 		    jobctl_pause_get(db, jobs[i]->name, &pauses[i], &errstr) !=
@@ -107,7 +72,7 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 			errstr = NULL;
 			break;
 		}
-		judge_paused(&jcs[i], &pauses[i]);
+		jobcheck_judge_paused(&jcs[i], &pauses[i]);
 		st = check_status_worst(st, jcs[i].status);
 	}
 	if (error != NULL)

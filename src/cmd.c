@@ -30,6 +30,7 @@ extern const struct cmd_entry cmd_jobs_pause_entry;
 extern const struct cmd_entry cmd_jobs_resume_entry;
 extern const struct cmd_entry cmd_jobs_ack_entry;
 extern const struct cmd_entry cmd_locks_entry;
+extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_schedule_next_entry;
 extern const struct cmd_entry cmd_outbox_dispatch_entry;
 extern const struct cmd_entry cmd_outbox_check_entry;
@@ -63,6 +64,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_jobs_resume_entry,
 	&cmd_jobs_ack_entry,
 	&cmd_locks_entry,
+	&cmd_status_entry,
 	&cmd_schedule_next_entry,
 	&cmd_outbox_dispatch_entry,
 	&cmd_outbox_check_entry,

@@ -34,6 +34,7 @@ struct db {
 	size_t             nsession;
 	unsigned long long conflicts;
 	unsigned long long reconnects;
+	unsigned long long statements; /* sent by db_run and db_simple */
 	unsigned           wait_s;   /* lock waits bounded to this (s), or 0 */
 	unsigned           last_err; /* errno of the last db_fail */
 };

@@ -632,6 +632,12 @@ db_reconnects(const struct db *db)
 	return db->reconnects;
 }
 
+unsigned long long
+db_statements(const struct db *db)
+{
+	return db != NULL ? db->statements : 0;
+}
+
 /* Until when (monotonic ms) a reconnect or a conflict that starts now may
  * be retried: the policy's deadline, but at least connect_retry. */
 static int64_t
@@ -1142,6 +1148,7 @@ db_run(struct db *db, const char *sql, size_t len, struct db_result **res,
 
 	if ((st = db_bound_waits(db, errstr)) != DB_OK)
 		return st;
+	db->statements++;
 	if (mysql_real_query(db->mysql, sql, len) != 0)
 		return own ? db_fail_own(db, errstr)
 		           : db_fail(db, errstr, "query");
@@ -1330,6 +1337,7 @@ out:
 enum db_status
 db_simple(struct db *db, const char *sql, char **errstr)
 {
+	db->statements++;
 	if (mysql_real_query(db->mysql, sql, strlen(sql)) != 0)
 		return db_fail(db, errstr, sql);
 	return DB_OK;

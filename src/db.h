@@ -238,6 +238,10 @@ enum db_status db_session_set(struct db *, const char *sql, char **errstr);
 /* Conflicts retried (as above) and reconnects made on this handle. */
 unsigned long long db_conflicts(const struct db *);
 unsigned long long db_reconnects(const struct db *);
+/* Statements sent on this handle by its queries and transactions (the
+ * session setup and the fault points aside): what a command costs, for
+ * its debug line (cronguard status). 0 for a NULL handle. */
+unsigned long long db_statements(const struct db *);
 
 /* Single-value helpers: run a query that yields one row and one column
  * (anything else is DB_ERR_QUERY). */

@@ -400,6 +400,35 @@ jobcheck_run(struct db *db, const struct conf_job *j,
 }
 
 void
+jobcheck_sched_from_conf(const struct conf_job *j, struct job_sched *s)
+{
+	memset(s, 0, sizeof *s);
+	s->schedule = j->schedule;
+	s->timezone = j->timezone;
+	s->alert_after_failures = j->alert_after_failures;
+	s->alert_level =
+	    j->alert_level == ALERT_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
+}
+
+void
+jobcheck_judge_paused(struct job_check *jc, const struct job_pause *p)
+{
+	char *text, *was;
+
+	if ((text = jobctl_pause_text(p)) == NULL)
+		return;
+	was = jc->msg.len > 0 ? xstrdup(jc->msg.data) : NULL;
+	buf_reset(&jc->msg);
+	buf_adds(&jc->msg, text);
+	if (was != NULL)
+		buf_printf(&jc->msg, " (while paused: %s %s)",
+		    check_status_name(jc->status), was);
+	jc->status = CHECK_OK;
+	free(was);
+	free(text);
+}
+
+void
 jobcheck_free(struct job_check *jc)
 {
 	int i;

@@ -85,4 +85,17 @@ enum db_status jobcheck_run(struct db *, const struct conf_job *j,
     const struct job_sched *sched, struct job_check *jc, char **errstr);
 void           jobcheck_free(struct job_check *);
 
+/* The schedule of conf job j as jobs check judges it, into *s (borrows
+ * from j). */
+void jobcheck_sched_from_conf(const struct conf_job *j, struct job_sched *s);
+
+/*
+ * A paused job is OK whatever its run records say: it is not expected to
+ * run (cronguard(1), "jobs pause").  Its message says who paused it; what
+ * the run records said follows, so that nothing is hidden.  p not in
+ * effect: jc is left as it is.
+ */
+struct job_pause;
+void jobcheck_judge_paused(struct job_check *jc, const struct job_pause *p);
+
 #endif

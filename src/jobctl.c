@@ -255,6 +255,33 @@ out:
 	return st;
 }
 
+enum db_status
+jobctl_pause_list(
+    struct db *db, struct job_pause **out, size_t *n, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	size_t            i;
+
+	*out = NULL;
+	*n = 0;
+	if ((st = db_query(db, &r, errstr,
+	         "SELECT " JOBCTL_PAUSE_COLUMNS
+	         " FROM cronguard_job_pauses WHERE until_at IS NULL OR"
+	         " until_at > NOW(6) ORDER BY job <> '" JOBCTL_ALL "', job")) !=
+	    DB_OK)
+		goto out;
+	if (r->nrows == 0 || r->ncols != 5)
+		goto out;
+	*out = xcalloc(r->nrows, sizeof **out);
+	for (i = 0; i < r->nrows; i++)
+		jobctl_pause_row(r, i, &(*out)[i]);
+	*n = r->nrows;
+out:
+	db_result_free(r);
+	return st;
+}
+
 /* ------------------------------------------------------------ slots */
 
 int

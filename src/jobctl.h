@@ -116,6 +116,11 @@ int jobctl_marks_paused(const struct jobctl_marks *m, int64_t t);
 enum db_status jobctl_pause_get(
     struct db *, const char *job, struct job_pause *out, char **errstr);
 
+/* Every pause in effect, by job (JOBCTL_ALL first): *out an array of *n
+ * (free each, then the array; NULL when none). */
+enum db_status jobctl_pause_list(
+    struct db *, struct job_pause **out, size_t *n, char **errstr);
+
 /*
  * An operator's time for a slot of a job whose slots are in zone z (see
  * jobctl_slot_zone): tzone_parse's forms (RFC 3339 with any offset or Z,

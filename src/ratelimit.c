@@ -769,3 +769,17 @@ ratelimit_states_free(struct ratelimit_state *s, size_t n)
 	}
 	free(s);
 }
+
+const char *
+ratelimit_circuit_name(enum ratelimit_circuit c)
+{
+	switch (c) {
+	case CIRCUIT_OPEN:
+		return "open";
+	case CIRCUIT_HALF_OPEN:
+		return "half-open";
+	case CIRCUIT_CLOSED:
+		break;
+	}
+	return "closed";
+}

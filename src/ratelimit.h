@@ -81,6 +81,9 @@ enum db_status ratelimit_settle(struct ratelimit *, struct db *,
  * ratelimit_states_free); a missing table is an error like any other.
  */
 enum ratelimit_circuit { CIRCUIT_CLOSED, CIRCUIT_OPEN, CIRCUIT_HALF_OPEN };
+/* "closed", "open", "half-open": outbox check's and the status page's
+ * word. */
+const char *ratelimit_circuit_name(enum ratelimit_circuit);
 struct ratelimit_state {
 	char                  *channel;
 	enum ratelimit_circuit circuit;

@@ -97,4 +97,12 @@ char *report_locks_text(const struct report_lock_row *, size_t n);
 char *report_schedule_next_json(const char *schedule, const char *timezone,
     const char *from, const char *const *slots, size_t n);
 
+/* status --format json: the page's data (status.h) as one object:
+ * generated_at (the database clock, UTC), error (null, or why the
+ * database could not be read: then nothing else), status, jobs (each
+ * with jobs check's status and message, its pause and its cells), outbox
+ * (the counts and each channel's, with 24 hours of attempts). */
+struct status;
+char *report_status_json(const struct status *s);
+
 #endif

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <math.h>
 #include <pwd.h>
@@ -502,12 +503,24 @@ read_secret_file(const char *path, char **errstr)
 int
 write_file_atomic(const char *path, const void *data, size_t len, char **errstr)
 {
-	struct stat sb;
-	char       *tmp = NULL;
-	const char *p = data;
-	ssize_t     n;
-	mode_t      mask;
-	int         fd = -1, rc = -1;
+	mode_t mask;
+
+	mask = umask(0);
+	umask(mask);
+	return write_file_atomic_mode(path, data, len,
+	    (S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH) & ~mask, NULL, errstr);
+}
+
+int
+write_file_atomic_mode(const char *path, const void *data, size_t len,
+    mode_t mode, const char *group, char **errstr)
+{
+	struct stat   sb;
+	struct group *gr;
+	char         *tmp = NULL;
+	const char   *p = data;
+	ssize_t       n;
+	int           fd = -1, rc = -1;
 
 	/* Renaming over a device node, FIFO, directory or symbolic link
 	 * would replace something that was never a file of ours. */
@@ -534,10 +547,14 @@ write_file_atomic(const char *path, const void *data, size_t len, char **errstr)
 		goto out;
 	}
 	/* mkstemp creates 0600; the file is for another reader (the
-	 * metrics collector), as an open() with 0644 would have made it. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, (S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH) & ~mask) == -1) {
+	 * metrics collector, the web server's group). */
+	if (group != NULL && (gr = getgrnam(group)) != NULL &&
+	    fchown(fd, (uid_t)-1, gr->gr_gid) == -1) {
+		*errstr = xasprintf("cannot give %s to group %s: %s", tmp,
+		    group, strerror(errno));
+		goto out;
+	}
+	if (fchmod(fd, mode) == -1) {
 		*errstr =
 		    xasprintf("cannot chmod %s: %s", tmp, strerror(errno));
 		goto out;

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define nitems(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -87,6 +88,11 @@ char *read_secret_file(const char *path, char **errstr);
  * Returns 0 or -1 with *errstr allocated. */
 int write_file_atomic(
     const char *path, const void *data, size_t len, char **errstr);
+/* The same with the file's mode, and its group when group is not NULL
+ * and names a group of the system (none such: the file keeps the
+ * process's group; a group the process cannot give it to: -1). */
+int write_file_atomic_mode(const char *path, const void *data, size_t len,
+    mode_t mode, const char *group, char **errstr);
 
 /* A fresh random UUID (version 4) as 36 characters plus NUL. */
 void uuid_v4(char out[37]);
