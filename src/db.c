@@ -989,6 +989,7 @@ db_format(
 {
 	const char               *p, *s;
 	const unsigned long long *ids;
+	const char *const        *strs;
 	const struct buf         *frag;
 	double                    f;
 	int                       len;
@@ -1070,6 +1071,21 @@ db_format(
 			for (i = 0; i < n; i++)
 				buf_printf(
 				    b, "%s%llu", i > 0 ? "," : "", ids[i]);
+			break;
+		case 'A':
+			n = va_arg(ap, size_t);
+			strs = va_arg(ap, const char *const *);
+			if (n == 0)
+				buf_adds(b, "NULL"); /* IN (NULL): no row */
+			for (i = 0; i < n; i++) {
+				if (i > 0)
+					buf_addc(b, ',');
+				if (strs[i] == NULL)
+					buf_adds(b, "NULL");
+				else
+					db_add_literal(
+					    db, b, strs[i], strlen(strs[i]));
+			}
 			break;
 		case 'F':
 			if ((frag = va_arg(ap, const struct buf *)) == NULL) {

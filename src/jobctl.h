@@ -107,6 +107,9 @@ struct jobctl_marks {
 /* Fill *m for job in one statement.  DB_OK, or the status with *errstr. */
 enum db_status jobctl_slot_marks(
     struct db *, const char *job, struct jobctl_marks *m, char **errstr);
+/* The same for jobs[0..n) into m[0..n), in one statement. */
+enum db_status jobctl_slot_marks_all(struct db *, const char *const *jobs,
+    size_t n, struct jobctl_marks *m, char **errstr);
 /* Whether instant t (a slot) fell in one of m's pauses: 1 or 0. */
 int jobctl_marks_paused(const struct jobctl_marks *m, int64_t t);
 
@@ -115,6 +118,10 @@ int jobctl_marks_paused(const struct jobctl_marks *m, int64_t t);
  * jobctl_pause_free. */
 enum db_status jobctl_pause_get(
     struct db *, const char *job, struct job_pause *out, char **errstr);
+/* The same for jobs[0..n) into out[0..n) (jobctl_pause_free each), in one
+ * statement. */
+enum db_status jobctl_pause_get_all(struct db *, const char *const *jobs,
+    size_t n, struct job_pause *out, char **errstr);
 
 /* Every pause in effect, by job (JOBCTL_ALL first): *out an array of *n
  * (free each, then the array; NULL when none). */
