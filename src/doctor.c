@@ -217,6 +217,47 @@ out:
 	free(bad);
 }
 
+/* The newest finished run of a job (RUNS_DONE_SQL, jobs check and jobs
+ * list) must be one dive into ix_runs_job_done: without it the server
+ * reads every finished run of the job. */
+static void
+doctor_runs_index(struct db *db, const struct conf *c, struct doctor_report *r)
+{
+	static const char *const fix =
+	    "cronguard db migrate (sql/013_runs_done.sql creates ix_runs_job_done (job, done, id))";
+	struct db_result *res = NULL;
+	const char       *key = NULL, *type = NULL, *extra = NULL;
+	char             *errstr = NULL;
+
+	if (db_query(db, &res, &errstr, "EXPLAIN " RUNS_DONE_SQL,
+	        c->njobs > 0 ? c->jobs[0].name : "") != DB_OK) {
+		doctor_add(r, CHECK_WARNING, "runs_index", fix,
+		    "EXPLAIN of the newest finished run failed: %s", errstr);
+		goto out;
+	}
+	if (res->nrows > 0) {
+		key = db_cell(res, 0, doctor_column(res, "key"));
+		type = db_cell(res, 0, doctor_column(res, "type"));
+		extra = db_cell(res, 0, doctor_column(res, "Extra"));
+	}
+	/* MIN/MAX answered from the index alone, rows or none. */
+	if (extra != NULL &&
+	    (strcmp(extra, "Select tables optimized away") == 0 ||
+	        strcmp(extra, "No matching min/max row") == 0))
+		doctor_add(r, CHECK_OK, "runs_index", NULL,
+		    "the newest finished run of a job is one index dive (%s)",
+		    extra);
+	else
+		doctor_add(r, CHECK_WARNING, "runs_index", fix,
+		    "the newest finished run of a job reads key %s (type %s, %s),"
+		    " not one entry of ix_runs_job_done",
+		    key != NULL ? key : "NULL", type != NULL ? type : "NULL",
+		    extra != NULL ? extra : "");
+out:
+	db_result_free(res);
+	free(errstr);
+}
+
 /* @@session.wait_timeout (as every cronguard session gets it) against each
  * guarded job's heartbeat: the guard pings at least every third of
  * wait_timeout (lock_heartbeat_interval), so a heartbeat that is not below
@@ -1368,8 +1409,10 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		    doctor_connect_fix(db_connect_errno()), "%s",
 		    db_error != NULL ? db_error : "not connected");
 	else {
-		if (doctor_server(db, r))
+		if (doctor_server(db, r)) {
 			doctor_claim_index(db, c, r);
+			doctor_runs_index(db, c, r);
+		}
 		doctor_timeouts(db, c, r);
 		doctor_packet(db, c, r);
 		doctor_wsrep(db, c, r);

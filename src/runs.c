@@ -301,8 +301,8 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 		        "  WHERE job = %s AND outcome = 'success') s"
 		        " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
 		        "  FROM cronguard_runs x WHERE x.job = %s)"
-		        " LEFT JOIN cronguard_runs d ON d.id = (SELECT MAX(y.id)"
-		        "  FROM cronguard_runs y WHERE y.job = %s AND y.done = 1))",
+		        " LEFT JOIN cronguard_runs d ON d.id = (" RUNS_DONE_SQL
+		        "))",
 		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
 		        jobs[i], jobs[i], jobs[i]) != 0) {
 			st = DB_ERR_QUERY;
