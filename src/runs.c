@@ -845,21 +845,51 @@ runs_prune(struct db *db, const char *job, unsigned keep, unsigned long long *n,
 }
 
 enum db_status
+runs_lock_fences(struct db *db, const char *const *names,
+    const unsigned long long *run_ids, size_t n, unsigned long long *held,
+    unsigned long long *last, char **errstr)
+{
+	struct db_result *r = NULL;
+	struct buf        sql;
+	enum db_status    st = DB_OK;
+	long long         k;
+	size_t            i;
+
+	buf_init(&sql);
+	for (i = 0; i < n; i++)
+		held[i] = last[i] = 0;
+	if (n == 0)
+		return DB_OK;
+	/* Two primary-key lookups per lock, in one statement. */
+	for (i = 0; i < n; i++) {
+		if (db_fragment(db, &sql, errstr,
+		        "%R(SELECT %llu,"
+		        " (SELECT fence FROM cronguard_runs WHERE id = %llu),"
+		        " (SELECT fence FROM cronguard_leases WHERE name = %s))",
+		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
+		        run_ids[i], names[i]) != 0) {
+			st = DB_ERR_QUERY;
+			goto out;
+		}
+	}
+	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+		goto out;
+	for (i = 0; i < r->nrows; i++) {
+		k = db_cell_ll(r, i, 0, -1);
+		if (k < 0 || (size_t)k >= n)
+			continue;
+		held[k] = (unsigned long long)db_cell_ll(r, i, 1, 0);
+		last[k] = (unsigned long long)db_cell_ll(r, i, 2, 0);
+	}
+out:
+	db_result_free(r);
+	buf_free(&sql);
+	return st;
+}
+
+enum db_status
 runs_lock_fence(struct db *db, const char *name, unsigned long long run_id,
     unsigned long long *held, unsigned long long *last, char **errstr)
 {
-	struct db_result *r = NULL;
-	enum db_status    st;
-
-	*held = *last = 0;
-	st = db_query(db, &r, errstr,
-	    "SELECT (SELECT fence FROM cronguard_runs WHERE id = %llu),"
-	    " (SELECT fence FROM cronguard_leases WHERE name = %s)",
-	    run_id, name);
-	if (st == DB_OK && (st = db_one_row(r, 2, errstr)) == DB_OK) {
-		*held = (unsigned long long)db_cell_ll(r, 0, 0, 0);
-		*last = (unsigned long long)db_cell_ll(r, 0, 1, 0);
-	}
-	db_result_free(r);
-	return st;
+	return runs_lock_fences(db, &name, &run_id, 1, held, last, errstr);
 }

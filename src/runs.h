@@ -298,5 +298,9 @@ enum db_status runs_prune(struct db *, const char *job, unsigned keep,
 enum db_status runs_lock_fence(struct db *, const char *name,
     unsigned long long run_id, unsigned long long *held,
     unsigned long long *last, char **errstr);
+/* runs_lock_fence for names[0..n) and run_ids[0..n), in one statement. */
+enum db_status runs_lock_fences(struct db *, const char *const *names,
+    const unsigned long long *run_ids, size_t n, unsigned long long *held,
+    unsigned long long *last, char **errstr);
 
 #endif

@@ -1,8 +1,8 @@
 #!/bin/sh
-# jobs check and jobs list over 300 configured jobs cost a few statements,
-# not a few per job (issue 37): the server's Questions counter, on a
-# server of this test's own so that no other client moves it, goes up by
-# fewer than 40 for each.  A job's verdict over the fleet is the one it
+# jobs check, jobs list and locks over 300 configured jobs cost a few
+# statements, not a few per job (issue 37): the server's Questions
+# counter, on a server of this test's own so that no other client moves
+# it, goes up by fewer than 40 for each.  A job's verdict over the fleet is the one it
 # gets checked alone.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
@@ -69,6 +69,11 @@ n=$(statements jobs list)
     fail "jobs list: $(head -c 300 "$TEST_TMP/stmt.out")"
 [ "$n" -lt 40 ] || fail "jobs list over 300 jobs sent $n statements"
 echo "# jobs list, 300 jobs: $n statements"
+n=$(statements locks)
+[ "$(grep -c '^cronguard:' "$TEST_TMP/stmt.out")" = 200 ] ||
+    fail "locks: $(head -c 300 "$TEST_TMP/stmt.out")"
+[ "$n" -lt 40 ] || fail "locks over 200 locks sent $n statements"
+echo "# locks, 200 locks: $n statements"
 
 # The fleet's verdicts are each job's own: a missed, a failed, a paused,
 # an acknowledged and a clean job, checked alone and among the 300.
