@@ -1087,6 +1087,29 @@ db_format(
 					    db, b, strs[i], strlen(strs[i]));
 			}
 			break;
+		case 'K':
+			n = va_arg(ap, size_t);
+			strs = va_arg(ap, const char *const *);
+			if (n == 0)
+				buf_adds(b,
+				    "(SELECT 0 AS k, NULL AS v FROM DUAL"
+				    " WHERE FALSE)");
+			for (i = 0; i < n; i++) {
+				buf_printf(b,
+				    i == 0 ? "(SELECT %zu AS k, "
+				           : " UNION ALL SELECT %zu, ",
+				    i);
+				if (strs[i] == NULL)
+					buf_adds(b, "NULL");
+				else
+					db_add_literal(
+					    db, b, strs[i], strlen(strs[i]));
+				if (i == 0)
+					buf_adds(b, " AS v");
+			}
+			if (n > 0)
+				buf_addc(b, ')');
+			break;
 		case 'F':
 			if ((frag = va_arg(ap, const struct buf *)) == NULL) {
 				*errstr =

@@ -192,13 +192,11 @@ jobctl_slot_marks_all(struct db *db, const char *const *jobs, size_t n,
 {
 	struct db_result    *r = NULL;
 	struct jobctl_marks *mk;
-	struct buf           sql;
 	enum db_status       st = DB_OK;
 	const char          *kind;
 	long long            k;
 	size_t               i;
 
-	buf_init(&sql);
 	for (i = 0; i < n; i++) {
 		memset(&m[i], 0, sizeof m[i]);
 		m[i].acked = -1;
@@ -207,21 +205,15 @@ jobctl_slot_marks_all(struct db *db, const char *const *jobs, size_t n,
 		return DB_OK;
 	/* For each job a row per pause (the primary key: at most the
 	 * job's and "*"), then one with the newest ack (uq_job_acks). */
-	for (i = 0; i < n; i++) {
-		if (db_fragment(db, &sql, errstr,
-		        "%R(SELECT %llu, 'p', FLOOR(UNIX_TIMESTAMP(paused_at)),"
-		        " CEIL(UNIX_TIMESTAMP(until_at)) FROM cronguard_job_pauses"
-		        " WHERE job IN (%s, '" JOBCTL_ALL "'))"
-		        " UNION ALL (SELECT %llu, 'a',"
-		        " FLOOR(UNIX_TIMESTAMP(MAX(slot))), NULL"
-		        " FROM cronguard_job_acks WHERE job = %s)",
-		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
-		        jobs[i], (unsigned long long)i, jobs[i]) != 0) {
-			st = DB_ERR_QUERY;
-			goto out;
-		}
-	}
-	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+	st = db_query(db, &r, errstr,
+	    "SELECT n.k, 'p', FLOOR(UNIX_TIMESTAMP(p.paused_at)),"
+	    " CEIL(UNIX_TIMESTAMP(p.until_at)) FROM %K n"
+	    " JOIN cronguard_job_pauses p ON p.job IN (n.v, '" JOBCTL_ALL "')"
+	    " UNION ALL SELECT n.k, 'a', FLOOR(UNIX_TIMESTAMP((SELECT a.slot"
+	    " FROM cronguard_job_acks a WHERE a.job = n.v"
+	    " ORDER BY a.slot DESC LIMIT 1))), NULL FROM %K n",
+	    n, jobs, n, jobs);
+	if (st != DB_OK)
 		goto out;
 	for (i = 0; i < r->nrows; i++) {
 		k = db_cell_ll(r, i, 0, -1);
@@ -239,7 +231,6 @@ jobctl_slot_marks_all(struct db *db, const char *const *jobs, size_t n,
 	}
 out:
 	db_result_free(r);
-	buf_free(&sql);
 	return st;
 }
 
@@ -267,28 +258,20 @@ jobctl_pause_get_all(struct db *db, const char *const *jobs, size_t n,
     struct job_pause *out, char **errstr)
 {
 	struct db_result *r = NULL;
-	struct buf        sql;
 	enum db_status    st = DB_OK;
 	long long         k;
 	size_t            i;
 
-	buf_init(&sql);
 	memset(out, 0, n * sizeof *out);
 	if (n == 0)
 		return DB_OK;
-	/* A primary-key lookup per job, in one statement. */
-	for (i = 0; i < n; i++) {
-		if (db_fragment(db, &sql, errstr,
-		        "%R(SELECT %llu, " JOBCTL_PAUSE_COLUMNS
-		        " FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL
-		        " " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1)",
-		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
-		        jobs[i]) != 0) {
-			st = DB_ERR_QUERY;
-			goto out;
-		}
-	}
-	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+	/* A primary-key lookup or two per job, in one statement. */
+	st = db_query(db, &r, errstr,
+	    "SELECT n.k, p.job, p.paused_at, p.paused_by, p.reason, p.until_at"
+	    " FROM (SELECT n.k, " JOBCTL_PAUSE_COL_OF("job",
+	        "n.v") " AS job FROM %K n) n JOIN cronguard_job_pauses p ON p.job = n.job",
+	    n, jobs);
+	if (st != DB_OK)
 		goto out;
 	for (i = 0; i < r->nrows && r->ncols == 6; i++) {
 		k = db_cell_ll(r, i, 0, -1);
@@ -297,7 +280,6 @@ jobctl_pause_get_all(struct db *db, const char *const *jobs, size_t n,
 	}
 out:
 	db_result_free(r);
-	buf_free(&sql);
 	return st;
 }
 

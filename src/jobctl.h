@@ -35,11 +35,14 @@
  *				"paused_at", "job"), NULL when there is none;
  *				the row is the one jobctl_pause_get returns.
  *
- * Every use takes its own %s argument (the job).
+ * Every use takes its own %s argument (the job).  The _OF forms take the
+ * job as an SQL expression instead (a column of an outer table, for a
+ * statement over many jobs).
  */
-#define JOBCTL_PAUSE_WHERE_SQL \
-	"job IN (%s, '" JOBCTL_ALL "') AND (until_at IS NULL OR" \
+#define JOBCTL_PAUSE_WHERE_OF(job) \
+	"job IN (" job ", '" JOBCTL_ALL "') AND (until_at IS NULL OR" \
 	" until_at > NOW(6))"
+#define JOBCTL_PAUSE_WHERE_SQL JOBCTL_PAUSE_WHERE_OF("%s")
 /* The pause that holds longest first: no end, then the latest end, then
  * the job's own row before the JOBCTL_ALL one. */
 #define JOBCTL_PAUSE_ORDER_SQL \
@@ -47,10 +50,11 @@
 #define JOBCTL_PAUSED_SQL \
 	"EXISTS (SELECT 1 FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL \
 	")"
-#define JOBCTL_PAUSE_COL_SQL(col) \
+#define JOBCTL_PAUSE_COL_OF(col, job) \
 	"(SELECT " col \
-	" FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL \
-	" " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1)"
+	" FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_OF( \
+	    job) " " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1)"
+#define JOBCTL_PAUSE_COL_SQL(col) JOBCTL_PAUSE_COL_OF(col, "%s")
 
 /* A pause row.  Strings allocated (jobctl_pause_free) or NULL. */
 struct job_pause {

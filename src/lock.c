@@ -206,7 +206,7 @@ lock_holder_row(const struct db_result *r, size_t row, struct lock_holder *h)
 }
 
 /*
- * The holders in one round trip, a SELECT per lock.  PROCESSLIST shows
+ * The holders in one round trip.  PROCESSLIST shows
  * other users' sessions only with the PROCESS privilege; without it the
  * columns are NULL and the verdict says so.
  */
@@ -215,36 +215,32 @@ lock_holders_get(struct db *db, const char *const *names, size_t n,
     struct lock_holder *h, char **errstr)
 {
 	struct db_result *r = NULL;
-	struct buf        sql;
 	enum db_status    st = DB_OK;
 	long long         k;
 	size_t            i;
 
-	buf_init(&sql);
 	for (i = 0; i < n; i++) {
 		memset(&h[i], 0, sizeof h[i]);
 		h[i].run_age_s = h[i].idle_s = -1;
 	}
 	if (n == 0)
 		return DB_OK;
-	for (i = 0; i < n; i++) {
-		if (db_fragment(db, &sql, errstr,
-		        "%R(SELECT %llu, u.cid, r.id, r.job, r.host, r.pid,"
-		        " r.started_at, TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)),"
-		        " p.HOST, p.USER, p.TIME"
-		        " FROM (SELECT IS_USED_LOCK(%s) AS cid) u"
-		        " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
-		        "  FROM cronguard_runs x WHERE x.lock_name = %s"
-		        "  AND x.outcome = 'running' AND x.connection_id = u.cid)"
-		        " LEFT JOIN information_schema.PROCESSLIST p"
-		        " ON p.ID = u.cid)",
-		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
-		        names[i], names[i]) != 0) {
-			st = DB_ERR_QUERY;
-			goto out;
-		}
-	}
-	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+	/* For each row of the locks' table (%K) its holder and that
+	 * session's running run (ix_runs_lock); the process list once. */
+	st = db_query(db, &r, errstr,
+	    "SELECT u.k, u.cid, r.id, r.job, r.host, r.pid, r.started_at,"
+	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)),"
+	    " p.HOST, p.USER, p.TIME"
+	    " FROM (SELECT c.k, c.cid,"
+	    "  (SELECT x.id FROM cronguard_runs x WHERE x.lock_name = c.v"
+	    "   AND x.outcome = 'running' AND x.connection_id = c.cid"
+	    "   ORDER BY x.id DESC LIMIT 1) AS run_id"
+	    "  FROM (SELECT n.k, n.v, IS_USED_LOCK(n.v) AS cid"
+	    "   FROM %K n) c) u"
+	    " LEFT JOIN cronguard_runs r ON r.id = u.run_id"
+	    " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = u.cid",
+	    n, names);
+	if (st != DB_OK)
 		goto out;
 	if (r->nrows != n || r->ncols != 11) {
 		*errstr = xasprintf("query failed: %zu rows of %zu columns for"
@@ -260,7 +256,6 @@ lock_holders_get(struct db *db, const char *const *names, size_t n,
 	}
 out:
 	db_result_free(r);
-	buf_free(&sql);
 	return st;
 }
 

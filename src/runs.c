@@ -264,12 +264,10 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
     struct job_summary *js, char **errstr)
 {
 	struct db_result *r = NULL;
-	struct buf        sql;
 	enum db_status    st = DB_ERR_QUERY;
 	long long         k;
 	size_t            i;
 
-	buf_init(&sql);
 	for (i = 0; i < n; i++) {
 		memset(&js[i], 0, sizeof js[i]);
 		js[i].last_success_ts = -1;
@@ -282,34 +280,35 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 	if ((st = runs_abandon_all(db, jobs, n, errstr)) != DB_OK)
 		goto out;
 	/*
-	 * One SELECT per job, all in one statement: each is three dives, the
-	 * last success (ix_runs_job_outcome), the newest run (ix_runs_job)
-	 * and the newest finished one (ix_runs_job_done, sql/013), however
-	 * long the job's history.
+	 * One statement for every job: each row of the jobs' table (%K)
+	 * makes three dives, the last success (ix_runs_job_outcome), the
+	 * newest run (ix_runs_job) and the newest finished one
+	 * (ix_runs_job_done, sql/013), however long the job's history;
+	 * ORDER BY ... LIMIT 1, since a MAX() per row would read the job's
+	 * every entry.  The process list is read once.
 	 */
-	for (i = 0; i < n; i++) {
-		if (db_fragment(db, &sql, errstr,
-		        "%R(SELECT %llu, s.fin, UNIX_TIMESTAMP(s.fin),"
-		        " TIMESTAMPDIFF(SECOND, s.fin, NOW(6)),"
-		        " r.id, r.outcome, r.started_at,"
-		        " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)),"
-		        " r.finished_at, r.exit_status, r.connection_id,"
-		        " (SELECT COUNT(*) FROM information_schema.PROCESSLIST p"
-		        "  WHERE p.ID = r.connection_id),"
-		        " d.id, d.outcome, d.finished_at, r.fence"
-		        " FROM (SELECT MAX(finished_at) AS fin FROM cronguard_runs"
-		        "  WHERE job = %s AND outcome = 'success') s"
-		        " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
-		        "  FROM cronguard_runs x WHERE x.job = %s)"
-		        " LEFT JOIN cronguard_runs d ON d.id = (" RUNS_DONE_SQL
-		        "))",
-		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
-		        jobs[i], jobs[i], jobs[i]) != 0) {
-			st = DB_ERR_QUERY;
-			goto out;
-		}
-	}
-	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+	st = db_query(db, &r, errstr,
+	    "SELECT g.k, g.fin, UNIX_TIMESTAMP(g.fin),"
+	    " TIMESTAMPDIFF(SECOND, g.fin, NOW(6)),"
+	    " r.id, r.outcome, r.started_at,"
+	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)), r.finished_at,"
+	    " r.exit_status, r.connection_id, p.ID IS NOT NULL,"
+	    " d.id, d.outcome, d.finished_at, r.fence"
+	    " FROM (SELECT n.k,"
+	    "  (SELECT x.finished_at FROM cronguard_runs x WHERE x.job = n.v"
+	    "   AND x.outcome = 'success' ORDER BY x.finished_at DESC LIMIT 1)"
+	    "   AS fin,"
+	    "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
+	    "   ORDER BY x.id DESC LIMIT 1) AS last_id,"
+	    "  (" RUNS_DONE_OF(
+	        "n.v") ") AS done_id"
+	               "  FROM %K n) g"
+	               " LEFT JOIN cronguard_runs r ON r.id = g.last_id"
+	               " LEFT JOIN cronguard_runs d ON d.id = g.done_id"
+	               " LEFT JOIN information_schema.PROCESSLIST p"
+	               " ON p.ID = r.connection_id",
+	    n, jobs);
+	if (st != DB_OK)
 		goto out;
 	if (r->nrows != n || r->ncols != 16) {
 		*errstr = xasprintf("query failed: %zu rows of %zu columns for"
@@ -326,7 +325,6 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 	}
 out:
 	db_result_free(r);
-	buf_free(&sql);
 	return st;
 }
 
@@ -404,15 +402,15 @@ out:
 	return st;
 }
 
-/* The pause in effect for a job as five columns, each taking the job as
- * its %s: job, paused_by, paused_at, reason, until (UTC text). */
+/* The pause in effect for the job named by the SQL expression j as five
+ * columns: job, paused_by, paused_at, reason, until (UTC text). */
 /* clang-format off */
-#define RUNS_PAUSE_COLS \
-	JOBCTL_PAUSE_COL_SQL("job") \
-	", " JOBCTL_PAUSE_COL_SQL("paused_by") \
-	", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')") \
-	", " JOBCTL_PAUSE_COL_SQL("reason") \
-	", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')")
+#define RUNS_PAUSE_COLS_OF(j) \
+	JOBCTL_PAUSE_COL_OF("job", j) \
+	", " JOBCTL_PAUSE_COL_OF("paused_by", j) \
+	", " JOBCTL_PAUSE_COL_OF("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')", j) \
+	", " JOBCTL_PAUSE_COL_OF("reason", j) \
+	", " JOBCTL_PAUSE_COL_OF("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')", j)
 /* clang-format on */
 
 /* One job's slot state, row row of r from column 1. */
@@ -443,13 +441,10 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
     struct slot_state *st, char **errstr)
 {
 	struct db_result *r = NULL;
-	struct buf        sql;
 	enum db_status    rc = DB_OK;
-	const char       *job;
 	long long         k;
 	size_t            i;
 
-	buf_init(&sql);
 	for (i = 0; i < n; i++) {
 		memset(&st[i], 0, sizeof st[i]);
 		st[i].last_success = st[i].first_run = st[i].pause_ended = -1;
@@ -457,38 +452,38 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	if (n == 0)
 		return DB_OK;
 	/*
-	 * One SELECT per job, all in one statement.  The latest successful
-	 * slot is one probe of ix_runs_job_slot, the first run one of
-	 * ix_runs_job; the pause in effect is jobctl's (a primary-key lookup
-	 * each).  The server's zone is @@global.time_zone, and its SYSTEM is
-	 * resolved to @@system_time_zone, an abbreviation that
-	 * runs_slot_zone takes only when it is UTC (tzone_open_server).
+	 * One statement for every job: for each row of the jobs' table
+	 * (%K) the latest successful slot is one probe of ix_runs_job_slot,
+	 * the first run one of ix_runs_job (ORDER BY ... LIMIT 1: a MAX()
+	 * per row would read the job's every entry); the pause in effect is
+	 * jobctl's (a primary-key lookup each).  The server's zone is
+	 * @@global.time_zone, and its SYSTEM is resolved to
+	 * @@system_time_zone, an abbreviation that runs_slot_zone takes
+	 * only when it is UTC (tzone_open_server).
 	 */
-	for (i = 0; i < n; i++) {
-		job = jobs[i];
-		if (db_fragment(db, &sql, errstr,
-		        "%R(SELECT %llu,"
-		        " CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
-		        " FLOOR(UNIX_TIMESTAMP(s.last_ok)),"
-		        " FLOOR(UNIX_TIMESTAMP(s.first_run)),"
-		        " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
-		        " @@global.time_zone),"
-		        " @@global.time_zone = 'SYSTEM'"
-		        ", " RUNS_PAUSE_COLS ","
-		        " (SELECT CEIL(UNIX_TIMESTAMP(MAX(until_at)))"
-		        " FROM cronguard_job_pauses WHERE job IN (%s, '" JOBCTL_ALL
-		        "') AND until_at <= NOW(6))"
-		        " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
-		        " WHERE job = %s AND outcome = 'success') AS last_ok,"
-		        " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
-		        " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s)",
-		        i > 0 ? " UNION ALL " : "", (unsigned long long)i, job,
-		        job, job, job, job, job, job, job) != 0) {
-			rc = DB_ERR_QUERY;
-			goto out;
-		}
-	}
-	if ((rc = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+	rc = db_query(db, &r, errstr,
+	    "SELECT s.k, CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
+	    " FLOOR(UNIX_TIMESTAMP(s.last_ok)),"
+	    " FLOOR(UNIX_TIMESTAMP(COALESCE(f.slot, f.started_at))),"
+	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
+	    " @@global.time_zone),"
+	    " @@global.time_zone = 'SYSTEM'"
+	    ", " RUNS_PAUSE_COLS_OF(
+	        "s.v") ","
+	               " (SELECT CEIL(UNIX_TIMESTAMP(MAX(until_at)))"
+	               " FROM cronguard_job_pauses WHERE job IN (s.v, '" JOBCTL_ALL
+	               "')"
+	               " AND until_at <= NOW(6))"
+	               " FROM (SELECT n.k, n.v,"
+	               "  (SELECT x.slot FROM cronguard_runs x WHERE x.job = n.v"
+	               "   AND x.outcome = 'success' ORDER BY x.slot DESC LIMIT 1)"
+	               "   AS last_ok,"
+	               "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
+	               "   ORDER BY x.id LIMIT 1) AS first_id"
+	               "  FROM %K n) s"
+	               " LEFT JOIN cronguard_runs f ON f.id = s.first_id",
+	    n, jobs);
+	if (rc != DB_OK)
 		goto out;
 	if (r->nrows != n || r->ncols != 12) {
 		*errstr = xasprintf("query failed: %zu rows of %zu columns for"
@@ -506,7 +501,6 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	}
 out:
 	db_result_free(r);
-	buf_free(&sql);
 	return rc;
 }
 
@@ -849,41 +843,45 @@ runs_lock_fences(struct db *db, const char *const *names,
     const unsigned long long *run_ids, size_t n, unsigned long long *held,
     unsigned long long *last, char **errstr)
 {
-	struct db_result *r = NULL;
-	struct buf        sql;
-	enum db_status    st = DB_OK;
-	long long         k;
-	size_t            i;
+	struct db_result  *r = NULL;
+	enum db_status     st = DB_OK;
+	unsigned long long id;
+	long long          k;
+	const char        *kind;
+	size_t             i, j;
 
-	buf_init(&sql);
 	for (i = 0; i < n; i++)
 		held[i] = last[i] = 0;
 	if (n == 0)
 		return DB_OK;
-	/* Two primary-key lookups per lock, in one statement. */
-	for (i = 0; i < n; i++) {
-		if (db_fragment(db, &sql, errstr,
-		        "%R(SELECT %llu,"
-		        " (SELECT fence FROM cronguard_runs WHERE id = %llu),"
-		        " (SELECT fence FROM cronguard_leases WHERE name = %s))",
-		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
-		        run_ids[i], names[i]) != 0) {
-			st = DB_ERR_QUERY;
-			goto out;
-		}
-	}
-	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+	/* The leases' tokens by name, the runs' by id: primary-key lookups,
+	 * one statement. */
+	st = db_query(db, &r, errstr,
+	    "SELECT 'l', n.k, (SELECT fence FROM cronguard_leases l"
+	    " WHERE l.name = n.v) FROM %K n"
+	    " UNION ALL SELECT 'r', id, fence FROM cronguard_runs"
+	    " WHERE id IN (%L)",
+	    n, names, n, run_ids);
+	if (st != DB_OK)
 		goto out;
 	for (i = 0; i < r->nrows; i++) {
-		k = db_cell_ll(r, i, 0, -1);
-		if (k < 0 || (size_t)k >= n)
+		kind = db_cell(r, i, 0);
+		k = db_cell_ll(r, i, 1, -1);
+		if (kind == NULL || k < 0)
 			continue;
-		held[k] = (unsigned long long)db_cell_ll(r, i, 1, 0);
-		last[k] = (unsigned long long)db_cell_ll(r, i, 2, 0);
+		if (kind[0] == 'l' && (size_t)k < n)
+			last[k] = (unsigned long long)db_cell_ll(r, i, 2, 0);
+		else if (kind[0] == 'r') {
+			id = (unsigned long long)k;
+			for (j = 0; j < n; j++)
+				if (run_ids[j] == id)
+					held[j] =
+					    (unsigned long long)db_cell_ll(
+					        r, i, 2, 0);
+		}
 	}
 out:
 	db_result_free(r);
-	buf_free(&sql);
 	return st;
 }
 

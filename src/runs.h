@@ -110,10 +110,12 @@ struct job_summary {
 enum db_status runs_abandon(
     struct db *, const char *job, unsigned long long *n, char **errstr);
 
-/* The newest finished run of a job (its %s): one dive into
- * ix_runs_job_done (sql/013), which doctor's runs_index check EXPLAINs. */
-#define RUNS_DONE_SQL \
-	"SELECT MAX(y.id) FROM cronguard_runs y WHERE y.job = %s AND y.done = 1"
+/* The newest finished run of the job named by the SQL expression job:
+ * one entry of ix_runs_job_done (sql/013), which doctor's runs_index
+ * check EXPLAINs. */
+#define RUNS_DONE_OF(job) \
+	"SELECT y.id FROM cronguard_runs y WHERE y.job = " job \
+	" AND y.done = 1 ORDER BY y.id DESC LIMIT 1"
 /* runs_abandon first (a failure is logged, not returned), then the
  * summary. */
 enum db_status runs_job_summary(

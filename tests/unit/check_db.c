@@ -161,6 +161,10 @@ START_TEST(test_format_lists)
 	FMT_EQ("IN ('a','it\\'s',NULL)", "IN (%A)", (size_t)3, names);
 	FMT_EQ("IN ('a')", "IN (%A)", (size_t)1, names);
 	FMT_EQ("IN (NULL) 'x'", "IN (%A) %s", (size_t)0, names, "x");
+	FMT_EQ("(SELECT 0 AS k, 'a' AS v UNION ALL SELECT 1, 'it\\'s')", "%K",
+	    (size_t)2, names);
+	FMT_EQ("(SELECT 0 AS k, NULL AS v FROM DUAL WHERE FALSE)", "%K",
+	    (size_t)0, names);
 	FMT_EQ("IN (1,22)", "IN (%L)", (size_t)2, ids);
 	FMT_EQ("IN (NULL)", "IN (%L)", (size_t)0, ids);
 }
