@@ -226,15 +226,18 @@ lock_holders_get(struct db *db, const char *const *names, size_t n,
 	if (n == 0)
 		return DB_OK;
 	/* For each row of the locks' table (%K) its holder and that
-	 * session's running run (ix_runs_lock); the process list once. */
+	 * session's running runs (ix_runs_lock: a held lock's few; MAX(),
+	 * since ORDER BY id LIMIT 1 makes the server walk the primary
+	 * key); the process list once. */
 	st = db_query(db, &r, errstr,
 	    "SELECT u.k, u.cid, r.id, r.job, r.host, r.pid, r.started_at,"
 	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)),"
 	    " p.HOST, p.USER, p.TIME"
 	    " FROM (SELECT c.k, c.cid,"
-	    "  (SELECT x.id FROM cronguard_runs x WHERE x.lock_name = c.v"
-	    "   AND x.outcome = 'running' AND x.connection_id = c.cid"
-	    "   ORDER BY x.id DESC LIMIT 1) AS run_id"
+	    "  (SELECT MAX(x.id) FROM cronguard_runs x"
+	    "   WHERE c.cid IS NOT NULL AND x.lock_name = c.v"
+	    "   AND x.outcome = 'running' AND x.connection_id = c.cid)"
+	    "   AS run_id"
 	    "  FROM (SELECT n.k, n.v, IS_USED_LOCK(n.v) AS cid"
 	    "   FROM %K n) c) u"
 	    " LEFT JOIN cronguard_runs r ON r.id = u.run_id"
