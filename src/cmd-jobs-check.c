@@ -24,7 +24,8 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	enum check_status       st = CHECK_OK;
 	const struct conf_job **jobs = NULL, *j;
 	struct job_check       *jcs = NULL;
-	struct job_sched        sched;
+	struct job_sched       *scheds = NULL;
+	const char            **names = NULL;
 	struct job_pause       *pauses = NULL;
 	struct db              *db = NULL;
 	const char             *metrics = NULL;
@@ -54,6 +55,8 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	jcs = xcalloc(n + 1, sizeof *jcs);
 	pauses = xcalloc(n + 1, sizeof *pauses);
+	scheds = xcalloc(n + 1, sizeof *scheds);
+	names = xcalloc(n + 1, sizeof *names);
 	if (error == NULL && !c->have_database)
 		error = xasprintf("no database section in %s", c->path);
 	if (error == NULL &&
@@ -62,16 +65,18 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		error = errstr;
 		errstr = NULL;
 	}
+	for (i = 0; i < n; i++)
+		jobcheck_sched_from_conf(jobs[i], &scheds[i]);
+	for (i = 0; i < n; i++)
+		names[i] = jobs[i]->name;
+	/* Every job at once: a few statements whatever their number. */
+	if (error == NULL &&
+	    (jobcheck_run_all(db, jobs, n, scheds, jcs, &errstr) != DB_OK ||
+	        jobctl_pause_get_all(db, names, n, pauses, &errstr) != DB_OK)) {
+		error = errstr;
+		errstr = NULL;
+	}
 	for (i = 0; error == NULL && i < n; i++) {
-		jobcheck_sched_from_conf(jobs[i], &sched);
-		if (jobcheck_run(db, jobs[i], &sched, &jcs[i], &errstr) !=
-		        DB_OK ||
-		    jobctl_pause_get(db, jobs[i]->name, &pauses[i], &errstr) !=
-		        DB_OK) {
-			error = errstr;
-			errstr = NULL;
-			break;
-		}
 		jobcheck_judge_paused(&jcs[i], &pauses[i]);
 		st = check_status_worst(st, jcs[i].status);
 	}
@@ -98,6 +103,8 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	free(jcs);
 	free(pauses);
+	free(scheds);
+	free(names);
 	free(jobs);
 	free(out);
 	db_close(db);

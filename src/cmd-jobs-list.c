@@ -66,6 +66,47 @@ print_rows(const struct conf *c, const struct job_summary *js,
 	free(rows);
 }
 
+/* Every job's summary, pause and slots, a few statements whatever their
+ * number. */
+static enum db_status
+jobs_list_read(struct db *db, const struct conf *c, struct job_summary *js,
+    struct job_pause *pauses, struct job_slot_info *slots, char **errstr)
+{
+	struct slot_state *st = NULL;
+	const char       **names, **snames;
+	size_t            *sidx, i, k, ns = 0;
+	enum db_status     rc;
+
+	names = xcalloc(c->njobs + 1, sizeof *names);
+	snames = xcalloc(c->njobs + 1, sizeof *snames);
+	sidx = xcalloc(c->njobs + 1, sizeof *sidx);
+	for (i = 0; i < c->njobs; i++) {
+		names[i] = c->jobs[i].name;
+		if (c->jobs[i].schedule != NULL) {
+			sidx[ns] = i;
+			snames[ns++] = c->jobs[i].name;
+		}
+	}
+	st = xcalloc(ns + 1, sizeof *st);
+	if ((rc = runs_job_summaries(db, names, c->njobs, js, errstr)) !=
+	        DB_OK ||
+	    (rc = jobctl_pause_get_all(db, names, c->njobs, pauses, errstr)) !=
+	        DB_OK ||
+	    (rc = runs_slot_states(db, snames, ns, st, errstr)) != DB_OK)
+		goto out;
+	for (k = 0; k < ns; k++)
+		runs_slot_info_of(&st[k], c->jobs[sidx[k]].schedule,
+		    c->jobs[sidx[k]].timezone, &slots[sidx[k]]);
+out:
+	for (k = 0; k < ns; k++)
+		runs_slot_state_free(&st[k]);
+	free(st);
+	free(names);
+	free(snames);
+	free(sidx);
+	return rc;
+}
+
 static int
 cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -85,27 +126,12 @@ cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 	js = xcalloc(c->njobs + 1, sizeof *js);
 	pauses = xcalloc(c->njobs + 1, sizeof *pauses);
 	slots = xcalloc(c->njobs + 1, sizeof *slots);
-	for (i = 0; i < c->njobs; i++) {
+	for (i = 0; i < c->njobs; i++)
 		js[i].last_success_ts = -1;
-		if (db != NULL &&
-		    (st = runs_job_summary(
-		         db, c->jobs[i].name, &js[i], &errstr)) != DB_OK) {
-			rc = cmd_db_error(ctx, st, errstr);
-			goto out;
-		}
-		if (db != NULL &&
-		    (st = jobctl_pause_get(
-		         db, c->jobs[i].name, &pauses[i], &errstr)) != DB_OK) {
-			rc = cmd_db_error(ctx, st, errstr);
-			goto out;
-		}
-		if (db != NULL && c->jobs[i].schedule != NULL &&
-		    (st = runs_slot_info(db, c->jobs[i].name,
-		         c->jobs[i].schedule, c->jobs[i].timezone, &slots[i],
-		         &errstr)) != DB_OK) {
-			rc = cmd_db_error(ctx, st, errstr);
-			goto out;
-		}
+	if (db != NULL &&
+	    (st = jobs_list_read(db, c, js, pauses, slots, &errstr)) != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
+		goto out;
 	}
 	print_rows(c, js, pauses, slots, json);
 out:

@@ -125,28 +125,81 @@ locks_rows(const struct conf *c, const struct db_result *running,
 	return n;
 }
 
-/* Fill row r: its holder, state and fencing tokens.  A lease job's
- * holder is its lease row's; an "auto" job's the named lock's, or the
- * lease's when the named lock is free (a Galera node takes a lease). */
-static enum db_status
-locks_row_get(struct db *db, struct locks_row *r, char **errstr)
+/* Whether row r's holder is its lease's: a lease job's always (its
+ * lease row), an "auto" job's when the named lock is free (a Galera
+ * node takes a lease). */
+static int
+locks_row_lease(const struct locks_row *r)
 {
-	enum db_status st;
+	if (r->j == NULL)
+		return 0;
+	return r->j->guard == GUARD_LEASE ||
+	    (r->j->guard == GUARD_AUTO && r->h.connection_id == 0);
+}
 
-	if (r->j != NULL && r->j->guard == GUARD_LEASE)
-		st = lock_lease_holder_get(db, r->lock, &r->h, errstr);
-	else
-		st = lock_holder_get(db, r->lock, &r->h, errstr);
-	if (st == DB_OK && r->j != NULL && r->j->guard == GUARD_AUTO &&
-	    r->h.connection_id == 0) {
-		lock_holder_free(&r->h);
-		st = lock_lease_holder_get(db, r->lock, &r->h, errstr);
+/*
+ * Fill the n rows: their holders, states and fencing tokens.  The named
+ * locks' holders are one statement, the fencing tokens another, whatever
+ * the number of locks; a lease's holder is a statement of its own
+ * (lease.c).
+ */
+static enum db_status
+locks_rows_get(struct db *db, struct locks_row *rows, size_t n, char **errstr)
+{
+	struct lock_holder *h;
+	const char        **names;
+	unsigned long long *ids, *held, *last;
+	size_t             *idx, i, k = 0;
+	enum db_status      st;
+
+	names = xcalloc(n + 1, sizeof *names);
+	idx = xcalloc(n + 1, sizeof *idx);
+	h = xcalloc(n + 1, sizeof *h);
+	ids = xcalloc(n + 1, sizeof *ids);
+	held = xcalloc(n + 1, sizeof *held);
+	last = xcalloc(n + 1, sizeof *last);
+	for (i = 0; i < n; i++) {
+		if (rows[i].j != NULL && rows[i].j->guard == GUARD_LEASE)
+			continue;
+		idx[k] = i;
+		names[k++] = rows[i].lock;
 	}
-	if (st != DB_OK)
-		return st;
-	r->state = locks_state(r);
-	return runs_lock_fence(
-	    db, r->lock, r->h.run_id, &r->fence, &r->last_fence, errstr);
+	if ((st = lock_holders_get(db, names, k, h, errstr)) != DB_OK)
+		goto out;
+	for (i = 0; i < k; i++) {
+		rows[idx[i]].h = h[i];
+		memset(&h[i], 0, sizeof h[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (!locks_row_lease(&rows[i]))
+			continue;
+		lock_holder_free(&rows[i].h);
+		if ((st = lock_lease_holder_get(
+		         db, rows[i].lock, &rows[i].h, errstr)) != DB_OK)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		rows[i].state = locks_state(&rows[i]);
+		names[i] = rows[i].lock;
+		ids[i] = rows[i].h.run_id;
+	}
+	if ((st = runs_lock_fences(db, names, ids, n, held, last, errstr)) !=
+	    DB_OK)
+		goto out;
+	for (i = 0; i < n; i++) {
+		rows[i].fence = held[i];
+		rows[i].last_fence = last[i];
+	}
+out:
+	for (i = 0; i < k; i++)
+		lock_holder_free(&h[i]);
+	free(h);
+	free(names);
+	free(idx);
+	free(ids);
+	free(held);
+	free(last);
+	return st;
 }
 
 static int
@@ -169,11 +222,9 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 		goto out;
 	}
 	n = locks_rows(c, running, &rows);
-	for (i = 0; i < n; i++) {
-		if ((st = locks_row_get(db, &rows[i], &errstr)) != DB_OK) {
-			rc = cmd_db_error(ctx, st, errstr);
-			goto out;
-		}
+	if ((st = locks_rows_get(db, rows, n, &errstr)) != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
+		goto out;
 	}
 	print_rows(rows, n, json);
 out:

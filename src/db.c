@@ -962,6 +962,7 @@ db_format(
 {
 	const char               *p, *s;
 	const unsigned long long *ids;
+	const char *const        *strs;
 	const struct buf         *frag;
 	double                    f;
 	int                       len;
@@ -1043,6 +1044,44 @@ db_format(
 			for (i = 0; i < n; i++)
 				buf_printf(
 				    b, "%s%llu", i > 0 ? "," : "", ids[i]);
+			break;
+		case 'A':
+			n = va_arg(ap, size_t);
+			strs = va_arg(ap, const char *const *);
+			if (n == 0)
+				buf_adds(b, "NULL"); /* IN (NULL): no row */
+			for (i = 0; i < n; i++) {
+				if (i > 0)
+					buf_addc(b, ',');
+				if (strs[i] == NULL)
+					buf_adds(b, "NULL");
+				else
+					db_add_literal(
+					    db, b, strs[i], strlen(strs[i]));
+			}
+			break;
+		case 'K':
+			n = va_arg(ap, size_t);
+			strs = va_arg(ap, const char *const *);
+			if (n == 0)
+				buf_adds(b,
+				    "(SELECT 0 AS k, NULL AS v FROM DUAL"
+				    " WHERE FALSE)");
+			for (i = 0; i < n; i++) {
+				buf_printf(b,
+				    i == 0 ? "(SELECT %zu AS k, "
+				           : " UNION ALL SELECT %zu, ",
+				    i);
+				if (strs[i] == NULL)
+					buf_adds(b, "NULL");
+				else
+					db_add_literal(
+					    db, b, strs[i], strlen(strs[i]));
+				if (i == 0)
+					buf_adds(b, " AS v");
+			}
+			if (n > 0)
+				buf_addc(b, ')');
 			break;
 		case 'F':
 			if ((frag = va_arg(ap, const struct buf *)) == NULL) {

@@ -143,6 +143,14 @@ enum db_status db_one_row(
  *		input unchecked)
  *	%L	an id list: size_t count, then const unsigned long long *;
  *		"1,2,3", or NULL for an empty list (IN (NULL) matches no row)
+ *	%A	a list of string literals: size_t count, then
+ *		const char *const *; each as %s, comma-separated, or NULL
+ *		for an empty list (as %L)
+ *	%K	the same strings as a derived table of two columns, k their
+ *		index and v the string: "(SELECT 0 AS k, 'a' AS v UNION ALL
+ *		SELECT 1, 'b')", no row for an empty list; a statement over
+ *		many names joins it, each row's subqueries probing an index
+ *		for its own v
  *	%F	a fragment: const struct buf * built by db_fragment
  *	%R	constant SQL text written in the source, never data
  *	%%	a percent sign

@@ -217,6 +217,46 @@ out:
 	free(bad);
 }
 
+/* The newest finished run of a job (RUNS_DONE_OF, jobs check and jobs
+ * list) must read one entry of ix_runs_job_done, backwards: without it
+ * the server reads every finished run of the job, or sorts them. */
+static void
+doctor_runs_index(struct db *db, const struct conf *c, struct doctor_report *r)
+{
+	static const char *const fix =
+	    "cronguard db migrate (sql/013_runs_done.sql creates ix_runs_job_done (job, done, id))";
+	struct db_result *res = NULL;
+	const char       *key = NULL, *type = NULL, *extra = NULL;
+	char             *errstr = NULL;
+
+	if (db_query(db, &res, &errstr, "EXPLAIN " RUNS_DONE_OF("%s"),
+	        c->njobs > 0 ? c->jobs[0].name : "") != DB_OK) {
+		doctor_add(r, CHECK_WARNING, "runs_index", fix,
+		    "EXPLAIN of the newest finished run failed: %s", errstr);
+		goto out;
+	}
+	if (res->nrows > 0) {
+		key = db_cell(res, 0, doctor_column(res, "key"));
+		type = db_cell(res, 0, doctor_column(res, "type"));
+		extra = db_cell(res, 0, doctor_column(res, "Extra"));
+	}
+	if (key != NULL && strcmp(key, "ix_runs_job_done") == 0 &&
+	    (extra == NULL || strstr(extra, "filesort") == NULL))
+		doctor_add(r, CHECK_OK, "runs_index", NULL,
+		    "the newest finished run of a job is one entry of "
+		    "ix_runs_job_done (type %s)",
+		    type != NULL ? type : "NULL");
+	else
+		doctor_add(r, CHECK_WARNING, "runs_index", fix,
+		    "the newest finished run of a job reads key %s (type %s%s%s),"
+		    " not one entry of ix_runs_job_done",
+		    key != NULL ? key : "NULL", type != NULL ? type : "NULL",
+		    extra != NULL ? ", " : "", extra != NULL ? extra : "");
+out:
+	db_result_free(res);
+	free(errstr);
+}
+
 /* @@session.wait_timeout (as every cronguard session gets it) against each
  * guarded job's heartbeat: the guard pings at least every third of
  * wait_timeout (lock_heartbeat_interval), so a heartbeat that is not below
@@ -1368,8 +1408,10 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		    doctor_connect_fix(db_connect_errno()), "%s",
 		    db_error != NULL ? db_error : "not connected");
 	else {
-		if (doctor_server(db, r))
+		if (doctor_server(db, r)) {
 			doctor_claim_index(db, c, r);
+			doctor_runs_index(db, c, r);
+		}
 		doctor_timeouts(db, c, r);
 		doctor_packet(db, c, r);
 		doctor_wsrep(db, c, r);

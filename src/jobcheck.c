@@ -165,21 +165,17 @@ jobcheck_window(const struct conf_job *j, const struct job_sched *sc,
 
 /*
  * The missed slots (jobcheck.h): the window's slots (win, newest first)
- * against the runs read (rows, newest first) in memory; the pauses and
- * the newest ack are one statement, read only when a slot has no run.
- * No statement per slot.
+ * against the runs read (rows, newest first) and the job's pauses and
+ * newest ack (m), in memory.  No statement per slot.
  */
-static enum db_status
-jobcheck_missed(struct db *db, const struct conf_job *j, const int64_t *win,
-    size_t nwin, const struct tzone *z, const struct runs_slot_row *rows,
-    size_t n, int truncated, struct job_check *jc, char **errstr)
+static void
+jobcheck_missed(const int64_t *win, size_t nwin, const struct tzone *z,
+    const struct runs_slot_row *rows, size_t n, int truncated,
+    const struct jobctl_marks *m, struct job_check *jc)
 {
-	struct job_slots   *s = &jc->sched;
-	struct jobctl_marks m;
-	enum db_status      st;
-	int64_t             t, newest = -1;
-	size_t              i, k = 0;
-	int                 marks = 0;
+	struct job_slots *s = &jc->sched;
+	int64_t           t, newest = -1;
+	size_t            i, k = 0;
 
 	for (i = 0; i < nwin; i++) {
 		t = win[i];
@@ -190,15 +186,9 @@ jobcheck_missed(struct db *db, const struct conf_job *j, const int64_t *win,
 			k++;
 		if (k < n && rows[k].slot == t)
 			continue;
-		if (!marks) {
-			if ((st = jobctl_slot_marks(db, j->name, &m, errstr)) !=
-			    DB_OK)
-				return st;
-			marks = 1;
-		}
-		if (t <= m.acked)
+		if (t <= m->acked)
 			break; /* an ack covers the older ones */
-		if (jobctl_marks_paused(&m, t))
+		if (jobctl_marks_paused(m, t))
 			continue;
 		if (newest < 0)
 			newest = t;
@@ -213,7 +203,7 @@ jobcheck_missed(struct db *db, const struct conf_job *j, const int64_t *win,
 		s->nmissed++;
 	}
 	if (s->nmissed == 0)
-		return DB_OK;
+		return;
 	/* No success since the newest missed slot: CRITICAL. */
 	s->missed = s->st.last_success < newest;
 	if (s->missed)
@@ -224,60 +214,89 @@ jobcheck_missed(struct db *db, const struct conf_job *j, const int64_t *win,
 		jobcheck_add(jc, CHECK_WARNING,
 		    "%lld missed slot%s before the last success, the latest %s (jobs ack clears)",
 		    s->nmissed, s->nmissed == 1 ? "" : "s", s->missed_slots[0]);
-	return DB_OK;
 }
 
-static enum db_status
-jobcheck_schedule(struct db *db, const struct conf_job *j,
-    const struct job_sched *sc, struct job_check *jc, char **errstr)
+/* What jobcheck_schedule needs of one scheduled job, read for all the
+ * jobs at once (jobcheck_run_all). */
+struct jobcheck_plan {
+	struct tzone       *z;
+	int64_t            *win; /* the window's due slots, newest first */
+	size_t              nwin;
+	int64_t             latest;
+	size_t              want;  /* alert_after_failures, at least 1 */
+	int                 ready; /* zone and slot known: judge the runs */
+	struct runs_recent  rr;
+	struct jobctl_marks marks;
+};
+
+static void
+jobcheck_plan_free(struct jobcheck_plan *p)
 {
-	struct job_slots     *s = &jc->sched;
-	struct runs_slot_row *rows = NULL;
-	struct tzone         *z = NULL;
-	int64_t              *win = NULL;
-	size_t                nwin = 0;
-	enum check_status     level;
-	enum db_status        st;
-	int64_t               now, latest, next;
-	size_t                n = 0, i, want;
-	int                   truncated = 0;
-	char                  text[TZONE_RFC3339_MAX];
+	free(p->win);
+	tzone_free(p->z);
+	runs_recent_free(&p->rr);
+	memset(p, 0, sizeof *p);
+}
+
+/* From the slot state (jc->sched.st, read): the zone, the latest and
+ * next slots and the window, into *p; an UNKNOWN when the zone or the
+ * schedule cannot tell (p->ready 0). */
+static void
+jobcheck_schedule_plan(const struct conf_job *j, const struct job_sched *sc,
+    struct job_check *jc, struct jobcheck_plan *p)
+{
+	struct job_slots *s = &jc->sched;
+	char             *errstr = NULL;
+	int64_t           now, next;
 
 	s->scheduled = 1;
 	jc->sched_level =
 	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
-	if ((st = runs_slot_state(db, j->name, &s->st, errstr)) != DB_OK)
-		return st;
 	s->paused = s->st.pause_job != NULL;
-	if (runs_slot_zone(sc->timezone, &s->st, &z, errstr) != 0) {
+	if (runs_slot_zone(sc->timezone, &s->st, &p->z, &errstr) != 0) {
 		jobcheck_add(jc, CHECK_UNKNOWN, "time zone: %s",
-		    *errstr != NULL ? *errstr : "unknown");
-		free(*errstr);
-		*errstr = NULL;
-		return DB_OK;
+		    errstr != NULL ? errstr : "unknown");
+		free(errstr);
+		return;
 	}
 	now = s->st.now_us / 1000000;
-	if (schedule_prev(sc->schedule, z, now, &latest) != 0) {
+	if (schedule_prev(sc->schedule, p->z, now, &p->latest) != 0) {
 		jobcheck_add(jc, CHECK_UNKNOWN, "the schedule has no slot");
-		goto out;
+		return;
 	}
-	tzone_format(z, latest, s->latest, sizeof s->latest);
-	if (schedule_next(sc->schedule, z, now, &next) == 0)
-		tzone_format(z, next, s->next, sizeof s->next);
-	want = sc->alert_after_failures > 0 ? sc->alert_after_failures : 1;
-	/* Runs enough for the window's slots (a retry each) and the failed
-	 * slots' count (ten retries each), read in one statement. */
-	jobcheck_window(j, sc, z, &s->st, &win, &nwin);
-	if ((st = runs_recent_slots(db, j->name, 2 * nwin + 10 * want + 100,
-	         &rows, &n, &truncated, errstr)) != DB_OK)
-		goto out;
+	tzone_format(p->z, p->latest, s->latest, sizeof s->latest);
+	if (schedule_next(sc->schedule, p->z, now, &next) == 0)
+		tzone_format(p->z, next, s->next, sizeof s->next);
+	p->want = sc->alert_after_failures > 0 ? sc->alert_after_failures : 1;
+	jobcheck_window(j, sc, p->z, &s->st, &p->win, &p->nwin);
+	p->ready = 1;
+}
+
+/* Runs enough for the window's slots (a retry each) and the failed
+ * slots' count (ten retries each). */
+static size_t
+jobcheck_plan_runs(const struct jobcheck_plan *p)
+{
+	return 2 * p->nwin + 10 * p->want + 100;
+}
+
+/* The schedule's alerts from the runs and marks read (p ready). */
+static void
+jobcheck_schedule(const struct conf_job *j, const struct job_sched *sc,
+    const struct jobcheck_plan *p, struct job_check *jc)
+{
+	struct job_slots           *s = &jc->sched;
+	const struct runs_slot_row *rows = p->rr.rows;
+	enum check_status           level;
+	size_t                      n = p->rr.n, i;
+	char                        text[TZONE_RFC3339_MAX];
+
 	level =
 	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
 	/* Missed: a slot no run started for; a running or failed slot has
 	 * one, and is judged by max_runtime or alert_after_failures. */
-	if ((st = jobcheck_missed(
-	         db, j, win, nwin, z, rows, n, truncated, jc, errstr)) != DB_OK)
-		goto out;
+	jobcheck_missed(
+	    p->win, p->nwin, p->z, rows, n, p->rr.truncated, &p->marks, jc);
 	/* Consecutive failed slots, newest first; an ack ends the count. */
 	for (i = 0; i < n; i++) {
 		if (rows[i].successes > 0 || rows[i].acked)
@@ -285,8 +304,8 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 		if (rows[i].failures > 0)
 			s->failed_slots++;
 	}
-	if (s->failed_slots >= (long long)want) {
-		tzone_format(z, rows[0].slot, text, sizeof text);
+	if (s->failed_slots >= (long long)p->want) {
+		tzone_format(p->z, rows[0].slot, text, sizeof text);
 		jobcheck_add(jc, level,
 		    "%lld consecutive failed slot%s, the last %s (jobs ack clears)",
 		    s->failed_slots, s->failed_slots == 1 ? "" : "s", text);
@@ -295,7 +314,7 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 	 * run of its slot. */
 	for (i = 0; i < n; i++) {
 		if (rows[i].launched > 1 && !rows[i].acked) {
-			tzone_format(z, rows[i].slot, text, sizeof text);
+			tzone_format(p->z, rows[i].slot, text, sizeof text);
 			s->ran_twice = 1;
 			jobcheck_add(jc, level,
 			    "ran twice: %lld successful runs for slot %s",
@@ -303,40 +322,24 @@ jobcheck_schedule(struct db *db, const struct conf_job *j,
 			break;
 		}
 	}
-	if (n > 0 && rows[0].slot == latest && rows[0].first_start >= 0 &&
-	    (rows[0].first_start - latest) * 1000 > j->grace_ms) {
+	if (n > 0 && rows[0].slot == p->latest && rows[0].first_start >= 0 &&
+	    (rows[0].first_start - p->latest) * 1000 > j->grace_ms) {
 		s->late = 1;
 		jobcheck_add(jc, CHECK_WARNING,
 		    "slot %s started late, %llds after its time", s->latest,
-		    (long long)(rows[0].first_start - latest));
+		    (long long)(rows[0].first_start - p->latest));
 	}
-out:
-	free(win);
-	free(rows);
-	tzone_free(z);
-	return st;
 }
 
-enum db_status
-jobcheck_run(struct db *db, const struct conf_job *j,
-    const struct job_sched *sched, struct job_check *jc, char **errstr)
+/* The verdict from the run records and the lock (read into jc). */
+static void
+jobcheck_judge(const struct conf_job *j, const struct job_sched *sched,
+    struct job_check *jc)
 {
 	const struct job_summary *js = &jc->js;
 	char                      d1[32], d2[32], age[32];
 	char                     *why = NULL;
 	int64_t                   limit;
-	enum db_status            st;
-
-	memset(jc, 0, sizeof *jc);
-	jc->job = j;
-	jc->status = CHECK_OK;
-	buf_init(&jc->msg);
-	buf_adds(&jc->msg, ""); /* never NULL data */
-	if ((st = runs_job_summary(db, j->name, &jc->js, errstr)) != DB_OK)
-		return st;
-	if (j->guard == GUARD_NAMED_LOCK &&
-	    (st = lock_holder_get(db, j->lock, &jc->holder, errstr)) != DB_OK)
-		return st;
 
 	if (j->expect_every_ms > 0 && sched->schedule == NULL) {
 		duration_format(j->expect_every_ms, d1, sizeof d1);
@@ -392,11 +395,167 @@ jobcheck_run(struct db *db, const struct conf_job *j,
 		jobcheck_add(
 		    jc, CHECK_CRITICAL, "lock %s held by %s", j->lock, why);
 	free(why);
-	if (sched->schedule != NULL)
-		return jobcheck_schedule(db, j, sched, jc, errstr);
-	if (j->once_per_ms > 0)
-		return jobcheck_slots(db, j, jc, errstr);
-	return DB_OK;
+}
+
+/* The indexes of jobs whose schedule (want 1) or named lock (want 2)
+ * jobs check reads, and their job or lock names, into *idx and *names
+ * (both allocated, n + 1 long); the count. */
+static size_t
+jobcheck_pick(const struct conf_job **jobs, size_t n,
+    const struct job_sched *scheds, int want, size_t **idx, const char ***names)
+{
+	size_t i, k = 0;
+
+	*idx = xcalloc(n + 1, sizeof **idx);
+	*names = xcalloc(n + 1, sizeof **names);
+	for (i = 0; i < n; i++) {
+		if (want == 1 && scheds[i].schedule != NULL) {
+			(*idx)[k] = i;
+			(*names)[k++] = jobs[i]->name;
+		} else if (want == 2 && jobs[i]->guard == GUARD_NAMED_LOCK) {
+			(*idx)[k] = i;
+			(*names)[k++] = jobs[i]->lock;
+		}
+	}
+	return k;
+}
+
+/*
+ * The schedules' reads for the nsc scheduled jobs (idx, names): their
+ * slot states, then, from the windows those give, their recent runs and
+ * their marks: three statements whatever the number of jobs.
+ */
+static enum db_status
+jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
+    const struct job_sched *scheds, struct job_check *out, const size_t *idx,
+    const char **names, size_t nsc, struct jobcheck_plan *plans, char **errstr)
+{
+	struct slot_state   *st = NULL;
+	struct runs_recent  *rr = NULL;
+	struct jobctl_marks *mk = NULL;
+	const char         **rnames = NULL;
+	size_t              *rmax = NULL, *ridx = NULL, i, nr = 0;
+	enum db_status       rc;
+
+	st = xcalloc(nsc + 1, sizeof *st);
+	if ((rc = runs_slot_states(db, names, nsc, st, errstr)) != DB_OK)
+		goto out;
+	rnames = xcalloc(nsc + 1, sizeof *rnames);
+	rmax = xcalloc(nsc + 1, sizeof *rmax);
+	ridx = xcalloc(nsc + 1, sizeof *ridx);
+	for (i = 0; i < nsc; i++) {
+		out[idx[i]].sched.st = st[i];
+		memset(&st[i], 0, sizeof st[i]);
+		jobcheck_schedule_plan(
+		    jobs[idx[i]], &scheds[idx[i]], &out[idx[i]], &plans[i]);
+		if (!plans[i].ready)
+			continue;
+		ridx[nr] = i;
+		rnames[nr] = names[i];
+		rmax[nr++] = jobcheck_plan_runs(&plans[i]);
+	}
+	rr = xcalloc(nr + 1, sizeof *rr);
+	mk = xcalloc(nr + 1, sizeof *mk);
+	if ((rc = runs_recent_slots_all(db, rnames, rmax, nr, rr, errstr)) !=
+	        DB_OK ||
+	    (rc = jobctl_slot_marks_all(db, rnames, nr, mk, errstr)) != DB_OK)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		plans[ridx[i]].rr = rr[i];
+		memset(&rr[i], 0, sizeof rr[i]);
+		plans[ridx[i]].marks = mk[i];
+	}
+out:
+	for (i = 0; rr != NULL && i < nr; i++)
+		runs_recent_free(&rr[i]);
+	for (i = 0; i < nsc; i++)
+		runs_slot_state_free(&st[i]);
+	free(st);
+	free(rr);
+	free(mk);
+	free(rnames);
+	free(rmax);
+	free(ridx);
+	return rc;
+}
+
+enum db_status
+jobcheck_run_all(struct db *db, const struct conf_job **jobs, size_t n,
+    const struct job_sched *scheds, struct job_check *out, char **errstr)
+{
+	struct job_summary   *js = NULL;
+	struct lock_holder   *lh = NULL;
+	struct jobcheck_plan *plans = NULL;
+	const char          **names = NULL, **lnames = NULL, **snames = NULL;
+	size_t               *lidx = NULL, *sidx = NULL, nl = 0, nsc = 0, i, k;
+	enum db_status        st;
+
+	for (i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		out[i].job = jobs[i];
+		out[i].status = CHECK_OK;
+		buf_init(&out[i].msg);
+		buf_adds(&out[i].msg, ""); /* never NULL data */
+	}
+	names = xcalloc(n + 1, sizeof *names);
+	for (i = 0; i < n; i++)
+		names[i] = jobs[i]->name;
+	js = xcalloc(n + 1, sizeof *js);
+	if ((st = runs_job_summaries(db, names, n, js, errstr)) != DB_OK)
+		goto out;
+	for (i = 0; i < n; i++) {
+		out[i].js = js[i];
+		memset(&js[i], 0, sizeof js[i]);
+	}
+	nl = jobcheck_pick(jobs, n, scheds, 2, &lidx, &lnames);
+	lh = xcalloc(nl + 1, sizeof *lh);
+	if ((st = lock_holders_get(db, lnames, nl, lh, errstr)) != DB_OK)
+		goto out;
+	for (i = 0; i < nl; i++) {
+		out[lidx[i]].holder = lh[i];
+		memset(&lh[i], 0, sizeof lh[i]);
+	}
+	for (i = 0; i < n; i++)
+		jobcheck_judge(jobs[i], &scheds[i], &out[i]);
+	nsc = jobcheck_pick(jobs, n, scheds, 1, &sidx, &snames);
+	plans = xcalloc(nsc + 1, sizeof *plans);
+	if ((st = jobcheck_plan_all(db, jobs, scheds, out, sidx, snames, nsc,
+	         plans, errstr)) != DB_OK)
+		goto out;
+	for (k = 0; k < nsc; k++)
+		if (plans[k].ready)
+			jobcheck_schedule(jobs[sidx[k]], &scheds[sidx[k]],
+			    &plans[k], &out[sidx[k]]);
+	/* once_per: a few statements a job (jobcheck_slots). */
+	for (i = 0; i < n; i++)
+		if (scheds[i].schedule == NULL && jobs[i]->once_per_ms > 0 &&
+		    (st = jobcheck_slots(db, jobs[i], &out[i], errstr)) !=
+		        DB_OK)
+			goto out;
+	st = DB_OK;
+out:
+	for (k = 0; k < nsc; k++)
+		jobcheck_plan_free(&plans[k]);
+	for (i = 0; js != NULL && i < n; i++)
+		runs_job_summary_free(&js[i]);
+	for (i = 0; lh != NULL && i < nl; i++)
+		lock_holder_free(&lh[i]);
+	free(plans);
+	free(js);
+	free(lh);
+	free(names);
+	free(lnames);
+	free(lidx);
+	free(snames);
+	free(sidx);
+	return st;
+}
+
+enum db_status
+jobcheck_run(struct db *db, const struct conf_job *j,
+    const struct job_sched *sched, struct job_check *jc, char **errstr)
+{
+	return jobcheck_run_all(db, &j, 1, sched, jc, errstr);
 }
 
 void

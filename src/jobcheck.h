@@ -83,6 +83,17 @@ struct job_check {
  */
 enum db_status jobcheck_run(struct db *, const struct conf_job *j,
     const struct job_sched *sched, struct job_check *jc, char **errstr);
+/*
+ * jobcheck_run for jobs[0..n) with their schedules scheds[0..n), into
+ * out[0..n) (jobcheck_free each, also after a failure): the same
+ * verdicts, from a few statements whatever n (runs_job_summaries,
+ * lock_holders_get, runs_slot_states, runs_recent_slots_all,
+ * jobctl_slot_marks_all; cronguard(1), jobs check), and a few more for each
+ * once_per job.  DB_OK, or the status with *errstr.
+ */
+enum db_status jobcheck_run_all(struct db *, const struct conf_job **jobs,
+    size_t n, const struct job_sched *scheds, struct job_check *out,
+    char **errstr);
 void           jobcheck_free(struct job_check *);
 
 /* The schedule of conf job j as jobs check judges it, into *s (borrows

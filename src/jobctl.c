@@ -83,15 +83,16 @@ jobctl_identity(void)
 
 /* Row i of a JOBCTL_PAUSE_COLUMNS result into *p. */
 static void
-jobctl_pause_row(const struct db_result *r, size_t i, struct job_pause *p)
+jobctl_pause_row(
+    const struct db_result *r, size_t i, size_t c, struct job_pause *p)
 {
 	memset(p, 0, sizeof *p);
 	p->paused = 1;
-	p->job = db_cell_dup(r, i, 0);
-	p->paused_at = db_cell_dup(r, i, 1);
-	p->paused_by = db_cell_dup(r, i, 2);
-	p->reason = db_cell_dup(r, i, 3);
-	p->until_at = db_cell_dup(r, i, 4);
+	p->job = db_cell_dup(r, i, c);
+	p->paused_at = db_cell_dup(r, i, c + 1);
+	p->paused_by = db_cell_dup(r, i, c + 2);
+	p->reason = db_cell_dup(r, i, c + 3);
+	p->until_at = db_cell_dup(r, i, c + 4);
 }
 
 enum db_status
@@ -141,7 +142,7 @@ jobctl_pause(struct db *db, const char *const *jobs, size_t n, int64_t for_ms,
 		goto out;
 	if ((st = db_one_row(r, 5, errstr)) != DB_OK)
 		goto out;
-	jobctl_pause_row(r, 0, out);
+	jobctl_pause_row(r, 0, 0, out);
 out:
 	db_result_free(r);
 	buf_free(&values);
@@ -186,40 +187,58 @@ out:
 }
 
 enum db_status
-jobctl_slot_marks(
-    struct db *db, const char *job, struct jobctl_marks *m, char **errstr)
+jobctl_slot_marks_all(struct db *db, const char *const *jobs, size_t n,
+    struct jobctl_marks *m, char **errstr)
 {
-	struct db_result *r = NULL;
-	enum db_status    st;
-	size_t            i;
+	struct db_result    *r = NULL;
+	struct jobctl_marks *mk;
+	enum db_status       st = DB_OK;
+	const char          *kind;
+	long long            k;
+	size_t               i;
 
-	memset(m, 0, sizeof *m);
-	m->acked = -1;
-	/* A row per pause (the primary key: at most the job's and "*"),
-	 * then one with the newest ack (uq_job_acks). */
+	for (i = 0; i < n; i++) {
+		memset(&m[i], 0, sizeof m[i]);
+		m[i].acked = -1;
+	}
+	if (n == 0)
+		return DB_OK;
+	/* For each job a row per pause (the primary key: at most the
+	 * job's and "*"), then one with the newest ack (uq_job_acks). */
 	st = db_query(db, &r, errstr,
-	    "SELECT 'p', FLOOR(UNIX_TIMESTAMP(paused_at)),"
-	    " CEIL(UNIX_TIMESTAMP(until_at)) FROM cronguard_job_pauses"
-	    " WHERE job IN (%s, '" JOBCTL_ALL "')"
-	    " UNION ALL SELECT 'a', FLOOR(UNIX_TIMESTAMP(MAX(slot))), NULL"
-	    " FROM cronguard_job_acks WHERE job = %s",
-	    job, job);
+	    "SELECT n.k, 'p', FLOOR(UNIX_TIMESTAMP(p.paused_at)),"
+	    " CEIL(UNIX_TIMESTAMP(p.until_at)) FROM %K n"
+	    " JOIN cronguard_job_pauses p ON p.job IN (n.v, '" JOBCTL_ALL "')"
+	    " UNION ALL SELECT n.k, 'a', FLOOR(UNIX_TIMESTAMP((SELECT a.slot"
+	    " FROM cronguard_job_acks a WHERE a.job = n.v"
+	    " ORDER BY a.slot DESC LIMIT 1))), NULL FROM %K n",
+	    n, jobs, n, jobs);
 	if (st != DB_OK)
 		goto out;
 	for (i = 0; i < r->nrows; i++) {
-		const char *kind = db_cell(r, i, 0);
-
+		k = db_cell_ll(r, i, 0, -1);
+		if (k < 0 || (size_t)k >= n)
+			continue;
+		mk = &m[k];
+		kind = db_cell(r, i, 1);
 		if (kind != NULL && kind[0] == 'a')
-			m->acked = db_cell_ll(r, i, 1, -1);
-		else if (m->npauses < nitems(m->pauses)) {
-			m->pauses[m->npauses].from = db_cell_ll(r, i, 1, -1);
-			m->pauses[m->npauses].until = db_cell_ll(r, i, 2, -1);
-			m->npauses++;
+			mk->acked = db_cell_ll(r, i, 2, -1);
+		else if (mk->npauses < nitems(mk->pauses)) {
+			mk->pauses[mk->npauses].from = db_cell_ll(r, i, 2, -1);
+			mk->pauses[mk->npauses].until = db_cell_ll(r, i, 3, -1);
+			mk->npauses++;
 		}
 	}
 out:
 	db_result_free(r);
 	return st;
+}
+
+enum db_status
+jobctl_slot_marks(
+    struct db *db, const char *job, struct jobctl_marks *m, char **errstr)
+{
+	return jobctl_slot_marks_all(db, &job, 1, m, errstr);
 }
 
 int
@@ -235,24 +254,40 @@ jobctl_marks_paused(const struct jobctl_marks *m, int64_t t)
 }
 
 enum db_status
-jobctl_pause_get(
-    struct db *db, const char *job, struct job_pause *out, char **errstr)
+jobctl_pause_get_all(struct db *db, const char *const *jobs, size_t n,
+    struct job_pause *out, char **errstr)
 {
 	struct db_result *r = NULL;
-	enum db_status    st;
+	enum db_status    st = DB_OK;
+	long long         k;
+	size_t            i;
 
-	memset(out, 0, sizeof *out);
-	if ((st = db_query(db, &r, errstr,
-	         "SELECT " JOBCTL_PAUSE_COLUMNS
-	         " FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL
-	         " " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1",
-	         job)) != DB_OK)
+	memset(out, 0, n * sizeof *out);
+	if (n == 0)
+		return DB_OK;
+	/* A primary-key lookup or two per job, in one statement. */
+	st = db_query(db, &r, errstr,
+	    "SELECT n.k, p.job, p.paused_at, p.paused_by, p.reason, p.until_at"
+	    " FROM (SELECT n.k, " JOBCTL_PAUSE_COL_OF("job",
+	        "n.v") " AS job FROM %K n) n JOIN cronguard_job_pauses p ON p.job = n.job",
+	    n, jobs);
+	if (st != DB_OK)
 		goto out;
-	if (r->nrows == 1 && r->ncols == 5)
-		jobctl_pause_row(r, 0, out);
+	for (i = 0; i < r->nrows && r->ncols == 6; i++) {
+		k = db_cell_ll(r, i, 0, -1);
+		if (k >= 0 && (size_t)k < n && !out[k].paused)
+			jobctl_pause_row(r, i, 1, &out[k]);
+	}
 out:
 	db_result_free(r);
 	return st;
+}
+
+enum db_status
+jobctl_pause_get(
+    struct db *db, const char *job, struct job_pause *out, char **errstr)
+{
+	return jobctl_pause_get_all(db, &job, 1, out, errstr);
 }
 
 enum db_status
@@ -275,7 +310,7 @@ jobctl_pause_list(
 		goto out;
 	*out = xcalloc(r->nrows, sizeof **out);
 	for (i = 0; i < r->nrows; i++)
-		jobctl_pause_row(r, i, &(*out)[i]);
+		jobctl_pause_row(r, i, 0, &(*out)[i]);
 	*n = r->nrows;
 out:
 	db_result_free(r);

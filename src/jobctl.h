@@ -35,11 +35,14 @@
  *				"paused_at", "job"), NULL when there is none;
  *				the row is the one jobctl_pause_get returns.
  *
- * Every use takes its own %s argument (the job).
+ * Every use takes its own %s argument (the job).  The _OF forms take the
+ * job as an SQL expression instead (a column of an outer table, for a
+ * statement over many jobs).
  */
-#define JOBCTL_PAUSE_WHERE_SQL \
-	"job IN (%s, '" JOBCTL_ALL "') AND (until_at IS NULL OR" \
+#define JOBCTL_PAUSE_WHERE_OF(job) \
+	"job IN (" job ", '" JOBCTL_ALL "') AND (until_at IS NULL OR" \
 	" until_at > NOW(6))"
+#define JOBCTL_PAUSE_WHERE_SQL JOBCTL_PAUSE_WHERE_OF("%s")
 /* The pause that holds longest first: no end, then the latest end, then
  * the job's own row before the JOBCTL_ALL one. */
 #define JOBCTL_PAUSE_ORDER_SQL \
@@ -47,10 +50,11 @@
 #define JOBCTL_PAUSED_SQL \
 	"EXISTS (SELECT 1 FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL \
 	")"
-#define JOBCTL_PAUSE_COL_SQL(col) \
+#define JOBCTL_PAUSE_COL_OF(col, job) \
 	"(SELECT " col \
-	" FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_SQL \
-	" " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1)"
+	" FROM cronguard_job_pauses WHERE " JOBCTL_PAUSE_WHERE_OF( \
+	    job) " " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1)"
+#define JOBCTL_PAUSE_COL_SQL(col) JOBCTL_PAUSE_COL_OF(col, "%s")
 
 /* A pause row.  Strings allocated (jobctl_pause_free) or NULL. */
 struct job_pause {
@@ -107,6 +111,9 @@ struct jobctl_marks {
 /* Fill *m for job in one statement.  DB_OK, or the status with *errstr. */
 enum db_status jobctl_slot_marks(
     struct db *, const char *job, struct jobctl_marks *m, char **errstr);
+/* The same for jobs[0..n) into m[0..n), in one statement. */
+enum db_status jobctl_slot_marks_all(struct db *, const char *const *jobs,
+    size_t n, struct jobctl_marks *m, char **errstr);
 /* Whether instant t (a slot) fell in one of m's pauses: 1 or 0. */
 int jobctl_marks_paused(const struct jobctl_marks *m, int64_t t);
 
@@ -115,6 +122,10 @@ int jobctl_marks_paused(const struct jobctl_marks *m, int64_t t);
  * jobctl_pause_free. */
 enum db_status jobctl_pause_get(
     struct db *, const char *job, struct job_pause *out, char **errstr);
+/* The same for jobs[0..n) into out[0..n) (jobctl_pause_free each), in one
+ * statement. */
+enum db_status jobctl_pause_get_all(struct db *, const char *const *jobs,
+    size_t n, struct job_pause *out, char **errstr);
 
 /* Every pause in effect, by job (JOBCTL_ALL first): *out an array of *n
  * (free each, then the array; NULL when none). */

@@ -189,47 +189,84 @@ real_kill(void *conn, unsigned long long id, char **errstr)
 	return real_kill_what(conn, "CONNECTION", id, errstr);
 }
 
+/* One holder, row row of r from column 1. */
+static void
+lock_holder_row(const struct db_result *r, size_t row, struct lock_holder *h)
+{
+	h->connection_id = (unsigned long long)db_cell_ll(r, row, 1, 0);
+	h->run_id = (unsigned long long)db_cell_ll(r, row, 2, 0);
+	h->run_job = db_cell_dup(r, row, 3);
+	h->run_host = db_cell_dup(r, row, 4);
+	h->run_pid = db_cell_ll(r, row, 5, -1);
+	h->started_at = db_cell_dup(r, row, 6);
+	h->run_age_s = db_cell_ll(r, row, 7, -1);
+	h->client_host = db_cell_dup(r, row, 8);
+	h->client_user = db_cell_dup(r, row, 9);
+	h->idle_s = db_cell_ll(r, row, 10, -1);
+}
+
 /*
- * The holder in one round trip.  PROCESSLIST shows other users' sessions
- * only with the PROCESS privilege; without it the columns are NULL and the
- * verdict says so.
+ * The holders in one round trip.  PROCESSLIST shows
+ * other users' sessions only with the PROCESS privilege; without it the
+ * columns are NULL and the verdict says so.
  */
+enum db_status
+lock_holders_get(struct db *db, const char *const *names, size_t n,
+    struct lock_holder *h, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st = DB_OK;
+	long long         k;
+	size_t            i;
+
+	for (i = 0; i < n; i++) {
+		memset(&h[i], 0, sizeof h[i]);
+		h[i].run_age_s = h[i].idle_s = -1;
+	}
+	if (n == 0)
+		return DB_OK;
+	/* For each row of the locks' table (%K) its holder and that
+	 * session's running runs (ix_runs_lock: a held lock's few; MAX(),
+	 * since ORDER BY id LIMIT 1 makes the server walk the primary
+	 * key); the process list once. */
+	st = db_query(db, &r, errstr,
+	    "SELECT u.k, u.cid, r.id, r.job, r.host, r.pid, r.started_at,"
+	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)),"
+	    " p.HOST, p.USER, p.TIME"
+	    " FROM (SELECT c.k, c.cid,"
+	    "  (SELECT MAX(x.id) FROM cronguard_runs x"
+	    "   WHERE c.cid IS NOT NULL AND x.lock_name = c.v"
+	    "   AND x.outcome = 'running' AND x.connection_id = c.cid)"
+	    "   AS run_id"
+	    "  FROM (SELECT n.k, n.v, IS_USED_LOCK(n.v) AS cid"
+	    "   FROM %K n) c) u"
+	    " LEFT JOIN cronguard_runs r ON r.id = u.run_id"
+	    " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = u.cid",
+	    n, names);
+	if (st != DB_OK)
+		goto out;
+	if (r->nrows != n || r->ncols != 11) {
+		*errstr = xasprintf("query failed: %zu rows of %zu columns for"
+		                    " %zu locks",
+		    r->nrows, r->ncols, n);
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		k = db_cell_ll(r, i, 0, -1);
+		if (k >= 0 && (size_t)k < n)
+			lock_holder_row(r, i, &h[k]);
+	}
+out:
+	db_result_free(r);
+	return st;
+}
+
 enum db_status
 lock_holder_get(
     struct db *db, const char *name, struct lock_holder *h, char **errstr)
 {
-	struct db_result *r = NULL;
-	enum db_status    st;
-
-	memset(h, 0, sizeof *h);
-	h->run_age_s = h->idle_s = -1;
-	st = db_query(db, &r, errstr,
-	    "SELECT u.cid, r.id, r.job, r.host, r.pid, r.started_at,"
-	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)),"
-	    " p.HOST, p.USER, p.TIME"
-	    " FROM (SELECT IS_USED_LOCK(%s) AS cid) u"
-	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
-	    "  FROM cronguard_runs x WHERE x.lock_name = %s"
-	    "  AND x.outcome = 'running' AND x.connection_id = u.cid)"
-	    " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = u.cid",
-	    name, name);
-	if (st != DB_OK)
-		goto out;
-	if ((st = db_one_row(r, 10, errstr)) != DB_OK)
-		goto out;
-	h->connection_id = (unsigned long long)db_cell_ll(r, 0, 0, 0);
-	h->run_id = (unsigned long long)db_cell_ll(r, 0, 1, 0);
-	h->run_job = db_cell_dup(r, 0, 2);
-	h->run_host = db_cell_dup(r, 0, 3);
-	h->run_pid = db_cell_ll(r, 0, 4, -1);
-	h->started_at = db_cell_dup(r, 0, 5);
-	h->run_age_s = db_cell_ll(r, 0, 6, -1);
-	h->client_host = db_cell_dup(r, 0, 7);
-	h->client_user = db_cell_dup(r, 0, 8);
-	h->idle_s = db_cell_ll(r, 0, 9, -1);
-out:
-	db_result_free(r);
-	return st;
+	return lock_holders_get(db, &name, 1, h, errstr);
 }
 
 static enum db_status

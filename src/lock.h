@@ -215,6 +215,10 @@ void lock_holder_free(struct lock_holder *);
  * process list (the real ops' holder).  Fills *h (lock_holder_free). */
 enum db_status lock_holder_get(
     struct db *, const char *name, struct lock_holder *h, char **errstr);
+/* lock_holder_get for names[0..n) into h[0..n) (lock_holder_free each), in
+ * one statement. */
+enum db_status lock_holders_get(struct db *, const char *const *names, size_t n,
+    struct lock_holder *h, char **errstr);
 /* Who holds the lease name now (guard "lease"): its row, and the running
  * run with the lease's fencing token.  connection_id 0 = free or
  * expired.  Fills *h (lock_holder_free). */

@@ -19,6 +19,18 @@
 
 #define RUNS_DAY_MS ((int64_t)24 * 3600 * 1000)
 
+/* The runs left "running" by a cronguard that died: the session is gone
+ * and does not hold the lock (runs.h, runs_abandon).
+ * Never on a read-only server (its %R, db_read_only_sql): jobs list and
+ * jobs check run on replicas too, and must never write there. */
+#define RUNS_ABANDONED_SQL \
+	" outcome = 'running'" \
+	" AND connection_id IS NOT NULL AND lock_name IS NOT NULL" \
+	" AND NOT (IS_USED_LOCK(lock_name) <=> connection_id)" \
+	" AND connection_id NOT IN" \
+	"  (SELECT p.ID FROM information_schema.PROCESSLIST p)" \
+	" AND %R IS NULL"
+
 enum db_status
 runs_abandon(
     struct db *db, const char *job, unsigned long long *n, char **errstr)
@@ -32,15 +44,7 @@ runs_abandon(
 	    "UPDATE cronguard_runs SET outcome = 'abandoned',"
 	    " finished_at = NOW(6), error = CONCAT('abandoned: session ',"
 	    " connection_id, ' is gone and does not hold lock ', lock_name,"
-	    " '; found by ', %s)"
-	    " WHERE job = %s AND outcome = 'running'"
-	    " AND connection_id IS NOT NULL AND lock_name IS NOT NULL"
-	    " AND NOT (IS_USED_LOCK(lock_name) <=> connection_id)"
-	    " AND connection_id NOT IN"
-	    "  (SELECT p.ID FROM information_schema.PROCESSLIST p)"
-	    /* jobs list and jobs check run on replicas too: never an
-	     * errant write there (db_read_only_sql) */
-	    " AND %R IS NULL",
+	    " '; found by ', %s) WHERE job = %s AND" RUNS_ABANDONED_SQL,
 	    self_identity(), job, db_read_only_sql(db));
 	if (st == DB_OK && (*n = r->affected) > 0) {
 		snprintf(count, sizeof count, "%llu", *n);
@@ -201,61 +205,134 @@ runs_finish(struct db *db, unsigned long long id, const char *outcome,
 	    outcome, status, error, (int)len, data, output->total, id);
 }
 
+/* The jobs of jobs[0..n) with a run runs_abandon would close, in one
+ * statement (ix_runs_job_outcome: the running runs only), then
+ * runs_abandon for those: none, as a rule, so jobs check and jobs list
+ * over any number of jobs cost one statement here. */
+static enum db_status
+runs_abandon_all(
+    struct db *db, const char *const *jobs, size_t n, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st;
+	size_t            i;
+
+	if (n == 1) {
+		runs_abandon_quietly(db, jobs[0]);
+		return DB_OK;
+	}
+	st = db_query(db, &r, errstr,
+	    "SELECT DISTINCT job FROM cronguard_runs WHERE job IN (%A)"
+	    " AND" RUNS_ABANDONED_SQL,
+	    n, jobs, db_read_only_sql(db));
+	for (i = 0; st == DB_OK && i < r->nrows; i++)
+		if (db_cell(r, i, 0) != NULL)
+			runs_abandon_quietly(db, db_cell(r, i, 0));
+	db_result_free(r);
+	return st;
+}
+
+/* One job's summary, row row of r from column 1 (column 0 is its index). */
+static void
+runs_job_summary_row(
+    const struct db_result *r, size_t row, struct job_summary *js)
+{
+	const char *cell, *e;
+
+	js->last_success = db_cell_dup(r, row, 1);
+	if ((cell = db_cell(r, row, 2)) != NULL &&
+	    parse_double(cell, 0, 1e12, &js->last_success_ts, &e) != 0)
+		js->last_success_ts = -1;
+	js->last_success_age_s = db_cell_ll(r, row, 3, -1);
+	js->last_id = (unsigned long long)db_cell_ll(r, row, 4, 0);
+	js->last_outcome = db_cell_dup(r, row, 5);
+	js->last_started = db_cell_dup(r, row, 6);
+	js->last_age_s = db_cell_ll(r, row, 7, -1);
+	js->last_finished = db_cell_dup(r, row, 8);
+	js->last_exit_status = db_cell_ll(r, row, 9, -1);
+	js->last_connection_id = (unsigned long long)db_cell_ll(r, row, 10, 0);
+	if (js->last_connection_id != 0)
+		js->last_session_alive = db_cell_ll(r, row, 11, 0) > 0;
+	js->done_id = (unsigned long long)db_cell_ll(r, row, 12, 0);
+	js->done_outcome = db_cell_dup(r, row, 13);
+	js->done_finished = db_cell_dup(r, row, 14);
+	js->last_fence = (unsigned long long)db_cell_ll(r, row, 15, 0);
+}
+
+enum db_status
+runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
+    struct job_summary *js, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    st = DB_ERR_QUERY;
+	long long         k;
+	size_t            i;
+
+	for (i = 0; i < n; i++) {
+		memset(&js[i], 0, sizeof js[i]);
+		js[i].last_success_ts = -1;
+		js[i].last_success_age_s = js[i].last_age_s =
+		    js[i].last_exit_status = -1;
+		js[i].last_session_alive = -1;
+	}
+	if (n == 0)
+		return DB_OK;
+	if ((st = runs_abandon_all(db, jobs, n, errstr)) != DB_OK)
+		goto out;
+	/*
+	 * One statement for every job: each row of the jobs' table (%K)
+	 * makes three dives, the last success (ix_runs_job_outcome), the
+	 * newest run (ix_runs_job) and the newest finished one
+	 * (ix_runs_job_done, sql/013), however long the job's history;
+	 * ORDER BY ... LIMIT 1, since a MAX() per row would read the job's
+	 * every entry.  The process list is read once.
+	 */
+	st = db_query(db, &r, errstr,
+	    "SELECT g.k, g.fin, UNIX_TIMESTAMP(g.fin),"
+	    " TIMESTAMPDIFF(SECOND, g.fin, NOW(6)),"
+	    " r.id, r.outcome, r.started_at,"
+	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)), r.finished_at,"
+	    " r.exit_status, r.connection_id, p.ID IS NOT NULL,"
+	    " d.id, d.outcome, d.finished_at, r.fence"
+	    " FROM (SELECT n.k,"
+	    "  (SELECT x.finished_at FROM cronguard_runs x WHERE x.job = n.v"
+	    "   AND x.outcome = 'success' ORDER BY x.finished_at DESC LIMIT 1)"
+	    "   AS fin,"
+	    "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
+	    "   ORDER BY x.id DESC LIMIT 1) AS last_id,"
+	    "  (" RUNS_DONE_OF(
+	        "n.v") ") AS done_id"
+	               "  FROM %K n) g"
+	               " LEFT JOIN cronguard_runs r ON r.id = g.last_id"
+	               " LEFT JOIN cronguard_runs d ON d.id = g.done_id"
+	               " LEFT JOIN information_schema.PROCESSLIST p"
+	               " ON p.ID = r.connection_id",
+	    n, jobs);
+	if (st != DB_OK)
+		goto out;
+	if (r->nrows != n || r->ncols != 16) {
+		*errstr = xasprintf("query failed: %zu rows of %zu columns for"
+		                    " %zu jobs",
+		    r->nrows, r->ncols, n);
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		k = db_cell_ll(r, i, 0, -1);
+		if (k < 0 || (size_t)k >= n)
+			continue;
+		runs_job_summary_row(r, i, &js[k]);
+	}
+out:
+	db_result_free(r);
+	return st;
+}
+
 enum db_status
 runs_job_summary(
     struct db *db, const char *job, struct job_summary *js, char **errstr)
 {
-	struct db_result *r = NULL;
-	enum db_status    st;
-	const char       *cell, *e;
-
-	memset(js, 0, sizeof *js);
-	js->last_success_ts = -1;
-	js->last_success_age_s = js->last_age_s = js->last_exit_status = -1;
-	js->last_session_alive = -1;
-	runs_abandon_quietly(db, job);
-	st = db_query(db, &r, errstr,
-	    "SELECT s.fin, UNIX_TIMESTAMP(s.fin),"
-	    " TIMESTAMPDIFF(SECOND, s.fin, NOW(6)),"
-	    " r.id, r.outcome, r.started_at,"
-	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)), r.finished_at,"
-	    " r.exit_status, r.connection_id,"
-	    " (SELECT COUNT(*) FROM information_schema.PROCESSLIST p"
-	    "  WHERE p.ID = r.connection_id),"
-	    " d.id, d.outcome, d.finished_at, r.fence"
-	    " FROM (SELECT MAX(finished_at) AS fin FROM cronguard_runs"
-	    "  WHERE job = %s AND outcome = 'success') s"
-	    " LEFT JOIN cronguard_runs r ON r.id = (SELECT MAX(x.id)"
-	    "  FROM cronguard_runs x WHERE x.job = %s)"
-	    " LEFT JOIN cronguard_runs d ON d.id = (SELECT MAX(y.id)"
-	    "  FROM cronguard_runs y WHERE y.job = %s"
-	    "  AND y.outcome <> 'running')",
-	    job, job, job);
-	if (st != DB_OK)
-		goto out;
-	if ((st = db_one_row(r, 15, errstr)) != DB_OK)
-		goto out;
-	js->last_success = db_cell_dup(r, 0, 0);
-	if ((cell = db_cell(r, 0, 1)) != NULL &&
-	    parse_double(cell, 0, 1e12, &js->last_success_ts, &e) != 0)
-		js->last_success_ts = -1;
-	js->last_success_age_s = db_cell_ll(r, 0, 2, -1);
-	js->last_id = (unsigned long long)db_cell_ll(r, 0, 3, 0);
-	js->last_outcome = db_cell_dup(r, 0, 4);
-	js->last_started = db_cell_dup(r, 0, 5);
-	js->last_age_s = db_cell_ll(r, 0, 6, -1);
-	js->last_finished = db_cell_dup(r, 0, 7);
-	js->last_exit_status = db_cell_ll(r, 0, 8, -1);
-	js->last_connection_id = (unsigned long long)db_cell_ll(r, 0, 9, 0);
-	if (js->last_connection_id != 0)
-		js->last_session_alive = db_cell_ll(r, 0, 10, 0) > 0;
-	js->done_id = (unsigned long long)db_cell_ll(r, 0, 11, 0);
-	js->done_outcome = db_cell_dup(r, 0, 12);
-	js->done_finished = db_cell_dup(r, 0, 13);
-	js->last_fence = (unsigned long long)db_cell_ll(r, 0, 14, 0);
-out:
-	db_result_free(r);
-	return st;
+	return runs_job_summaries(db, &job, 1, js, errstr);
 }
 
 void
@@ -325,73 +402,113 @@ out:
 	return st;
 }
 
-/* The pause in effect for a job as five columns, each taking the job as
- * its %s: job, paused_by, paused_at, reason, until (UTC text). */
+/* The pause in effect for the job named by the SQL expression j as five
+ * columns: job, paused_by, paused_at, reason, until (UTC text). */
 /* clang-format off */
-#define RUNS_PAUSE_COLS \
-	JOBCTL_PAUSE_COL_SQL("job") \
-	", " JOBCTL_PAUSE_COL_SQL("paused_by") \
-	", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')") \
-	", " JOBCTL_PAUSE_COL_SQL("reason") \
-	", " JOBCTL_PAUSE_COL_SQL("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')")
+#define RUNS_PAUSE_COLS_OF(j) \
+	JOBCTL_PAUSE_COL_OF("job", j) \
+	", " JOBCTL_PAUSE_COL_OF("paused_by", j) \
+	", " JOBCTL_PAUSE_COL_OF("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')", j) \
+	", " JOBCTL_PAUSE_COL_OF("reason", j) \
+	", " JOBCTL_PAUSE_COL_OF("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')", j)
 /* clang-format on */
+
+/* One job's slot state, row row of r from column 1. */
+static enum db_status
+runs_slot_state_row(
+    const struct db_result *r, size_t row, struct slot_state *st, char **errstr)
+{
+	if ((st->now_us = db_cell_ll(r, row, 1, -1)) <= 0) {
+		*errstr = xasprintf("the database clock said \"%s\"",
+		    db_cell(r, row, 1) != NULL ? db_cell(r, row, 1) : "NULL");
+		return DB_ERR_QUERY;
+	}
+	st->last_success = db_cell_ll(r, row, 2, -1);
+	st->first_run = db_cell_ll(r, row, 3, -1);
+	st->server_zone = db_cell_dup(r, row, 4);
+	st->server_system = db_cell_ll(r, row, 5, 0) == 1;
+	st->pause_job = db_cell_dup(r, row, 6);
+	st->paused_by = db_cell_dup(r, row, 7);
+	st->paused_at = db_cell_dup(r, row, 8);
+	st->reason = db_cell_dup(r, row, 9);
+	st->until = db_cell_dup(r, row, 10);
+	st->pause_ended = db_cell_ll(r, row, 11, -1);
+	return DB_OK;
+}
+
+enum db_status
+runs_slot_states(struct db *db, const char *const *jobs, size_t n,
+    struct slot_state *st, char **errstr)
+{
+	struct db_result *r = NULL;
+	enum db_status    rc = DB_OK;
+	long long         k;
+	size_t            i;
+
+	for (i = 0; i < n; i++) {
+		memset(&st[i], 0, sizeof st[i]);
+		st[i].last_success = st[i].first_run = st[i].pause_ended = -1;
+	}
+	if (n == 0)
+		return DB_OK;
+	/*
+	 * One statement for every job: for each row of the jobs' table
+	 * (%K) the latest successful slot is one probe of ix_runs_job_slot,
+	 * the first run one of ix_runs_job (ORDER BY ... LIMIT 1: a MAX()
+	 * per row would read the job's every entry); the pause in effect is
+	 * jobctl's (a primary-key lookup each).  The server's zone is
+	 * @@global.time_zone, and its SYSTEM is resolved to
+	 * @@system_time_zone, an abbreviation that runs_slot_zone takes
+	 * only when it is UTC (tzone_open_server).
+	 */
+	rc = db_query(db, &r, errstr,
+	    "SELECT s.k, CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
+	    " FLOOR(UNIX_TIMESTAMP(s.last_ok)),"
+	    " FLOOR(UNIX_TIMESTAMP(COALESCE(f.slot, f.started_at))),"
+	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
+	    " @@global.time_zone),"
+	    " @@global.time_zone = 'SYSTEM'"
+	    ", " RUNS_PAUSE_COLS_OF(
+	        "s.v") ","
+	               " (SELECT CEIL(UNIX_TIMESTAMP(MAX(until_at)))"
+	               " FROM cronguard_job_pauses WHERE job IN (s.v, '" JOBCTL_ALL
+	               "')"
+	               " AND until_at <= NOW(6))"
+	               " FROM (SELECT n.k, n.v,"
+	               "  (SELECT x.slot FROM cronguard_runs x WHERE x.job = n.v"
+	               "   AND x.outcome = 'success' ORDER BY x.slot DESC LIMIT 1)"
+	               "   AS last_ok,"
+	               "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
+	               "   ORDER BY x.id LIMIT 1) AS first_id"
+	               "  FROM %K n) s"
+	               " LEFT JOIN cronguard_runs f ON f.id = s.first_id",
+	    n, jobs);
+	if (rc != DB_OK)
+		goto out;
+	if (r->nrows != n || r->ncols != 12) {
+		*errstr = xasprintf("query failed: %zu rows of %zu columns for"
+		                    " %zu jobs",
+		    r->nrows, r->ncols, n);
+		rc = DB_ERR_QUERY;
+		goto out;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		k = db_cell_ll(r, i, 0, -1);
+		if (k < 0 || (size_t)k >= n)
+			continue;
+		if ((rc = runs_slot_state_row(r, i, &st[k], errstr)) != DB_OK)
+			goto out;
+	}
+out:
+	db_result_free(r);
+	return rc;
+}
 
 enum db_status
 runs_slot_state(
     struct db *db, const char *job, struct slot_state *st, char **errstr)
 {
-	struct db_result *r = NULL;
-	enum db_status    st2;
-
-	memset(st, 0, sizeof *st);
-	st->last_success = st->first_run = st->pause_ended = -1;
-	/*
-	 * The latest successful slot is one probe of ix_runs_job_slot, the
-	 * first run one of ix_runs_job; the pause in effect is jobctl's (a
-	 * primary-key lookup each).  The server's zone is
-	 * @@global.time_zone, and its SYSTEM is resolved to
-	 * @@system_time_zone, an abbreviation that runs_slot_zone takes
-	 * only when it is UTC (tzone_open_server).
-	 */
-	st2 = db_query(db, &r, errstr,
-	    "SELECT CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
-	    " FLOOR(UNIX_TIMESTAMP(s.last_ok)),"
-	    " FLOOR(UNIX_TIMESTAMP(s.first_run)),"
-	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
-	    " @@global.time_zone),"
-	    " @@global.time_zone = 'SYSTEM'"
-	    ", " RUNS_PAUSE_COLS ","
-	    " (SELECT CEIL(UNIX_TIMESTAMP(MAX(until_at)))"
-	    " FROM cronguard_job_pauses WHERE job IN (%s, '" JOBCTL_ALL "')"
-	    " AND until_at <= NOW(6))"
-	    " FROM (SELECT (SELECT MAX(slot) FROM cronguard_runs"
-	    " WHERE job = %s AND outcome = 'success') AS last_ok,"
-	    " (SELECT COALESCE(slot, started_at) FROM cronguard_runs"
-	    " WHERE job = %s ORDER BY id LIMIT 1) AS first_run) s",
-	    job, job, job, job, job, job, job, job);
-	if (st2 != DB_OK)
-		goto out;
-	if ((st2 = db_one_row(r, 11, errstr)) != DB_OK)
-		goto out;
-	if ((st->now_us = db_cell_ll(r, 0, 0, -1)) <= 0) {
-		*errstr = xasprintf("the database clock said \"%s\"",
-		    db_cell(r, 0, 0) != NULL ? db_cell(r, 0, 0) : "NULL");
-		st2 = DB_ERR_QUERY;
-		goto out;
-	}
-	st->last_success = db_cell_ll(r, 0, 1, -1);
-	st->first_run = db_cell_ll(r, 0, 2, -1);
-	st->server_zone = db_cell_dup(r, 0, 3);
-	st->server_system = db_cell_ll(r, 0, 4, 0) == 1;
-	st->pause_job = db_cell_dup(r, 0, 5);
-	st->paused_by = db_cell_dup(r, 0, 6);
-	st->paused_at = db_cell_dup(r, 0, 7);
-	st->reason = db_cell_dup(r, 0, 8);
-	st->until = db_cell_dup(r, 0, 9);
-	st->pause_ended = db_cell_ll(r, 0, 10, -1);
-out:
-	db_result_free(r);
-	return st2;
+	return runs_slot_states(db, &job, 1, st, errstr);
 }
 
 void
@@ -436,83 +553,143 @@ runs_slot_zone(const char *tz, const struct slot_state *st, struct tzone **z,
 	return tzone_open_server(st->server_zone, st->server_system, z, errstr);
 }
 
+void
+runs_slot_info_of(const struct slot_state *st, const struct schedule *schedule,
+    const char *tz, struct job_slot_info *si)
+{
+	struct tzone *z = NULL;
+	char         *errstr = NULL;
+	int64_t       now, t;
+
+	memset(si, 0, sizeof *si);
+	if (runs_slot_zone(tz, st, &z, &errstr) != 0) {
+		free(errstr);
+		return;
+	}
+	now = st->now_us / 1000000;
+	if (schedule_prev(schedule, z, now, &t) == 0) {
+		tzone_format(z, t, si->latest, sizeof si->latest);
+		si->latest_done = st->last_success >= t;
+	}
+	if (schedule_next(schedule, z, now, &t) == 0)
+		tzone_format(z, t, si->next, sizeof si->next);
+	tzone_free(z);
+}
+
 enum db_status
 runs_slot_info(struct db *db, const char *job, const struct schedule *schedule,
     const char *tz, struct job_slot_info *si, char **errstr)
 {
 	struct slot_state st;
-	struct tzone     *z = NULL;
 	enum db_status    rc;
-	int64_t           now, t;
 
 	memset(si, 0, sizeof *si);
 	if ((rc = runs_slot_state(db, job, &st, errstr)) != DB_OK)
 		return rc;
-	if (runs_slot_zone(tz, &st, &z, errstr) != 0) {
-		free(*errstr);
-		*errstr = NULL;
-		goto out;
-	}
-	now = st.now_us / 1000000;
-	if (schedule_prev(schedule, z, now, &t) == 0) {
-		tzone_format(z, t, si->latest, sizeof si->latest);
-		si->latest_done = st.last_success >= t;
-	}
-	if (schedule_next(schedule, z, now, &t) == 0)
-		tzone_format(z, t, si->next, sizeof si->next);
-out:
-	tzone_free(z);
+	runs_slot_info_of(&st, schedule, tz, si);
 	runs_slot_state_free(&st);
 	return DB_OK;
 }
 
-/* The slots that have runs among the job's latest max runs,
- * newest first, with the acks of each; the runs without a slot (before
- * the job had a schedule) are one NULL group, counted for *truncated. */
+/* The slots that have runs among each job's latest max[i] runs, newest
+ * first, with the acks of each; the runs without a slot (before the job
+ * had a schedule) are one NULL group, counted for truncated.  One SELECT
+ * per job (ix_runs_job read backwards), all in one statement. */
+enum db_status
+runs_recent_slots_all(struct db *db, const char *const *jobs, const size_t *max,
+    size_t n, struct runs_recent *out, char **errstr)
+{
+	struct db_result   *r = NULL;
+	struct buf          sql;
+	struct runs_recent *o;
+	enum db_status      st = DB_OK;
+	long long          *runs = NULL, k;
+	size_t              i, m;
+
+	buf_init(&sql);
+	memset(out, 0, n * sizeof *out);
+	if (n == 0)
+		return DB_OK;
+	buf_adds(&sql, "SELECT * FROM (");
+	for (i = 0; i < n; i++) {
+		m = max[i] > RUNS_RECENT_RUNS ? RUNS_RECENT_RUNS : max[i];
+		out[i].max = m;
+		if (db_fragment(db, &sql, errstr,
+		        "%R(SELECT %llu AS k, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
+		        " SUM(x.outcome = 'success') AS ok,"
+		        " SUM(x.outcome NOT IN ('success', 'running')) AS bad,"
+		        " FLOOR(UNIX_TIMESTAMP(MIN(x.started_at))) AS first,"
+		        " x.slot IS NOT NULL AND EXISTS (SELECT 1"
+		        " FROM cronguard_job_acks a"
+		        " WHERE a.job = %s AND a.slot = x.slot) AS acked,"
+		        " SUM(x.outcome = 'success' AND NOT x.slot_kind <=> 'manual')"
+		        " AS launched, COUNT(*) AS runs"
+		        " FROM (SELECT slot, outcome, started_at, slot_kind"
+		        " FROM cronguard_runs WHERE job = %s ORDER BY id DESC"
+		        " LIMIT %llu) x GROUP BY x.slot)",
+		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
+		        jobs[i], jobs[i], (unsigned long long)m) != 0) {
+			st = DB_ERR_QUERY;
+			goto out;
+		}
+	}
+	buf_adds(&sql, ") u ORDER BY k, sl IS NULL, sl DESC");
+	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+		goto out;
+	runs = xcalloc(n, sizeof *runs);
+	/* Each job's rows counted first (runs[], reused below). */
+	for (i = 0; i < r->nrows; i++) {
+		k = db_cell_ll(r, i, 0, -1);
+		if (k >= 0 && (size_t)k < n)
+			runs[k]++;
+	}
+	for (i = 0; i < n; i++) {
+		out[i].rows = xcalloc((size_t)runs[i] + 1, sizeof *out[i].rows);
+		runs[i] = 0;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		k = db_cell_ll(r, i, 0, -1);
+		if (k < 0 || (size_t)k >= n)
+			continue;
+		o = &out[k];
+		runs[k] += db_cell_ll(r, i, 7, 0);
+		if (db_cell(r, i, 1) == NULL)
+			continue;
+		o->rows[o->n].slot = db_cell_ll(r, i, 1, -1);
+		o->rows[o->n].successes = db_cell_ll(r, i, 2, 0);
+		o->rows[o->n].failures = db_cell_ll(r, i, 3, 0);
+		o->rows[o->n].first_start = db_cell_ll(r, i, 4, -1);
+		o->rows[o->n].acked = db_cell_ll(r, i, 5, 0) == 1;
+		o->rows[o->n].launched = db_cell_ll(r, i, 6, 0);
+		o->n++;
+	}
+	for (i = 0; i < n; i++)
+		out[i].truncated = runs[i] >= (long long)out[i].max;
+out:
+	free(runs);
+	db_result_free(r);
+	buf_free(&sql);
+	return st;
+}
+
+void
+runs_recent_free(struct runs_recent *rr)
+{
+	free(rr->rows);
+	memset(rr, 0, sizeof *rr);
+}
+
 enum db_status
 runs_recent_slots(struct db *db, const char *job, size_t max,
     struct runs_slot_row **rows, size_t *n, int *truncated, char **errstr)
 {
-	struct db_result *r = NULL;
-	enum db_status    st;
-	long long         runs = 0;
-	size_t            i;
+	struct runs_recent rr;
+	enum db_status     st;
 
-	*rows = NULL;
-	*n = 0;
-	*truncated = 0;
-	if (max > RUNS_RECENT_RUNS)
-		max = RUNS_RECENT_RUNS;
-	st = db_query(db, &r, errstr,
-	    "SELECT FLOOR(UNIX_TIMESTAMP(x.slot)), SUM(x.outcome = 'success'),"
-	    " SUM(x.outcome NOT IN ('success', 'running')),"
-	    " FLOOR(UNIX_TIMESTAMP(MIN(x.started_at))),"
-	    " x.slot IS NOT NULL AND EXISTS (SELECT 1 FROM cronguard_job_acks a"
-	    " WHERE a.job = %s AND a.slot = x.slot),"
-	    " SUM(x.outcome = 'success' AND NOT x.slot_kind <=> 'manual'),"
-	    " COUNT(*)"
-	    " FROM (SELECT slot, outcome, started_at, slot_kind"
-	    " FROM cronguard_runs WHERE job = %s ORDER BY id DESC LIMIT %llu) x"
-	    " GROUP BY x.slot ORDER BY x.slot IS NULL, x.slot DESC",
-	    job, job, (unsigned long long)max);
-	if (st != DB_OK)
-		goto out;
-	*rows = xcalloc(r->nrows + 1, sizeof **rows);
-	for (i = 0; i < r->nrows; i++) {
-		runs += db_cell_ll(r, i, 6, 0);
-		if (db_cell(r, i, 0) == NULL)
-			continue;
-		(*rows)[*n].slot = db_cell_ll(r, i, 0, -1);
-		(*rows)[*n].successes = db_cell_ll(r, i, 1, 0);
-		(*rows)[*n].failures = db_cell_ll(r, i, 2, 0);
-		(*rows)[*n].first_start = db_cell_ll(r, i, 3, -1);
-		(*rows)[*n].acked = db_cell_ll(r, i, 4, 0) == 1;
-		(*rows)[*n].launched = db_cell_ll(r, i, 5, 0);
-		(*n)++;
-	}
-	*truncated = runs >= (long long)max;
-out:
-	db_result_free(r);
+	st = runs_recent_slots_all(db, &job, &max, 1, &rr, errstr);
+	*rows = rr.rows;
+	*n = rr.n;
+	*truncated = rr.truncated;
 	return st;
 }
 
@@ -662,21 +839,55 @@ runs_prune(struct db *db, const char *job, unsigned keep, unsigned long long *n,
 }
 
 enum db_status
+runs_lock_fences(struct db *db, const char *const *names,
+    const unsigned long long *run_ids, size_t n, unsigned long long *held,
+    unsigned long long *last, char **errstr)
+{
+	struct db_result  *r = NULL;
+	enum db_status     st = DB_OK;
+	unsigned long long id;
+	long long          k;
+	const char        *kind;
+	size_t             i, j;
+
+	for (i = 0; i < n; i++)
+		held[i] = last[i] = 0;
+	if (n == 0)
+		return DB_OK;
+	/* The leases' tokens by name, the runs' by id: primary-key lookups,
+	 * one statement. */
+	st = db_query(db, &r, errstr,
+	    "SELECT 'l', n.k, (SELECT fence FROM cronguard_leases l"
+	    " WHERE l.name = n.v) FROM %K n"
+	    " UNION ALL SELECT 'r', id, fence FROM cronguard_runs"
+	    " WHERE id IN (%L)",
+	    n, names, n, run_ids);
+	if (st != DB_OK)
+		goto out;
+	for (i = 0; i < r->nrows; i++) {
+		kind = db_cell(r, i, 0);
+		k = db_cell_ll(r, i, 1, -1);
+		if (kind == NULL || k < 0)
+			continue;
+		if (kind[0] == 'l' && (size_t)k < n)
+			last[k] = (unsigned long long)db_cell_ll(r, i, 2, 0);
+		else if (kind[0] == 'r') {
+			id = (unsigned long long)k;
+			for (j = 0; j < n; j++)
+				if (run_ids[j] == id)
+					held[j] =
+					    (unsigned long long)db_cell_ll(
+					        r, i, 2, 0);
+		}
+	}
+out:
+	db_result_free(r);
+	return st;
+}
+
+enum db_status
 runs_lock_fence(struct db *db, const char *name, unsigned long long run_id,
     unsigned long long *held, unsigned long long *last, char **errstr)
 {
-	struct db_result *r = NULL;
-	enum db_status    st;
-
-	*held = *last = 0;
-	st = db_query(db, &r, errstr,
-	    "SELECT (SELECT fence FROM cronguard_runs WHERE id = %llu),"
-	    " (SELECT fence FROM cronguard_leases WHERE name = %s)",
-	    run_id, name);
-	if (st == DB_OK && (st = db_one_row(r, 2, errstr)) == DB_OK) {
-		*held = (unsigned long long)db_cell_ll(r, 0, 0, 0);
-		*last = (unsigned long long)db_cell_ll(r, 0, 1, 0);
-	}
-	db_result_free(r);
-	return st;
+	return runs_lock_fences(db, &name, &run_id, 1, held, last, errstr);
 }

@@ -110,11 +110,22 @@ struct job_summary {
 enum db_status runs_abandon(
     struct db *, const char *job, unsigned long long *n, char **errstr);
 
+/* The newest finished run of the job named by the SQL expression job:
+ * one entry of ix_runs_job_done (sql/013), which doctor's runs_index
+ * check EXPLAINs. */
+#define RUNS_DONE_OF(job) \
+	"SELECT y.id FROM cronguard_runs y WHERE y.job = " job \
+	" AND y.done = 1 ORDER BY y.id DESC LIMIT 1"
 /* runs_abandon first (a failure is logged, not returned), then the
  * summary. */
 enum db_status runs_job_summary(
     struct db *, const char *job, struct job_summary *, char **errstr);
-void runs_job_summary_free(struct job_summary *);
+/* runs_job_summary for jobs[0..n) into js[0..n) (runs_job_summary_free
+ * each), in two statements whatever n (one more for each job with a run
+ * to close as abandoned, which is rare). */
+enum db_status runs_job_summaries(struct db *, const char *const *jobs,
+    size_t n, struct job_summary *js, char **errstr);
+void           runs_job_summary_free(struct job_summary *);
 
 /*
  * once_per: the database clock's time is cut into slots aligned to the
@@ -164,6 +175,9 @@ struct slot_state {
 enum db_status runs_slot_state(
     struct db *, const char *job, struct slot_state *st, char **errstr);
 void runs_slot_state_free(struct slot_state *);
+/* runs_slot_state for jobs[0..n) into st[0..n), in one statement. */
+enum db_status runs_slot_states(struct db *, const char *const *jobs, size_t n,
+    struct slot_state *st, char **errstr);
 /* The zone of a job's slots: tz (its timezone), else the server's from
  * st when it is known by name (tzone_open_server: never a fixed offset
  * guessed from an abbreviation).  0 and *z (tzone_free), or -1 with
@@ -208,6 +222,9 @@ struct job_slot_info {
 enum db_status runs_slot_info(struct db *, const char *job,
     const struct schedule *schedule, const char *tz, struct job_slot_info *si,
     char **errstr);
+/* The same from a slot state read already (runs_slot_states). */
+void runs_slot_info_of(const struct slot_state *,
+    const struct schedule *schedule, const char *tz, struct job_slot_info *si);
 
 /* One slot's runs, for jobs check's schedule alerts. */
 struct runs_slot_row {
@@ -216,6 +233,15 @@ struct runs_slot_row {
 	long long launched; /* successes not started by run --slot (manual) */
 	int64_t   first_start; /* the first run's start */
 	int       acked;
+};
+/* Many jobs' recent slots (runs_recent_slots_all): rows (free with
+ * runs_recent_free) of n, truncated as runs_recent_slots says; max the
+ * runs read. */
+struct runs_recent {
+	struct runs_slot_row *rows;
+	size_t                n;
+	int                   truncated;
+	size_t                max;
 };
 /* The most of a job's latest runs runs_recent_slots reads. */
 #define RUNS_RECENT_RUNS 2000
@@ -226,6 +252,12 @@ struct runs_slot_row {
  * *errstr. */
 enum db_status runs_recent_slots(struct db *, const char *job, size_t max,
     struct runs_slot_row **rows, size_t *n, int *truncated, char **errstr);
+
+/* runs_recent_slots for jobs[0..n), at most max[i] runs of job i, in one
+ * statement (a SELECT per job): out[i] (runs_recent_free each). */
+enum db_status runs_recent_slots_all(struct db *, const char *const *jobs,
+    const size_t *max, size_t n, struct runs_recent *out, char **errstr);
+void           runs_recent_free(struct runs_recent *);
 
 /* ------------------------------------------- run history (jobs runs) */
 
@@ -267,6 +299,10 @@ enum db_status runs_prune(struct db *, const char *job, unsigned keep,
  * none), *last the last one issued for name (cronguard_leases; 0 none). */
 enum db_status runs_lock_fence(struct db *, const char *name,
     unsigned long long run_id, unsigned long long *held,
+    unsigned long long *last, char **errstr);
+/* runs_lock_fence for names[0..n) and run_ids[0..n), in one statement. */
+enum db_status runs_lock_fences(struct db *, const char *const *names,
+    const unsigned long long *run_ids, size_t n, unsigned long long *held,
     unsigned long long *last, char **errstr);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * status.c: what "cronguard status" shows (status.h), read from the
- * database by its clock.  Per job only jobs check's own statements
- * (status_judge); the strips, pauses and the outbox are a fixed number
- * of set-based statements whatever the number of jobs.
+ * database by its clock.  jobs check's verdicts (status_judge, through
+ * jobcheck_run_all), the strips, pauses and the outbox are each a fixed
+ * number of set-based statements whatever the number of jobs.
  */
 #include "config.h"
 
@@ -65,24 +65,35 @@ status_slot_cell(const struct status_slot_runs *r, int64_t slot,
 /* ------------------------------------------------------------- jobs */
 
 /*
- * jobs check's verdict on every job: the one place that calls the
- * checker, so that a set-based checker can take its place whole.  The
- * pause in effect is judged as jobs check judges it.
+ * jobs check's verdict on every job, all at once as jobs check reads
+ * them (jobcheck_run_all).  The pause in effect is judged as jobs check
+ * judges it.
  */
 static enum db_status
 status_judge(struct db *db, struct status *s, char **errstr)
 {
-	struct job_sched   sched;
-	enum db_status     st = DB_OK;
-	unsigned long long before = db_statements(db);
-	size_t             i;
+	const struct conf_job **jobs;
+	struct job_sched       *scheds;
+	struct job_check       *jcs;
+	enum db_status          st;
+	unsigned long long      before = db_statements(db);
+	size_t                  i;
 
+	jobs = xcalloc(s->njobs + 1, sizeof *jobs);
+	scheds = xcalloc(s->njobs + 1, sizeof *scheds);
+	jcs = xcalloc(s->njobs + 1, sizeof *jcs);
 	for (i = 0; i < s->njobs; i++) {
-		jobcheck_sched_from_conf(s->jobs[i].job, &sched);
-		if ((st = jobcheck_run(db, s->jobs[i].job, &sched,
-		         &s->jobs[i].check, errstr)) != DB_OK)
-			break;
+		jobs[i] = s->jobs[i].job;
+		jobcheck_sched_from_conf(jobs[i], &scheds[i]);
 	}
+	/* Every job at once: a few statements whatever their number. */
+	st = jobcheck_run_all(db, jobs, s->njobs, scheds, jcs, errstr);
+	/* Each verdict moves to its job (freed with the status). */
+	for (i = 0; i < s->njobs; i++)
+		s->jobs[i].check = jcs[i];
+	free(jcs);
+	free(scheds);
+	free(jobs);
 	s->check_statements = db_statements(db) - before;
 	return st;
 }

@@ -153,6 +153,23 @@ START_TEST(test_format_raw)
 }
 END_TEST
 
+START_TEST(test_format_lists)
+{
+	static const char *const        names[] = { "a", "it's", NULL };
+	static const unsigned long long ids[] = { 1, 22 };
+
+	FMT_EQ("IN ('a','it\\'s',NULL)", "IN (%A)", (size_t)3, names);
+	FMT_EQ("IN ('a')", "IN (%A)", (size_t)1, names);
+	FMT_EQ("IN (NULL) 'x'", "IN (%A) %s", (size_t)0, names, "x");
+	FMT_EQ("(SELECT 0 AS k, 'a' AS v UNION ALL SELECT 1, 'it\\'s')", "%K",
+	    (size_t)2, names);
+	FMT_EQ("(SELECT 0 AS k, NULL AS v FROM DUAL WHERE FALSE)", "%K",
+	    (size_t)0, names);
+	FMT_EQ("IN (1,22)", "IN (%L)", (size_t)2, ids);
+	FMT_EQ("IN (NULL)", "IN (%L)", (size_t)0, ids);
+}
+END_TEST
+
 static Suite *
 db_suite(void)
 {
@@ -169,6 +186,7 @@ db_suite(void)
 	tcase_add_test(tc, test_format_numbers);
 	tcase_add_test(tc, test_format_identifiers);
 	tcase_add_test(tc, test_format_raw);
+	tcase_add_test(tc, test_format_lists);
 	suite_add_tcase(s, tc);
 	return (s);
 }
