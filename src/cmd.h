@@ -34,8 +34,8 @@ struct cmd_ctx {
 	const char             *conf_path; /* -c, or the default */
 	int                     argc;  /* the words after the command name, */
 	char                  **argv;  /* argv[0] its last word */
-	int                     nargs; /* the operands after the options */
-	char                  **args;
+	int                     nargs; /* the operands, options taken out */
+	char                  **args;  /* borrowed strings, cmd_run's array */
 	const struct cmd_entry *entry;
 	struct cmd_optval       opts[CMD_OPTIONS_MAX]; /* by template index */
 };
@@ -47,9 +47,11 @@ struct cmd_ctx {
 #define CMD_NEEDS_DB (0x2 | CMD_NEEDS_CONF)
 /* Handles SIGTERM, SIGINT and SIGHUP itself (see cmd_signals_hold). */
 #define CMD_OWN_SIGNALS 0x4
-/* Options may also follow the operands ("jobs pause a b --for 1h"): for a
- * command whose operands are names, never a command line of its own. */
-#define CMD_OPTIONS_ANYWHERE 0x8
+/* Options only before the first operand: for a command whose operands
+ * are a command line of its own ("exec --lock x -- cmd --verbose").
+ * Without it options may also follow the operands ("jobs runs JOB
+ * --limit 5"), as cronguard(1), COMMANDS, says. */
+#define CMD_OPTIONS_FIRST 0x8
 /* Only reads: cmd_db_connect takes any server, a replica too.  Without
  * it a command writes, and cmd_db_connect connects with
  * db_connect_primary (a read-only server is exit 69, db_read_only). */
@@ -59,8 +61,8 @@ struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */
 	const char *usage;   /* arguments after the name */
 	const char *summary; /* one line for --help */
-	/* Options, terminated by a NULL name; NULL for none.  They come
-	 * before the operands ("+"), so "exec -- cmd -x" stays whole. */
+	/* Options, terminated by a NULL name; NULL for none.  Before or
+	 * after the operands, unless CMD_OPTIONS_FIRST. */
 	const struct cmd_option *options;
 	int                      min_args; /* operands */
 	int                      max_args; /* -1: any number */
