@@ -1,12 +1,11 @@
-/* cmd-doctor.c: "doctor", the preflight checks (doctor.c) printed one line
- * each, or as JSON; the exit code is the worst status. */
+/* cmd-doctor.c: "doctor", the preflight checks (doctor.c), printed by
+ * report_doctor: the verdict first, then a line each, or as JSON; the exit
+ * code is the worst status. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "cmd.h"
 #include "doctor.h"
@@ -17,36 +16,6 @@ static const struct cmd_option cmd_doctor_options[] = {
 	{ NULL, 0 },
 };
 
-static void
-cmd_doctor_json(const struct doctor_report *r)
-{
-	const struct doctor_result *d;
-	json_t                     *root, *checks, *o;
-	char                       *text;
-	size_t                      i;
-
-	root = json_object();
-	json_object_set_new(
-	    root, "status", json_string(check_status_name(r->worst)));
-	checks = json_array();
-	for (i = 0; i < r->n; i++) {
-		d = &r->v[i];
-		o = json_object();
-		json_object_set_new(o, "name", json_string(d->name));
-		json_object_set_new(
-		    o, "status", json_string(check_status_name(d->status)));
-		json_object_set_new(o, "finding", json_string(d->finding));
-		json_object_set_new(o, "fix",
-		    d->fix != NULL ? json_string(d->fix) : json_null());
-		json_array_append_new(checks, o);
-	}
-	json_object_set_new(root, "checks", checks);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	printf("%s\n", text != NULL ? text : "{}");
-	free(text);
-	json_decref(root);
-}
-
 static int
 cmd_doctor_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -54,8 +23,7 @@ cmd_doctor_exec(struct cmd_ctx *ctx, struct conf *c)
 	enum report_format   fmt = REPORT_NAGIOS;
 	const char          *v = cmd_opt_value(ctx, "format");
 	struct db           *db = NULL;
-	char                *errstr = NULL;
-	size_t               i;
+	char                *errstr = NULL, *text;
 	int                  rc;
 
 	if (v != NULL &&
@@ -67,15 +35,9 @@ cmd_doctor_exec(struct cmd_ctx *ctx, struct conf *c)
 		db = NULL;
 	doctor_run(db, errstr, c, &r);
 
-	if (fmt == REPORT_JSON)
-		cmd_doctor_json(&r);
-	else
-		for (i = 0; i < r.n; i++)
-			printf("%s %s: %s%s%s\n",
-			    check_status_name(r.v[i].status), r.v[i].name,
-			    r.v[i].finding, r.v[i].fix != NULL ? "; fix: " : "",
-			    r.v[i].fix != NULL ? r.v[i].fix : "");
-
+	text = report_doctor(fmt, &r);
+	fputs(text, stdout);
+	free(text);
 	rc = exitcode_check(r.worst);
 	db_close(db);
 	free(errstr);

@@ -1360,6 +1360,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
     struct doctor_report *r)
 {
 	size_t i;
+	int    skip_locked;
 
 	memset(r, 0, sizeof *r);
 	r->worst = CHECK_OK;
@@ -1368,15 +1369,19 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		    doctor_connect_fix(db_connect_errno()), "%s",
 		    db_error != NULL ? db_error : "not connected");
 	else {
-		if (doctor_server(db, r))
+		/* Causes before what they cause: a read-only server or a
+		 * schema behind the release fails the claim's EXPLAIN too,
+		 * and the verdict names the first worst result. */
+		skip_locked = doctor_server(db, r);
+		doctor_role(db, r);
+		doctor_migrations(db, r);
+		if (skip_locked)
 			doctor_claim_index(db, c, r);
 		doctor_timeouts(db, c, r);
 		doctor_packet(db, c, r);
 		doctor_wsrep(db, c, r);
-		doctor_role(db, r);
 		doctor_isolation(db, r);
 		doctor_clock(c, db, r);
-		doctor_migrations(db, r);
 		doctor_privileges(db, r);
 		doctor_timezones(db, c, r);
 	}

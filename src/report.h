@@ -39,6 +39,15 @@ char *report_jobs(enum report_format fmt, enum check_status st,
     const struct job_check *jcs, const struct job_pause *pauses, size_t n,
     const char *error);
 
+/*
+ * doctor: the verdict first (Nagios: "DOCTOR CRITICAL - name: finding;
+ * N more problems below", the worst result and what it is about), then
+ * one line per check; JSON: the status, that summary and the checks.
+ * REPORT_PROMETHEUS is not a format of doctor's (the Nagios text).
+ */
+struct doctor_report;
+char *report_doctor(enum report_format fmt, const struct doctor_report *r);
+
 /* ------------------------------------------------ jobs runs, jobs show */
 
 struct db_result;

@@ -30,10 +30,17 @@ channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\";
 		sed -i "s|^database = {|database = { option_file = \"$TEST_TMP/my.cnf\";|" "$CONF"
 	fi
 }
-# every line is STATUS name: finding[; fix: ...], and a non-OK line has a fix
+# the verdict first (t1251), then every line is STATUS name: finding[;
+# fix: ...], and a non-OK line has a fix
 lines_well_formed()
 {
-	if grep -vqE '^(OK|WARNING|CRITICAL|UNKNOWN) [a-z_]+: .+' "$OUT"; then
+	if ! head -n 1 "$OUT" |
+	    grep -qE '^DOCTOR (OK|WARNING|CRITICAL|UNKNOWN) - .+'; then
+		cat "$OUT"
+		fail "the first line of doctor is not its verdict"
+	fi
+	if tail -n +2 "$OUT" |
+	    grep -vqE '^(OK|WARNING|CRITICAL|UNKNOWN) [a-z_]+: .+'; then
 		cat "$OUT"
 		fail "a line of doctor is not STATUS name: finding"
 	fi
