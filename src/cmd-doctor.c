@@ -16,6 +16,35 @@ static const struct cmd_option cmd_doctor_options[] = {
 	{ NULL, 0 },
 };
 
+/* Secrets that are there but unusable (an empty file, a signing secret
+ * that does not decode) are a configuration error, as for config check:
+ * 78, said once.  One that cannot be read is a finding (channel_secret):
+ * this host may not be one that sends. */
+static int
+cmd_doctor_secrets(struct conf *c)
+{
+	char  *errstr = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nchannels; i++) {
+		if (conf_read_secrets(c, c->channels[i].name, &errstr) == -2)
+			goto bad;
+		free(errstr);
+		errstr = NULL;
+	}
+	for (i = 0; i < c->njobs; i++) {
+		if (conf_read_job_secrets(c, c->jobs[i].name, &errstr) == -2)
+			goto bad;
+		free(errstr);
+		errstr = NULL;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "cronguard: %s\n", errstr);
+	free(errstr);
+	return EXIT_CONFIG;
+}
+
 static int
 cmd_doctor_exec(struct cmd_ctx *ctx, struct conf *c)
 {
@@ -31,6 +60,8 @@ cmd_doctor_exec(struct cmd_ctx *ctx, struct conf *c)
 		return cmd_usage_error(
 		    ctx->entry, "--format: \"%s\" is not nagios or json", v);
 
+	if ((rc = cmd_doctor_secrets(c)) != 0)
+		return rc;
 	if (db_connect(&c->db, &db, &errstr) != DB_OK)
 		db = NULL;
 	doctor_run(db, errstr, c, &r);

@@ -47,6 +47,9 @@ enum key_kind {
 #define KF_HEADERS 0x2 /* "Name: value" strings, values masked in print */
 #define KF_EMPTY 0x4   /* K_STR: "" is a meaningful value */
 #define KF_SIZE 0x10   /* K_LL: bytes, or a string with a K or M suffix */
+/* K_SECRET, K_SECRETFILE: a Standard Webhooks signing secret, checked by
+ * whsec_keys when it is read (inline: parsed; a file: conf_read_secrets) */
+#define KF_SIGNING 0x20
 #define KF_PRESENT \
 	0x8 /* K_GROUP: bool at off2 says it was given; printed \
 	     * only then */
