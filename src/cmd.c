@@ -253,7 +253,13 @@ cmd_load_conf(struct cmd_ctx *ctx, struct conf *c)
 {
 	char *errstr = NULL;
 
-	if (conf_load(ctx->conf_path, c, &errstr) != 0) {
+	if (conf_load(ctx->conf_path, c, &errstr) != 0 &&
+	    (ctx->entry->flags & CMD_CHECK_CONF)) {
+		conf_defaults(c);
+		ctx->conf_error = errstr;
+		return 0;
+	}
+	if (errstr != NULL) {
 		fprintf(stderr, "cronguard: %s\n", errstr);
 		free(errstr);
 		return EXIT_CONFIG;
@@ -368,6 +374,7 @@ cmd_run(const struct cmd_entry *e, const char *conf_path, int argc, char **argv)
 	for (i = 0; i < CMD_OPTIONS_MAX; i++)
 		free(ctx.opts[i].v);
 	free(ctx.args);
+	free(ctx.conf_error);
 	conf_free(&c);
 	incident_set_alert(NULL, 0);
 	return rc;

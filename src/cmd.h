@@ -38,6 +38,7 @@ struct cmd_ctx {
 	char                  **args;  /* borrowed strings, cmd_run's array */
 	const struct cmd_entry *entry;
 	struct cmd_optval       opts[CMD_OPTIONS_MAX]; /* by template index */
+	char *conf_error; /* CMD_CHECK_CONF: why it was not loaded; NULL */
 };
 
 /* Flags for cmd_entry. */
@@ -56,6 +57,11 @@ struct cmd_ctx {
  * it a command writes, and cmd_db_connect connects with
  * db_connect_primary (a read-only server is exit 69, db_read_only). */
 #define CMD_READS_ONLY 0x10
+/* A monitoring check (jobs check, outbox check): a configuration it
+ * cannot load is the check's UNKNOWN (3), not exit 78, so that Nagios
+ * shows the reason.  exec is called with ctx->conf_error set and c as
+ * conf_defaults left it (no path, no jobs, no database). */
+#define CMD_CHECK_CONF 0x20
 
 struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */

@@ -42,8 +42,9 @@ struct parse {
 	char        *dir;      /* of path: the include directory */
 	char       **includes; /* every @include'd file, resolved */
 	size_t       nincludes;
-	const char  *channel; /* the channel being parsed, or NULL */
-	const char  *job;     /* the job being parsed, or NULL */
+	int          relative; /* an @include names a relative path */
+	const char  *channel;  /* the channel being parsed, or NULL */
+	const char  *job;      /* the job being parsed, or NULL */
 	struct conf *c;
 	config_t     cfg;
 	char        *err;
@@ -1746,6 +1747,7 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 		name = xstrndup(line + 1, (size_t)(q - line - 1));
 		full = *name == '/' ? xstrdup(name)
 		                    : xasprintf("%s/%s", p->dir, name);
+		p->relative |= *name != '/';
 		why = NULL;
 		if (stat(full, &st) == -1)
 			why = strerror(errno);
@@ -1790,19 +1792,27 @@ conf_syntax_error(struct parse *p, config_t *cfg)
 /*
  * libconfig 1.5 puts its include directory in front of every @include
  * path, an absolute one too ("dir//etc/x.conf").  Without an include
- * directory it uses the path as it is; so the configuration is read with
- * the configuration's directory as the working directory, where relative
- * paths then resolve, and the old one is restored after.  The path of
- * the configuration itself is made absolute first (p->path stays as
- * given, for messages).  Returns 0 (*cwd the old directory), or -1 with
- * p->err.
+ * directory it uses the path as it is; so a configuration that @includes
+ * a relative path is read with the configuration's directory as the
+ * working directory, where relative paths then resolve, and the old one
+ * is restored after.  The path of the configuration itself is made
+ * absolute first (p->path stays as given, for messages).  Without a
+ * relative @include the working directory is left alone: one this user
+ * cannot read or enter (cron or runuser started in another user's home)
+ * is then no error.  Returns 0 (*cwd the old directory, or -1 when it
+ * was not changed), or -1 with p->err.
  */
 static int
 conf_include_enter(struct parse *p, int *cwd)
 {
-	if ((*cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		p->err = xasprintf(
-		    "cannot open the working directory: %s", strerror(errno));
+	*cwd = -1;
+	if (!p->relative)
+		return 0;
+	/* O_PATH: enough for fchdir, and needs no read permission. */
+	if ((*cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		p->err = xasprintf("cannot open the working directory (an "
+		                   "@include names a relative path): %s",
+		    strerror(errno));
 		return -1;
 	}
 	if (chdir(p->dir) == -1) {
@@ -1822,7 +1832,8 @@ conf_include_leave(struct parse *p, int cwd)
 	if (cwd == -1)
 		return 0;
 	if (fchdir(cwd) == -1 && p->err == NULL) {
-		p->err = xasprintf("cannot return to the working directory: %s",
+		p->err = xasprintf("cannot return to the working directory "
+		                   "(an @include names a relative path): %s",
 		    strerror(errno));
 		rv = -1;
 	}
