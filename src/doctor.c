@@ -581,10 +581,37 @@ out:
 	free(errstr);
 }
 
+/* A job's zone that only this host reads (a schedule's slots, from the
+ * host's tzdata, schedule.c): whether the host has it. */
+static void
+doctor_host_zone(const struct conf_job *j, struct doctor_report *r)
+{
+	struct tzone *z = NULL;
+	char         *errstr = NULL, *fix;
+
+	if (tzone_open(j->timezone, &z, &errstr) == 0) {
+		doctor_add(r, CHECK_OK, "timezone", NULL,
+		    "job %s: its schedule reads %s from this host's tzdata "
+		    "(the server's time-zone tables are not used)",
+		    j->name, j->timezone);
+		tzone_free(z);
+		return;
+	}
+	fix = xasprintf("install tzdata on this host, or correct "
+	                "jobs.%s.timezone",
+	    j->name);
+	doctor_add(
+	    r, CHECK_CRITICAL, "timezone", fix, "job %s: %s", j->name, errstr);
+	free(fix);
+	free(errstr);
+}
+
 /*
- * Every time zone a job names: once_per converts its slots in SQL, and a
- * name the server does not know fails the job's first run (exit 78).  A
- * fixed offset (+09:00) needs no tables.
+ * Every time zone a job names.  once_per converts its slots in SQL, so
+ * the server must know the zone: a name it does not know fails the
+ * job's first run (exit 78); a fixed offset (+09:00) needs no tables.  A
+ * schedule without once_per reads the zone from this host's tzdata
+ * (doctor_host_zone): the server's tables do not matter to it.
  */
 static void
 doctor_timezones(struct db *db, const struct conf *c, struct doctor_report *r)
@@ -597,6 +624,10 @@ doctor_timezones(struct db *db, const struct conf *c, struct doctor_report *r)
 		j = &c->jobs[i];
 		if (j->timezone == NULL)
 			continue;
+		if (j->once_per_ms == 0) {
+			doctor_host_zone(j, r);
+			continue;
+		}
 		if (db_query_value(db, &v, &errstr,
 		        "SELECT CONVERT_TZ('2001-01-01 00:00:00', '+00:00', %s)",
 		        j->timezone) != DB_OK) {
