@@ -12,7 +12,7 @@ CRONGUARD_CONFIG=/etc/cronguard/cronguard.conf
 #30  1  *   *   *    app        cronguard run leave-accrual
 #*   *  *   *   *    cronguard  cronguard outbox dispatch --for 55s
 #*   *  *   *   *    cronguard  cronguard jobs check --metrics-file /var/lib/cronguard/metrics/cronguard_jobs.prom > /dev/null
-#*/5 *  *   *   *    cronguard  cronguard outbox check --metrics-file /var/lib/cronguard/metrics/cronguard_outbox.prom > /dev/null
+#*   *  *   *   *    cronguard  cronguard outbox check --metrics-file /var/lib/cronguard/metrics/cronguard_outbox.prom > /dev/null
 #17  3  *   *   *    cronguard  cronguard outbox purge --sent-before 7d --failed-before 30d
 # The status page (cronguard(1), status), served by
 # /usr/share/doc/cronguard/examples/nginx-status.conf:

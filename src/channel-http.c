@@ -25,6 +25,7 @@
 #include "channel.h"
 #include "log.h"
 #include "util.h"
+#include "whsec.h"
 
 /* Bytes of a response body kept for last_error. */
 #define HTTP_ERROR_BODY 200
@@ -44,105 +45,11 @@ struct channel {
 	CURLM                     *multi;
 	struct http_xfer          *xfers;
 	unsigned                   nxfers;
-	struct channel_http_keys   keys; /* none when keys.n is 0 */
+	struct whsec_keys          keys; /* none when keys.n is 0 */
 };
 
-int
-channel_http_secret_key(const char *secret, unsigned char **key, size_t *keylen)
-{
-	const char    *b64;
-	size_t         len, pad = 0;
-	unsigned char *out;
-	int            n;
-
-	if (strncmp(secret, "whsec_", 6) != 0) {
-		*keylen = strlen(secret);
-		*key = (unsigned char *)xstrndup(secret, *keylen);
-		return 0;
-	}
-	b64 = secret + 6;
-	len = strlen(b64);
-	if (len == 0 || len % 4 != 0)
-		return -1;
-	if (b64[len - 1] == '=')
-		pad++;
-	if (b64[len - 2] == '=')
-		pad++;
-	out = xmalloc(len / 4 * 3 + 1);
-	n = EVP_DecodeBlock(out, (const unsigned char *)b64, (int)len);
-	if (n < 0 || (size_t)n < pad) {
-		free(out);
-		return -1;
-	}
-	/* EVP_DecodeBlock counts the padding as zero bytes. */
-	*key = out;
-	*keylen = (size_t)n - pad;
-	return 0;
-}
-
-int
-channel_http_secret_keys(
-    const char *secrets, struct channel_http_keys *k, char **errstr)
-{
-	const char *p, *end, *nl;
-	char       *line;
-	int         lineno = 0;
-
-	memset(k, 0, sizeof *k);
-	for (p = secrets; *p != '\0'; p = *nl != '\0' ? nl + 1 : nl) {
-		lineno++;
-		if ((nl = strchr(p, '\n')) == NULL)
-			nl = p + strlen(p);
-		while (p < nl && (*p == ' ' || *p == '\t'))
-			p++;
-		end = nl;
-		while (end > p &&
-		    (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-			end--;
-		if (end == p)
-			continue;
-		if (k->n == CHANNEL_HTTP_MAX_SECRETS) {
-			*errstr = xasprintf(
-			    "more than %d secrets", CHANNEL_HTTP_MAX_SECRETS);
-			goto fail;
-		}
-		line = xstrndup(p, (size_t)(end - p));
-		if (channel_http_secret_key(
-		        line, &k->key[k->n], &k->len[k->n]) != 0) {
-			explicit_bzero(line, strlen(line));
-			free(line);
-			*errstr = xasprintf(
-			    "line %d: invalid base64 after whsec_", lineno);
-			goto fail;
-		}
-		explicit_bzero(line, strlen(line));
-		free(line);
-		k->n++;
-	}
-	if (k->n == 0) {
-		*errstr = xstrdup("no secret in it (blank lines only)");
-		goto fail;
-	}
-	return 0;
-fail:
-	channel_http_keys_free(k);
-	return -1;
-}
-
-void
-channel_http_keys_free(struct channel_http_keys *k)
-{
-	size_t i;
-
-	for (i = 0; i < k->n; i++) {
-		OPENSSL_cleanse(k->key[i], k->len[i]);
-		free(k->key[i]);
-	}
-	memset(k, 0, sizeof *k);
-}
-
 char *
-channel_http_signatures(const struct channel_http_keys *k, const char *id,
+channel_http_signatures(const struct whsec_keys *k, const char *id,
     long long timestamp, const char *body, size_t bodylen)
 {
 	struct buf b;
@@ -297,15 +204,13 @@ http_open(const struct conf_channel *conf, struct channel **out, char **errstr)
 	conc = (long)ch->nxfers;
 
 	if (conf->signing_secret != NULL && *conf->signing_secret != '\0' &&
-	    channel_http_secret_keys(conf->signing_secret, &ch->keys, &err) !=
-	        0) {
-		*errstr =
-		    xasprintf("channel %s: signing secret%s%s: %s", conf->name,
-		        conf->signing_secret_file != NULL ? " file " : "",
-		        conf->signing_secret_file != NULL
-		            ? conf->signing_secret_file
-		            : "",
-		        err);
+	    whsec_keys(conf->signing_secret, &ch->keys, &err) != 0) {
+		*errstr = xasprintf("signing secret%s%s: %s",
+		    conf->signing_secret_file != NULL ? " file " : "",
+		    conf->signing_secret_file != NULL
+		        ? conf->signing_secret_file
+		        : "",
+		    err);
 		free(err);
 		goto fail;
 	}
@@ -359,7 +264,7 @@ http_close(struct channel *ch)
 	free(ch->xfers);
 	if (ch->multi != NULL)
 		curl_multi_cleanup(ch->multi);
-	channel_http_keys_free(&ch->keys);
+	whsec_keys_free(&ch->keys);
 	free(ch);
 }
 

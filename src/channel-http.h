@@ -6,40 +6,15 @@
 
 #include "channel.h"
 #include "curlutil.h"
+#include "whsec.h"
 
 /* What an http channel may speak (curlutil.h). */
 #define CHANNEL_HTTP_PROTOCOLS CURLUTIL_HTTP
 
-/*
- * The signing key of a Standard Webhooks secret: "whsec_" followed by
- * base64 is decoded; any other string is used as raw bytes.  Returns 0
- * with *key allocated (caller frees), or -1 when the base64 is invalid.
- */
-int channel_http_secret_key(
-    const char *secret, unsigned char **key, size_t *keylen);
-
-/*
- * The signing keys of a signing_secret(_file) value: one secret a line
- * (blank lines and spaces around a secret ignored, CR LF as LF), each as
- * channel_http_secret_key reads it, at most CHANNEL_HTTP_MAX_SECRETS.
- * Returns 0 with k filled (free with channel_http_keys_free), or -1 with
- * *errstr allocated: no secret at all, too many, or a line whose base64
- * is invalid (named by its number).
- */
-#define CHANNEL_HTTP_MAX_SECRETS 8
-struct channel_http_keys {
-	unsigned char *key[CHANNEL_HTTP_MAX_SECRETS];
-	size_t         len[CHANNEL_HTTP_MAX_SECRETS];
-	size_t         n;
-};
-int channel_http_secret_keys(
-    const char *secrets, struct channel_http_keys *k, char **errstr);
-void channel_http_keys_free(struct channel_http_keys *k);
-
 /* The webhook-signature value for k: one "v1,..." per key, in the file's
  * order, separated by single spaces (Standard Webhooks).  Allocated, or
  * NULL if libcrypto fails. */
-char *channel_http_signatures(const struct channel_http_keys *k, const char *id,
+char *channel_http_signatures(const struct whsec_keys *k, const char *id,
     long long timestamp, const char *body, size_t bodylen);
 
 /* "v1,<base64 HMAC-SHA256(key, "id.timestamp.body")>" into out (at least

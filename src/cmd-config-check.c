@@ -77,10 +77,17 @@ cmd_config_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	for (i = 0; i < c->nwarnings; i++)
 		fprintf(stderr, "cronguard: warning: %s\n", c->warnings[i]);
 	/* A channel's secret is needed only where outbox dispatch runs: a
-	 * host that only runs jobs may lack it, so this is no error. */
+	 * host that only runs jobs may lack it, so this is no error; one
+	 * that is there but that the channel cannot use is. */
 	for (i = 0; i < c->nchannels; i++) {
-		if (conf_read_secrets(c, c->channels[i].name, &errstr) == 0)
+		if ((rv = conf_read_secrets(c, c->channels[i].name, &errstr)) ==
+		    0)
 			continue;
+		if (rv == -2) {
+			fprintf(stderr, "cronguard: %s\n", errstr);
+			free(errstr);
+			return EXIT_CONFIG;
+		}
 		fprintf(stderr,
 		    "cronguard: warning: %s (needed where outbox dispatch sends on channel %s)\n",
 		    errstr, c->channels[i].name);

@@ -1,12 +1,11 @@
-/* cmd-doctor.c: "doctor", the preflight checks (doctor.c) printed one line
- * each, or as JSON; the exit code is the worst status. */
+/* cmd-doctor.c: "doctor", the preflight checks (doctor.c), printed by
+ * report_doctor: the verdict first, then a line each, or as JSON; the exit
+ * code is the worst status. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "cmd.h"
 #include "doctor.h"
@@ -17,34 +16,33 @@ static const struct cmd_option cmd_doctor_options[] = {
 	{ NULL, 0 },
 };
 
-static void
-cmd_doctor_json(const struct doctor_report *r)
+/* Secrets that are there but unusable (an empty file, a signing secret
+ * that does not decode) are a configuration error, as for config check:
+ * 78, said once.  One that cannot be read is a finding (channel_secret):
+ * this host may not be one that sends. */
+static int
+cmd_doctor_secrets(struct conf *c)
 {
-	const struct doctor_result *d;
-	json_t                     *root, *checks, *o;
-	char                       *text;
-	size_t                      i;
+	char  *errstr = NULL;
+	size_t i;
 
-	root = json_object();
-	json_object_set_new(
-	    root, "status", json_string(check_status_name(r->worst)));
-	checks = json_array();
-	for (i = 0; i < r->n; i++) {
-		d = &r->v[i];
-		o = json_object();
-		json_object_set_new(o, "name", json_string(d->name));
-		json_object_set_new(
-		    o, "status", json_string(check_status_name(d->status)));
-		json_object_set_new(o, "finding", json_string(d->finding));
-		json_object_set_new(o, "fix",
-		    d->fix != NULL ? json_string(d->fix) : json_null());
-		json_array_append_new(checks, o);
+	for (i = 0; i < c->nchannels; i++) {
+		if (conf_read_secrets(c, c->channels[i].name, &errstr) == -2)
+			goto bad;
+		free(errstr);
+		errstr = NULL;
 	}
-	json_object_set_new(root, "checks", checks);
-	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	printf("%s\n", text != NULL ? text : "{}");
-	free(text);
-	json_decref(root);
+	for (i = 0; i < c->njobs; i++) {
+		if (conf_read_job_secrets(c, c->jobs[i].name, &errstr) == -2)
+			goto bad;
+		free(errstr);
+		errstr = NULL;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "cronguard: %s\n", errstr);
+	free(errstr);
+	return EXIT_CONFIG;
 }
 
 static int
@@ -54,8 +52,7 @@ cmd_doctor_exec(struct cmd_ctx *ctx, struct conf *c)
 	enum report_format   fmt = REPORT_NAGIOS;
 	const char          *v = cmd_opt_value(ctx, "format");
 	struct db           *db = NULL;
-	char                *errstr = NULL;
-	size_t               i;
+	char                *errstr = NULL, *text;
 	int                  rc;
 
 	if (v != NULL &&
@@ -63,19 +60,15 @@ cmd_doctor_exec(struct cmd_ctx *ctx, struct conf *c)
 		return cmd_usage_error(
 		    ctx->entry, "--format: \"%s\" is not nagios or json", v);
 
+	if ((rc = cmd_doctor_secrets(c)) != 0)
+		return rc;
 	if (db_connect(&c->db, &db, &errstr) != DB_OK)
 		db = NULL;
 	doctor_run(db, errstr, c, &r);
 
-	if (fmt == REPORT_JSON)
-		cmd_doctor_json(&r);
-	else
-		for (i = 0; i < r.n; i++)
-			printf("%s %s: %s%s%s\n",
-			    check_status_name(r.v[i].status), r.v[i].name,
-			    r.v[i].finding, r.v[i].fix != NULL ? "; fix: " : "",
-			    r.v[i].fix != NULL ? r.v[i].fix : "");
-
+	text = report_doctor(fmt, &r);
+	fputs(text, stdout);
+	free(text);
 	rc = exitcode_check(r.worst);
 	db_close(db);
 	free(errstr);

@@ -89,6 +89,6 @@ const struct cmd_entry cmd_exec_entry = {
 	.options = cmd_exec_options,
 	.min_args = 1,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPTIONS_FIRST,
 	.exec = cmd_exec_exec,
 };

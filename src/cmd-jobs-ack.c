@@ -107,6 +107,6 @@ const struct cmd_entry cmd_jobs_ack_entry = {
 	.options = cmd_jobs_ack_options,
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB | CMD_OPTIONS_ANYWHERE,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_jobs_ack_exec,
 };

@@ -36,7 +36,11 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (cmd_check_options(ctx, &fmt, &metrics) != 0)
 		return EXIT_USAGE;
 
-	if (ctx->nargs > 0) {
+	if (ctx->conf_error != NULL) {
+		error = xasprintf(
+		    "cannot load the configuration: %s", ctx->conf_error);
+		jobs = xcalloc(1, sizeof *jobs);
+	} else if (ctx->nargs > 0) {
 		jobs = xcalloc((size_t)ctx->nargs, sizeof *jobs);
 		/* Only jobs found go into jobs[]: its n entries are never
 		 * NULL. */
@@ -121,6 +125,6 @@ const struct cmd_entry cmd_jobs_check_entry = {
 	    "Monitoring check: a job whose last success is older than expect_every + grace,\na job still running past max_runtime, or a lock held by a dead or stuck run;\na paused job is OK (jobs pause).\nExit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
 	.options = cmd_check_template,
 	.max_args = -1,
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_CHECK_CONF,
 	.exec = cmd_jobs_check_exec,
 };

@@ -96,6 +96,6 @@ const struct cmd_entry cmd_jobs_pause_entry = {
 	    "Pause jobs on every host (in the database): a launch skips with job_paused and exits 0, jobs check reports them OK, until jobs resume or --for has passed (database clock).  --all pauses every job, also those configured only on other hosts.",
 	.options = cmd_jobs_pause_options,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB | CMD_OPTIONS_ANYWHERE,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_jobs_pause_exec,
 };

@@ -118,6 +118,6 @@ const struct cmd_entry cmd_jobs_resume_entry = {
 	    "End the pause of jobs on every host; --all ends every pause, that of jobs pause --all too.  A job that was not paused is reported, not an error.",
 	.options = cmd_jobs_resume_options,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB | CMD_OPTIONS_ANYWHERE,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_jobs_resume_exec,
 };

@@ -71,7 +71,11 @@ cmd_outbox_check_exec(struct cmd_ctx *ctx, struct conf *c)
 		return EXIT_USAGE;
 	memset(&k, 0, sizeof k);
 
-	if (!c->have_database) {
+	if (ctx->conf_error != NULL) {
+		errstr = xasprintf(
+		    "cannot load the configuration: %s", ctx->conf_error);
+		st = DB_ERR_CONNECT;
+	} else if (!c->have_database) {
 		errstr = xasprintf("%s: no database section", c->path);
 		st = DB_ERR_CONNECT;
 	} else if ((st = db_connect_check(&c->db, &db, &errstr)) == DB_OK &&
@@ -107,6 +111,6 @@ const struct cmd_entry cmd_outbox_check_entry = {
 	.summary =
 	    "Count pending, due, processing, stale, stuck, failed, unknown-channel, blocked and expired rows, show open circuits, quota use and paused channels, and give a monitoring verdict (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
 	.options = cmd_check_template,
-	.flags = CMD_NEEDS_CONF,
+	.flags = CMD_NEEDS_CONF | CMD_CHECK_CONF,
 	.exec = cmd_outbox_check_exec,
 };

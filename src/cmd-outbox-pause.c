@@ -112,7 +112,7 @@ const struct cmd_entry cmd_outbox_pause_entry = {
 	.options = cmd_outbox_pause_options,
 	.min_args = 1,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB | CMD_OPTIONS_ANYWHERE,
+	.flags = CMD_NEEDS_DB,
 	.exec = cmd_outbox_pause_exec,
 };
 

@@ -65,6 +65,6 @@ const struct cmd_entry cmd_run_entry = {
 	.max_args = 1,
 	/* One operand, the job: --slot may follow it, as the synopsis
 	 * has it. */
-	.flags = CMD_NEEDS_CONF | CMD_OPTIONS_ANYWHERE,
+	.flags = CMD_NEEDS_CONF,
 	.exec = cmd_run_exec,
 };

@@ -152,7 +152,12 @@ cmd_wants_help(const struct cmd_entry *e, int argc, char **argv)
 }
 
 /* Parse ctx->argv by the entry's template into ctx->opts and the
- * operands ctx->args.  Returns 0 or EXIT_USAGE (printed). */
+ * operands ctx->args (allocated: cmd_run frees it).  Options may come
+ * before, between or after the operands ("jobs runs JOB --limit 5")
+ * unless the entry is CMD_OPTIONS_FIRST; "--" ends the options either
+ * way.  getopt_long returns each operand in turn ("-" first in the
+ * option string), so the order does not hang on POSIXLY_CORRECT.
+ * Returns 0 or EXIT_USAGE (printed). */
 static int
 cmd_parse(struct cmd_ctx *ctx)
 {
@@ -174,11 +179,17 @@ cmd_parse(struct cmd_ctx *ctx)
 		    e->options[n].has_arg ? required_argument : no_argument;
 		longopts[n].val = CMD_OPT_VAL(n);
 	}
+	ctx->args = xcalloc((size_t)ctx->argc + 1, sizeof *ctx->args);
+	ctx->nargs = 0;
 	optind = 0; /* glibc: full re-initialisation */
 	opterr = 0;
 	while ((ch = getopt_long(ctx->argc, ctx->argv,
-	            e->flags & CMD_OPTIONS_ANYWHERE ? ":" : "+:", longopts,
+	            e->flags & CMD_OPTIONS_FIRST ? "+:" : "-:", longopts,
 	            NULL)) != -1) {
+		if (ch == 1) { /* an operand, in its place */
+			ctx->args[ctx->nargs++] = optarg;
+			continue;
+		}
 		if (ch < CMD_OPT_VAL(0) || ch >= CMD_OPT_VAL(n)) {
 			cmd_option_error(ch, ctx->argv[optind - 1], optopt);
 			cmd_usage(e, stderr);
@@ -188,8 +199,8 @@ cmd_parse(struct cmd_ctx *ctx)
 		ov->v = xreallocarray(ov->v, ov->n + 1, sizeof *ov->v);
 		ov->v[ov->n++] = optarg;
 	}
-	ctx->args = ctx->argv + optind;
-	ctx->nargs = ctx->argc - optind;
+	while (optind < ctx->argc) /* after "--", or the first operand */
+		ctx->args[ctx->nargs++] = ctx->argv[optind++];
 	if (ctx->nargs < e->min_args)
 		return cmd_usage_error(e, "missing argument");
 	if (e->max_args >= 0 && ctx->nargs > e->max_args)
@@ -244,7 +255,13 @@ cmd_load_conf(struct cmd_ctx *ctx, struct conf *c)
 {
 	char *errstr = NULL;
 
-	if (conf_load(ctx->conf_path, c, &errstr) != 0) {
+	if (conf_load(ctx->conf_path, c, &errstr) != 0 &&
+	    (ctx->entry->flags & CMD_CHECK_CONF)) {
+		conf_defaults(c);
+		ctx->conf_error = errstr;
+		return 0;
+	}
+	if (errstr != NULL) {
 		fprintf(stderr, "cronguard: %s\n", errstr);
 		free(errstr);
 		return EXIT_CONFIG;
@@ -358,6 +375,8 @@ cmd_run(const struct cmd_entry *e, const char *conf_path, int argc, char **argv)
 		rc = e->exec(&ctx, &c);
 	for (i = 0; i < CMD_OPTIONS_MAX; i++)
 		free(ctx.opts[i].v);
+	free(ctx.args);
+	free(ctx.conf_error);
 	conf_free(&c);
 	incident_set_alert(NULL, 0);
 	return rc;

@@ -34,10 +34,11 @@ struct cmd_ctx {
 	const char             *conf_path; /* -c, or the default */
 	int                     argc;  /* the words after the command name, */
 	char                  **argv;  /* argv[0] its last word */
-	int                     nargs; /* the operands after the options */
-	char                  **args;
+	int                     nargs; /* the operands, options taken out */
+	char                  **args;  /* borrowed strings, cmd_run's array */
 	const struct cmd_entry *entry;
 	struct cmd_optval       opts[CMD_OPTIONS_MAX]; /* by template index */
+	char *conf_error; /* CMD_CHECK_CONF: why it was not loaded; NULL */
 };
 
 /* Flags for cmd_entry. */
@@ -47,20 +48,27 @@ struct cmd_ctx {
 #define CMD_NEEDS_DB (0x2 | CMD_NEEDS_CONF)
 /* Handles SIGTERM, SIGINT and SIGHUP itself (see cmd_signals_hold). */
 #define CMD_OWN_SIGNALS 0x4
-/* Options may also follow the operands ("jobs pause a b --for 1h"): for a
- * command whose operands are names, never a command line of its own. */
-#define CMD_OPTIONS_ANYWHERE 0x8
+/* Options only before the first operand: for a command whose operands
+ * are a command line of its own ("exec --lock x -- cmd --verbose").
+ * Without it options may also follow the operands ("jobs runs JOB
+ * --limit 5"), as cronguard(1), COMMANDS, says. */
+#define CMD_OPTIONS_FIRST 0x8
 /* Only reads: cmd_db_connect takes any server, a replica too.  Without
  * it a command writes, and cmd_db_connect connects with
  * db_connect_primary (a read-only server is exit 69, db_read_only). */
 #define CMD_READS_ONLY 0x10
+/* A monitoring check (jobs check, outbox check): a configuration it
+ * cannot load is the check's UNKNOWN (3), not exit 78, so that Nagios
+ * shows the reason.  exec is called with ctx->conf_error set and c as
+ * conf_defaults left it (no path, no jobs, no database). */
+#define CMD_CHECK_CONF 0x20
 
 struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */
 	const char *usage;   /* arguments after the name */
 	const char *summary; /* one line for --help */
-	/* Options, terminated by a NULL name; NULL for none.  They come
-	 * before the operands ("+"), so "exec -- cmd -x" stays whole. */
+	/* Options, terminated by a NULL name; NULL for none.  Before or
+	 * after the operands, unless CMD_OPTIONS_FIRST. */
 	const struct cmd_option *options;
 	int                      min_args; /* operands */
 	int                      max_args; /* -1: any number */

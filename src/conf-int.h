@@ -48,6 +48,9 @@ enum key_kind {
 #define KF_HEADERS 0x2 /* "Name: value" strings, values masked in print */
 #define KF_EMPTY 0x4   /* K_STR: "" is a meaningful value */
 #define KF_SIZE 0x10   /* K_LL: bytes, or a string with a K or M suffix */
+/* K_SECRET, K_SECRETFILE: a Standard Webhooks signing secret, checked by
+ * whsec_keys when it is read (inline: parsed; a file: conf_read_secrets) */
+#define KF_SIGNING 0x20
 #define KF_PRESENT \
 	0x8 /* K_GROUP: bool at off2 says it was given; printed \
 	     * only then */
@@ -126,8 +129,9 @@ struct parse {
 	char        *dir;      /* of path: the include directory */
 	char       **includes; /* every @include'd file, resolved */
 	size_t       nincludes;
-	const char  *channel; /* the channel being parsed, or NULL */
-	const char  *job;     /* the job being parsed, or NULL */
+	int          relative; /* an @include names a relative path */
+	const char  *channel;  /* the channel being parsed, or NULL */
+	const char  *job;      /* the job being parsed, or NULL */
 	struct conf *c;
 	config_t     cfg;
 	char        *err;

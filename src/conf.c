@@ -28,6 +28,7 @@
 #include "duration.h"
 #include "schedule.h"
 #include "util.h"
+#include "whsec.h"
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/etc"
@@ -346,7 +347,7 @@ conf_check_url_secret(
 static void conf_secret_free(char *);
 
 /* Read the secret in path into *out (may be NULL: read and wiped): 0, or
- * -1 with an allocated *reason and *fix (conf.h). */
+ * -1 or -2 (empty) with an allocated *reason and *fix (conf.h). */
 int
 conf_secret_problem(const char *path, char **out, char **reason, char **fix)
 {
@@ -372,8 +373,8 @@ conf_secret_problem(const char *path, char **out, char **reason, char **fix)
 	if (*s == '\0') {
 		free(s);
 		*reason = xasprintf("%s is empty", path);
-		*fix = xasprintf("write the secret into %s", path);
-		return -1;
+		*fix = xstrdup("write the secret into it");
+		return -2;
 	}
 	if (out != NULL)
 		*out = s;
@@ -382,18 +383,33 @@ conf_secret_problem(const char *path, char **out, char **reason, char **fix)
 	return 0;
 }
 
-/* Read the secret in path into *out; NULL, or an allocated reason. */
+/* Read the secret in path into *out; NULL, or an allocated reason with
+ * *rv conf_secret_problem's -1 or -2. */
 static char *
-conf_secret_read(const char *path, char **out)
+conf_secret_read(const char *path, char **out, int *rv)
 {
 	char *reason, *fix, *err;
 
-	if (conf_secret_problem(path, out, &reason, &fix) == 0)
+	if ((*rv = conf_secret_problem(path, out, &reason, &fix)) == 0)
 		return NULL;
 	err = xasprintf("%s (%s)", reason, fix);
 	free(reason);
 	free(fix);
 	return err;
+}
+
+/* A signing secret the HTTP channel can use (whsec_keys): NULL, or an
+ * allocated reason. */
+static char *
+conf_signing_problem(const char *secret)
+{
+	struct whsec_keys k;
+	char             *err = NULL;
+
+	if (whsec_keys(secret, &k, &err) != 0)
+		return err;
+	whsec_keys_free(&k);
+	return NULL;
 }
 
 /*
@@ -402,12 +418,13 @@ conf_secret_read(const char *path, char **out)
  * uses the database needs it), a channel's only when a command asks.
  */
 static int
-conf_secret_file(
-    struct parse *p, const config_setting_t *s, const char *path, char **out)
+conf_secret_file(struct parse *p, const config_setting_t *s,
+    const struct key *k, const char *path, char **out)
 {
 	struct conf        *c = p->c;
 	struct conf_secret *sec;
 	char               *err;
+	int                 rv;
 
 	c->secrets =
 	    xreallocarray(c->secrets, c->nsecrets + 1, sizeof *c->secrets);
@@ -417,9 +434,10 @@ conf_secret_file(
 	sec->channel = p->channel;
 	sec->job = p->job;
 	sec->dest = out;
+	sec->signing = (k->flags & KF_SIGNING) != 0;
 	if (p->channel != NULL || p->job != NULL)
 		return 0;
-	if ((err = conf_secret_read(path, out)) == NULL)
+	if ((err = conf_secret_read(path, out, &rv)) == NULL)
 		return 0;
 	conf_key_error(p, s, "%s", err);
 	free(err);
@@ -499,6 +517,12 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 		free(instead);
 		if (rv == -1)
 			return -1;
+		if ((k->flags & KF_SIGNING) &&
+		    (instead = conf_signing_problem(v)) != NULL) {
+			conf_key_error(p, s, "%s", instead);
+			free(instead);
+			return -1;
+		}
 		*sp = xstrdup(v);
 		return 0;
 	case K_SECRETFILE:
@@ -510,7 +534,7 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 			    "give the secret inline or in a file, not both");
 		free(*sp);
 		*sp = xstrdup(v);
-		return conf_secret_file(p, s, *sp, secret);
+		return conf_secret_file(p, s, k, *sp, secret);
 	case K_GROUP:
 		if (k->flags & KF_PRESENT)
 			*(bool *)KEY_FIELD2(base, k) = true;
@@ -807,6 +831,7 @@ conf_check_includes(struct parse *p, const char *file, int depth)
 		name = xstrndup(line + 1, (size_t)(q - line - 1));
 		full = *name == '/' ? xstrdup(name)
 		                    : xasprintf("%s/%s", p->dir, name);
+		p->relative |= *name != '/';
 		why = NULL;
 		if (stat(full, &st) == -1)
 			why = strerror(errno);
@@ -851,19 +876,27 @@ conf_syntax_error(struct parse *p, config_t *cfg)
 /*
  * libconfig 1.5 puts its include directory in front of every @include
  * path, an absolute one too ("dir//etc/x.conf").  Without an include
- * directory it uses the path as it is; so the configuration is read with
- * the configuration's directory as the working directory, where relative
- * paths then resolve, and the old one is restored after.  The path of
- * the configuration itself is made absolute first (p->path stays as
- * given, for messages).  Returns 0 (*cwd the old directory), or -1 with
- * p->err.
+ * directory it uses the path as it is; so a configuration that @includes
+ * a relative path is read with the configuration's directory as the
+ * working directory, where relative paths then resolve, and the old one
+ * is restored after.  The path of the configuration itself is made
+ * absolute first (p->path stays as given, for messages).  Without a
+ * relative @include the working directory is left alone: one this user
+ * cannot read or enter (cron or runuser started in another user's home)
+ * is then no error.  Returns 0 (*cwd the old directory, or -1 when it
+ * was not changed), or -1 with p->err.
  */
 static int
 conf_include_enter(struct parse *p, int *cwd)
 {
-	if ((*cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		p->err = xasprintf(
-		    "cannot open the working directory: %s", strerror(errno));
+	*cwd = -1;
+	if (!p->relative)
+		return 0;
+	/* O_PATH: enough for fchdir, and needs no read permission. */
+	if ((*cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		p->err = xasprintf("cannot open the working directory (an "
+		                   "@include names a relative path): %s",
+		    strerror(errno));
 		return -1;
 	}
 	if (chdir(p->dir) == -1) {
@@ -883,7 +916,8 @@ conf_include_leave(struct parse *p, int cwd)
 	if (cwd == -1)
 		return 0;
 	if (fchdir(cwd) == -1 && p->err == NULL) {
-		p->err = xasprintf("cannot return to the working directory: %s",
+		p->err = xasprintf("cannot return to the working directory "
+		                   "(an @include names a relative path): %s",
 		    strerror(errno));
 		rv = -1;
 	}
@@ -1109,6 +1143,7 @@ conf_read_secrets_of(
 	struct conf_secret *sec;
 	char               *err;
 	size_t              i;
+	int                 rv;
 
 	*errstr = NULL;
 	for (i = 0; i < c->nsecrets; i++) {
@@ -1116,14 +1151,24 @@ conf_read_secrets_of(
 		if (*sec->dest != NULL ||
 		    !conf_secret_wanted(sec, channel, job))
 			continue;
-		if ((err = conf_secret_read(sec->path, sec->dest)) != NULL) {
+		if ((err = conf_secret_read(sec->path, sec->dest, &rv)) !=
+		    NULL) {
 			conf_secret_free(*sec->dest);
 			*sec->dest = NULL;
 			*errstr = xasprintf("%s: %s", sec->where, err);
 			free(err);
-			return -1;
+			return rv;
 		}
 		assert(*sec->dest != NULL); /* read: conf_secret_read set it */
+		if (sec->signing &&
+		    (err = conf_signing_problem(*sec->dest)) != NULL) {
+			conf_secret_free(*sec->dest);
+			*sec->dest = NULL;
+			*errstr =
+			    xasprintf("%s: %s: %s", sec->where, sec->path, err);
+			free(err);
+			return -2;
+		}
 		/* Only a job's secret is a URL (ping_url_file); libcurl
 		 * would follow file:// or gopher:// as well. */
 		if (sec->job != NULL &&

@@ -195,6 +195,7 @@ struct conf_secret {
 	const char *channel; /* the channel's name; NULL: the database's */
 	const char *job;     /* or the job's (ping_url_file) */
 	char      **dest;    /* the secret, once read */
+	int         signing; /* a signing secret: whsec_keys must read it */
 };
 
 struct conf {
@@ -242,14 +243,19 @@ void conf_free(struct conf *);
  * uses the database needs, but not the channels' (password_file,
  * signing_secret_file): a host that only runs jobs need not have them.
  * A command that sends reads them here first, for the channel named
- * channel (every channel when NULL).  Returns 0, or -1 with *errstr an
- * allocated "file:line: key: message" (exit 78).  conf_free wipes them.
+ * channel (every channel when NULL).  Returns 0, or with *errstr an
+ * allocated "file:line: key: message" (exit 78): -1 when a file cannot
+ * be read (a host that does not send may lack it), -2 when it was read
+ * but the channel cannot use it: empty, or a signing secret that
+ * whsec_keys refuses (base64 that does not decode, more than WHSEC_MAX
+ * secrets).  conf_free wipes them.
  */
 int conf_read_secrets(struct conf *, const char *channel, char **errstr);
 
 /* The same for job's secret files (ping_url_file), read when the job
  * runs: 0, or -1 with *errstr (exit 78): -1 when a file cannot be read,
- * -2 when it was read but holds no http:// or https:// URL. */
+ * -2 when it was read but is empty or holds no http:// or https://
+ * URL. */
 int conf_read_job_secrets(struct conf *, const char *job, char **errstr);
 
 /*
@@ -266,7 +272,8 @@ int conf_file_problem(const char *path, const struct stat *st, int secret,
 
 /* The whole check of a secret file: it exists, obeys the mode rule, can
  * be read and is not empty.  0 with the secret in *out (when out is not
- * NULL; else it is wiped), or -1 with an allocated *reason and *fix. */
+ * NULL; else it is wiped), or with an allocated *reason and *fix: -1
+ * when it cannot be read, -2 when it was read and is empty. */
 int conf_secret_problem(
     const char *path, char **out, char **reason, char **fix);
 

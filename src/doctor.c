@@ -621,10 +621,37 @@ out:
 	free(errstr);
 }
 
+/* A job's zone that only this host reads (a schedule's slots, from the
+ * host's tzdata, schedule.c): whether the host has it. */
+static void
+doctor_host_zone(const struct conf_job *j, struct doctor_report *r)
+{
+	struct tzone *z = NULL;
+	char         *errstr = NULL, *fix;
+
+	if (tzone_open(j->timezone, &z, &errstr) == 0) {
+		doctor_add(r, CHECK_OK, "timezone", NULL,
+		    "job %s: its schedule reads %s from this host's tzdata "
+		    "(the server's time-zone tables are not used)",
+		    j->name, j->timezone);
+		tzone_free(z);
+		return;
+	}
+	fix = xasprintf("install tzdata on this host, or correct "
+	                "jobs.%s.timezone",
+	    j->name);
+	doctor_add(
+	    r, CHECK_CRITICAL, "timezone", fix, "job %s: %s", j->name, errstr);
+	free(fix);
+	free(errstr);
+}
+
 /*
- * Every time zone a job names: once_per converts its slots in SQL, and a
- * name the server does not know fails the job's first run (exit 78).  A
- * fixed offset (+09:00) needs no tables.
+ * Every time zone a job names.  once_per converts its slots in SQL, so
+ * the server must know the zone: a name it does not know fails the
+ * job's first run (exit 78); a fixed offset (+09:00) needs no tables.  A
+ * schedule without once_per reads the zone from this host's tzdata
+ * (doctor_host_zone): the server's tables do not matter to it.
  */
 static void
 doctor_timezones(struct db *db, const struct conf *c, struct doctor_report *r)
@@ -637,6 +664,10 @@ doctor_timezones(struct db *db, const struct conf *c, struct doctor_report *r)
 		j = &c->jobs[i];
 		if (j->timezone == NULL)
 			continue;
+		if (j->once_per_ms == 0) {
+			doctor_host_zone(j, r);
+			continue;
+		}
 		if (db_query_value(db, &v, &errstr,
 		        "SELECT CONVERT_TZ('2001-01-01 00:00:00', '+00:00', %s)",
 		        j->timezone) != DB_OK) {
@@ -1400,6 +1431,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
     struct doctor_report *r)
 {
 	size_t i;
+	int    skip_locked;
 
 	memset(r, 0, sizeof *r);
 	r->worst = CHECK_OK;
@@ -1408,17 +1440,21 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		    doctor_connect_fix(db_connect_errno()), "%s",
 		    db_error != NULL ? db_error : "not connected");
 	else {
-		if (doctor_server(db, r)) {
+		/* Causes before what they cause: a read-only server or a
+		 * schema behind the release fails the claim's EXPLAIN too,
+		 * and the verdict names the first worst result. */
+		skip_locked = doctor_server(db, r);
+		doctor_role(db, r);
+		doctor_migrations(db, r);
+		if (skip_locked) {
 			doctor_claim_index(db, c, r);
 			doctor_runs_index(db, c, r);
 		}
 		doctor_timeouts(db, c, r);
 		doctor_packet(db, c, r);
 		doctor_wsrep(db, c, r);
-		doctor_role(db, r);
 		doctor_isolation(db, r);
 		doctor_clock(c, db, r);
-		doctor_migrations(db, r);
 		doctor_privileges(db, r);
 		doctor_timezones(db, c, r);
 	}

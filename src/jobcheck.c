@@ -551,13 +551,6 @@ out:
 	return st;
 }
 
-enum db_status
-jobcheck_run(struct db *db, const struct conf_job *j,
-    const struct job_sched *sched, struct job_check *jc, char **errstr)
-{
-	return jobcheck_run_all(db, &j, 1, sched, jc, errstr);
-}
-
 void
 jobcheck_sched_from_conf(const struct conf_job *j, struct job_sched *s)
 {

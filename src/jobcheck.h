@@ -61,7 +61,7 @@ struct job_check {
 };
 
 /*
- * Judge job j (cronguard(1), jobs check; cronguard-outbox(7), MONITORING): its
+ * Judge a job (cronguard(1), jobs check; cronguard-outbox(7), MONITORING): its
  * last success older than expect_every + grace, a run past max_runtime (+
  * grace: CRITICAL), a run whose session died, a lock that no run of ours
  * accounts for, and the newest finished run when it did not succeed (incident,
@@ -78,15 +78,11 @@ struct job_check {
  * two successes not started by run --slot too (ran twice), and a first run that
  * started later than grace after its slot is a WARNING (late); a slot
  * acknowledged with jobs ack is not reported; expect_every and the last failed
- * run's WARNING do not apply. Fills
- * *jc (jobcheck_free); DB_OK, or the status with *errstr.
- */
-enum db_status jobcheck_run(struct db *, const struct conf_job *j,
-    const struct job_sched *sched, struct job_check *jc, char **errstr);
-/*
- * jobcheck_run for jobs[0..n) with their schedules scheds[0..n), into
- * out[0..n) (jobcheck_free each, also after a failure): the same
- * verdicts, from a few statements whatever n (runs_job_summaries,
+ * run's WARNING do not apply.
+ *
+ * Every job of jobs[0..n) with its schedule scheds[0..n) is judged so,
+ * into out[0..n) (jobcheck_free each, also after a failure), from a few
+ * statements whatever n (runs_job_summaries,
  * lock_holders_get, runs_slot_states, runs_recent_slots_all,
  * jobctl_slot_marks_all; cronguard(1), jobs check), and a few more for each
  * once_per job.  DB_OK, or the status with *errstr.

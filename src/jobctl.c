@@ -123,8 +123,8 @@ jobctl_pause(struct db *db, const char *const *jobs, size_t n, int64_t for_ms,
 		}
 	}
 	/* Ended rows stay (one per job at most): jobs check reads the slots
-	 * of a resumed pause from them (jobctl_slot_marks).  Only the paused
-	 * jobs' own rows are replaced. */
+	 * of a resumed pause from them (jobctl_slot_marks_all).  Only the
+	 * paused jobs' own rows are replaced. */
 	if ((st = db_query_retry(db, NULL, errstr,
 	         "INSERT INTO cronguard_job_pauses (job, paused_at, paused_by,"
 	         " reason, until_at) VALUES %F ON DUPLICATE KEY UPDATE"
@@ -232,13 +232,6 @@ jobctl_slot_marks_all(struct db *db, const char *const *jobs, size_t n,
 out:
 	db_result_free(r);
 	return st;
-}
-
-enum db_status
-jobctl_slot_marks(
-    struct db *db, const char *job, struct jobctl_marks *m, char **errstr)
-{
-	return jobctl_slot_marks_all(db, &job, 1, m, errstr);
 }
 
 int

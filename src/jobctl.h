@@ -80,7 +80,7 @@ const char *jobctl_identity(void);
  * Pause the n jobs (JOBCTL_ALL: every job) in one statement, replacing a
  * pause they have: paused_at now, paused_by jobctl_identity(), reason
  * (NULL: none), until now + for_ms (0: until jobs resume).  The ended
- * rows of other jobs stay (their history, jobctl_slot_marks); a paused
+ * rows of other jobs stay (their history, jobctl_slot_marks_all); a paused
  * job's own ended row is replaced.  *out (may be NULL) is the first
  * job's new row.
  */
@@ -108,10 +108,8 @@ struct jobctl_marks {
 	size_t             npauses;
 	int64_t            acked; /* the newest acknowledged slot; -1 */
 };
-/* Fill *m for job in one statement.  DB_OK, or the status with *errstr. */
-enum db_status jobctl_slot_marks(
-    struct db *, const char *job, struct jobctl_marks *m, char **errstr);
-/* The same for jobs[0..n) into m[0..n), in one statement. */
+/* Fill m[0..n) for jobs[0..n), in one statement.  DB_OK, or the status
+ * with *errstr. */
 enum db_status jobctl_slot_marks_all(struct db *, const char *const *jobs,
     size_t n, struct jobctl_marks *m, char **errstr);
 /* Whether instant t (a slot) fell in one of m's pauses: 1 or 0. */

@@ -28,7 +28,7 @@ char *report_outbox(enum report_format fmt, const struct outbox_counts *k,
     const struct conf_outbox *, enum check_status s, const char *error);
 
 /*
- * jobs check: the n judged jobs (jobcheck_run) in format fmt with the
+ * jobs check: the n judged jobs (jobcheck_run_all) in format fmt with the
  * overall status st.  error not NULL: the jobs could not be judged (status
  * UNKNOWN), error says why and jcs is not read.  pauses: NULL, or the
  * pause of each job (jobctl_pause_get), in jcs's order: the gauge
@@ -38,6 +38,15 @@ struct job_pause;
 char *report_jobs(enum report_format fmt, enum check_status st,
     const struct job_check *jcs, const struct job_pause *pauses, size_t n,
     const char *error);
+
+/*
+ * doctor: the verdict first (Nagios: "DOCTOR CRITICAL - name: finding;
+ * N more problems below", the worst result and what it is about), then
+ * one line per check; JSON: the status, that summary and the checks.
+ * REPORT_PROMETHEUS is not a format of doctor's (the Nagios text).
+ */
+struct doctor_report;
+char *report_doctor(enum report_format fmt, const struct doctor_report *r);
 
 /* ------------------------------------------------ jobs runs, jobs show */
 

@@ -328,13 +328,6 @@ out:
 	return st;
 }
 
-enum db_status
-runs_job_summary(
-    struct db *db, const char *job, struct job_summary *js, char **errstr)
-{
-	return runs_job_summaries(db, &job, 1, js, errstr);
-}
-
 void
 runs_job_summary_free(struct job_summary *js)
 {
@@ -576,21 +569,6 @@ runs_slot_info_of(const struct slot_state *st, const struct schedule *schedule,
 	tzone_free(z);
 }
 
-enum db_status
-runs_slot_info(struct db *db, const char *job, const struct schedule *schedule,
-    const char *tz, struct job_slot_info *si, char **errstr)
-{
-	struct slot_state st;
-	enum db_status    rc;
-
-	memset(si, 0, sizeof *si);
-	if ((rc = runs_slot_state(db, job, &st, errstr)) != DB_OK)
-		return rc;
-	runs_slot_info_of(&st, schedule, tz, si);
-	runs_slot_state_free(&st);
-	return DB_OK;
-}
-
 /* The slots that have runs among each job's latest max[i] runs, newest
  * first, with the acks of each; the runs without a slot (before the job
  * had a schedule) are one NULL group, counted for truncated.  One SELECT
@@ -677,20 +655,6 @@ runs_recent_free(struct runs_recent *rr)
 {
 	free(rr->rows);
 	memset(rr, 0, sizeof *rr);
-}
-
-enum db_status
-runs_recent_slots(struct db *db, const char *job, size_t max,
-    struct runs_slot_row **rows, size_t *n, int *truncated, char **errstr)
-{
-	struct runs_recent rr;
-	enum db_status     st;
-
-	st = runs_recent_slots_all(db, &job, &max, 1, &rr, errstr);
-	*rows = rr.rows;
-	*n = rr.n;
-	*truncated = rr.truncated;
-	return st;
 }
 
 enum db_status
@@ -883,11 +847,4 @@ runs_lock_fences(struct db *db, const char *const *names,
 out:
 	db_result_free(r);
 	return st;
-}
-
-enum db_status
-runs_lock_fence(struct db *db, const char *name, unsigned long long run_id,
-    unsigned long long *held, unsigned long long *last, char **errstr)
-{
-	return runs_lock_fences(db, &name, &run_id, 1, held, last, errstr);
 }

@@ -116,13 +116,10 @@ enum db_status runs_abandon(
 #define RUNS_DONE_OF(job) \
 	"SELECT y.id FROM cronguard_runs y WHERE y.job = " job \
 	" AND y.done = 1 ORDER BY y.id DESC LIMIT 1"
-/* runs_abandon first (a failure is logged, not returned), then the
- * summary. */
-enum db_status runs_job_summary(
-    struct db *, const char *job, struct job_summary *, char **errstr);
-/* runs_job_summary for jobs[0..n) into js[0..n) (runs_job_summary_free
- * each), in two statements whatever n (one more for each job with a run
- * to close as abandoned, which is rare). */
+/* The summaries of jobs[0..n) into js[0..n) (runs_job_summary_free
+ * each), each job's abandoned runs closed first (a failure is logged,
+ * not returned): two statements whatever n, and one more for each job
+ * with a run to close as abandoned, which is rare. */
 enum db_status runs_job_summaries(struct db *, const char *const *jobs,
     size_t n, struct job_summary *js, char **errstr);
 void           runs_job_summary_free(struct job_summary *);
@@ -216,13 +213,9 @@ struct job_slot_info {
 	char next[TZONE_RFC3339_MAX];
 	int  latest_done;
 };
-/* Fill *si for job with schedule in zone tz (NULL: the server's).  DB_OK,
- * or the status with *errstr (a zone that cannot be told: DB_OK and
- * empty slots). */
-enum db_status runs_slot_info(struct db *, const char *job,
-    const struct schedule *schedule, const char *tz, struct job_slot_info *si,
-    char **errstr);
-/* The same from a slot state read already (runs_slot_states). */
+/* Fill *si for a job with schedule in zone tz (NULL: the server's) from
+ * its slot state (runs_slot_states); a zone that cannot be told leaves
+ * the slots empty. */
 void runs_slot_info_of(const struct slot_state *,
     const struct schedule *schedule, const char *tz, struct job_slot_info *si);
 
@@ -234,27 +227,21 @@ struct runs_slot_row {
 	int64_t   first_start; /* the first run's start */
 	int       acked;
 };
-/* Many jobs' recent slots (runs_recent_slots_all): rows (free with
- * runs_recent_free) of n, truncated as runs_recent_slots says; max the
- * runs read. */
+/* One job's recent slots (runs_recent_slots_all): rows (free with
+ * runs_recent_free) of n; truncated 1 when the job has more runs than
+ * max (an older slot may have runs not read); max the runs read. */
 struct runs_recent {
 	struct runs_slot_row *rows;
 	size_t                n;
 	int                   truncated;
 	size_t                max;
 };
-/* The most of a job's latest runs runs_recent_slots reads. */
+/* The most of a job's latest runs read for its recent slots. */
 #define RUNS_RECENT_RUNS 2000
-/* The slots that have runs among the job's latest max runs (at most
- * RUNS_RECENT_RUNS; ix_runs_job), newest first, with the acks of each:
- * *rows (free) of *n.  *truncated 1 when the job has more runs than that
- * (an older slot may have runs not read).  DB_OK, or the status with
- * *errstr. */
-enum db_status runs_recent_slots(struct db *, const char *job, size_t max,
-    struct runs_slot_row **rows, size_t *n, int *truncated, char **errstr);
-
-/* runs_recent_slots for jobs[0..n), at most max[i] runs of job i, in one
- * statement (a SELECT per job): out[i] (runs_recent_free each). */
+/* For jobs[0..n): the slots that have runs among job i's latest max[i]
+ * runs (at most RUNS_RECENT_RUNS; ix_runs_job), newest first, with the
+ * acks of each, in one statement (a SELECT per job): out[i]
+ * (runs_recent_free each).  DB_OK, or the status with *errstr. */
 enum db_status runs_recent_slots_all(struct db *, const char *const *jobs,
     const size_t *max, size_t n, struct runs_recent *out, char **errstr);
 void           runs_recent_free(struct runs_recent *);
@@ -295,12 +282,9 @@ enum db_status runs_purge(
 enum db_status runs_prune(struct db *, const char *job, unsigned keep,
     unsigned long long *n, char **errstr);
 
-/* The fencing tokens of lock name: *held the token of run run_id (0 for
- * none), *last the last one issued for name (cronguard_leases; 0 none). */
-enum db_status runs_lock_fence(struct db *, const char *name,
-    unsigned long long run_id, unsigned long long *held,
-    unsigned long long *last, char **errstr);
-/* runs_lock_fence for names[0..n) and run_ids[0..n), in one statement. */
+/* The fencing tokens of locks names[0..n), in one statement: held[i] the
+ * token of run run_ids[i] (0 for none), last[i] the last one issued for
+ * names[i] (cronguard_leases; 0 none). */
 enum db_status runs_lock_fences(struct db *, const char *const *names,
     const unsigned long long *run_ids, size_t n, unsigned long long *held,
     unsigned long long *last, char **errstr);

@@ -5,8 +5,8 @@
  * its last 24 hours of attempts, all by the database clock.  The writers are
  * status-html.h (the page) and report.h (report_status_json).
  *
- * The statements do not grow with the number of jobs or slots, except
- * through jobcheck_run (jobcheck.h), whose verdict is taken as it is.
+ * The statements do not grow with the number of jobs or slots: jobs
+ * check's verdicts come from jobcheck_run_all (jobcheck.h), taken as they are.
  */
 #ifndef CRONGUARD_STATUS_H
 #define CRONGUARD_STATUS_H
@@ -106,7 +106,7 @@ struct status {
 	size_t                 nchannels;
 	struct outbox_counts   counts; /* the whole outbox, as outbox check */
 	unsigned long long     statements;       /* sent to collect it, */
-	unsigned long long     check_statements; /* of them by jobcheck_run */
+	unsigned long long     check_statements; /* of them by jobs check */
 };
 
 /*

@@ -7,7 +7,7 @@
 
 secret=$TEST_TMP/db.password
 hook_secret=$TEST_TMP/hook.secret
-(umask 077; echo 'pw-from-file-42' > "$secret"; echo 'whsec_abc' > "$hook_secret")
+(umask 077; echo 'pw-from-file-42' > "$secret"; echo 'whsec_YWJj' > "$hook_secret")
 
 # A valid configuration, using a password file: the file may be public.
 cat > "$CONF" <<CONF
@@ -30,7 +30,7 @@ assert_grep 'batch_size = 50;' "$OUT"
 assert_grep 'lock = "cronguard:app:nightly";' "$OUT"
 assert_grep '"Authorization: \*\*\*\*\*\*\*\*"' "$OUT"
 assert_grep 'url = "https://\*\*\*\*\*\*\*\*@hooks.example.com/x\?\*\*\*\*\*\*\*\*";' "$OUT"
-for s in pw-from-file-42 whsec_abc b3arer pw-in-url t0k; do
+for s in pw-from-file-42 whsec_YWJj b3arer pw-in-url t0k; do
 	if grep -q -- "$s" "$OUT" "$ERR"; then
 		fail "secret '$s' printed"
 	fi

@@ -2,8 +2,8 @@
 # doctor: one line per check, the exit code the worst status.  Each check
 # is shown failing against the real server: migrations pending and changed,
 # the claim index dropped, a wait_timeout below a job's heartbeat, a
-# SERIALIZABLE session, a world-readable, group-writable or empty secret
-# file, a group-writable configuration (refused, 78), a stopped
+# SERIALIZABLE session, a world-readable or group-writable secret file,
+# an empty one or a group-writable configuration (refused, 78), a stopped
 # SMTP server, and the database unreachable (exit 3).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
@@ -30,10 +30,17 @@ channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\";
 		sed -i "s|^database = {|database = { option_file = \"$TEST_TMP/my.cnf\";|" "$CONF"
 	fi
 }
-# every line is STATUS name: finding[; fix: ...], and a non-OK line has a fix
+# the verdict first (t1251), then every line is STATUS name: finding[;
+# fix: ...], and a non-OK line has a fix
 lines_well_formed()
 {
-	if grep -vqE '^(OK|WARNING|CRITICAL|UNKNOWN) [a-z_]+: .+' "$OUT"; then
+	if ! head -n 1 "$OUT" |
+	    grep -qE '^DOCTOR (OK|WARNING|CRITICAL|UNKNOWN) - .+'; then
+		cat "$OUT"
+		fail "the first line of doctor is not its verdict"
+	fi
+	if tail -n +2 "$OUT" |
+	    grep -vqE '^(OK|WARNING|CRITICAL|UNKNOWN) [a-z_]+: .+'; then
 		cat "$OUT"
 		fail "a line of doctor is not STATUS name: finding"
 	fi
@@ -127,11 +134,12 @@ assert_grep "^CRITICAL secret_file: $secret is readable by others \\(mode 0644\\
 chmod 660 "$secret"
 assert_exit 2 cg doctor
 assert_grep "^CRITICAL secret_file: $secret is writable by its group \\(mode 0660\\); fix: chmod go-w $secret\$" "$OUT"
+# An empty secret file is there but unusable: a configuration error (78),
+# as for config check (t1252)
 : > "$secret"
 chmod 640 "$secret"
-assert_exit 2 cg doctor
-assert_grep "^CRITICAL secret_file: $secret is empty; fix: write the secret into $secret\$" "$OUT"
-assert_grep "^CRITICAL channel_secret: hooks: .*is empty.*; fix: write the secret into $secret\$" "$OUT"
+assert_exit 78 cg doctor
+assert_grep "signing_secret_file: $secret is empty \\(write the secret into it\\)\$" "$ERR"
 printf 'pw\n' > "$secret"
 chmod 600 "$secret"
 # A configuration others can change is not loaded at all: exit 78

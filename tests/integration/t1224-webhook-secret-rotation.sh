@@ -92,7 +92,7 @@ bad_secret_files()
 	assert_grep 'no secret in it' "$ERR"
 	printf '%s\nwhsec_not*base64\n' "$B" > "$SECRETS"
 	assert_exit 78 cg outbox dispatch
-	assert_grep "signing secret file $SECRETS: line 2: invalid base64 after whsec_" "$ERR"
+	assert_grep "signing_secret_file: $SECRETS: line 2: invalid base64 after whsec_\$" "$ERR"
 	assert_eq "PENDING 0" "$(mysql_q "SELECT status, attempts FROM outbox_messages
 	    WHERE JSON_EXTRACT(payload, '\$.n') = 3" | tr '\t' ' ')" "row after refused secrets"
 }

@@ -25,6 +25,7 @@ static struct {
 	int    called;
 	int    nargs;
 	char   args[4][32];
+	int    args_ended; /* args[nargs] is NULL (exec's argv) */
 	size_t nchannel;
 	char   channel[32]; /* the last --channel */
 	char   channel_first[32];
@@ -46,6 +47,7 @@ test_exec(struct cmd_ctx *ctx, struct conf *c)
 	seen.nargs = ctx->nargs;
 	for (i = 0; i < ctx->nargs && i < 4; i++)
 		snprintf(seen.args[i], sizeof seen.args[i], "%s", ctx->args[i]);
+	seen.args_ended = ctx->args[ctx->nargs] == NULL;
 	if (ctx->entry->options != NULL &&
 	    strcmp(ctx->entry->options[0].name, "channel") == 0) {
 		v = cmd_opt_values(ctx, "channel", &n);
@@ -83,12 +85,12 @@ static const struct cmd_entry plain = {
 	.exec = test_exec,
 };
 
-static const struct cmd_entry anywhere = {
-	.name = "test anywhere",
-	.usage = "NAME... [--channel NAME]",
+static const struct cmd_entry first = {
+	.name = "test first",
+	.usage = "[--channel NAME] -- COMMAND...",
 	.options = test_options,
 	.max_args = -1,
-	.flags = CMD_OPTIONS_ANYWHERE,
+	.flags = CMD_OPTIONS_FIRST,
 	.exec = test_exec,
 };
 
@@ -243,24 +245,44 @@ START_TEST(test_options_and_operands)
 }
 END_TEST
 
-/* Options come before the operands ("exec -- cmd -x" stays whole),
- * unless the entry takes them anywhere. */
-START_TEST(test_options_stop_at_operand)
+/* Options before, between or after the operands, whatever
+ * POSIXLY_CORRECT says; "--" ends them; an entry with CMD_OPTIONS_FIRST
+ * ("exec --lock x cmd -x") stops at its first operand. */
+START_TEST(test_options_anywhere)
 {
 	struct run r = { 0 };
+	int        posix;
 
-	run(&r, &plain, NULL, "plain", "x", "--channel", "a", NULL);
-	ck_assert_int_eq(seen.nargs, 3);
-	ck_assert_str_eq(seen.args[1], "--channel");
-	ck_assert_uint_eq(seen.nchannel, 0);
-	run(&r, &plain, NULL, "plain", "--", "--channel", NULL);
-	ck_assert_int_eq(seen.nargs, 1);
-	ck_assert_str_eq(seen.args[0], "--channel");
-	run(&r, &anywhere, NULL, "anywhere", "x", "--channel", "a", "y", NULL);
-	ck_assert_int_eq(seen.nargs, 2);
-	ck_assert_str_eq(seen.args[0], "x");
-	ck_assert_str_eq(seen.args[1], "y");
-	ck_assert_str_eq(seen.channel, "a");
+	for (posix = 0; posix < 2; posix++) {
+		if (posix)
+			setenv("POSIXLY_CORRECT", "1", 1);
+		run(&r, &plain, NULL, "plain", "x", "--channel", "a", "y",
+		    "--dry-run", NULL);
+		ck_assert_int_eq(r.rc, 7);
+		ck_assert_int_eq(seen.nargs, 2);
+		ck_assert_str_eq(seen.args[0], "x");
+		ck_assert_str_eq(seen.args[1], "y");
+		ck_assert_int_eq(seen.args_ended, 1);
+		ck_assert_str_eq(seen.channel, "a");
+		ck_assert_uint_eq(seen.ndry, 1);
+		run(&r, &plain, NULL, "plain", "x", "--", "--channel", NULL);
+		ck_assert_int_eq(seen.nargs, 2);
+		ck_assert_str_eq(seen.args[0], "x");
+		ck_assert_str_eq(seen.args[1], "--channel");
+		ck_assert_uint_eq(seen.nchannel, 0);
+		run(&r, &first, NULL, "first", "--channel", "a", "cmd",
+		    "--channel", "b", NULL);
+		ck_assert_int_eq(seen.nargs, 3);
+		ck_assert_str_eq(seen.args[0], "cmd");
+		ck_assert_str_eq(seen.args[1], "--channel");
+		ck_assert_str_eq(seen.args[2], "b");
+		ck_assert_int_eq(seen.args_ended, 1);
+		ck_assert_str_eq(seen.channel, "a");
+		run(&r, &first, NULL, "first", "--", "cmd", "-x", NULL);
+		ck_assert_int_eq(seen.nargs, 2);
+		ck_assert_str_eq(seen.args[1], "-x");
+	}
+	unsetenv("POSIXLY_CORRECT");
 	run_free(&r);
 }
 END_TEST
@@ -620,7 +642,7 @@ cmd_suite(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_options_and_operands);
-	tcase_add_test(tc, test_options_stop_at_operand);
+	tcase_add_test(tc, test_options_anywhere);
 	tcase_add_test(tc, test_operand_counts);
 	tcase_add_test(tc, test_help);
 	tcase_add_test(tc, test_bad_options);

@@ -26,8 +26,7 @@ START_TEST(test_standard_webhooks_vector)
 	const char    *body = "{\"test\": 2432232314}";
 
 	ck_assert_int_eq(
-	    channel_http_secret_key(
-	        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &key, &keylen),
+	    whsec_key("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", &key, &keylen),
 	    0);
 	ck_assert_uint_eq(keylen, 24);
 	ck_assert_int_eq(
@@ -45,22 +44,19 @@ START_TEST(test_secret_forms)
 	unsigned char *key = NULL;
 	size_t         keylen = 0;
 
-	ck_assert_int_eq(channel_http_secret_key("plain", &key, &keylen), 0);
+	ck_assert_int_eq(whsec_key("plain", &key, &keylen), 0);
 	ck_assert_uint_eq(keylen, 5);
 	ck_assert(memcmp(key, "plain", 5) == 0);
 	free(key);
 	key = NULL;
-	ck_assert_int_eq(
-	    channel_http_secret_key("whsec_YWI=", &key, &keylen), 0);
+	ck_assert_int_eq(whsec_key("whsec_YWI=", &key, &keylen), 0);
 	ck_assert_uint_eq(keylen, 2);
 	ck_assert(memcmp(key, "ab", 2) == 0);
 	free(key);
 	key = NULL;
-	ck_assert_int_eq(
-	    channel_http_secret_key("whsec_abc", &key, &keylen), -1);
-	ck_assert_int_eq(channel_http_secret_key("whsec_", &key, &keylen), -1);
-	ck_assert_int_eq(
-	    channel_http_secret_key("whsec_a!b=", &key, &keylen), -1);
+	ck_assert_int_eq(whsec_key("whsec_abc", &key, &keylen), -1);
+	ck_assert_int_eq(whsec_key("whsec_", &key, &keylen), -1);
+	ck_assert_int_eq(whsec_key("whsec_a!b=", &key, &keylen), -1);
 }
 END_TEST
 
@@ -68,14 +64,14 @@ START_TEST(test_secret_lines)
 {
 	/* The reference vector's secret twice over, around a raw one: each
 	 * line is its own key, in order, one "v1," each. */
-	struct channel_http_keys k;
-	const char              *body = "{\"test\": 2432232314}";
-	char                    *err = NULL, *sig;
+	struct whsec_keys k;
+	const char       *body = "{\"test\": 2432232314}";
+	char             *err = NULL, *sig;
 
-	ck_assert_int_eq(channel_http_secret_keys(
-	                     "  whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\r\n\n"
-	                     "plain \nwhsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-	                     &k, &err),
+	ck_assert_int_eq(
+	    whsec_keys("  whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\r\n\n"
+	               "plain \nwhsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+	        &k, &err),
 	    0);
 	ck_assert_uint_eq(k.n, 3);
 	ck_assert_uint_eq(k.len[0], 24);
@@ -89,21 +85,18 @@ START_TEST(test_secret_lines)
 	ck_assert_str_eq(sig + strlen(sig) - 48,
 	    " v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
 	free(sig);
-	channel_http_keys_free(&k);
+	whsec_keys_free(&k);
 
-	ck_assert_int_eq(channel_http_secret_keys(" \n\r\n", &k, &err), -1);
+	ck_assert_int_eq(whsec_keys(" \n\r\n", &k, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "no secret"));
 	free(err);
 	err = NULL;
-	ck_assert_int_eq(
-	    channel_http_secret_keys("plain\nwhsec_a!b=\n", &k, &err), -1);
+	ck_assert_int_eq(whsec_keys("plain\nwhsec_a!b=\n", &k, &err), -1);
 	ck_assert_str_eq(err, "line 2: invalid base64 after whsec_");
 	ck_assert_uint_eq(k.n, 0);
 	free(err);
 	err = NULL;
-	ck_assert_int_eq(
-	    channel_http_secret_keys("1\n2\n3\n4\n5\n6\n7\n8\n9", &k, &err),
-	    -1);
+	ck_assert_int_eq(whsec_keys("1\n2\n3\n4\n5\n6\n7\n8\n9", &k, &err), -1);
 	free(err);
 }
 END_TEST
