@@ -53,19 +53,28 @@ show_blocker(
 	return st;
 }
 
-/* "attempts logged: N" then one line each: "  2 2026-12-01 21:00:00.123456 45ms
- * RETRY 503 web1:42: http: 503 ..." (a NULL status is "-"). */
+/* "attempts logged: N" (with "(the newest M shown; ...)" when that is
+ * not all of them), then one line each, newest first: "  2 2026-12-01
+ * 21:00:00.123456 45ms RETRY 503 web1:42: http: 503 ..." (a NULL status
+ * is "-"). */
 static enum db_status
-show_attempts(struct db *db, unsigned long long id, char **errstr)
+show_attempts(
+    struct db *db, unsigned long long id, unsigned limit, char **errstr)
 {
-	struct db_result *res = NULL;
-	enum db_status    st;
-	const char       *v[7];
-	size_t            i, j;
+	struct db_result  *res = NULL;
+	enum db_status     st;
+	unsigned long long total;
+	const char        *v[7];
+	size_t             i, j;
 
-	if ((st = outbox_show_attempts(db, id, &res, errstr)) != DB_OK)
+	if ((st = outbox_show_attempts(db, id, limit, &res, &total, errstr)) !=
+	    DB_OK)
 		goto out;
-	printf("attempts logged: %zu\n", res->nrows);
+	printf("attempts logged: %llu", total);
+	if (total > res->nrows)
+		printf(" (the newest %zu shown; --attempts N for more)",
+		    res->nrows);
+	putchar('\n');
 	for (i = 0; i < res->nrows; i++) {
 		for (j = 0; j < nitems(v); j++)
 			v[j] = db_cell(res, i, j) != NULL ? db_cell(res, i, j)
@@ -85,6 +94,7 @@ cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 	struct db_result  *res = NULL;
 	struct db         *db = NULL;
 	unsigned long long id;
+	long long          limit = OUTBOX_SHOW_ATTEMPTS;
 	const char        *e, *v;
 	char              *errstr = NULL;
 	enum db_status     st;
@@ -94,6 +104,9 @@ cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (parse_ull(ctx->args[0], UINT64_MAX, &id, &e) != 0)
 		return cmd_usage_error(
 		    ctx->entry, "bad id %s: %s", ctx->args[0], e);
+	if ((v = cmd_opt_value(ctx, "attempts")) != NULL &&
+	    parse_ll(v, 0, OUTBOX_SHOW_ATTEMPTS_MAX, &limit, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--attempts %s: %s", v, e);
 	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
 		goto out;
 	if ((st = outbox_show(db, id, &res, &errstr)) != DB_OK) {
@@ -112,7 +125,7 @@ cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	show_payload(db_cell(res, 0, j), res->lengths[0][j]);
 	if ((st = show_blocker(db, c, id, &errstr)) != DB_OK ||
-	    (st = show_attempts(db, id, &errstr)) != DB_OK)
+	    (st = show_attempts(db, id, (unsigned)limit, &errstr)) != DB_OK)
 		rc = cmd_db_error(ctx, st, errstr);
 out:
 	db_result_free(res);
@@ -121,13 +134,19 @@ out:
 	return rc;
 }
 
+static const struct cmd_option cmd_outbox_show_options[] = {
+	{ "attempts", 1 },
+	{ NULL, 0 },
+};
+
 const struct cmd_entry cmd_outbox_show_entry = {
 	.name = "outbox show",
-	.usage = "id",
+	.usage = "[--attempts n] id",
 	.summary =
-	    "Show one outbox row, every column, the payload pretty-printed.  Exit 65 if there is no such row.",
+	    "Show one outbox row, every column, the payload pretty-printed, and the newest --attempts entries of its attempt log (default 20) with their count.  Exit 65 if there is no such row.",
+	.options = cmd_outbox_show_options,
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY | CMD_OPTIONS_ANYWHERE,
 	.exec = cmd_outbox_show_exec,
 };

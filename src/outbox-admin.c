@@ -486,14 +486,28 @@ out:
 }
 
 enum db_status
-outbox_show_attempts(
-    struct db *db, unsigned long long id, struct db_result **res, char **errstr)
+outbox_show_attempts(struct db *db, unsigned long long id, unsigned limit,
+    struct db_result **res, unsigned long long *total, char **errstr)
 {
-	return db_query(db, res, errstr,
+	struct db_result *n = NULL;
+	enum db_status    st;
+
+	/* Both are walks of ix_attempts_outbox: the count reads the index,
+	 * the page only its rows, whatever the log's length. */
+	if ((st = db_query(db, &n, errstr,
+	         "SELECT COUNT(*) FROM outbox_attempts WHERE outbox_id = %llu",
+	         id)) != DB_OK ||
+	    (st = db_one_row(n, 1, errstr)) != DB_OK)
+		goto out;
+	*total = (unsigned long long)db_cell_ll(n, 0, 0, 0);
+	st = db_query(db, res, errstr,
 	    "SELECT attempt, started_at, duration_ms, outcome, status_code,"
 	    " dispatcher, detail FROM outbox_attempts WHERE outbox_id = %llu"
-	    " ORDER BY id",
-	    id);
+	    " ORDER BY id DESC LIMIT %u",
+	    id, limit);
+out:
+	db_result_free(n);
+	return st;
 }
 
 /* The attempt rows of those of ids (one chunk of a purge) whose message

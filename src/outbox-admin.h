@@ -98,10 +98,15 @@ enum db_status outbox_list(struct db *, const char *status, const char *channel,
 /* One row, every column, or an empty result. */
 enum db_status outbox_show(
     struct db *, unsigned long long id, struct db_result **res, char **errstr);
-/* A message's attempt log, oldest first: attempt, started_at,
- * duration_ms, outcome, status_code, dispatcher, detail. */
-enum db_status outbox_show_attempts(
-    struct db *, unsigned long long id, struct db_result **res, char **errstr);
+/* A page of a message's attempt log: its newest limit rows, newest
+ * first (attempt, started_at, duration_ms, outcome, status_code,
+ * dispatcher, detail), and in *total how many it has.  Bounded by limit
+ * whatever the log's length (outbox show --attempts). */
+#define OUTBOX_SHOW_ATTEMPTS 20
+#define OUTBOX_SHOW_ATTEMPTS_MAX 100000
+enum db_status outbox_show_attempts(struct db *, unsigned long long id,
+    unsigned limit, struct db_result **res, unsigned long long *total,
+    char **errstr);
 /* The FAILED row that holds back PENDING row id (the earliest of its key
  * and scope), as one row (id, channel, last_error), or an empty result
  * when nothing blocks it. */
