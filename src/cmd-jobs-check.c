@@ -39,7 +39,7 @@ judge_paused(struct job_check *jc, const struct job_pause *p)
 {
 	char *text, *was;
 
-	if ((text = jobctl_pause_text(p)) == NULL)
+	if ((text = report_job_pause(p)) == NULL)
 		return;
 	was = jc->msg.len > 0 ? xstrdup(jc->msg.data) : NULL;
 	buf_reset(&jc->msg);
