@@ -23,6 +23,8 @@
 /* The watchdog's counts (cronguard(1), jobs check; cronguard-outbox(7),
  * MONITORING). */
 struct outbox_counts {
+	/* pending, due and oldest_due_age_s leave out the rows of a
+	 * channel that is paused: a planned pause does not page. */
 	long long pending;
 	long long due;
 	long long processing;
@@ -30,6 +32,7 @@ struct outbox_counts {
 	long long stuck;
 	long long failed;
 	long long oldest_due_age_s; /* 0 when nothing is due */
+	long long paused_pending;   /* PENDING rows of paused channels */
 	long long unknown_channel;
 	long long expired; /* FAILED rows whose last_error begins "expired" */
 	/* PENDING rows held back by an earlier FAILED row of their key

@@ -177,7 +177,8 @@ report_outbox_nagios_quota(struct buf *b, const struct outbox_counts *k)
 		buf_printf(b, " quota_resets=%s", resets);
 }
 
-/* paused=mail(since 2026-12-01 21:00:00 by kim@web1:42: template fix) */
+/* paused=mail(since 2026-12-01 21:00:00 by kim@web1:42: template fix)
+ * paused_pending=12: the rows the pauses hold, counted in no level */
 static void
 report_outbox_nagios_paused(struct buf *b, const struct outbox_counts *k)
 {
@@ -198,6 +199,8 @@ report_outbox_nagios_paused(struct buf *b, const struct outbox_counts *k)
 		}
 		buf_addc(b, ')');
 	}
+	if (k->paused_pending > 0)
+		buf_printf(b, " paused_pending=%lld", k->paused_pending);
 }
 
 static void
@@ -491,6 +494,8 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 		if (k != NULL && j != NULL) {
 			json_object_set_new(
 			    j, "expired", json_integer((json_int_t)k->expired));
+			json_object_set_new(j, "paused_pending",
+			    json_integer((json_int_t)k->paused_pending));
 			json_object_set_new(
 			    j, "blocked", json_integer((json_int_t)k->blocked));
 			json_object_set_new(j, "oldest_blocked_age_seconds",

@@ -119,7 +119,8 @@ START_TEST(test_outbox_json)
 	    "{\"status\":\"CRITICAL\",\"pending\":14,"
 	    "\"due\":3,\"processing\":2,\"stale\":0,\"stuck\":2,\"failed\":1,"
 	    "\"oldest_due_age_seconds\":12,\"unknown_channel\":4,"
-	    "\"expired\":0,\"blocked\":0,\"oldest_blocked_age_seconds\":0,"
+	    "\"expired\":0,\"paused_pending\":0,\"blocked\":0,"
+	    "\"oldest_blocked_age_seconds\":0,"
 	    "\"circuit_open\":0,\"channels\":{},\"paused\":[]}\n");
 	free(s);
 	s = report_outbox(REPORT_JSON, NULL, &c, CHECK_UNKNOWN, "db down");
