@@ -37,7 +37,9 @@ cmd_outbox_list_exec(struct cmd_ctx *ctx, struct conf *c)
 			return cmd_usage_error(ctx->entry,
 			    "--status must be pending, processing, sent, failed or cancelled");
 	}
-	channel = cmd_opt_value(ctx, "channel");
+	if ((rc = cmd_text_option(
+	         ctx, "channel", 0, CMD_FILTER_MAX, &channel)) != 0)
+		return rc;
 	if ((v = cmd_opt_value(ctx, "limit")) != NULL &&
 	    parse_ll(v, 1, 1000000, &limit, &e) != 0)
 		return cmd_usage_error(ctx->entry, "--limit %s: %s", v, e);

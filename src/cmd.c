@@ -487,26 +487,33 @@ cmd_jobs_known(struct cmd_ctx *ctx, const struct conf *c)
 }
 
 int
-cmd_reason_option(
-    struct cmd_ctx *ctx, int required, size_t max, const char **reason)
+cmd_text_option(struct cmd_ctx *ctx, const char *name, int required, size_t max,
+    const char **value)
 {
-	const char *v = cmd_opt_value(ctx, "reason");
+	const char *v = cmd_opt_value(ctx, name);
 
-	*reason = v;
+	*value = v;
 	if (v == NULL && required)
-		return cmd_usage_error(ctx->entry, "--reason is required");
+		return cmd_usage_error(ctx->entry, "--%s is required", name);
 	if (v == NULL)
 		return 0;
 	if (v[0] == '\0')
-		return cmd_usage_error(ctx->entry, "--reason is empty");
+		return cmd_usage_error(ctx->entry, "--%s is empty", name);
 	if (strlen(v) > max)
 		return cmd_usage_error(ctx->entry,
-		    "--reason is %zu bytes, more than the limit of %zu",
+		    "--%s is %zu bytes, more than the limit of %zu", name,
 		    strlen(v), max);
 	if (!utf8_valid(v))
 		return cmd_usage_error(
-		    ctx->entry, "--reason is not valid UTF-8");
+		    ctx->entry, "--%s is not valid UTF-8", name);
 	return 0;
+}
+
+int
+cmd_reason_option(
+    struct cmd_ctx *ctx, int required, size_t max, const char **reason)
+{
+	return cmd_text_option(ctx, "reason", required, max, reason);
 }
 
 int
@@ -514,11 +521,16 @@ cmd_outbox_filter(
     struct cmd_ctx *ctx, struct outbox_filter *f, int *any, int *dry_run)
 {
 	const char *v, *e;
+	int         rc;
 
 	memset(f, 0, sizeof *f);
-	f->channel = cmd_opt_value(ctx, "channel");
-	f->event_type = cmd_opt_value(ctx, "event-type");
-	f->error = cmd_opt_value(ctx, "error");
+	if ((rc = cmd_text_option(
+	         ctx, "channel", 0, CMD_FILTER_MAX, &f->channel)) != 0 ||
+	    (rc = cmd_text_option(
+	         ctx, "event-type", 0, CMD_FILTER_MAX, &f->event_type)) != 0 ||
+	    (rc = cmd_text_option(
+	         ctx, "error", 0, CMD_FILTER_MAX, &f->error)) != 0)
+		return rc;
 	if ((v = cmd_opt_value(ctx, "since")) != NULL &&
 	    duration_parse(v, &f->since_ms, &e) != 0)
 		return cmd_usage_error(ctx->entry, "--since: %s: %s", v, e);

@@ -174,6 +174,17 @@ int cmd_ids_changed(
 /* Every operand is a job of the configuration: 0, or EXIT_USAGE having
  * printed the first that is not (jobs pause, resume, ack). */
 int cmd_jobs_known(struct cmd_ctx *, const struct conf *);
+/* Option name's value in *value (NULL when not given); with required,
+ * it must be given.  At most max bytes of well-formed UTF-8 (no
+ * surrogate, no overlong form), not empty: the one validator of an
+ * operator's text (reasons, the filters, outbox list --channel), so
+ * that a bad one is exit 64 before any statement.  Returns 0, or
+ * EXIT_USAGE after printing why. */
+int cmd_text_option(struct cmd_ctx *, const char *name, int required,
+    size_t max, const char **value);
+/* The longest filter text in bytes (--channel, --event-type, --error):
+ * longer than any value of the columns they match. */
+#define CMD_FILTER_MAX 1024
 /* --reason: *reason the value (NULL when not given); with required, it
  * must be given.  At most max bytes of well-formed UTF-8 (no surrogate,
  * no overlong form), not empty: the one validator of a reason (jobs

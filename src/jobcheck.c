@@ -14,6 +14,7 @@
 #include "jobctl.h"
 #include "lock.h"
 #include "log.h"
+#include "report.h"
 #include "runs.h"
 #include "schedule.h"
 #include "util.h"
@@ -567,7 +568,7 @@ jobcheck_judge_paused(struct job_check *jc, const struct job_pause *p)
 {
 	char *text, *was;
 
-	if ((text = jobctl_pause_text(p)) == NULL)
+	if ((text = report_job_pause(p)) == NULL)
 		return;
 	was = jc->msg.len > 0 ? xstrdup(jc->msg.data) : NULL;
 	buf_reset(&jc->msg);

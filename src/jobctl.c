@@ -30,39 +30,6 @@ jobctl_pause_free(struct job_pause *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* v on one line: a control character (a newline in an operator's
- * reason) would break the line of jobs list or the Nagios line. */
-static void
-jobctl_one_line(struct buf *b, const char *v)
-{
-	for (; *v != '\0'; v++)
-		buf_addc(b, (unsigned char)*v < 0x20 || *v == 0x7f ? ' ' : *v);
-}
-
-char *
-jobctl_pause_text(const struct job_pause *p)
-{
-	struct buf b;
-
-	if (p == NULL || !p->paused)
-		return NULL;
-	buf_init(&b);
-	buf_printf(&b, "paused%s by %s since %.19s",
-	    p->job != NULL && strcmp(p->job, JOBCTL_ALL) == 0 ? " (every job)"
-	                                                      : "",
-	    p->paused_by != NULL ? p->paused_by : "?",
-	    p->paused_at != NULL ? p->paused_at : "?");
-	if (p->until_at != NULL)
-		buf_printf(&b, " until %.19s", p->until_at);
-	else
-		buf_adds(&b, " until resumed");
-	if (p->reason != NULL) {
-		buf_adds(&b, ": ");
-		jobctl_one_line(&b, p->reason);
-	}
-	return buf_steal(&b);
-}
-
 const char *
 jobctl_identity(void)
 {

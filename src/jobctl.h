@@ -67,12 +67,6 @@ struct job_pause {
 };
 void jobctl_pause_free(struct job_pause *);
 
-/* "paused by WHO since T until U: REASON" (T, U to the second, UTC;
- * "until resumed" for no end; no ": REASON" for none; "paused (every
- * job) by" for the JOBCTL_ALL row; a control character of the reason
- * a space), allocated; NULL when p is not a pause in effect. */
-char *jobctl_pause_text(const struct job_pause *p);
-
 /* "user@host:pid" of this process (static storage): paused_by, acked_by. */
 const char *jobctl_identity(void);
 

@@ -107,6 +107,64 @@ out:
 	return st;
 }
 
+/* A paused channel's backlog is not late (cronguard-outbox(7), PAUSING A
+ * CHANNEL): take its PENDING rows out of pending and due (into
+ * paused_pending), and read the oldest due row of the other channels
+ * again.  Only while a pause is in force: then the rows of the paused
+ * channels are read, and ix_outbox_due is walked from its oldest due
+ * row to the first of a channel that is not paused. */
+static enum db_status
+outbox_count_unpaused(struct db *db, struct outbox_counts *k, char **errstr)
+{
+	struct db_result *res = NULL;
+	struct buf        in;
+	enum db_status    st = DB_ERR_QUERY;
+	long long         v[3];
+	const char       *e;
+	size_t            i;
+
+	buf_init(&in);
+	for (i = 0; i < k->npaused; i++) {
+		if (db_fragment(db, &in, errstr, i > 0 ? ",%s" : "%s",
+		        k->paused[i].channel) != 0)
+			goto out;
+	}
+	st = db_query(db, &res, errstr,
+	    "SELECT"
+	    " (SELECT COUNT(*) FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'PENDING' AND channel IN (%F)),"
+	    " (SELECT COUNT(*) FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'PENDING' AND next_attempt_at <= NOW(6)"
+	    "  AND channel IN (%F)),"
+	    " COALESCE((SELECT FLOOR(TIMESTAMPDIFF(MICROSECOND,"
+	    "  next_attempt_at, NOW(6)) / 1000000)"
+	    "  FROM outbox_messages FORCE INDEX (ix_outbox_due)"
+	    "  WHERE status = 'PENDING' AND next_attempt_at <= NOW(6)"
+	    "  AND channel NOT IN (%F) ORDER BY next_attempt_at LIMIT 1), 0)",
+	    &in, &in, &in);
+	if (st != DB_OK || (st = db_one_row(res, 3, errstr)) != DB_OK)
+		goto out;
+	for (i = 0; i < nitems(v); i++) {
+		if (db_cell(res, 0, i) == NULL ||
+		    parse_ll(db_cell(res, 0, i), 0, LLONG_MAX, &v[i], &e) !=
+		        0) {
+			*errstr = xstrdup("count failed: bad paused counts");
+			st = DB_ERR_QUERY;
+			goto out;
+		}
+	}
+	/* Read after the first counts: a row enqueued meanwhile must not
+	 * take either below 0. */
+	k->paused_pending = v[0];
+	k->pending = k->pending > v[0] ? k->pending - v[0] : 0;
+	k->due = k->due > v[1] ? k->due - v[1] : 0;
+	k->oldest_due_age_s = v[2];
+out:
+	db_result_free(res);
+	buf_free(&in);
+	return st;
+}
+
 enum db_status
 outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
     char **errstr)
@@ -189,6 +247,8 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	st = outbox_count_blocked(db, &conf->outbox, k, errstr);
 	if (st == DB_OK)
 		st = outbox_count_paused(db, k, errstr);
+	if (st == DB_OK && k->npaused > 0)
+		st = outbox_count_unpaused(db, k, errstr);
 out:
 	db_result_free(res);
 	buf_free(&in);
@@ -486,14 +546,28 @@ out:
 }
 
 enum db_status
-outbox_show_attempts(
-    struct db *db, unsigned long long id, struct db_result **res, char **errstr)
+outbox_show_attempts(struct db *db, unsigned long long id, unsigned limit,
+    struct db_result **res, unsigned long long *total, char **errstr)
 {
-	return db_query(db, res, errstr,
+	struct db_result *n = NULL;
+	enum db_status    st;
+
+	/* Both are walks of ix_attempts_outbox: the count reads the index,
+	 * the page only its rows, whatever the log's length. */
+	if ((st = db_query(db, &n, errstr,
+	         "SELECT COUNT(*) FROM outbox_attempts WHERE outbox_id = %llu",
+	         id)) != DB_OK ||
+	    (st = db_one_row(n, 1, errstr)) != DB_OK)
+		goto out;
+	*total = (unsigned long long)db_cell_ll(n, 0, 0, 0);
+	st = db_query(db, res, errstr,
 	    "SELECT attempt, started_at, duration_ms, outcome, status_code,"
 	    " dispatcher, detail FROM outbox_attempts WHERE outbox_id = %llu"
-	    " ORDER BY id",
-	    id);
+	    " ORDER BY id DESC LIMIT %u",
+	    id, limit);
+out:
+	db_result_free(n);
+	return st;
 }
 
 /* The attempt rows of those of ids (one chunk of a purge) whose message

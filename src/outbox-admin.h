@@ -23,6 +23,8 @@
 /* The watchdog's counts (cronguard(1), jobs check; cronguard-outbox(7),
  * MONITORING). */
 struct outbox_counts {
+	/* pending, due and oldest_due_age_s leave out the rows of a
+	 * channel that is paused: a planned pause does not page. */
 	long long pending;
 	long long due;
 	long long processing;
@@ -30,6 +32,7 @@ struct outbox_counts {
 	long long stuck;
 	long long failed;
 	long long oldest_due_age_s; /* 0 when nothing is due */
+	long long paused_pending;   /* PENDING rows of paused channels */
 	long long unknown_channel;
 	long long expired; /* FAILED rows whose last_error begins "expired" */
 	/* PENDING rows held back by an earlier FAILED row of their key
@@ -98,10 +101,15 @@ enum db_status outbox_list(struct db *, const char *status, const char *channel,
 /* One row, every column, or an empty result. */
 enum db_status outbox_show(
     struct db *, unsigned long long id, struct db_result **res, char **errstr);
-/* A message's attempt log, oldest first: attempt, started_at,
- * duration_ms, outcome, status_code, dispatcher, detail. */
-enum db_status outbox_show_attempts(
-    struct db *, unsigned long long id, struct db_result **res, char **errstr);
+/* A page of a message's attempt log: its newest limit rows, newest
+ * first (attempt, started_at, duration_ms, outcome, status_code,
+ * dispatcher, detail), and in *total how many it has.  Bounded by limit
+ * whatever the log's length (outbox show --attempts). */
+#define OUTBOX_SHOW_ATTEMPTS 20
+#define OUTBOX_SHOW_ATTEMPTS_MAX 100000
+enum db_status outbox_show_attempts(struct db *, unsigned long long id,
+    unsigned limit, struct db_result **res, unsigned long long *total,
+    char **errstr);
 /* The FAILED row that holds back PENDING row id (the earliest of its key
  * and scope), as one row (id, channel, last_error), or an empty result
  * when nothing blocks it. */

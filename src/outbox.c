@@ -865,9 +865,24 @@ struct fin_row {
 	char              *expr[FIN_NCOLS];
 };
 
+/* sent_at: when the peer accepted the message (its answer ended the
+ * send, at ended_ms), on the database clock: the finalise's NOW(6) less
+ * the time since, as an attempt's started_at.  now is the monotonic
+ * clock read once for the whole claim. */
+static char *
+fin_sent_at(const struct outbox_msg *m, int64_t now)
+{
+	int64_t ago = m->ended_ms > 0 ? now - m->ended_ms : 0;
+
+	if (ago <= 0)
+		return xstrdup("NOW(6)");
+	return xasprintf(
+	    "NOW(6) - INTERVAL %lld MICROSECOND", (long long)ago * 1000);
+}
+
 static void
 fin_row_set(struct db *db, const struct conf_outbox *conf,
-    const struct outbox_msg *m, struct fin_row *r)
+    const struct outbox_msg *m, int64_t now, struct fin_row *r)
 {
 	struct buf b;
 	int64_t    delay;
@@ -891,7 +906,7 @@ fin_row_set(struct db *db, const struct conf_outbox *conf,
 	case SEND_OK:
 		r->expr[FIN_STATUS] = xstrdup("'SENT'");
 		free(r->expr[FIN_SENT]);
-		r->expr[FIN_SENT] = xstrdup("NOW(6)");
+		r->expr[FIN_SENT] = fin_sent_at(m, now);
 		(void)db_fragment(db, &b, NULL, "%s", m->error);
 		break;
 	case SEND_RETRY:
@@ -1319,6 +1334,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 	char           *detail = NULL;
 	enum db_status  st = DB_OK;
 	size_t          i, k, nrows = 0;
+	int64_t         now = now_mono_ms();
 	bool            done;
 
 	memset(&a, 0, sizeof a);
@@ -1345,7 +1361,7 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 			continue;
 		}
 		a.rowids[nrows] = c->msgs[i]->id;
-		fin_row_set(db, conf, c->msgs[i], &rows[nrows++]);
+		fin_row_set(db, conf, c->msgs[i], now, &rows[nrows++]);
 	}
 	a.nrows = nrows;
 	if (nrows > 0) {

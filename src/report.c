@@ -53,6 +53,96 @@ report_label(struct buf *b, const char *v)
 	}
 }
 
+/* ------------------------------------------------- text for a terminal */
+
+void
+report_text(struct buf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t               i, n;
+
+	for (i = 0; i < len; i += n) {
+		n = p[i] == '\0' ? 0 : utf8_seq_len(p + i, len - i);
+		if (n == 1 && p[i] >= 0x20 && p[i] != 0x7f)
+			buf_addc(b, s[i]);
+		else if (n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0)
+			buf_printf(b, "\\u%04x", p[i + 1]); /* C1 */
+		else if (n > 1)
+			buf_add(b, s + i, n);
+		else {
+			n = 1;
+			if (p[i] == '\n')
+				buf_adds(b, "\\n");
+			else if (p[i] == '\r')
+				buf_adds(b, "\\r");
+			else if (p[i] == '\t')
+				buf_adds(b, "\\t");
+			else
+				buf_printf(b, "\\x%02x", p[i]);
+		}
+	}
+}
+
+char *
+report_text_dup(const char *s)
+{
+	struct buf b;
+
+	buf_init(&b);
+	report_text(&b, s, strlen(s));
+	return buf_steal(&b);
+}
+
+/* report_text of a cell (its bytes whole, a NUL too), "-" for NULL,
+ * left-aligned in width columns (0: as it is). */
+static void
+report_cell(
+    struct buf *b, const struct db_result *r, size_t row, size_t col, int width)
+{
+	struct buf  t;
+	const char *v = db_cell(r, row, col);
+
+	buf_init(&t);
+	if (v == NULL)
+		buf_addc(&t, '-');
+	else
+		report_text(&t, v, r->lengths[row][col]);
+	buf_printf(
+	    b, "%-*.*s", width, (int)t.len, t.data != NULL ? t.data : "");
+	buf_free(&t);
+}
+
+/* The columns report_cell takes for a cell. */
+static int
+report_cell_width(const struct db_result *r, size_t row, size_t col)
+{
+	struct buf t;
+	int        w;
+
+	if (db_cell(r, row, col) == NULL)
+		return 1;
+	buf_init(&t);
+	report_text(&t, db_cell(r, row, col), r->lengths[row][col]);
+	w = (int)t.len;
+	buf_free(&t);
+	return w;
+}
+
+/* Text for the Nagios line: report_text, and a '|' (which would start the
+ * perfdata) as '/'. */
+static void
+report_nagios_text(struct buf *b, const char *v)
+{
+	const char *bar;
+
+	while ((bar = strchr(v, '|')) != NULL) {
+		report_text(b, v, (size_t)(bar - v));
+		buf_addc(b, '/');
+		v = bar + 1;
+	}
+	report_text(b, v, strlen(v));
+}
+
 /* ------------------------------------------------------- outbox check */
 
 /* quota_exhausted=mail(due=3),hook quota_resets=2026-12-02T00:00:00Z */
@@ -75,7 +165,8 @@ report_outbox_nagios_quota(struct buf *b, const struct outbox_counts *k)
 		buf_printf(b, " quota_resets=%s", resets);
 }
 
-/* paused=mail(since 2026-12-01 21:00:00 by kim@web1:42: template fix) */
+/* paused=mail(since 2026-12-01 21:00:00 by kim@web1:42: template fix)
+ * paused_pending=12: the rows the pauses hold, counted in no level */
 static void
 report_outbox_nagios_paused(struct buf *b, const struct outbox_counts *k)
 {
@@ -84,14 +175,20 @@ report_outbox_nagios_paused(struct buf *b, const struct outbox_counts *k)
 
 	for (i = 0; i < k->npaused; i++) {
 		p = &k->paused[i];
-		buf_printf(b, "%s%s(since %s by %s", i == 0 ? " paused=" : ",",
-		    p->channel, p->paused_at, p->paused_by);
+		buf_adds(b, i == 0 ? " paused=" : ",");
+		report_nagios_text(b, p->channel);
+		buf_printf(b, "(since %s by ", p->paused_at);
+		report_nagios_text(b, p->paused_by);
 		if (p->until_at != NULL)
 			buf_printf(b, " until %s", p->until_at);
-		if (p->reason != NULL)
-			buf_printf(b, ": %s", p->reason);
+		if (p->reason != NULL) {
+			buf_adds(b, ": ");
+			report_nagios_text(b, p->reason);
+		}
 		buf_addc(b, ')');
 	}
+	if (k->paused_pending > 0)
+		buf_printf(b, " paused_pending=%lld", k->paused_pending);
 }
 
 static void
@@ -385,6 +482,8 @@ report_outbox(enum report_format fmt, const struct outbox_counts *k,
 		if (k != NULL && j != NULL) {
 			json_object_set_new(
 			    j, "expired", json_integer((json_int_t)k->expired));
+			json_object_set_new(j, "paused_pending",
+			    json_integer((json_int_t)k->paused_pending));
 			json_object_set_new(
 			    j, "blocked", json_integer((json_int_t)k->blocked));
 			json_object_set_new(j, "oldest_blocked_age_seconds",
@@ -429,21 +528,6 @@ static int
 report_paused(const struct job_pause *pauses, size_t i)
 {
 	return pauses != NULL && pauses[i].paused;
-}
-
-/* Text of the operator's for the Nagios line: a '|' would start the
- * perfdata, a newline end the first line. */
-static void
-report_nagios_text(struct buf *b, const char *v)
-{
-	for (; *v != '\0'; v++) {
-		if (*v == '|')
-			buf_addc(b, '/');
-		else if ((unsigned char)*v < 0x20)
-			buf_addc(b, ' ');
-		else
-			buf_addc(b, *v);
-	}
 }
 
 static void
@@ -1021,11 +1105,9 @@ report_runs(const struct db_result *r, int json)
 		return buf_steal(&b);
 	}
 	for (i = 0; i < r->nrows; i++) {
-		if ((w = (int)strlen(report_dash(db_cell(r, i, RC_JOB)))) >
-		    wjob)
+		if ((w = report_cell_width(r, i, RC_JOB)) > wjob)
 			wjob = w;
-		if ((w = (int)strlen(report_dash(db_cell(r, i, RC_HOST)))) >
-		    whost)
+		if ((w = report_cell_width(r, i, RC_HOST)) > whost)
 			whost = w;
 		if ((w = (int)strlen(report_run_outcome(
 		         r, i, outcome, sizeof outcome))) > wout)
@@ -1035,12 +1117,12 @@ report_runs(const struct db_result *r, int json)
 	buf_printf(&b, "%-8s  %-*s  %-*s  %-19s  %-9s  %-*s  %4s  %-5s  %s\n",
 	    "ID", wjob, "JOB", whost, "HOST", "STARTED", "DURATION", wout,
 	    "OUTCOME", "EXIT", "FENCE", "SLOT");
-	for (i = 0; i < r->nrows; i++)
-		buf_printf(&b,
-		    "%-8s  %-*s  %-*s  %-19.19s  %-9s  %-*s  %4s  %-5s  %s%s%s\n",
-		    report_dash(db_cell(r, i, RC_ID)), wjob,
-		    report_dash(db_cell(r, i, RC_JOB)), whost,
-		    report_dash(db_cell(r, i, RC_HOST)),
+	for (i = 0; i < r->nrows; i++) {
+		buf_printf(&b, "%-8s  ", report_dash(db_cell(r, i, RC_ID)));
+		report_cell(&b, r, i, RC_JOB, wjob);
+		buf_adds(&b, "  ");
+		report_cell(&b, r, i, RC_HOST, whost);
+		buf_printf(&b, "  %-19.19s  %-9s  %-*s  %4s  %-5s  %s%s%s\n",
 		    report_dash(db_cell(r, i, RC_STARTED)),
 		    report_run_duration(r, i, dur, sizeof dur), wout,
 		    report_run_outcome(r, i, outcome, sizeof outcome),
@@ -1055,6 +1137,7 @@ report_runs(const struct db_result *r, int json)
 		            strcmp(db_cell(r, i, RC_SLOT_KIND), "schedule") != 0
 		        ? db_cell(r, i, RC_SLOT_KIND)
 		        : "");
+	}
 	return buf_steal(&b);
 }
 
@@ -1113,7 +1196,12 @@ report_run_json(const struct db_result *r)
 static void
 report_run_field(struct buf *b, const char *name, const char *v)
 {
-	buf_printf(b, "%-14s %s\n", name, report_dash(v));
+	buf_printf(b, "%-14s ", name);
+	if (v == NULL)
+		buf_addc(b, '-');
+	else
+		report_text(b, v, strlen(v));
+	buf_addc(b, '\n');
 }
 
 char *
@@ -1166,6 +1254,32 @@ report_run(const struct db_result *r, int json, size_t *len)
 }
 
 /* ------------------------------------------------ jobs list, locks */
+
+char *
+report_job_pause(const struct job_pause *p)
+{
+	struct buf b;
+
+	if (p == NULL || !p->paused)
+		return NULL;
+	buf_init(&b);
+	buf_printf(&b, "paused%s by ",
+	    p->job != NULL && strcmp(p->job, JOBCTL_ALL) == 0 ? " (every job)"
+	                                                      : "");
+	report_text(&b, p->paused_by != NULL ? p->paused_by : "?",
+	    p->paused_by != NULL ? strlen(p->paused_by) : 1);
+	buf_printf(
+	    &b, " since %.19s", p->paused_at != NULL ? p->paused_at : "?");
+	if (p->until_at != NULL)
+		buf_printf(&b, " until %.19s", p->until_at);
+	else
+		buf_adds(&b, " until resumed");
+	if (p->reason != NULL) {
+		buf_adds(&b, ": ");
+		report_text(&b, p->reason, strlen(p->reason));
+	}
+	return buf_steal(&b);
+}
 
 static json_t *
 report_str_or_null(const char *v)
@@ -1237,7 +1351,7 @@ report_jobs_list_text(const struct report_job_row *rows, size_t n)
 			    row->slots->next[0] != '\0' ? row->slots->next
 			                                : "-");
 		if (row->pause != NULL &&
-		    (text = jobctl_pause_text(row->pause)) != NULL) {
+		    (text = report_job_pause(row->pause)) != NULL) {
 			buf_printf(&b, "  %s\n", text);
 			free(text);
 		}
@@ -1355,14 +1469,17 @@ report_locks_text(const struct report_lock_row *rows, size_t n)
 			continue;
 		}
 		buf_printf(&b, "connection %llu", h->connection_id);
-		if (h->run_id != 0)
-			buf_printf(&b, ", run %llu on %s pid %lld", h->run_id,
-			    h->run_host != NULL ? h->run_host : "?",
-			    h->run_pid);
-		else
+		if (h->run_id != 0) {
+			buf_printf(&b, ", run %llu on ", h->run_id);
+			report_text(&b, h->run_host != NULL ? h->run_host : "?",
+			    h->run_host != NULL ? strlen(h->run_host) : 1);
+			buf_printf(&b, " pid %lld", h->run_pid);
+		} else
 			buf_adds(&b, ", no run record");
-		if (h->client_host != NULL)
-			buf_printf(&b, ", from %s", h->client_host);
+		if (h->client_host != NULL) {
+			buf_adds(&b, ", from ");
+			report_text(&b, h->client_host, strlen(h->client_host));
+		}
 		if (h->started_at != NULL)
 			snprintf(since, sizeof since, ", since %.19s (%llds)",
 			    h->started_at, h->run_age_s);
@@ -1381,19 +1498,19 @@ report_locks_text(const struct report_lock_row *rows, size_t n)
 /* Width of LAST_ERROR in the narrow listing. */
 #define REPORT_LIST_ERROR_WIDTH 60
 
-/* last_error on one line: control characters as spaces; unless wide, at
- * most REPORT_LIST_ERROR_WIDTH bytes, cut at a space (else at a UTF-8
+/* last_error on one line (report_text); unless wide, at most
+ * REPORT_LIST_ERROR_WIDTH bytes of it, cut at a space (else at a UTF-8
  * character boundary) and marked with "...". */
 static void
-report_list_error(struct buf *b, const char *err, int wide)
+report_list_error(struct buf *b, const char *err, size_t len, int wide)
 {
-	size_t len, cut, i;
+	size_t cut;
 
 	if (err == NULL) {
 		buf_addc(b, '-');
 		return;
 	}
-	len = cut = strlen(err);
+	cut = len;
 	if (!wide && len > REPORT_LIST_ERROR_WIDTH) {
 		cut = REPORT_LIST_ERROR_WIDTH - 3;
 		while (cut > 0 && err[cut] != ' ')
@@ -1405,10 +1522,7 @@ report_list_error(struct buf *b, const char *err, int wide)
 				cut--;
 		}
 	}
-	for (i = 0; i < cut; i++)
-		buf_addc(b,
-		    (unsigned char)err[i] < 0x20 || err[i] == 0x7f ? ' '
-		                                                   : err[i]);
+	report_text(b, err, cut);
 	if (cut < len)
 		buf_adds(b, "...");
 }
@@ -1423,14 +1537,15 @@ report_outbox_list_text(const struct db_result *r, int wide)
 	buf_printf(&b, "%-10s %-10s %-12s %-24s %3s %-26s %s\n", "ID", "STATUS",
 	    "CHANNEL", "EVENT_TYPE", "ATT", "NEXT_ATTEMPT_AT", "LAST_ERROR");
 	for (i = 0; i < r->nrows; i++) {
-		buf_printf(&b, "%-10s %-10s %-12s %-24s %3s %-26s ",
-		    report_dash(db_cell(r, i, 0)),
-		    report_dash(db_cell(r, i, 2)),
-		    report_dash(db_cell(r, i, 3)),
-		    report_dash(db_cell(r, i, 4)),
-		    report_dash(db_cell(r, i, 6)),
+		buf_printf(&b, "%-10s %-10s ", report_dash(db_cell(r, i, 0)),
+		    report_dash(db_cell(r, i, 2)));
+		report_cell(&b, r, i, 3, 12);
+		buf_addc(&b, ' ');
+		report_cell(&b, r, i, 4, 24);
+		buf_printf(&b, " %3s %-26s ", report_dash(db_cell(r, i, 6)),
 		    report_dash(db_cell(r, i, 7)));
-		report_list_error(&b, db_cell(r, i, 10), wide);
+		report_list_error(&b, db_cell(r, i, 10),
+		    db_cell(r, i, 10) != NULL ? r->lengths[i][10] : 0, wide);
 		buf_addc(&b, '\n');
 	}
 	return buf_steal(&b);
@@ -1443,6 +1558,7 @@ report_outbox_list_json(const struct db_result *r)
 	const char *v, *e;
 	long long   n;
 	size_t      i, j;
+	int         lossy = 0;
 
 	arr = json_array();
 	for (i = 0; i < r->nrows; i++) {
@@ -1457,8 +1573,9 @@ report_outbox_list_json(const struct db_result *r)
 				json_object_set_new(
 				    o, r->names[j], json_integer(n));
 			else
-				json_object_set_new(
-				    o, r->names[j], json_string(v));
+				json_object_set_new(o, r->names[j],
+				    report_json_bytes(
+				        v, r->lengths[i][j], &lossy));
 		}
 		json_array_append_new(arr, o);
 	}
@@ -1602,4 +1719,99 @@ report_status_json(const struct status *s)
 	json_object_set_new(outbox, "channels", chans);
 	json_object_set_new(root, "outbox", outbox);
 	return report_json_text(root);
+}
+
+/* ------------------------------------------------------- outbox show */
+
+/* Text whose line ends are its own (the indented JSON of a payload):
+ * report_text line by line. */
+static void
+report_lines(struct buf *b, const char *s)
+{
+	const char *nl;
+
+	while ((nl = strchr(s, '\n')) != NULL) {
+		report_text(b, s, (size_t)(nl - s));
+		buf_addc(b, '\n');
+		s = nl + 1;
+	}
+	report_text(b, s, strlen(s));
+}
+
+/* The payload pretty-printed when it is JSON (a string's control
+ * characters are JSON escapes then), else its bytes; report_text either
+ * way, for the C1 characters JSON leaves as they are. */
+static void
+report_show_payload(struct buf *b, const char *text, size_t len)
+{
+	json_t      *j;
+	json_error_t err;
+	char        *pretty = NULL;
+
+	if (text == NULL) {
+		buf_adds(b, "payload: NULL\n");
+		return;
+	}
+	j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+	if (j != NULL)
+		pretty = json_dumps(
+		    j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	buf_adds(b, "payload:\n");
+	if (pretty != NULL)
+		report_lines(b, pretty);
+	else
+		report_text(b, text, len);
+	buf_addc(b, '\n');
+	free(pretty);
+	json_decref(j);
+}
+
+char *
+report_outbox_show(const struct db_result *row, const struct db_result *blocker,
+    const struct db_result *attempts, unsigned long long total)
+{
+	struct buf b;
+	size_t     i, j, last = row->ncols - 1;
+
+	buf_init(&b);
+	for (j = 0; j < last; j++) {
+		buf_printf(&b, "%s: ", row->names[j]);
+		if (db_cell(row, 0, j) == NULL)
+			buf_adds(&b, "NULL");
+		else
+			report_cell(&b, row, 0, j, 0);
+		buf_addc(&b, '\n');
+	}
+	report_show_payload(&b, db_cell(row, 0, last),
+	    db_cell(row, 0, last) != NULL ? row->lengths[0][last] : 0);
+	if (blocker != NULL && blocker->nrows == 1) {
+		buf_adds(&b, "blocked_by: ");
+		report_cell(&b, blocker, 0, 0, 0);
+		buf_adds(&b, " (channel ");
+		report_cell(&b, blocker, 0, 1, 0);
+		buf_adds(&b, ", FAILED): ");
+		if (db_cell(blocker, 0, 2) != NULL)
+			report_cell(&b, blocker, 0, 2, 0);
+		buf_addc(&b, '\n');
+	}
+	buf_printf(&b, "attempts logged: %llu", total);
+	if (total > attempts->nrows)
+		buf_printf(&b, " (the newest %zu shown; --attempts N for more)",
+		    attempts->nrows);
+	buf_addc(&b, '\n');
+	for (i = 0; i < attempts->nrows; i++) {
+		buf_adds(&b, " ");
+		for (j = 0; j < 6; j++) {
+			buf_addc(&b, ' ');
+			report_cell(&b, attempts, i, j, 0);
+			if (j == 2)
+				buf_adds(&b, "ms");
+		}
+		if (db_cell(attempts, i, 6) != NULL) {
+			buf_adds(&b, ": ");
+			report_cell(&b, attempts, i, 6, 0);
+		}
+		buf_addc(&b, '\n');
+	}
+	return buf_steal(&b);
 }

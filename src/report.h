@@ -16,6 +16,20 @@ enum report_format { REPORT_NAGIOS = 0, REPORT_JSON, REPORT_PROMETHEUS };
 /* "nagios", "json", "prometheus"; -1 otherwise. */
 int report_format_parse(const char *, enum report_format *);
 
+struct buf;
+/*
+ * The one way a text from a row reaches a terminal (cronguard(1),
+ * OUTPUT): s[0..len) with every control character made visible, so that
+ * no byte of a row can move the cursor, ring, recolour or forge a line:
+ * LF, CR, TAB as \n, \r, \t; any other C0 byte, DEL, a NUL and a byte
+ * that is not well-formed UTF-8 as \xHH; a C1 character (U+0080 to
+ * U+009F) as \uHHHH.  Everything else, backslashes too, as it is.  Every
+ * text table and show output goes through it; JSON escapes as JSON does.
+ */
+void report_text(struct buf *, const char *s, size_t len);
+/* report_text of the NUL-terminated s, allocated. */
+char *report_text_dup(const char *s);
+
 struct conf_outbox;
 struct job_check;
 struct outbox_counts;
@@ -63,6 +77,14 @@ char *report_runs(const struct db_result *r, int json);
  */
 char *report_run(const struct db_result *r, int json, size_t *len);
 
+/* "paused by WHO since T until U: REASON" (T, U to the second, UTC;
+ * "until resumed" for no end; no ": REASON" for none; "paused (every
+ * job) by" for the JOBCTL_ALL row; WHO and REASON through report_text),
+ * allocated; NULL when p is not a pause in effect.  jobs list, jobs
+ * check. */
+struct job_pause;
+char *report_job_pause(const struct job_pause *p);
+
 /* jobs list --format json: one object per configured job. */
 struct job_summary;
 struct job_pause;
@@ -97,6 +119,14 @@ char *report_locks_json(const struct report_lock_row *, size_t n);
 struct db_result;
 char *report_outbox_list_text(const struct db_result *, int wide);
 char *report_outbox_list_json(const struct db_result *);
+
+/* outbox show: the row of outbox_show ("name: value" a line, the
+ * payload, last, pretty-printed), the blocker of outbox_show_blocker (a
+ * "blocked_by:" line when it has a row; NULL: none), then "attempts
+ * logged: total" and the page of outbox_show_attempts, one line each. */
+char *report_outbox_show(const struct db_result *row,
+    const struct db_result *blocker, const struct db_result *attempts,
+    unsigned long long total);
 
 /* locks: the table, one line per lock. */
 char *report_locks_text(const struct report_lock_row *, size_t n);

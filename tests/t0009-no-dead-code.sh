@@ -18,6 +18,7 @@ conf_keys          check_conf walks the one key table through it
 conf_keys_free     its pair
 db_txn             check_db_live: a transaction without a commit check
 incident_set_sink  check_log and fakelock read the incidents reported
+report_text_dup    check_report tests the one control-character escaper through it
 '
 
 for t in nm gcc; do

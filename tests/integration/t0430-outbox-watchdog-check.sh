@@ -77,7 +77,7 @@ failed_thresholds()
 	assert_exit 1 cg outbox check
 	add 2 FAILED
 	assert_exit 2 cg outbox check --format json
-	assert_eq '{"status":"CRITICAL","pending":0,"due":0,"processing":0,"stale":0,"stuck":0,"failed":4,"oldest_due_age_seconds":0,"unknown_channel":0,"expired":0,"blocked":0,"oldest_blocked_age_seconds":0,"circuit_open":0,"channels":{},"paused":[]}' \
+	assert_eq '{"status":"CRITICAL","pending":0,"due":0,"processing":0,"stale":0,"stuck":0,"failed":4,"oldest_due_age_seconds":0,"unknown_channel":0,"expired":0,"paused_pending":0,"blocked":0,"oldest_blocked_age_seconds":0,"circuit_open":0,"channels":{},"paused":[]}' \
 	    "$(cat "$OUT")" "json"
 }
 test_expect_success SERVERS 'failed thresholds; --format json' failed_thresholds

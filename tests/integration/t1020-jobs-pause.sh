@@ -156,8 +156,9 @@ check_bad '^cronguard: missing argument$' cga jobs ack --reason x
 # At the limit exactly: accepted.
 assert_exit 0 cga jobs pause accrual --reason "$(/usr/bin/python3 -c 'print("r" * 1024)')"
 assert_eq 1024 "$(mysql_q "SELECT LENGTH(reason) FROM cronguard_job_pauses WHERE job = 'accrual'")"
-# A newline in a reason is kept in the database, a space in the listing.
+# A newline in a reason is kept in the database, shown as \n in the
+# listing (cronguard(1), OUTPUT).
 assert_exit 0 cga jobs pause report --reason "$(printf 'line one\nline two')"
 assert_exit 0 cga jobs list
-assert_grep '^  paused by .*: line one line two$' "$OUT"
+assert_grep '^  paused by .*: line one\\nline two$' "$OUT"
 assert_eq 2 "$(mysql_q "SELECT LENGTH(reason) - LENGTH(REPLACE(reason, '\n', '')) + 1 FROM cronguard_job_pauses WHERE job = 'report'")" "reason lines"

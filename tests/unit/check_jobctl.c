@@ -145,35 +145,6 @@ START_TEST(test_slot_of_schedule)
 }
 END_TEST
 
-START_TEST(test_pause_text)
-{
-	struct job_pause p = { 0 };
-	char            *t;
-
-	ck_assert_ptr_null(jobctl_pause_text(&p));
-	ck_assert_ptr_null(jobctl_pause_text(NULL));
-	p.paused = 1;
-	p.job = "accrual";
-	p.paused_at = "2026-12-01 09:12:00.123456";
-	p.paused_by = "kim@app1:42";
-	t = jobctl_pause_text(&p);
-	ck_assert_str_eq(
-	    t, "paused by kim@app1:42 since 2026-12-01 09:12:00 until resumed");
-	free(t);
-	p.job = JOBCTL_ALL;
-	p.until_at = "2026-12-01 12:12:00.000000";
-	p.reason = "ledger migration";
-	t = jobctl_pause_text(&p);
-	ck_assert_str_eq(t,
-	    "paused (every job) by kim@app1:42 since 2026-12-01 09:12:00 until 2026-12-01 12:12:00: ledger migration");
-	free(t);
-	p.reason = "two\nlines\tand\x7f";
-	t = jobctl_pause_text(&p);
-	ck_assert_ptr_nonnull(strstr(t, ": two lines and "));
-	free(t);
-}
-END_TEST
-
 static Suite *
 jobctl_suite(void)
 {
@@ -183,7 +154,6 @@ jobctl_suite(void)
 	tcase_add_loop_test(tc, test_good, 0, sizeof good / sizeof good[0]);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof bad / sizeof bad[0]);
 	tcase_add_test(tc, test_slot_of_schedule);
-	tcase_add_test(tc, test_pause_text);
 	suite_add_tcase(s, tc);
 	return s;
 }

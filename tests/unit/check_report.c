@@ -119,7 +119,8 @@ START_TEST(test_outbox_json)
 	    "{\"status\":\"CRITICAL\",\"pending\":14,"
 	    "\"due\":3,\"processing\":2,\"stale\":0,\"stuck\":2,\"failed\":1,"
 	    "\"oldest_due_age_seconds\":12,\"unknown_channel\":4,"
-	    "\"expired\":0,\"blocked\":0,\"oldest_blocked_age_seconds\":0,"
+	    "\"expired\":0,\"paused_pending\":0,\"blocked\":0,"
+	    "\"oldest_blocked_age_seconds\":0,"
 	    "\"circuit_open\":0,\"channels\":{},\"paused\":[]}\n");
 	free(s);
 	s = report_outbox(REPORT_JSON, NULL, &c, CHECK_UNKNOWN, "db down");
@@ -343,7 +344,7 @@ START_TEST(test_jobs_nagios)
 	s = report_jobs(REPORT_NAGIOS, CHECK_CRITICAL, j.jc, pause, 3, NULL);
 	ck_assert_str_eq(s,
 	    "JOBS CRITICAL - b CRITICAL: last success 2h ago; "
-	    "a OK: paused / since yesterday | a_running=0 "
+	    "a OK: paused / since\\nyesterday | a_running=0 "
 	    "b_last_success_age=7200s;;3900 b_running=1 c_running=0\n");
 	free(s);
 	s = report_jobs(REPORT_NAGIOS, CHECK_UNKNOWN, j.jc, NULL, 3, "no db");
@@ -597,7 +598,7 @@ START_TEST(test_jobs_list_text)
 	    "local-job  local       -                      -                    "
 	    "-          -                    -\n"
 	    "  paused by kim@web1:42 since 2026-12-01 21:00:00 until resumed: "
-	    "quarter end\n");
+	    "quarter\\nend\n");
 	free(s);
 }
 END_TEST
@@ -720,7 +721,7 @@ START_TEST(test_outbox_list_text)
 	    "2026-12-01 10:00:00.000000 "
 	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...\n"
 	    "19         SENT       hook         y                          1 "
-	    "-                          line one tab\n");
+	    "-                          line\\none\\ttab\n");
 	free(s);
 	s = report_outbox_list_text(&r, 1);
 	ck_assert_ptr_nonnull(strstr(s,
@@ -757,6 +758,55 @@ START_TEST(test_outbox_list_json)
 }
 END_TEST
 
+START_TEST(test_job_pause)
+{
+	struct job_pause p = { 0 };
+	char            *t;
+
+	ck_assert_ptr_null(report_job_pause(&p));
+	ck_assert_ptr_null(report_job_pause(NULL));
+	p.paused = 1;
+	p.job = "accrual";
+	p.paused_at = "2026-12-01 09:12:00.123456";
+	p.paused_by = "kim@app1:42";
+	t = report_job_pause(&p);
+	ck_assert_str_eq(
+	    t, "paused by kim@app1:42 since 2026-12-01 09:12:00 until resumed");
+	free(t);
+	p.job = JOBCTL_ALL;
+	p.until_at = "2026-12-01 12:12:00.000000";
+	p.reason = "ledger migration";
+	t = report_job_pause(&p);
+	ck_assert_str_eq(t,
+	    "paused (every job) by kim@app1:42 since 2026-12-01 09:12:00 until 2026-12-01 12:12:00: ledger migration");
+	free(t);
+	p.reason = "two\nlines\tand\x7f";
+	t = report_job_pause(&p);
+	ck_assert_ptr_nonnull(strstr(t, ": two\\nlines\\tand\\x7f"));
+	free(t);
+}
+END_TEST
+
+/* The one function for a terminal: every control character visible. */
+START_TEST(test_text)
+{
+	static const char in[] = "a\x1b[31m\a\r\n\t\0\x7f\xc2\x9b"
+	                         "\xc2\xa0\xe4\xed\xa0\x80\\x\xf0\x9f\x98\x80";
+	struct buf        b;
+	char             *s;
+
+	buf_init(&b);
+	report_text(&b, in, sizeof in - 1);
+	ck_assert_str_eq(b.data,
+	    "a\\x1b[31m\\x07\\r\\n\\t\\x00\\x7f\\u009b\xc2\xa0\\xe4"
+	    "\\xed\\xa0\\x80\\x\xf0\x9f\x98\x80");
+	buf_free(&b);
+	s = report_text_dup("ok | \xc3\xa9");
+	ck_assert_str_eq(s, "ok | \xc3\xa9");
+	free(s);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -780,6 +830,8 @@ report_suite(void)
 	tcase_add_test(tc, test_locks);
 	tcase_add_test(tc, test_outbox_list_text);
 	tcase_add_test(tc, test_outbox_list_json);
+	tcase_add_test(tc, test_job_pause);
+	tcase_add_test(tc, test_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
