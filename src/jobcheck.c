@@ -465,6 +465,7 @@ jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
 		plans[ridx[i]].rr = rr[i];
 		memset(&rr[i], 0, sizeof rr[i]);
 		plans[ridx[i]].marks = mk[i];
+		out[idx[ridx[i]]].sched.acked = mk[i].acked;
 	}
 out:
 	for (i = 0; rr != NULL && i < nr; i++)
@@ -493,6 +494,7 @@ jobcheck_run_all(struct db *db, const struct conf_job **jobs, size_t n,
 
 	for (i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof out[i]);
+		out[i].sched.acked = -1;
 		out[i].job = jobs[i];
 		out[i].status = CHECK_OK;
 		buf_init(&out[i].msg);

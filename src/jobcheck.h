@@ -42,6 +42,7 @@ struct job_slots {
 	long long failed_slots; /* consecutive failed slots, newest first */
 	int       ran_twice; /* a slot with more than one success (not acked) */
 	int       paused;    /* a pause is in effect */
+	int64_t   acked; /* the newest acknowledged slot (UTC seconds); -1 */
 	struct slot_state st;
 };
 

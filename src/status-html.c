@@ -115,6 +115,7 @@ static const struct {
 	[CELL_RUNNING] = { "\\25b6", "#1565c0", "#fff" },
 	[CELL_PAUSED] = { "\\2016", "#78909c", "#fff" },
 	[CELL_MANUAL] = { "M", "#00838f", "#fff" },
+	[CELL_ACKED] = { "\\25cb", "#ffcc80", "#212121" },
 };
 
 static const char html_css[] =

@@ -32,6 +32,7 @@ static const char *const status_cell_names[CELL_NSTATES] = {
 	[CELL_RUNNING] = "running",
 	[CELL_PAUSED] = "paused",
 	[CELL_MANUAL] = "manual",
+	[CELL_ACKED] = "acknowledged",
 };
 
 const char *
@@ -42,7 +43,7 @@ status_cell_name(enum status_cell c)
 
 enum status_cell
 status_slot_cell(const struct status_slot_runs *r, int64_t slot,
-    int64_t grace_s, int64_t now_s, int before_first, int paused)
+    int64_t grace_s, int64_t now_s, int before_first, int paused, int acked)
 {
 	if (r->running > 0)
 		return CELL_RUNNING;
@@ -59,7 +60,9 @@ status_slot_cell(const struct status_slot_runs *r, int64_t slot,
 		return CELL_WAITING;
 	if (before_first)
 		return CELL_NONE;
-	return paused ? CELL_PAUSED : CELL_MISSED;
+	if (paused)
+		return CELL_PAUSED;
+	return acked ? CELL_ACKED : CELL_MISSED;
 }
 
 /* ------------------------------------------------------------- jobs */
@@ -519,7 +522,8 @@ status_strips(struct db *db, struct status *s, char **errstr)
 			    status_slot_cell(&tally[base[i] + k], c->slot,
 			        grace_s, s->now_s, first < 0 || c->slot < first,
 			        status_paused_at(
-			            spans, nspans, j->job->name, c->slot));
+			            spans, nspans, j->job->name, c->slot),
+			        c->slot <= j->check.sched.acked);
 		}
 	}
 out:

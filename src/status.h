@@ -45,6 +45,7 @@ enum status_cell {
 	CELL_RUNNING, /* a run is recorded running */
 	CELL_PAUSED,  /* no run, the job was paused at the slot */
 	CELL_MANUAL,  /* its runs were started by run --slot only */
+	CELL_ACKED,   /* missed, at or before the newest jobs ack */
 	CELL_NSTATES
 };
 /* "success", "ran twice", ...: the word the page and JSON use. */
@@ -122,12 +123,14 @@ void           status_free(struct status *);
  * (exposed for tests): nruns in all, succeeded (not by run --slot),
  * manual successes, running, failed; first_start the first run's start
  * (Unix s); grace_s; now_s; before_first (the slot is before the job's
- * first run), paused (the job was paused at the slot). */
+ * first run), paused (the job was paused at the slot), acked (the slot is
+ * at or before the newest jobs ack: jobs check no longer counts it). */
 struct status_slot_runs {
 	int     nruns, launched, manual, running, failed;
 	int64_t first_start;
 };
 enum status_cell status_slot_cell(const struct status_slot_runs *r,
-    int64_t slot, int64_t grace_s, int64_t now_s, int before_first, int paused);
+    int64_t slot, int64_t grace_s, int64_t now_s, int before_first, int paused,
+    int acked);
 
 #endif

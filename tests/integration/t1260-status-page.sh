@@ -6,13 +6,14 @@
 # in text and symbol, escapes what the database holds, is written atomically
 # 0640, renders in headless Chromium (DOM dump, screenshots at 1280x900 and
 # phone width, build/t1260-status-page*.png, and the page beside them) with no script and nothing fetched; --format
-# json says the same; a database that cannot be reached gives a page that
+# json says the same; slots acknowledged with jobs ack are shown apart;
+# a database that cannot be reached gives a page that
 # says so and exit 69.
 # Needs the MariaDB test server; Chromium (Debian's chromium) for the
 # rendering case (a skip outside CI without it); nginx, curl and openssl
 # for the serving case (a skip without them).
-# Cases: setup; the page; escaping; json; chromium; nginx; database
-# unreachable; bad options.
+# Cases: setup; the page; escaping; json; chromium; nginx; acknowledged;
+# database unreachable; bad options.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 PAGE=$TEST_TMP/www/index.html
@@ -58,11 +59,13 @@ run_at()
 	    LENGTH(${6:-NULL}))"
 }
 
-setup()
+# The runs, relative to the current minute: laid again by the cases that
+# look at slot positions, so that a minute ending between cases moves
+# nothing under them.
+runs()
 {
-	conf
-	assert_exit 0 cg db migrate
 	early_in_minute
+	mysql_q "DELETE FROM cronguard_runs"
 	for n in 1 2 3 4 5 6 7 8; do
 		run_at "$n" success nightly-report
 	done
@@ -80,9 +83,6 @@ setup()
 	for n in 14 13 12 11; do
 		run_at "$n" success rotate-keys
 	done
-	mysql_q "INSERT INTO cronguard_job_pauses (job, paused_at, paused_by,
-	    reason) VALUES ('rotate-keys', NOW(6) - INTERVAL 10 MINUTE,
-	    'kim@ops1:42', 'HSM swap <b>bold</b> \"q\"')"
 	# reindex: running now.
 	run_at 3 success reindex
 	mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at,
@@ -92,6 +92,16 @@ setup()
 	    finished_at, outcome, exit_status) VALUES ('cleanup', 'web1', 1,
 	    NOW(6) - INTERVAL 20 MINUTE, NOW(6) - INTERVAL 19 MINUTE,
 	    'success', 0)"
+}
+
+setup()
+{
+	conf
+	assert_exit 0 cg db migrate
+	runs
+	mysql_q "INSERT INTO cronguard_job_pauses (job, paused_at, paused_by,
+	    reason) VALUES ('rotate-keys', NOW(6) - INTERVAL 10 MINUTE,
+	    'kim@ops1:42', 'HSM swap <b>bold</b> \"q\"')"
 	# The outbox: pending mail, a failed row with a hostile error, a
 	# paused hook, attempts in the last hours.
 	mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
@@ -175,6 +185,7 @@ test_expect_success SERVERS 'database values are escaped' escaped
 
 json()
 {
+	runs
 	assert_exit 0 cg status --format json --slots 10
 	"$LIB_PY" - "$OUT" <<'PY' || fail "json: $(cat "$OUT")"
 import json, sys
@@ -278,6 +289,30 @@ served()
 	assert_grep '^Cache-Control: no-cache' "$dir/headers"
 }
 test_expect_success SERVERS,NGINX 'doc/nginx-status.conf serves the page' served
+
+# jobs ack of sync-ledger's slot 4 covers it and the older missed slots:
+# jobs check stops counting them, and the strip shows them apart, the
+# newer missed slots still missed.
+acked()
+{
+	runs
+	assert_exit 0 cg jobs ack sync-ledger --slot "$(slot 4)" --reason "cron was down"
+	assert_exit 0 cg status --format json --slots 10
+	"$LIB_PY" - "$OUT" <<'PY' || fail "json: $(cat "$OUT")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = [x for x in j["jobs"] if x["job"] == "sync-ledger"][0]["cells"]
+s = [c["state"] for c in s]
+assert s.count("acknowledged") == 3, s
+last_ack = max(i for i, x in enumerate(s) if x == "acknowledged")
+assert "missed" in s[last_ack + 1:] and "missed" not in s[:last_ack], s
+assert s[last_ack - 3] == "success", s
+PY
+	assert_exit 0 cg status --html "$PAGE"
+	grep -q '<td title="acknowledged ' "$PAGE" || fail "no acknowledged cell"
+	grep -q '<td title="missed ' "$PAGE" || fail "no missed cell left"
+}
+test_expect_success SERVERS 'an acknowledged slot is shown apart' acked
 
 unreachable()
 {

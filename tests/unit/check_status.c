@@ -107,37 +107,46 @@ START_TEST(test_slot_cell)
 
 	memset(&r, 0, sizeof r);
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 0, 0), CELL_MISSED);
+	    status_slot_cell(&r, slot, grace, now, 0, 0, 0), CELL_MISSED);
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 0, 1), CELL_PAUSED);
+	    status_slot_cell(&r, slot, grace, now, 0, 1, 0), CELL_PAUSED);
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 1, 0), CELL_NONE);
+	    status_slot_cell(&r, slot, grace, now, 1, 0, 0), CELL_NONE);
+	/* acknowledged with jobs ack: shown apart; a pause still wins */
+	ck_assert_int_eq(
+	    status_slot_cell(&r, slot, grace, now, 0, 0, 1), CELL_ACKED);
+	ck_assert_int_eq(
+	    status_slot_cell(&r, slot, grace, now, 0, 1, 1), CELL_PAUSED);
+	ck_assert_int_eq(status_slot_cell(&r, slot, grace, slot + 60, 0, 0, 1),
+	    CELL_WAITING);
 	/* within its grace: waiting, never missed */
-	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, slot + 60, 0, 0), CELL_WAITING);
+	ck_assert_int_eq(status_slot_cell(&r, slot, grace, slot + 60, 0, 0, 0),
+	    CELL_WAITING);
 	r.nruns = 1;
 	r.failed = 1;
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 0, 1), CELL_FAILED);
+	    status_slot_cell(&r, slot, grace, now, 0, 1, 0), CELL_FAILED);
+	ck_assert_int_eq(
+	    status_slot_cell(&r, slot, grace, now, 0, 0, 1), CELL_FAILED);
 	r.launched = 1;
 	r.nruns = 2;
 	r.first_start = slot + 5;
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 0, 0), CELL_SUCCESS);
+	    status_slot_cell(&r, slot, grace, now, 0, 0, 0), CELL_SUCCESS);
 	r.first_start = slot + 91;
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 0, 0), CELL_LATE);
+	    status_slot_cell(&r, slot, grace, now, 0, 0, 0), CELL_LATE);
 	r.launched = 2;
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 0, 0), CELL_TWICE);
+	    status_slot_cell(&r, slot, grace, now, 0, 0, 0), CELL_TWICE);
 	r.running = 1;
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 0, 0), CELL_RUNNING);
+	    status_slot_cell(&r, slot, grace, now, 0, 0, 0), CELL_RUNNING);
 	memset(&r, 0, sizeof r);
 	r.nruns = 1;
 	r.manual = 1;
 	ck_assert_int_eq(
-	    status_slot_cell(&r, slot, grace, now, 0, 0), CELL_MANUAL);
+	    status_slot_cell(&r, slot, grace, now, 0, 0, 0), CELL_MANUAL);
 }
 END_TEST
 
