@@ -10,6 +10,7 @@
 
 #include "db.h"
 #include "duration.h"
+#include "jobcheck-int.h"
 #include "jobcheck.h"
 #include "jobctl.h"
 #include "lock.h"
@@ -217,20 +218,7 @@ jobcheck_missed(const int64_t *win, size_t nwin, const struct tzone *z,
 		    s->nmissed, s->nmissed == 1 ? "" : "s", s->missed_slots[0]);
 }
 
-/* What jobcheck_schedule needs of one scheduled job, read for all the
- * jobs at once (jobcheck_run_all). */
-struct jobcheck_plan {
-	struct tzone       *z;
-	int64_t            *win; /* the window's due slots, newest first */
-	size_t              nwin;
-	int64_t             latest;
-	size_t              want;  /* alert_after_failures, at least 1 */
-	int                 ready; /* zone and slot known: judge the runs */
-	struct runs_recent  rr;
-	struct jobctl_marks marks;
-};
-
-static void
+void
 jobcheck_plan_free(struct jobcheck_plan *p)
 {
 	free(p->win);
@@ -242,7 +230,7 @@ jobcheck_plan_free(struct jobcheck_plan *p)
 /* From the slot state (jc->sched.st, read): the zone, the latest and
  * next slots and the window, into *p; an UNKNOWN when the zone or the
  * schedule cannot tell (p->ready 0). */
-static void
+void
 jobcheck_schedule_plan(const struct conf_job *j, const struct job_sched *sc,
     struct job_check *jc, struct jobcheck_plan *p)
 {
@@ -282,7 +270,7 @@ jobcheck_plan_runs(const struct jobcheck_plan *p)
 }
 
 /* The schedule's alerts from the runs and marks read (p ready). */
-static void
+void
 jobcheck_schedule(const struct conf_job *j, const struct job_sched *sc,
     const struct jobcheck_plan *p, struct job_check *jc)
 {
@@ -333,7 +321,7 @@ jobcheck_schedule(const struct conf_job *j, const struct job_sched *sc,
 }
 
 /* The verdict from the run records and the lock (read into jc). */
-static void
+void
 jobcheck_judge(const struct conf_job *j, const struct job_sched *sched,
     struct job_check *jc)
 {

@@ -1,0 +1,46 @@
+/*
+ * jobcheck-int.h: the judgement of jobs check apart from the statements
+ * that read what it judges, for jobcheck.c and its unit suite
+ * (tests/unit/check_jobcheck.c) only.  jobcheck_run_all reads every job's
+ * summary, lock, slot state, recent slots and marks in a few statements,
+ * then judges each job in memory with these.
+ */
+#ifndef CRONGUARD_JOBCHECK_INT_H
+#define CRONGUARD_JOBCHECK_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jobcheck.h"
+#include "jobctl.h"
+#include "runs.h"
+#include "schedule.h"
+
+/* What jobcheck_schedule needs of one scheduled job, read for all the
+ * jobs at once (jobcheck_run_all). */
+struct jobcheck_plan {
+	struct tzone       *z;
+	int64_t            *win; /* the window's due slots, newest first */
+	size_t              nwin;
+	int64_t             latest;
+	size_t              want;  /* alert_after_failures, at least 1 */
+	int                 ready; /* zone and slot known: judge the runs */
+	struct runs_recent  rr;    /* the job's recent slots, newest first */
+	struct jobctl_marks marks; /* its pauses and newest ack */
+};
+
+/* From the slot state (jc->sched.st, filled): the zone, the latest and
+ * next slots and the look-back window, into *p; an UNKNOWN when the zone
+ * or the schedule cannot tell (p->ready 0). */
+void jobcheck_schedule_plan(const struct conf_job *, const struct job_sched *,
+    struct job_check *jc, struct jobcheck_plan *p);
+/* The schedule's alerts (missed, failed, ran twice, late) from p's runs
+ * and marks (p ready) into jc. */
+void jobcheck_schedule(const struct conf_job *, const struct job_sched *,
+    const struct jobcheck_plan *p, struct job_check *jc);
+void jobcheck_plan_free(struct jobcheck_plan *);
+/* The verdict from the run records and the lock (jc->js, jc->holder). */
+void jobcheck_judge(
+    const struct conf_job *, const struct job_sched *, struct job_check *jc);
+
+#endif
