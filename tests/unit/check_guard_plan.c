@@ -7,7 +7,6 @@
 #include <check.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "exitcode.h"
 #include "guard-int.h"
@@ -19,19 +18,7 @@ static struct schedule *plan_sched;
 static struct tzone    *plan_zone;
 
 /* Unix seconds of 2026-12-06 hh:mm UTC. */
-static int64_t
-at(int hh, int mm)
-{
-	struct tm tm;
-
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = 2026 - 1900;
-	tm.tm_mon = 11;
-	tm.tm_mday = 6;
-	tm.tm_hour = hh;
-	tm.tm_min = mm;
-	return (int64_t)timegm(&tm);
-}
+#define at(hh, mm) testutil_at((hh), (mm), 0)
 
 /* A job on expr in UTC, a launch at now with nothing recorded. */
 static void

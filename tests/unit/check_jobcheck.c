@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "jobcheck-int.h"
 #include "log.h"
@@ -17,21 +16,7 @@
 #include "testutil.h"
 #include "util.h"
 
-/* Unix seconds of 2026-12-06 hh:mm:ss UTC. */
-static int64_t
-at(int hh, int mm, int ss)
-{
-	struct tm tm;
-
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = 2026 - 1900;
-	tm.tm_mon = 11;
-	tm.tm_mday = 6;
-	tm.tm_hour = hh;
-	tm.tm_min = mm;
-	tm.tm_sec = ss;
-	return (int64_t)timegm(&tm);
-}
+#define at testutil_at
 
 /* One job on a schedule in UTC as jobcheck_run_all hands it over. */
 struct fx {
@@ -101,6 +86,16 @@ fx_successes(struct fx *f, int64_t last, int64_t first)
 		fx_row(f, t, 1, 0);
 }
 
+/* Every minute, judged at 12:00:30: a success each minute from 11:50 to
+ * last, nothing since. */
+static void
+fx_upto(struct fx *f, int64_t last)
+{
+	fx_init(f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
+	fx_successes(f, last, at(11, 50, 0));
+}
+#define fx_gap(f) fx_upto((f), at(11, 54, 0))
+
 static void
 fx_judge(struct fx *f)
 {
@@ -128,8 +123,7 @@ START_TEST(missed_slots)
 {
 	struct fx f;
 
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 54, 0), at(11, 50, 0));
+	fx_gap(&f);
 	fx_judge(&f);
 	ck_assert_int_eq(f.jc.status, CHECK_CRITICAL);
 	ck_assert_int_eq(f.jc.sched.nmissed, 4);
@@ -171,8 +165,7 @@ START_TEST(missed_ack_covers_older)
 {
 	struct fx f;
 
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 54, 0), at(11, 50, 0));
+	fx_gap(&f);
 	f.p.marks.acked = at(11, 56, 0);
 	fx_judge(&f);
 	ck_assert_int_eq(f.jc.sched.nmissed, 2);
@@ -181,8 +174,7 @@ START_TEST(missed_ack_covers_older)
 	fx_free(&f);
 
 	/* An ack of the newest: nothing left. */
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 54, 0), at(11, 50, 0));
+	fx_gap(&f);
 	f.p.marks.acked = at(11, 58, 0);
 	fx_judge(&f);
 	ck_assert_int_eq(f.jc.sched.nmissed, 0);
@@ -196,8 +188,7 @@ START_TEST(missed_pause_excuses)
 {
 	struct fx f;
 
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 54, 0), at(11, 50, 0));
+	fx_gap(&f);
 	f.p.marks.pauses[0].from = at(11, 54, 30);
 	f.p.marks.pauses[0].until = at(11, 57, 10);
 	f.p.marks.npauses = 1;
@@ -208,8 +199,7 @@ START_TEST(missed_pause_excuses)
 	fx_free(&f);
 
 	/* A pause in effect: no window at all. */
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 54, 0), at(11, 50, 0));
+	fx_gap(&f);
 	f.jc.sched.st.pause_job = xstrdup("report");
 	fx_judge(&f);
 	ck_assert_int_eq(f.jc.sched.nmissed, 0);
@@ -300,8 +290,7 @@ START_TEST(ran_twice)
 {
 	struct fx f;
 
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 58, 0), at(11, 50, 0));
+	fx_upto(&f, at(11, 58, 0));
 	f.p.rr.rows[2].launched = 2;
 	f.p.rr.rows[2].successes = 2;
 	fx_judge(&f);
@@ -311,8 +300,7 @@ START_TEST(ran_twice)
 	    "ran twice: 2 successful runs for slot 2026-12-06T11:56:00+00:00");
 	fx_free(&f);
 
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 58, 0), at(11, 50, 0));
+	fx_upto(&f, at(11, 58, 0));
 	f.p.rr.rows[2].launched = 2;
 	f.p.rr.rows[2].acked = 1;
 	fx_judge(&f);
@@ -320,8 +308,7 @@ START_TEST(ran_twice)
 	ck_assert_int_eq(f.jc.status, CHECK_OK);
 	fx_free(&f);
 
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 58, 0), at(11, 50, 0));
+	fx_upto(&f, at(11, 58, 0));
 	f.p.rr.rows[2].successes = 2; /* one by run --slot */
 	fx_judge(&f);
 	ck_assert(!f.jc.sched.ran_twice);

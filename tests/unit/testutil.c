@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -225,4 +226,19 @@ testutil_rmdir(char *tmpl)
 	(void)!system(cmd);
 	free(cmd);
 	memcpy(tmpl + strlen(tmpl) - 6, "XXXXXX", 6);
+}
+
+int64_t
+testutil_at(int hh, int mm, int ss)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = 2026 - 1900;
+	tm.tm_mon = 11;
+	tm.tm_mday = 6;
+	tm.tm_hour = hh;
+	tm.tm_min = mm;
+	tm.tm_sec = ss;
+	return (int64_t)timegm(&tm);
 }

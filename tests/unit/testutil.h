@@ -3,6 +3,7 @@
 #define CRONGUARD_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <check.h>
 
@@ -37,6 +38,10 @@ int testutil_live_db(struct conf_database *c);
 int testutil_live_main(Suite *(*suite)(void));
 /* The one runner of a suite: run it, and exit 0 or 1 by its failures. */
 int testutil_main(Suite *(*suite)(void));
+
+/* Unix seconds of 2026-12-06 hh:mm:ss UTC: the day the schedule suites
+ * judge on. */
+int64_t testutil_at(int hh, int mm, int ss);
 
 /*
  * On the live server: create the database <prefix>_<pid> (dropped first)
