@@ -15,36 +15,27 @@
 static int
 cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct migration_set set = { NULL, 0 };
-	struct migration    *m;
-	struct db           *db = NULL;
-	char                *errstr = NULL;
-	const char          *dir;
-	enum db_status       st;
-	int                  dry_run, locked = 0, rc = EXIT_OK;
-	size_t               i, applied = 0;
+	struct migration_set *set = ctx->state;
+	struct migration     *m;
+	struct db            *db = ctx->db;
+	char                 *errstr = NULL;
+	enum db_status        st;
+	int                   dry_run, locked = 0, rc = EXIT_OK;
+	size_t                i, applied = 0;
 
 	dry_run = cmd_opt_count(ctx, "dry-run") > 0;
-	dir = migrate_sqldir();
-	if (migrate_scan(dir, &set, &errstr) != 0) {
-		fprintf(stderr, "cronguard: %s\n", errstr);
-		rc = EXIT_SOFTWARE;
-		goto out;
-	}
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
 	if (!dry_run) {
 		if ((st = migrate_lock(db, MIGRATE_LOCK_WAIT, &errstr)) !=
 		    DB_OK)
 			goto fail;
 		locked = 1;
 	}
-	if ((st = migrate_load(db, &set, !dry_run, &errstr)) != DB_OK)
+	if ((st = migrate_load(db, set, !dry_run, &errstr)) != DB_OK)
 		goto fail;
 
 	/* Never build on a migration whose file is not what was applied. */
-	for (i = 0; i < set.n; i++) {
-		m = &set.v[i];
+	for (i = 0; i < set->n; i++) {
+		m = &set->v[i];
 		if (m->state != MIGRATION_CHANGED)
 			continue;
 		fprintf(stderr,
@@ -55,8 +46,8 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (rc != EXIT_OK)
 		goto out;
 
-	for (i = 0; i < set.n; i++) {
-		m = &set.v[i];
+	for (i = 0; i < set->n; i++) {
+		m = &set->v[i];
 		if (m->state != MIGRATION_PENDING)
 			continue;
 		if (dry_run) {
@@ -79,16 +70,14 @@ cmd_db_migrate_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (applied == 0 && dry_run)
 		printf("nothing to apply\n");
 	else if (applied == 0)
-		log_kv(LOG_INFO, "schema_up_to_date", "dir", dir);
+		log_kv(LOG_INFO, "schema_up_to_date", "dir", migrate_sqldir());
 	goto out;
 
 fail:
 	rc = cmd_db_error(ctx, st, errstr);
 out:
-	if (locked && db != NULL)
+	if (locked)
 		migrate_unlock(db);
-	db_close(db);
-	migrate_set_free(&set);
 	free(errstr);
 	fflush(stdout);
 	return rc;
@@ -104,6 +93,9 @@ const struct cmd_entry cmd_db_migrate_entry = {
 	.usage = "[--dry-run]",
 	.summary = "Apply the schema migrations not yet applied, in order.",
 	.options = cmd_db_migrate_options,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,
+	.check = cmd_migrations_check,
+	.state_size = sizeof(struct migration_set),
+	.state_free = cmd_migrations_free,
 	.exec = cmd_db_migrate_exec,
 };

@@ -27,51 +27,41 @@ cmd_db_status_word(enum migration_state state)
 static int
 cmd_db_status_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct migration_set set = { NULL, 0 };
-	struct migration    *m;
-	struct db           *db = NULL;
-	char                *errstr = NULL;
-	enum db_status       st;
-	int                  rc = EXIT_OK;
-	size_t               i;
+	struct migration_set *set = ctx->state;
+	struct migration     *m;
+	char                 *errstr = NULL;
+	enum db_status        st;
+	int                   rc = EXIT_OK;
+	size_t                i;
 
-	if (migrate_scan(migrate_sqldir(), &set, &errstr) != 0) {
-		fprintf(stderr, "cronguard: %s\n", errstr);
-		rc = EXIT_SOFTWARE;
-		goto out;
-	}
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
-	if ((st = migrate_load(db, &set, 0, &errstr)) != DB_OK) {
+	if ((st = migrate_load(ctx->db, set, 0, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 
 	printf("%-7s  %-8s  %-19s  %s\n", "VERSION", "STATUS", "APPLIED_AT",
 	    "NAME");
-	for (i = 0; i < set.n; i++) {
-		m = &set.v[i];
+	for (i = 0; i < set->n; i++) {
+		m = &set->v[i];
 		printf("%03u      %-8s  %-19s  %s\n", m->version,
 		    cmd_db_status_word(m->state),
 		    m->applied_at != NULL ? m->applied_at : "-",
 		    m->file != NULL ? m->file : m->name);
 	}
 	printf("%zu applied, %zu pending",
-	    migrate_count(&set, MIGRATION_APPLIED) +
-	        migrate_count(&set, MIGRATION_CHANGED) +
-	        migrate_count(&set, MIGRATION_MISSING),
-	    migrate_count(&set, MIGRATION_PENDING));
-	if (migrate_count(&set, MIGRATION_CHANGED) > 0)
+	    migrate_count(set, MIGRATION_APPLIED) +
+	        migrate_count(set, MIGRATION_CHANGED) +
+	        migrate_count(set, MIGRATION_MISSING),
+	    migrate_count(set, MIGRATION_PENDING));
+	if (migrate_count(set, MIGRATION_CHANGED) > 0)
 		printf(", %zu changed since applied",
-		    migrate_count(&set, MIGRATION_CHANGED));
-	if (migrate_count(&set, MIGRATION_MISSING) > 0)
+		    migrate_count(set, MIGRATION_CHANGED));
+	if (migrate_count(set, MIGRATION_MISSING) > 0)
 		printf(", %zu without a file",
-		    migrate_count(&set, MIGRATION_MISSING));
+		    migrate_count(set, MIGRATION_MISSING));
 	printf("\n");
 
 out:
-	db_close(db);
-	migrate_set_free(&set);
 	free(errstr);
 	fflush(stdout);
 	return rc;
@@ -81,6 +71,9 @@ const struct cmd_entry cmd_db_status_entry = {
 	.name = "db status",
 	.usage = "",
 	.summary = "List the schema migrations, applied and pending.",
-	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY | CMD_OPENS_DB,
+	.check = cmd_migrations_check,
+	.state_size = sizeof(struct migration_set),
+	.state_free = cmd_migrations_free,
 	.exec = cmd_db_status_exec,
 };

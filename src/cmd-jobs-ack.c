@@ -42,23 +42,34 @@ ack_slot(struct cmd_ctx *ctx, struct db *db, const struct conf_job *j,
 	return rc;
 }
 
+/* What the arguments say (cmd_jobs_ack_check), for the exec. */
+struct jobs_ack_args {
+	const char *reason;
+};
+
 static int
-cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
+cmd_jobs_ack_check(struct cmd_ctx *ctx, const struct conf *c)
 {
-	struct db     *db = NULL;
-	const char    *job = ctx->args[0], *v, *reason;
-	char          *errstr = NULL, *failed = NULL, slot[JOBCTL_SLOT_MAX];
-	char           shown[TZONE_RFC3339_MAX];
-	enum db_status st;
-	int            rc;
+	struct jobs_ack_args *a = ctx->state;
+	int                   rc;
 
 	if ((rc = cmd_jobs_known(ctx, c)) != 0)
 		return rc;
-	if ((rc = cmd_reason_option(ctx, 1, JOBCTL_REASON_MAX, &reason)) != 0)
-		return rc;
+	return cmd_reason_option(ctx, 1, JOBCTL_REASON_MAX, &a->reason);
+}
+
+static int
+cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	const struct jobs_ack_args *a = ctx->state;
+	struct db                  *db = ctx->db;
+	const char                 *job = ctx->args[0], *v;
+	char          *errstr = NULL, *failed = NULL, slot[JOBCTL_SLOT_MAX];
+	char           shown[TZONE_RFC3339_MAX];
+	enum db_status st;
+	int            rc = EXIT_OK;
+
 	v = cmd_opt_value(ctx, "slot");
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
 	if (v == NULL) {
 		if ((st = jobctl_failed_slot(db, job, &failed, &errstr)) !=
 		    DB_OK) {
@@ -80,14 +91,13 @@ cmd_jobs_ack_exec(struct cmd_ctx *ctx, struct conf *c)
 	if ((rc = ack_slot(ctx, db, conf_job_find(c, job),
 	         v != NULL ? v : failed, v != NULL, slot, shown)) != 0)
 		goto out;
-	if ((st = jobctl_ack(db, job, slot, reason, &errstr)) != DB_OK) {
+	if ((st = jobctl_ack(db, job, slot, a->reason, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	printf(
 	    "acknowledged %s slot %s by %s\n", job, shown, jobctl_identity());
 out:
-	db_close(db);
 	free(failed);
 	free(errstr);
 	return rc;
@@ -107,6 +117,8 @@ const struct cmd_entry cmd_jobs_ack_entry = {
 	.options = cmd_jobs_ack_options,
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,
+	.check = cmd_jobs_ack_check,
+	.state_size = sizeof(struct jobs_ack_args),
 	.exec = cmd_jobs_ack_exec,
 };

@@ -17,12 +17,69 @@
 #include "runs.h"
 #include "util.h"
 
+/* The jobs to judge: the operands', else every configured job, into
+ * *jobs (allocated, never a NULL entry) and *n.  *error set (allocated)
+ * when the configuration could not be loaded or names no such job. */
+static const struct conf_job **
+jobs_check_selected(
+    const struct cmd_ctx *ctx, const struct conf *c, size_t *n, char **error)
+{
+	const struct conf_job **jobs, *j;
+	size_t                  i;
+	int                     k;
+
+	*n = 0;
+	if (ctx->conf_error != NULL) {
+		*error = xasprintf(
+		    "cannot load the configuration: %s", ctx->conf_error);
+		return xcalloc(1, sizeof *jobs);
+	}
+	if (ctx->nargs == 0) {
+		jobs = xcalloc(c->njobs + 1, sizeof *jobs);
+		for (i = 0; i < c->njobs; i++)
+			jobs[(*n)++] = &c->jobs[i];
+		return jobs;
+	}
+	jobs = xcalloc((size_t)ctx->nargs, sizeof *jobs);
+	/* Only jobs found go into jobs[]: its n entries are never NULL. */
+	for (k = 0; k < ctx->nargs; k++) {
+		if ((j = conf_job_find(c, ctx->args[k])) == NULL) {
+			*error = xasprintf(
+			    "no job \"%s\" in %s", ctx->args[k], c->path);
+			break;
+		}
+		jobs[(*n)++] = j;
+	}
+	return jobs;
+}
+
+/* --metrics-file: the Prometheus text written atomically; a write that
+ * fails is said, and turns OK or WARNING into UNKNOWN.  Returns the
+ * status. */
+static enum check_status
+jobs_check_metrics(const char *metrics, enum check_status st,
+    const struct job_check *jcs, const struct job_pause *pauses, size_t n,
+    const char *error)
+{
+	char *out, *errstr = NULL;
+
+	out = report_jobs(REPORT_PROMETHEUS, st, jcs, pauses, n, error);
+	if (write_file_atomic(metrics, out, strlen(out), &errstr) != 0) {
+		fprintf(stderr, "cronguard: --metrics-file: %s\n", errstr);
+		if (st == CHECK_OK || st == CHECK_WARNING)
+			st = CHECK_UNKNOWN;
+	}
+	free(errstr);
+	free(out);
+	return st;
+}
+
 static int
 cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 {
 	enum report_format      fmt = REPORT_NAGIOS;
 	enum check_status       st = CHECK_OK;
-	const struct conf_job **jobs = NULL, *j;
+	const struct conf_job **jobs = NULL;
 	struct job_check       *jcs = NULL;
 	struct job_sched       *scheds = NULL;
 	const char            **names = NULL;
@@ -31,32 +88,11 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	const char             *metrics = NULL;
 	char                   *errstr = NULL, *error = NULL, *out = NULL;
 	size_t                  n = 0, i;
-	int                     k;
 
 	if (cmd_check_options(ctx, &fmt, &metrics) != 0)
 		return EXIT_USAGE;
 
-	if (ctx->conf_error != NULL) {
-		error = xasprintf(
-		    "cannot load the configuration: %s", ctx->conf_error);
-		jobs = xcalloc(1, sizeof *jobs);
-	} else if (ctx->nargs > 0) {
-		jobs = xcalloc((size_t)ctx->nargs, sizeof *jobs);
-		/* Only jobs found go into jobs[]: its n entries are never
-		 * NULL. */
-		for (k = 0; k < ctx->nargs; k++) {
-			if ((j = conf_job_find(c, ctx->args[k])) == NULL) {
-				error = xasprintf("no job \"%s\" in %s",
-				    ctx->args[k], c->path);
-				break;
-			}
-			jobs[n++] = j;
-		}
-	} else {
-		jobs = xcalloc(c->njobs + 1, sizeof *jobs);
-		for (i = 0; i < c->njobs; i++)
-			jobs[n++] = &c->jobs[i];
-	}
+	jobs = jobs_check_selected(ctx, c, &n, &error);
 	jcs = xcalloc(n + 1, sizeof *jcs);
 	pauses = xcalloc(n + 1, sizeof *pauses);
 	scheds = xcalloc(n + 1, sizeof *scheds);
@@ -87,17 +123,8 @@ cmd_jobs_check_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (error != NULL)
 		st = CHECK_UNKNOWN;
 
-	if (metrics != NULL) {
-		out = report_jobs(REPORT_PROMETHEUS, st, jcs, pauses, n, error);
-		if (write_file_atomic(metrics, out, strlen(out), &errstr) !=
-		    0) {
-			fprintf(
-			    stderr, "cronguard: --metrics-file: %s\n", errstr);
-			if (st == CHECK_OK || st == CHECK_WARNING)
-				st = CHECK_UNKNOWN;
-		}
-		free(out);
-	}
+	if (metrics != NULL)
+		st = jobs_check_metrics(metrics, st, jcs, pauses, n, error);
 	out = report_jobs(fmt, st, jcs, pauses, n, error);
 	fputs(out, stdout);
 

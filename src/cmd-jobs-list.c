@@ -110,30 +110,27 @@ out:
 static int
 cmd_jobs_list_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db            *db = NULL;
+	const int            *json = ctx->state;
 	struct job_summary   *js = NULL;
 	struct job_pause     *pauses = NULL;
 	struct job_slot_info *slots = NULL;
 	char                 *errstr = NULL;
 	enum db_status        st;
-	int                   json, rc = EXIT_OK;
+	int                   rc = EXIT_OK;
 	size_t                i;
 
-	if ((rc = cmd_format_option(ctx, &json)) != 0)
-		return rc;
-	if (c->have_database && (rc = cmd_db_connect(ctx, c, &db)) != 0)
-		return rc;
 	js = xcalloc(c->njobs + 1, sizeof *js);
 	pauses = xcalloc(c->njobs + 1, sizeof *pauses);
 	slots = xcalloc(c->njobs + 1, sizeof *slots);
 	for (i = 0; i < c->njobs; i++)
 		js[i].last_success_ts = -1;
-	if (db != NULL &&
-	    (st = jobs_list_read(db, c, js, pauses, slots, &errstr)) != DB_OK) {
+	if (ctx->db != NULL &&
+	    (st = jobs_list_read(ctx->db, c, js, pauses, slots, &errstr)) !=
+	        DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
-	print_rows(c, js, pauses, slots, json);
+	print_rows(c, js, pauses, slots, *json);
 out:
 	for (i = 0; i < c->njobs; i++) {
 		runs_job_summary_free(&js[i]);
@@ -143,7 +140,6 @@ out:
 	free(pauses);
 	free(slots);
 	free(errstr);
-	db_close(db);
 	return rc;
 }
 
@@ -153,6 +149,8 @@ const struct cmd_entry cmd_jobs_list_entry = {
 	.summary =
 	    "List the configured jobs with their guard, lock name, last run, last success (database clock, UTC) and the fencing token of the last run; under a paused job, who paused it, since and until when, and why; under a scheduled job, its schedule, the latest slot (done or not) and the next.",
 	.options = cmd_format_template,
-	.flags = CMD_NEEDS_CONF | CMD_READS_ONLY,
+	.flags = CMD_NEEDS_CONF | CMD_READS_ONLY | CMD_OPENS_DB,
+	.check = cmd_format_check,
+	.state_size = sizeof(int),
 	.exec = cmd_jobs_list_exec,
 };

@@ -24,19 +24,18 @@ print_jobs(const char *const *jobs, size_t n)
 		printf("%s%s", i > 0 ? ", " : "", jobs[i]);
 }
 
+/* What the arguments say (cmd_jobs_pause_check), for the exec. */
+struct jobs_pause_args {
+	int64_t     for_ms; /* 0: until resumed */
+	const char *reason;
+};
+
 static int
-cmd_jobs_pause_exec(struct cmd_ctx *ctx, struct conf *c)
+cmd_jobs_pause_check(struct cmd_ctx *ctx, const struct conf *c)
 {
-	static const char *const all[] = { JOBCTL_ALL };
-	const char *const       *jobs;
-	struct job_pause         p = { 0 };
-	struct db               *db = NULL;
-	const char              *v, *e, *reason;
-	char                    *errstr = NULL;
-	int64_t                  for_ms = 0;
-	enum db_status           st;
-	size_t                   n;
-	int                      rc;
+	struct jobs_pause_args *a = ctx->state;
+	const char             *v, *e;
+	int                     rc;
 
 	if (cmd_opt_count(ctx, "all") > 0 && ctx->nargs > 0)
 		return cmd_usage_error(
@@ -46,15 +45,28 @@ cmd_jobs_pause_exec(struct cmd_ctx *ctx, struct conf *c)
 	if ((rc = cmd_jobs_known(ctx, c)) != 0)
 		return rc;
 	if ((v = cmd_opt_value(ctx, "for")) != NULL) {
-		if (duration_parse(v, &for_ms, &e) != 0)
+		if (duration_parse(v, &a->for_ms, &e) != 0)
 			return cmd_usage_error(
 			    ctx->entry, "--for: %s: %s", v, e);
-		if (for_ms <= 0)
+		if (a->for_ms <= 0)
 			return cmd_usage_error(
 			    ctx->entry, "--for: %s: must be more than 0", v);
 	}
-	if ((rc = cmd_reason_option(ctx, 0, JOBCTL_REASON_MAX, &reason)) != 0)
-		return rc;
+	return cmd_reason_option(ctx, 0, JOBCTL_REASON_MAX, &a->reason);
+}
+
+static int
+cmd_jobs_pause_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	static const char *const      all[] = { JOBCTL_ALL };
+	const struct jobs_pause_args *a = ctx->state;
+	const char *const            *jobs;
+	struct job_pause              p = { 0 };
+	char                         *errstr = NULL;
+	enum db_status                st;
+	size_t                        n;
+	int                           rc = EXIT_OK;
+
 	if (ctx->nargs > 0) {
 		jobs = (const char *const *)ctx->args;
 		n = (size_t)ctx->nargs;
@@ -62,10 +74,8 @@ cmd_jobs_pause_exec(struct cmd_ctx *ctx, struct conf *c)
 		jobs = all;
 		n = 1;
 	}
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
-	if ((st = jobctl_pause(db, jobs, n, for_ms, reason, &p, &errstr)) !=
-	    DB_OK) {
+	if ((st = jobctl_pause(ctx->db, jobs, n, a->for_ms, a->reason, &p,
+	         &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
@@ -77,7 +87,6 @@ cmd_jobs_pause_exec(struct cmd_ctx *ctx, struct conf *c)
 		printf(" by %s until resumed\n", p.paused_by);
 out:
 	jobctl_pause_free(&p);
-	db_close(db);
 	free(errstr);
 	return rc;
 }
@@ -96,6 +105,8 @@ const struct cmd_entry cmd_jobs_pause_entry = {
 	    "Pause jobs on every host (in the database): a launch skips with job_paused and exits 0, jobs check reports them OK, until jobs resume or --for has passed (database clock).  --all pauses every job, also those configured only on other hosts.",
 	.options = cmd_jobs_pause_options,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,
+	.check = cmd_jobs_pause_check,
+	.state_size = sizeof(struct jobs_pause_args),
 	.exec = cmd_jobs_pause_exec,
 };

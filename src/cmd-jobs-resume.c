@@ -50,27 +50,29 @@ resume_all(struct cmd_ctx *ctx, struct db *db)
 }
 
 static int
-cmd_jobs_resume_exec(struct cmd_ctx *ctx, struct conf *c)
+cmd_jobs_resume_check(struct cmd_ctx *ctx, const struct conf *c)
 {
-	struct job_pause p = { 0 };
-	struct db       *db = NULL;
-	struct buf       done, not, line;
-	char            *errstr = NULL;
-	enum db_status   st;
-	int              rc, i, was;
-
-	buf_init(&done);
-	buf_init(&not );
-	buf_init(&line);
 	if (cmd_opt_count(ctx, "all") > 0 && ctx->nargs > 0)
 		return cmd_usage_error(
 		    ctx->entry, "--all and job names exclude each other");
 	if (cmd_opt_count(ctx, "all") == 0 && ctx->nargs == 0)
 		return cmd_usage_error(ctx->entry, "no job named (or --all)");
-	if ((rc = cmd_jobs_known(ctx, c)) != 0)
-		return rc;
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
+	return cmd_jobs_known(ctx, c);
+}
+
+static int
+cmd_jobs_resume_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	struct job_pause p = { 0 };
+	struct db       *db = ctx->db;
+	struct buf       done, not, line;
+	char            *errstr = NULL;
+	enum db_status   st;
+	int              rc = EXIT_OK, i, was;
+
+	buf_init(&done);
+	buf_init(&not );
+	buf_init(&line);
 	if (ctx->nargs == 0) {
 		rc = resume_all(ctx, db);
 		goto out;
@@ -101,7 +103,6 @@ out:
 	buf_free(&done);
 	buf_free(&not );
 	buf_free(&line);
-	db_close(db);
 	free(errstr);
 	return rc;
 }
@@ -118,6 +119,7 @@ const struct cmd_entry cmd_jobs_resume_entry = {
 	    "End the pause of jobs on every host; --all ends every pause, that of jobs pause --all too.  A job that was not paused is reported, not an error.",
 	.options = cmd_jobs_resume_options,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,
+	.check = cmd_jobs_resume_check,
 	.exec = cmd_jobs_resume_exec,
 };

@@ -11,26 +11,39 @@
 #include "runs.h"
 #include "util.h"
 
+/* What the arguments say (cmd_jobs_show_check), for the exec. */
+struct jobs_show_args {
+	int                json;
+	unsigned long long id;
+};
+
+static int
+cmd_jobs_show_check(struct cmd_ctx *ctx, const struct conf *c)
+{
+	struct jobs_show_args *a = ctx->state;
+	const char            *e;
+	int                    rc;
+
+	if ((rc = cmd_format_option(ctx, &a->json)) != 0)
+		return rc;
+	if (parse_ull(ctx->args[0], UINT64_MAX, &a->id, &e) != 0)
+		return cmd_usage_error(
+		    ctx->entry, "bad run id %s: %s", ctx->args[0], e);
+	return 0;
+}
+
 static int
 cmd_jobs_show_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db_result  *res = NULL;
-	struct db         *db = NULL;
-	unsigned long long id;
-	const char        *e;
-	char              *errstr = NULL, *out = NULL;
-	size_t             len;
-	enum db_status     st;
-	int                json, rc;
+	const struct jobs_show_args *a = ctx->state;
+	struct db_result            *res = NULL;
+	unsigned long long           id = a->id;
+	char                        *errstr = NULL, *out = NULL;
+	size_t                       len;
+	enum db_status               st;
+	int                          rc = EXIT_OK;
 
-	if ((rc = cmd_format_option(ctx, &json)) != 0)
-		return rc;
-	if (parse_ull(ctx->args[0], UINT64_MAX, &id, &e) != 0)
-		return cmd_usage_error(
-		    ctx->entry, "bad run id %s: %s", ctx->args[0], e);
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
-	if ((st = runs_get(db, id, &res, &errstr)) != DB_OK) {
+	if ((st = runs_get(ctx->db, id, &res, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
@@ -40,13 +53,12 @@ cmd_jobs_show_exec(struct cmd_ctx *ctx, struct conf *c)
 		rc = EXIT_DATAERR;
 		goto out;
 	}
-	out = report_run(res, json, &len);
+	out = report_run(res, a->json, &len);
 	if (fwrite(out, 1, len, stdout) != len)
 		rc = EXIT_SOFTWARE;
 out:
 	free(out);
 	db_result_free(res);
-	db_close(db);
 	free(errstr);
 	return rc;
 }
@@ -59,6 +71,8 @@ const struct cmd_entry cmd_jobs_show_entry = {
 	.options = cmd_format_template,
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY | CMD_OPENS_DB,
+	.check = cmd_jobs_show_check,
+	.state_size = sizeof(struct jobs_show_args),
 	.exec = cmd_jobs_show_exec,
 };

@@ -205,18 +205,15 @@ out:
 static int
 cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db        *db = NULL;
+	struct db        *db = ctx->db;
+	const int        *json = ctx->state;
 	struct db_result *running = NULL;
 	struct locks_row *rows = NULL;
 	char             *errstr = NULL;
 	enum db_status    st;
-	int               json, rc = EXIT_OK;
+	int               rc = EXIT_OK;
 	size_t            i, n = 0;
 
-	if ((rc = cmd_format_option(ctx, &json)) != 0)
-		return rc;
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
 	if ((st = runs_locks(db, &running, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
@@ -226,13 +223,12 @@ cmd_locks_exec(struct cmd_ctx *ctx, struct conf *c)
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
-	print_rows(rows, n, json);
+	print_rows(rows, n, *json);
 out:
 	for (i = 0; i < n; i++)
 		lock_holder_free(&rows[i].h);
 	free(rows);
 	db_result_free(running);
-	db_close(db);
 	free(errstr);
 	return rc;
 }
@@ -243,6 +239,8 @@ const struct cmd_entry cmd_locks_entry = {
 	.summary =
 	    "Show each configured lock name and every other lock a running cronguard holds (exec --lock), whether it is held, by which connection and run, since when, and the holder's fencing token.",
 	.options = cmd_format_template,
-	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY | CMD_OPENS_DB,
+	.check = cmd_format_check,
+	.state_size = sizeof(int),
 	.exec = cmd_locks_exec,
 };

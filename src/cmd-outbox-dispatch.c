@@ -52,25 +52,19 @@ cmd_outbox_dispatch_summary(const struct dispatch_stats *st)
 	    "conflicts", s[6], "ms", ms);
 }
 
-static int
-cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
+/* The actions the signals had before dispatch set its own. */
+struct dispatch_old_actions {
+	struct sigaction stop[nitems(cmd_outbox_dispatch_stop_signals)];
+	struct sigaction ign[nitems(cmd_outbox_dispatch_ignore_signals)];
+};
+
+/* The stop signals stop dispatch, the others are ignored; the actions
+ * they had into *old. */
+static void
+dispatch_signals_set(struct dispatch_old_actions *old)
 {
-	struct dispatch_opts  opts;
-	struct dispatch_stats stats;
-	struct dispatch      *dp = NULL;
-	enum dispatch_status  st;
-	enum db_status        dst;
-	struct db            *db = NULL;
-	struct sigaction      sa, ign;
-	struct sigaction   old_stop[nitems(cmd_outbox_dispatch_stop_signals)];
-	struct sigaction   old_ign[nitems(cmd_outbox_dispatch_ignore_signals)];
-	size_t             i;
-	const char *const *only;
-	char              *errstr = NULL;
-	size_t             nonly;
-	long long          n;
-	const char        *e, *v;
-	int                rc = EXIT_OK;
+	struct sigaction sa, ign;
+	size_t           i;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = cmd_outbox_dispatch_signal;
@@ -81,10 +75,91 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	sigemptyset(&ign.sa_mask);
 	for (i = 0; i < nitems(cmd_outbox_dispatch_stop_signals); i++)
 		sigaction(
-		    cmd_outbox_dispatch_stop_signals[i], &sa, &old_stop[i]);
+		    cmd_outbox_dispatch_stop_signals[i], &sa, &old->stop[i]);
 	for (i = 0; i < nitems(cmd_outbox_dispatch_ignore_signals); i++)
 		sigaction(
-		    cmd_outbox_dispatch_ignore_signals[i], &ign, &old_ign[i]);
+		    cmd_outbox_dispatch_ignore_signals[i], &ign, &old->ign[i]);
+}
+
+static void
+dispatch_signals_restore(const struct dispatch_old_actions *old)
+{
+	size_t i;
+
+	for (i = 0; i < nitems(cmd_outbox_dispatch_stop_signals); i++)
+		sigaction(
+		    cmd_outbox_dispatch_stop_signals[i], &old->stop[i], NULL);
+	for (i = 0; i < nitems(cmd_outbox_dispatch_ignore_signals); i++)
+		sigaction(
+		    cmd_outbox_dispatch_ignore_signals[i], &old->ign[i], NULL);
+}
+
+/* --for, --channel, --batch and --bench-no-send into *opts.  Returns 0,
+ * or EXIT_USAGE having said why. */
+static int
+dispatch_options(
+    struct cmd_ctx *ctx, const struct conf *c, struct dispatch_opts *opts)
+{
+	const char *const *only;
+	const char        *e, *v;
+	long long          n;
+	size_t             i, nonly;
+
+	if ((v = cmd_opt_value(ctx, "for")) != NULL &&
+	    duration_parse(v, &opts->for_ms, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--for %s: %s", v, e);
+	only = cmd_opt_values(ctx, "channel", &nonly);
+	for (i = 0; i < nonly; i++) {
+		if (conf_channel_find(c, only[i]) == NULL)
+			return cmd_usage_error(ctx->entry,
+			    "--channel %s: no such channel in %s", only[i],
+			    c->path != NULL ? c->path : "configuration");
+	}
+	if ((v = cmd_opt_value(ctx, "batch")) != NULL) {
+		if (parse_ll(v, 1, 1000, &n, &e) != 0)
+			return cmd_usage_error(
+			    ctx->entry, "--batch %s: %s", v, e);
+		opts->batch = (unsigned)n;
+	}
+	opts->no_send = cmd_opt_count(ctx, "bench-no-send") > 0;
+	opts->channels = only;
+	opts->nchannels = nonly;
+	return 0;
+}
+
+/* The secrets of the channels this run sends on, and only theirs.
+ * Returns 0, or EXIT_CONFIG having said why. */
+static int
+dispatch_secrets(struct conf *c, const struct dispatch_opts *opts)
+{
+	char  *errstr = NULL;
+	size_t i, n = opts->nchannels;
+
+	for (i = 0; !opts->no_send && i < (n > 0 ? n : 1); i++) {
+		if (conf_read_secrets(
+		        c, n > 0 ? opts->channels[i] : NULL, &errstr) != 0) {
+			fprintf(stderr, "cronguard: %s\n", errstr);
+			free(errstr);
+			return EXIT_CONFIG;
+		}
+	}
+	return 0;
+}
+
+static int
+cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	struct dispatch_opts        opts;
+	struct dispatch_stats       stats;
+	struct dispatch_old_actions old;
+	struct dispatch            *dp = NULL;
+	enum dispatch_status        st;
+	enum db_status              dst;
+	struct db                  *db = NULL;
+	char                       *errstr = NULL;
+	int                         rc = EXIT_OK;
+
+	dispatch_signals_set(&old);
 	cmd_signals_release();
 
 	memset(&opts, 0, sizeof opts);
@@ -93,40 +168,9 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 	/* --for counts from the start of the process, not from a connect
 	 * that may have waited for the server (cronguard(1)). */
 	opts.start_ms = process_started_ms();
-	if ((v = cmd_opt_value(ctx, "for")) != NULL &&
-	    duration_parse(v, &opts.for_ms, &e) != 0) {
-		rc = cmd_usage_error(ctx->entry, "--for %s: %s", v, e);
+	if ((rc = dispatch_options(ctx, c, &opts)) != 0 ||
+	    (rc = dispatch_secrets(c, &opts)) != 0)
 		goto out;
-	}
-	only = cmd_opt_values(ctx, "channel", &nonly);
-	for (i = 0; i < nonly; i++) {
-		if (conf_channel_find(c, only[i]) == NULL) {
-			rc = cmd_usage_error(ctx->entry,
-			    "--channel %s: no such channel in %s", only[i],
-			    c->path != NULL ? c->path : "configuration");
-			goto out;
-		}
-	}
-	if ((v = cmd_opt_value(ctx, "batch")) != NULL) {
-		if (parse_ll(v, 1, 1000, &n, &e) != 0) {
-			rc =
-			    cmd_usage_error(ctx->entry, "--batch %s: %s", v, e);
-			goto out;
-		}
-		opts.batch = (unsigned)n;
-	}
-	opts.no_send = cmd_opt_count(ctx, "bench-no-send") > 0;
-	opts.channels = only;
-	opts.nchannels = nonly;
-	/* Secrets are read only for the channels this run sends on. */
-	for (i = 0; !opts.no_send && i < (nonly > 0 ? nonly : 1); i++) {
-		if (conf_read_secrets(c, nonly > 0 ? only[i] : NULL, &errstr) !=
-		    0) {
-			fprintf(stderr, "cronguard: %s\n", errstr);
-			rc = EXIT_CONFIG;
-			goto out;
-		}
-	}
 	if (dispatch_open(c, &opts, &dp, &errstr) != DISPATCH_OK) {
 		fprintf(stderr, "cronguard: %s\n", errstr);
 		rc = EXIT_CONFIG;
@@ -159,12 +203,7 @@ cmd_outbox_dispatch_exec(struct cmd_ctx *ctx, struct conf *c)
 out:
 	dispatch_close(dp);
 	db_close(db);
-	for (i = 0; i < nitems(cmd_outbox_dispatch_stop_signals); i++)
-		sigaction(
-		    cmd_outbox_dispatch_stop_signals[i], &old_stop[i], NULL);
-	for (i = 0; i < nitems(cmd_outbox_dispatch_ignore_signals); i++)
-		sigaction(
-		    cmd_outbox_dispatch_ignore_signals[i], &old_ign[i], NULL);
+	dispatch_signals_restore(&old);
 	free(errstr);
 	return rc;
 }

@@ -103,93 +103,125 @@ enqueue_when(struct cmd_ctx *ctx, struct outbox_when *w)
 	return 0;
 }
 
+/* What the arguments say (cmd_outbox_enqueue_check), for the exec. */
+struct enqueue_args {
+	struct outbox_when when;
+	const char        *channel, *type, *key; /* key NULL: none */
+	const char        *payload;              /* --payload, or data */
+	char              *data; /* --payload-file's bytes; NULL */
+};
+
+/* --payload-file's bytes into a->data and a->payload: EXIT_DATAERR
+ * having said why when it cannot be read or holds a NUL byte. */
 static int
-cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
+enqueue_read_payload(struct enqueue_args *a, const char *file)
 {
-	struct db                 *db = NULL;
-	struct outbox_when         when;
-	const char                *channel, *type, *key, *payload, *file;
-	char                      *data = NULL, *errstr = NULL, message_id[37];
-	unsigned long long         id = 0;
+	char  *errstr = NULL;
+	size_t len;
+
+	a->data = read_file(strcmp(file, "-") == 0 ? "/dev/stdin" : file,
+	    ENQUEUE_MAX_PAYLOAD, &len, &errstr);
+	if (a->data == NULL) {
+		fprintf(stderr, "cronguard: outbox enqueue: %s\n", errstr);
+		free(errstr);
+		return EXIT_DATAERR;
+	}
+	if (memchr(a->data, '\0', len) != NULL) {
+		fprintf(stderr,
+		    "cronguard: outbox enqueue: %s: payload contains a NUL byte\n",
+		    file);
+		return EXIT_DATAERR;
+	}
+	a->payload = a->data;
+	return 0;
+}
+
+/* The payload is JSON, and one its channel can send when it is
+ * configured here: else EXIT_DATAERR having said why. */
+static int
+enqueue_check_payload(const struct conf *c, const struct enqueue_args *a)
+{
 	const struct conf_channel *cc;
 	json_t                    *j;
 	json_error_t               jerr;
-	size_t                     len;
-	enum db_status             st;
-	int                        rc = EXIT_OK;
+	char                      *errstr = NULL;
 
-	if ((rc = enqueue_when(ctx, &when)) != 0)
-		return rc;
-	channel = cmd_opt_value(ctx, "channel");
-	type = cmd_opt_value(ctx, "type");
-	key = cmd_opt_value(ctx, "key");
-	payload = cmd_opt_value(ctx, "payload");
-	file = cmd_opt_value(ctx, "payload-file");
-	if (channel == NULL || type == NULL)
-		return cmd_usage_error(
-		    ctx->entry, "--channel and --type are required");
-	if ((payload == NULL) == (file == NULL))
-		return cmd_usage_error(
-		    ctx->entry, "give one of --payload and --payload-file");
-	if (enqueue_too_long("--channel", channel, ENQUEUE_CHANNEL_MAX) ||
-	    enqueue_too_long("--type", type, ENQUEUE_TYPE_MAX) ||
-	    enqueue_too_long("--key", key, ENQUEUE_KEY_MAX))
-		return EXIT_DATAERR;
-
-	if (file != NULL) {
-		data = read_file(strcmp(file, "-") == 0 ? "/dev/stdin" : file,
-		    ENQUEUE_MAX_PAYLOAD, &len, &errstr);
-		if (data == NULL) {
-			fprintf(
-			    stderr, "cronguard: outbox enqueue: %s\n", errstr);
-			rc = EXIT_DATAERR;
-			goto out;
-		}
-		if (memchr(data, '\0', len) != NULL) {
-			fprintf(stderr,
-			    "cronguard: outbox enqueue: %s: payload contains a NUL byte\n",
-			    file);
-			rc = EXIT_DATAERR;
-			goto out;
-		}
-		payload = data;
-	}
 	/* "\u0000" inside a string is valid JSON (RFC 8259), and so is an
 	 * integer beyond 64 bits. */
-	j = json_loads(payload,
+	j = json_loads(a->payload,
 	    JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &jerr);
 	if (j == NULL) {
 		fprintf(stderr,
 		    "cronguard: outbox enqueue: payload is not valid JSON: line %d column %d: %s\n",
 		    jerr.line, jerr.column, jerr.text);
-		rc = EXIT_DATAERR;
-		goto out;
+		return EXIT_DATAERR;
 	}
 	json_decref(j);
-	if ((cc = conf_channel_find(c, channel)) != NULL) {
-		if (channel_check(cc, payload, strlen(payload), &errstr) != 0) {
-			fprintf(stderr,
-			    "cronguard: outbox enqueue: payload cannot be sent on channel %s: %s\n",
-			    channel, errstr);
-			rc = EXIT_DATAERR;
-			goto out;
-		}
-	} else
+	if ((cc = conf_channel_find(c, a->channel)) == NULL) {
 		fprintf(stderr,
 		    "cronguard: outbox enqueue: warning: channel %s is not configured here; the message stays PENDING until a dispatcher serves it\n",
-		    channel);
-
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
-	if ((st = outbox_enqueue(db, channel, type, key, payload, &when, &id,
-	         message_id, &errstr)) != DB_OK) {
-		rc = cmd_db_error(ctx, st, errstr);
-		goto out;
+		    a->channel);
+		return 0;
 	}
-	printf("%llu %s\n", id, message_id);
-out:
-	db_close(db);
-	free(data);
+	if (channel_check(cc, a->payload, strlen(a->payload), &errstr) != 0) {
+		fprintf(stderr,
+		    "cronguard: outbox enqueue: payload cannot be sent on channel %s: %s\n",
+		    a->channel, errstr);
+		free(errstr);
+		return EXIT_DATAERR;
+	}
+	return 0;
+}
+
+static int
+cmd_outbox_enqueue_check(struct cmd_ctx *ctx, const struct conf *c)
+{
+	struct enqueue_args *a = ctx->state;
+	const char          *file;
+	int                  rc;
+
+	if ((rc = enqueue_when(ctx, &a->when)) != 0)
+		return rc;
+	a->channel = cmd_opt_value(ctx, "channel");
+	a->type = cmd_opt_value(ctx, "type");
+	a->key = cmd_opt_value(ctx, "key");
+	a->payload = cmd_opt_value(ctx, "payload");
+	file = cmd_opt_value(ctx, "payload-file");
+	if (a->channel == NULL || a->type == NULL)
+		return cmd_usage_error(
+		    ctx->entry, "--channel and --type are required");
+	if ((a->payload == NULL) == (file == NULL))
+		return cmd_usage_error(
+		    ctx->entry, "give one of --payload and --payload-file");
+	if (enqueue_too_long("--channel", a->channel, ENQUEUE_CHANNEL_MAX) ||
+	    enqueue_too_long("--type", a->type, ENQUEUE_TYPE_MAX) ||
+	    enqueue_too_long("--key", a->key, ENQUEUE_KEY_MAX))
+		return EXIT_DATAERR;
+	if (file != NULL && (rc = enqueue_read_payload(a, file)) != 0)
+		return rc;
+	return enqueue_check_payload(c, a);
+}
+
+static void
+cmd_outbox_enqueue_free(void *state)
+{
+	free(((struct enqueue_args *)state)->data);
+}
+
+static int
+cmd_outbox_enqueue_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	const struct enqueue_args *a = ctx->state;
+	char                      *errstr = NULL, message_id[37];
+	unsigned long long         id = 0;
+	enum db_status             st;
+	int                        rc = EXIT_OK;
+
+	if ((st = outbox_enqueue(ctx->db, a->channel, a->type, a->key,
+	         a->payload, &a->when, &id, message_id, &errstr)) != DB_OK)
+		rc = cmd_db_error(ctx, st, errstr);
+	else
+		printf("%llu %s\n", id, message_id);
 	free(errstr);
 	return rc;
 }
@@ -213,6 +245,9 @@ const struct cmd_entry cmd_outbox_enqueue_entry = {
 	.summary =
 	    "Insert one PENDING message, due now, at a time or after a delay, and print its id and message_id.  Exit 65 if the payload is not valid JSON, or could never be sent on its configured channel.",
 	.options = cmd_outbox_enqueue_options,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,
+	.check = cmd_outbox_enqueue_check,
+	.state_size = sizeof(struct enqueue_args),
+	.state_free = cmd_outbox_enqueue_free,
 	.exec = cmd_outbox_enqueue_exec,
 };

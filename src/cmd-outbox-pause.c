@@ -32,42 +32,53 @@ pause_check_channels(struct cmd_ctx *ctx, const struct conf *c)
 	return 0;
 }
 
-static int
-cmd_outbox_pause_exec(struct cmd_ctx *ctx, struct conf *c)
-{
-	struct db     *db = NULL;
-	int64_t        for_ms = 0;
-	const char    *e, *v, *reason;
-	char          *errstr = NULL;
-	enum db_status st;
-	int            i, rc;
+/* What the arguments say (cmd_outbox_pause_check), for the exec. */
+struct outbox_pause_args {
+	const char *for_text; /* --for as given; NULL: until resumed */
+	int64_t     for_ms;
+	const char *reason;
+};
 
-	if ((v = cmd_opt_value(ctx, "for")) != NULL &&
-	    duration_parse(v, &for_ms, &e) != 0)
+static int
+cmd_outbox_pause_check(struct cmd_ctx *ctx, const struct conf *c)
+{
+	struct outbox_pause_args *a = ctx->state;
+	const char               *e, *v;
+	int                       rc;
+
+	if ((v = a->for_text = cmd_opt_value(ctx, "for")) != NULL &&
+	    duration_parse(v, &a->for_ms, &e) != 0)
 		return cmd_usage_error(ctx->entry, "--for: %s: %s", v, e);
-	if (v != NULL && for_ms <= 0)
+	if (v != NULL && a->for_ms <= 0)
 		return cmd_usage_error(
 		    ctx->entry, "--for: %s: must be more than 0", v);
 	if ((rc = cmd_reason_option(
-	         ctx, 0, OUTBOX_PAUSE_REASON_MAX, &reason)) != 0)
+	         ctx, 0, OUTBOX_PAUSE_REASON_MAX, &a->reason)) != 0)
 		return rc;
-	if ((rc = pause_check_channels(ctx, c)) != 0)
-		return rc;
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
-	st = outbox_pause(db, (const char *const *)ctx->args,
-	    (size_t)ctx->nargs, for_ms, reason, &errstr);
+	return pause_check_channels(ctx, c);
+}
+
+static int
+cmd_outbox_pause_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	const struct outbox_pause_args *a = ctx->state;
+	char                           *errstr = NULL;
+	enum db_status                  st;
+	int                             i, rc = EXIT_OK;
+
+	st = outbox_pause(ctx->db, (const char *const *)ctx->args,
+	    (size_t)ctx->nargs, a->for_ms, a->reason, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	for (i = 0; i < ctx->nargs; i++)
 		log_kv(LOG_INFO, "outbox_channel_paused", "channel",
-		    ctx->args[i], "for", v != NULL ? v : "until resumed",
-		    "reason", reason);
+		    ctx->args[i], "for",
+		    a->for_text != NULL ? a->for_text : "until resumed",
+		    "reason", a->reason);
 	printf("%d channel%s paused\n", ctx->nargs, ctx->nargs == 1 ? "" : "s");
 out:
-	db_close(db);
 	free(errstr);
 	return rc;
 }
@@ -75,17 +86,12 @@ out:
 static int
 cmd_outbox_resume_exec(struct cmd_ctx *ctx, struct conf *c)
 {
-	struct db         *db = NULL;
 	unsigned long long n = 0;
 	char              *errstr = NULL;
 	enum db_status     st;
-	int                rc;
+	int                rc = EXIT_OK;
 
-	if ((rc = pause_check_channels(ctx, c)) != 0)
-		return rc;
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
-	st = outbox_resume(db, (const char *const *)ctx->args,
+	st = outbox_resume(ctx->db, (const char *const *)ctx->args,
 	    (size_t)ctx->nargs, &n, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
@@ -93,7 +99,6 @@ cmd_outbox_resume_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	printf("%llu channel%s resumed\n", n, n == 1 ? "" : "s");
 out:
-	db_close(db);
 	free(errstr);
 	return rc;
 }
@@ -112,7 +117,9 @@ const struct cmd_entry cmd_outbox_pause_entry = {
 	.options = cmd_outbox_pause_options,
 	.min_args = 1,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,
+	.check = cmd_outbox_pause_check,
+	.state_size = sizeof(struct outbox_pause_args),
 	.exec = cmd_outbox_pause_exec,
 };
 
@@ -122,6 +129,7 @@ const struct cmd_entry cmd_outbox_resume_entry = {
 	.summary = "End the pause of the channels on every host.",
 	.min_args = 1,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,
+	.check = pause_check_channels,
 	.exec = cmd_outbox_resume_exec,
 };

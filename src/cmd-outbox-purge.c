@@ -11,66 +11,93 @@
 #include "outbox-admin.h"
 #include "util.h"
 
-static int
-cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
-{
-	struct db         *db = NULL;
-	unsigned long long nsent = 0, nfailed = 0, n = 0, *ids = NULL;
-	size_t             nids = 0;
-	int64_t            sent_ms = -1, failed_ms = -1;
-	const char        *e, *v;
-	char              *errstr = NULL, a[32], b[32];
-	enum db_status     st = DB_OK;
-	int                dry, rc = EXIT_OK;
+/* What the arguments say (cmd_outbox_purge_check), for the exec. */
+struct outbox_purge_args {
+	int64_t             sent_ms, failed_ms; /* -1: not given */
+	int                 dry;
+	unsigned long long *ids;
+	size_t              nids;
+};
 
+static int
+cmd_outbox_purge_check(struct cmd_ctx *ctx, const struct conf *c)
+{
+	struct outbox_purge_args *a = ctx->state;
+	const char               *e, *v;
+
+	a->sent_ms = a->failed_ms = -1;
 	if ((v = cmd_opt_value(ctx, "sent-before")) != NULL &&
-	    duration_parse(v, &sent_ms, &e) != 0)
+	    duration_parse(v, &a->sent_ms, &e) != 0)
 		return cmd_usage_error(
 		    ctx->entry, "--sent-before: %s: %s", v, e);
 	if ((v = cmd_opt_value(ctx, "failed-before")) != NULL &&
-	    duration_parse(v, &failed_ms, &e) != 0)
+	    duration_parse(v, &a->failed_ms, &e) != 0)
 		return cmd_usage_error(
 		    ctx->entry, "--failed-before: %s: %s", v, e);
-	dry = cmd_opt_count(ctx, "dry-run") > 0;
-	if ((sent_ms >= 0 || failed_ms >= 0) == (ctx->nargs > 0))
+	a->dry = cmd_opt_count(ctx, "dry-run") > 0;
+	if ((a->sent_ms >= 0 || a->failed_ms >= 0) == (ctx->nargs > 0))
 		return cmd_usage_error(ctx->entry,
 		    "give message ids, or --sent-before or --failed-before");
-	if (ctx->nargs > 0 && dry)
+	if (ctx->nargs > 0 && a->dry)
 		return cmd_usage_error(ctx->entry, "--dry-run goes with ages");
-	if ((rc = cmd_parse_ids(ctx, &ids, &nids)) != 0)
-		goto out;
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
-	if (nids > 0) {
-		st = outbox_ids(
-		    db, OUTBOX_IDS_PURGE, ids, nids, NULL, &n, &errstr);
-		if (st != DB_OK) {
-			rc = cmd_db_error(ctx, st, errstr);
-			goto out;
-		}
-		printf("deleted %llu message%s\n", n, n == 1 ? "" : "s");
-		rc = cmd_ids_changed(ctx, n, nids, "SENT, FAILED or CANCELLED");
-		goto out;
+	return cmd_parse_ids(ctx, &a->ids, &a->nids);
+}
+
+static void
+cmd_outbox_purge_free(void *state)
+{
+	free(((struct outbox_purge_args *)state)->ids);
+}
+
+/* outbox purge id...: the rows given. */
+static int
+purge_ids(struct cmd_ctx *ctx, const struct outbox_purge_args *a)
+{
+	unsigned long long n = 0;
+	char              *errstr = NULL;
+	enum db_status     st;
+	int                rc;
+
+	st = outbox_ids(
+	    ctx->db, OUTBOX_IDS_PURGE, a->ids, a->nids, NULL, &n, &errstr);
+	if (st != DB_OK) {
+		rc = cmd_db_error(ctx, st, errstr);
+		free(errstr);
+		return rc;
 	}
-	if (sent_ms >= 0)
-		st =
-		    outbox_purge(db, PURGE_SENT, sent_ms, dry, &nsent, &errstr);
-	if (st == DB_OK && failed_ms >= 0)
+	printf("deleted %llu message%s\n", n, n == 1 ? "" : "s");
+	return cmd_ids_changed(ctx, n, a->nids, "SENT, FAILED or CANCELLED");
+}
+
+static int
+cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	const struct outbox_purge_args *a = ctx->state;
+	struct db                      *db = ctx->db;
+	unsigned long long              nsent = 0, nfailed = 0;
+	char                           *errstr = NULL, sent[32], failed[32];
+	enum db_status                  st = DB_OK;
+	int                             rc = EXIT_OK;
+
+	if (a->nids > 0)
+		return purge_ids(ctx, a);
+	if (a->sent_ms >= 0)
 		st = outbox_purge(
-		    db, PURGE_FAILED, failed_ms, dry, &nfailed, &errstr);
+		    db, PURGE_SENT, a->sent_ms, a->dry, &nsent, &errstr);
+	if (st == DB_OK && a->failed_ms >= 0)
+		st = outbox_purge(
+		    db, PURGE_FAILED, a->failed_ms, a->dry, &nfailed, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
 	}
 	printf("%s %llu SENT or CANCELLED and %llu FAILED messages\n",
-	    dry ? "would delete" : "deleted", nsent, nfailed);
-	snprintf(a, sizeof a, "%llu", nsent);
-	snprintf(b, sizeof b, "%llu", nfailed);
-	log_kv(LOG_INFO, dry ? "outbox_purge_dry_run" : "outbox_purged", "sent",
-	    a, "failed", b);
+	    a->dry ? "would delete" : "deleted", nsent, nfailed);
+	snprintf(sent, sizeof sent, "%llu", nsent);
+	snprintf(failed, sizeof failed, "%llu", nfailed);
+	log_kv(LOG_INFO, a->dry ? "outbox_purge_dry_run" : "outbox_purged",
+	    "sent", sent, "failed", failed);
 out:
-	db_close(db);
-	free(ids);
 	free(errstr);
 	return rc;
 }
@@ -90,6 +117,9 @@ const struct cmd_entry cmd_outbox_purge_entry = {
 	    "Delete SENT and CANCELLED rows, and FAILED rows last tried, longer ago than the durations (at most 1000 rows per statement), or the SENT, FAILED or CANCELLED rows given by id, and print how many.",
 	.options = cmd_outbox_purge_options,
 	.max_args = -1,
-	.flags = CMD_NEEDS_DB,
+	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,
+	.check = cmd_outbox_purge_check,
+	.state_size = sizeof(struct outbox_purge_args),
+	.state_free = cmd_outbox_purge_free,
 	.exec = cmd_outbox_purge_exec,
 };

@@ -12,26 +12,39 @@
 #include "report.h"
 #include "util.h"
 
+/* What the arguments say (cmd_outbox_show_check), for the exec. */
+struct outbox_show_args {
+	unsigned long long id;
+	long long          limit; /* --attempts */
+};
+
+static int
+cmd_outbox_show_check(struct cmd_ctx *ctx, const struct conf *c)
+{
+	struct outbox_show_args *a = ctx->state;
+	const char              *e, *v;
+
+	if (parse_ull(ctx->args[0], UINT64_MAX, &a->id, &e) != 0)
+		return cmd_usage_error(
+		    ctx->entry, "bad id %s: %s", ctx->args[0], e);
+	a->limit = OUTBOX_SHOW_ATTEMPTS;
+	if ((v = cmd_opt_value(ctx, "attempts")) != NULL &&
+	    parse_ll(v, 0, OUTBOX_SHOW_ATTEMPTS_MAX, &a->limit, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--attempts %s: %s", v, e);
+	return 0;
+}
+
 static int
 cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 {
+	const struct outbox_show_args *a = ctx->state;
 	struct db_result  *res = NULL, *blocker = NULL, *attempts = NULL;
-	struct db         *db = NULL;
-	unsigned long long id, total = 0;
-	long long          limit = OUTBOX_SHOW_ATTEMPTS;
-	const char        *e, *v;
+	struct db         *db = ctx->db;
+	unsigned long long id = a->id, total = 0;
 	char              *errstr = NULL, *out;
 	enum db_status     st;
 	int                rc = EXIT_OK;
 
-	if (parse_ull(ctx->args[0], UINT64_MAX, &id, &e) != 0)
-		return cmd_usage_error(
-		    ctx->entry, "bad id %s: %s", ctx->args[0], e);
-	if ((v = cmd_opt_value(ctx, "attempts")) != NULL &&
-	    parse_ll(v, 0, OUTBOX_SHOW_ATTEMPTS_MAX, &limit, &e) != 0)
-		return cmd_usage_error(ctx->entry, "--attempts %s: %s", v, e);
-	if ((rc = cmd_db_connect(ctx, c, &db)) != 0)
-		goto out;
 	if ((st = outbox_show(db, id, &res, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
@@ -44,7 +57,7 @@ cmd_outbox_show_exec(struct cmd_ctx *ctx, struct conf *c)
 	}
 	if ((st = outbox_show_blocker(db, &c->outbox, id, &blocker, &errstr)) !=
 	        DB_OK ||
-	    (st = outbox_show_attempts(db, id, (unsigned)limit, &attempts,
+	    (st = outbox_show_attempts(db, id, (unsigned)a->limit, &attempts,
 	         &total, &errstr)) != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
@@ -56,7 +69,6 @@ out:
 	db_result_free(attempts);
 	db_result_free(blocker);
 	db_result_free(res);
-	db_close(db);
 	free(errstr);
 	return rc;
 }
@@ -74,6 +86,8 @@ const struct cmd_entry cmd_outbox_show_entry = {
 	.options = cmd_outbox_show_options,
 	.min_args = 1,
 	.max_args = 1,
-	.flags = CMD_NEEDS_DB | CMD_READS_ONLY,
+	.flags = CMD_NEEDS_DB | CMD_READS_ONLY | CMD_OPENS_DB,
+	.check = cmd_outbox_show_check,
+	.state_size = sizeof(struct outbox_show_args),
 	.exec = cmd_outbox_show_exec,
 };

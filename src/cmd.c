@@ -12,9 +12,11 @@
 
 #include "cmd.h"
 #include "duration.h"
+#include "guard.h"
 #include "incident.h"
 #include "jobctl.h"
 #include "log.h"
+#include "migrate.h"
 #include "outbox-admin.h"
 #include "util.h"
 
@@ -319,6 +321,30 @@ cmd_format_option(struct cmd_ctx *ctx, int *json)
 }
 
 int
+cmd_format_check(struct cmd_ctx *ctx, const struct conf *c)
+{
+	return cmd_format_option(ctx, ctx->state);
+}
+
+int
+cmd_migrations_check(struct cmd_ctx *ctx, const struct conf *c)
+{
+	char *errstr = NULL;
+
+	if (migrate_scan(migrate_sqldir(), ctx->state, &errstr) == 0)
+		return 0;
+	fprintf(stderr, "cronguard: %s\n", errstr);
+	free(errstr);
+	return EXIT_SOFTWARE;
+}
+
+void
+cmd_migrations_free(void *set)
+{
+	migrate_set_free(set);
+}
+
+int
 cmd_stdout_done(struct cmd_ctx *ctx)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -337,16 +363,21 @@ cmd_db_error(struct cmd_ctx *ctx, enum db_status st, const char *errstr)
 	return exitcode_db(st);
 }
 
-int
-cmd_db_connect(struct cmd_ctx *ctx, struct conf *c, struct db **db)
+/* CMD_OPENS_DB: ctx->db connected to c's database, with
+ * db_connect_primary unless the entry is CMD_READS_ONLY; none without a
+ * database section.  Returns 0, or the exit code after cmd_db_error. */
+static int
+cmd_db_open(struct cmd_ctx *ctx, struct conf *c)
 {
 	enum db_status st;
 	char          *errstr = NULL;
 	int            rc = 0;
 
+	if (!c->have_database)
+		return 0;
 	if ((ctx->entry->flags & CMD_READS_ONLY)
-	        ? (st = db_connect(&c->db, db, &errstr)) != DB_OK
-	        : (st = db_connect_primary(&c->db, db, &errstr)) != DB_OK)
+	        ? (st = db_connect(&c->db, &ctx->db, &errstr)) != DB_OK
+	        : (st = db_connect_primary(&c->db, &ctx->db, &errstr)) != DB_OK)
 		rc = cmd_db_error(ctx, st, errstr);
 	free(errstr);
 	return rc;
@@ -371,8 +402,18 @@ cmd_run(const struct cmd_entry *e, const char *conf_path, int argc, char **argv)
 	rc = cmd_parse(&ctx);
 	if (rc == 0 && (e->flags & CMD_NEEDS_CONF))
 		rc = cmd_load_conf(&ctx, &c);
+	if (rc == 0 && e->state_size > 0)
+		ctx.state = xcalloc(1, e->state_size);
+	if (rc == 0 && e->check != NULL)
+		rc = e->check(&ctx, &c);
+	if (rc == 0 && (e->flags & CMD_OPENS_DB))
+		rc = cmd_db_open(&ctx, &c);
 	if (rc == 0)
 		rc = e->exec(&ctx, &c);
+	db_close(ctx.db);
+	if (ctx.state != NULL && e->state_free != NULL)
+		e->state_free(ctx.state);
+	free(ctx.state);
 	for (i = 0; i < CMD_OPTIONS_MAX; i++)
 		free(ctx.opts[i].v);
 	free(ctx.args);

@@ -8,7 +8,6 @@
 #include "conf.h"
 #include "db.h"
 #include "exitcode.h"
-#include "guard.h"
 #include "report.h"
 
 /* The global options, before every command's own. */
@@ -39,12 +38,17 @@ struct cmd_ctx {
 	const struct cmd_entry *entry;
 	struct cmd_optval       opts[CMD_OPTIONS_MAX]; /* by template index */
 	char *conf_error; /* CMD_CHECK_CONF: why it was not loaded; NULL */
+	/* CMD_OPENS_DB: the session cmd_run opened for exec and closes
+	 * after it; NULL without a database section. */
+	struct db *db;
+	/* The entry's state_size bytes, zeroed: what its check found, for
+	 * its exec; NULL when state_size is 0. */
+	void *state;
 };
 
 /* Flags for cmd_entry. */
 #define CMD_NEEDS_CONF 0x1 /* load configuration before exec */
-/* Needs a database section (else exit 78 before exec); the command
- * connects with cmd_db_connect once its arguments are checked. */
+/* Needs a database section (else exit 78 before exec). */
 #define CMD_NEEDS_DB (0x2 | CMD_NEEDS_CONF)
 /* Handles SIGTERM, SIGINT and SIGHUP itself (see cmd_signals_hold). */
 #define CMD_OWN_SIGNALS 0x4
@@ -53,8 +57,8 @@ struct cmd_ctx {
  * Without it options may also follow the operands ("jobs runs JOB
  * --limit 5"), as cronguard(1), COMMANDS, says. */
 #define CMD_OPTIONS_FIRST 0x8
-/* Only reads: cmd_db_connect takes any server, a replica too.  Without
- * it a command writes, and cmd_db_connect connects with
+/* Only reads: CMD_OPENS_DB takes any server, a replica too.  Without
+ * it a command writes, and the session is opened with
  * db_connect_primary (a read-only server is exit 69, db_read_only). */
 #define CMD_READS_ONLY 0x10
 /* A monitoring check (jobs check, outbox check): a configuration it
@@ -62,6 +66,16 @@ struct cmd_ctx {
  * shows the reason.  exec is called with ctx->conf_error set and c as
  * conf_defaults left it (no path, no jobs, no database). */
 #define CMD_CHECK_CONF 0x20
+/*
+ * The framework owns the session: once the entry's check has passed (so
+ * that a bad argument is its exit code before any connection), cmd_run
+ * connects to the configuration's database, gives the session to exec
+ * as ctx->db and closes it after.  A failed connect is "cronguard:
+ * COMMAND: errstr" and exitcode_db's code, and exec is not called.
+ * Without a database section (a command that is not CMD_NEEDS_DB)
+ * ctx->db is NULL.
+ */
+#define CMD_OPENS_DB 0x40
 
 struct cmd_entry {
 	const char *name;    /* "outbox dispatch" */
@@ -73,6 +87,15 @@ struct cmd_entry {
 	int                      min_args; /* operands */
 	int                      max_args; /* -1: any number */
 	int                      flags;
+	/* The checks of the arguments that need no database, before
+	 * CMD_OPENS_DB opens it: what they find goes in ctx->state for
+	 * exec.  Returns 0, or the exit code having said why (exec is not
+	 * called).  NULL: none. */
+	int (*check)(struct cmd_ctx *, const struct conf *);
+	size_t state_size; /* bytes of ctx->state; 0: none */
+	/* Releases what check left in ctx->state (not the state itself),
+	 * after exec or when exec was not called; NULL: nothing to. */
+	void (*state_free)(void *state);
 	int (*exec)(struct cmd_ctx *, struct conf *);
 };
 
@@ -106,6 +129,8 @@ void cmd_usage(const struct cmd_entry *, FILE *f);
 /* run and exec: guard_run, then the job's captured output on stdout as
  * gj->output says (capture: always; on_failure: when the exit code is
  * not 0).  Returns guard_run's exit code. */
+struct guard_job;
+struct lock_db_ops;
 int cmd_run_job(
     const struct guard_job *gj, const struct lock_db_ops *ops, void *ctx);
 /* After a command printed its answer: EXIT_OK, or EXIT_SOFTWARE having
@@ -142,16 +167,21 @@ extern const struct cmd_option cmd_format_template[];
 /* The listings' --format text|json (a "format" entry in the template):
  * *json 1 for json.  Returns 0, or EXIT_USAGE after printing why. */
 int cmd_format_option(struct cmd_ctx *, int *json);
+/* An entry's check for a command whose one option is --format
+ * text|json: its state an int, 1 for json (state_size sizeof(int)). */
+int cmd_format_check(struct cmd_ctx *, const struct conf *);
+/* The check of db migrate and db status: migrate_sqldir()'s files
+ * scanned into the state, a struct migration_set (state_size its size);
+ * EXIT_SOFTWARE having said why they cannot be read.  And its
+ * state_free. */
+int  cmd_migrations_check(struct cmd_ctx *, const struct conf *);
+void cmd_migrations_free(void *set);
 
 /*
  * Report a failed database call the one way, "cronguard: COMMAND:
  * errstr", and return its exit code (exitcode_db: 69).
  */
 int cmd_db_error(struct cmd_ctx *, enum db_status st, const char *errstr);
-/* Connect to c's database (CMD_NEEDS_DB): with db_connect_primary
- * unless the entry is CMD_READS_ONLY.  Returns 0 with *db connected (the
- * caller closes it), or the exit code after cmd_db_error. */
-int cmd_db_connect(struct cmd_ctx *, struct conf *, struct db **db);
 
 /* The filters of outbox retry --failed and outbox cancel (--channel,
  * --event-type, --since, --error) into *f, *any when one is given, and

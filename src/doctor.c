@@ -1148,6 +1148,67 @@ doctor_http_verdict(struct doctor_report *r, const struct doctor_target *t,
 	free(fix);
 }
 
+/* The options of the probe: an SMTP channel's login (the connect phase
+ * only, the dialogue read by doctor_smtp_debug into *smtp), else an HTTP
+ * HEAD with the channel's headers.  Returns the header list to free
+ * after the transfer (NULL for none). */
+static struct curl_slist *
+doctor_curl_setup(CURL *easy, const struct conf_channel *ch, int is_smtp,
+    struct doctor_smtp *smtp)
+{
+	struct curl_slist *hdrs = NULL;
+	size_t             i;
+
+	if (ch != NULL && ch->tls_ca != NULL) {
+		curl_easy_setopt(easy, CURLOPT_CAINFO, ch->tls_ca);
+		curl_easy_setopt(easy, CURLOPT_CAPATH, (char *)NULL);
+	}
+	if (is_smtp) {
+		/* Greeting, EHLO, STARTTLS, AUTH: libcurl's connect phase;
+		 * QUIT at cleanup. */
+		curl_easy_setopt(easy, CURLOPT_CONNECT_ONLY, 1L);
+		curl_easy_setopt(
+		    easy, CURLOPT_DEBUGFUNCTION, doctor_smtp_debug);
+		curl_easy_setopt(easy, CURLOPT_DEBUGDATA, smtp);
+		curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
+		if (ch->tls != NULL && strcmp(ch->tls, "required") == 0)
+			curl_easy_setopt(
+			    easy, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+		if (ch->username != NULL) {
+			curl_easy_setopt(easy, CURLOPT_USERNAME, ch->username);
+			curl_easy_setopt(easy, CURLOPT_PASSWORD,
+			    ch->password != NULL ? ch->password : "");
+		}
+		return NULL;
+	}
+	curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
+	curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard_write);
+	curl_easy_setopt(easy, CURLOPT_USERAGENT, "cronguard/" PACKAGE_VERSION);
+	for (i = 0; ch != NULL && i < ch->nheaders; i++)
+		hdrs = curl_slist_append(hdrs, ch->headers[i]);
+	curl_easy_setopt(easy, CURLOPT_HTTPHEADER, hdrs);
+	return hdrs;
+}
+
+/* The fix of a failed TLS stage, allocated. */
+static char *
+doctor_tls_fix(const struct doctor_target *t, CURLcode rc, const char *host)
+{
+	const struct conf_channel *ch = t->ch;
+
+	if (rc == CURLE_USE_SSL_FAILED)
+		return xasprintf(
+		    "enable STARTTLS on the server, or use smtps:// in %s",
+		    t->key);
+	return xasprintf(
+	    "give the server a certificate for %s from a CA in %s, or correct %s",
+	    host,
+	    ch != NULL && ch->tls_ca != NULL ? "the channel's tls_ca"
+	                                     : "the system store",
+	    t->key);
+}
+
 /* Probe t with one libcurl transfer and report each stage it passed and
  * the first it failed. */
 static void
@@ -1164,7 +1225,6 @@ doctor_curl(struct doctor_report *r, const struct doctor_target *t)
 	const char                *why;
 	long                       code = 0, ms, rport = 0;
 	int                        is_smtp, tls;
-	size_t                     i;
 
 	memset(&smtp, 0, sizeof smtp);
 	is_smtp = ch != NULL && ch->type == CHANNEL_SMTP;
@@ -1185,36 +1245,7 @@ doctor_curl(struct doctor_report *r, const struct doctor_target *t)
 		    "curl_easy_init failed");
 		goto out;
 	}
-	if (ch != NULL && ch->tls_ca != NULL) {
-		curl_easy_setopt(easy, CURLOPT_CAINFO, ch->tls_ca);
-		curl_easy_setopt(easy, CURLOPT_CAPATH, (char *)NULL);
-	}
-	if (is_smtp) {
-		/* Greeting, EHLO, STARTTLS, AUTH: libcurl's connect phase;
-		 * QUIT at cleanup. */
-		curl_easy_setopt(easy, CURLOPT_CONNECT_ONLY, 1L);
-		curl_easy_setopt(
-		    easy, CURLOPT_DEBUGFUNCTION, doctor_smtp_debug);
-		curl_easy_setopt(easy, CURLOPT_DEBUGDATA, &smtp);
-		curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
-		if (ch->tls != NULL && strcmp(ch->tls, "required") == 0)
-			curl_easy_setopt(
-			    easy, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
-		if (ch->username != NULL) {
-			curl_easy_setopt(easy, CURLOPT_USERNAME, ch->username);
-			curl_easy_setopt(easy, CURLOPT_PASSWORD,
-			    ch->password != NULL ? ch->password : "");
-		}
-	} else {
-		curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
-		curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
-		curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard_write);
-		curl_easy_setopt(
-		    easy, CURLOPT_USERAGENT, "cronguard/" PACKAGE_VERSION);
-		for (i = 0; ch != NULL && i < ch->nheaders; i++)
-			hdrs = curl_slist_append(hdrs, ch->headers[i]);
-		curl_easy_setopt(easy, CURLOPT_HTTPHEADER, hdrs);
-	}
+	hdrs = doctor_curl_setup(easy, ch, is_smtp, &smtp);
 	rc = curl_easy_perform(easy);
 	why = err[0] != '\0' ? err : curl_easy_strerror(rc);
 	curl_easy_getinfo(easy, CURLINFO_NAMELOOKUP_TIME_T, &dns_us);
@@ -1248,17 +1279,7 @@ doctor_curl(struct doctor_report *r, const struct doctor_target *t)
 	if (tls &&
 	    (doctor_tls_error(rc) ||
 	        (rc == CURLE_OPERATION_TIMEDOUT && tls_us == 0))) {
-		fix = rc == CURLE_USE_SSL_FAILED
-		    ? xasprintf("enable STARTTLS on the server, or use "
-		                "smtps:// in %s",
-		          t->key)
-		    : xasprintf("give the server a certificate for %s from a "
-		                "CA in %s, or correct %s",
-		          host,
-		          ch != NULL && ch->tls_ca != NULL
-		              ? "the channel's tls_ca"
-		              : "the system store",
-		          t->key);
+		fix = doctor_tls_fix(t, rc, host);
 		doctor_stage(r, t, CHECK_CRITICAL, "tls", fix,
 		    "TLS with %s: %s", host, why);
 		goto out;

@@ -1323,15 +1323,85 @@ outbox_peer_errors(struct claim *c)
 	}
 }
 
+/* The claim's statements into a: the rows it deletes (sent, without
+ * keep_sent) and the fenced DELETE; the others' new values into rows
+ * (c->n of them; a->nrows used) and the one fenced UPDATE; a->txn when
+ * an attempt row is to be written.  DB_ERR_QUERY when a statement
+ * cannot be built. */
+static enum db_status
+fin_statements(struct db *db, struct fin_args *a, struct fin_row *rows,
+    int64_t now, char **errstr)
+{
+	const struct conf_outbox *conf = a->conf;
+	struct claim             *c = a->c;
+	size_t                    i, k, nrows = 0;
+
+	a->rowids = xcalloc(c->n, sizeof *a->rowids);
+	a->delids = xcalloc(c->n, sizeof *a->delids);
+	a->deleted = xcalloc(c->n, 1);
+	for (i = 0; i < c->n; i++) {
+		if (attempt_outcome(conf, c->msgs[i]) != NULL)
+			a->txn = true;
+		if (!conf->keep_sent && c->msgs[i]->result == SEND_OK) {
+			a->delids[a->ndel++] = c->msgs[i]->id;
+			a->deleted[i] = 1;
+			continue;
+		}
+		a->rowids[nrows] = c->msgs[i]->id;
+		fin_row_set(db, conf, c->msgs[i], now, &rows[nrows++]);
+	}
+	a->nrows = nrows;
+	if (nrows > 0) {
+		buf_adds(&a->update, "UPDATE outbox_messages SET ");
+		for (k = 0; k < FIN_NCOLS; k++) {
+			if (k > 0)
+				buf_adds(&a->update, ", ");
+			fin_assign(&a->update, rows, nrows, (enum fin_col)k);
+		}
+	}
+	if (a->ndel > 0 &&
+	    db_fragment(db, &a->del, errstr,
+	        "DELETE FROM outbox_messages WHERE id IN (%L)"
+	        " AND claim_token = %s AND status = 'PROCESSING'",
+	        a->ndel, a->delids, c->token) != 0)
+		return DB_ERR_QUERY;
+	if (nrows > 0 &&
+	    db_fragment(db, &a->upd, errstr,
+	        "%F WHERE id IN (%L) AND claim_token = %s"
+	        " AND status = 'PROCESSING'",
+	        &a->update, nrows, a->rowids, c->token) != 0)
+		return DB_ERR_QUERY;
+	return DB_OK;
+}
+
+/* The rows whose finalise matched nothing: another worker holds them,
+ * an incident (outbox_lease_lost). */
+static void
+fin_report_lost(const struct fin_args *a)
+{
+	struct incident inc;
+	struct buf      lost;
+	char           *detail;
+
+	buf_init(&lost);
+	outbox_idlist(&lost, a->lost, a->nlost);
+	detail = xasprintf(
+	    "finalise matched nothing for ids %s (claim token %s): another worker holds them; results discarded",
+	    lost.data, a->c->token);
+	memset(&inc, 0, sizeof inc);
+	inc.event = "outbox_lease_lost";
+	inc.detail = detail;
+	incident_report(&inc);
+	free(detail);
+	buf_free(&lost);
+}
+
 enum db_status
 outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
     struct outbox_tally *t, char **errstr)
 {
 	struct fin_row *rows = NULL;
 	struct fin_args a;
-	struct buf      lost;
-	struct incident inc;
-	char           *detail = NULL;
 	enum db_status  st = DB_OK;
 	size_t          i, k, nrows = 0;
 	int64_t         now = now_mono_ms();
@@ -1341,7 +1411,6 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 	buf_init(&a.update);
 	buf_init(&a.del);
 	buf_init(&a.upd);
-	buf_init(&lost);
 	if (c->n == 0)
 		goto out;
 	faultpoint("before_finalise");
@@ -1349,45 +1418,10 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 	a.conf = conf;
 	a.c = c;
 	rows = xcalloc(c->n, sizeof *rows);
-	a.rowids = xcalloc(c->n, sizeof *a.rowids);
-	a.delids = xcalloc(c->n, sizeof *a.delids);
-	a.deleted = xcalloc(c->n, 1);
-	for (i = 0; i < c->n; i++) {
-		if (attempt_outcome(conf, c->msgs[i]) != NULL)
-			a.txn = true;
-		if (!conf->keep_sent && c->msgs[i]->result == SEND_OK) {
-			a.delids[a.ndel++] = c->msgs[i]->id;
-			a.deleted[i] = 1;
-			continue;
-		}
-		a.rowids[nrows] = c->msgs[i]->id;
-		fin_row_set(db, conf, c->msgs[i], now, &rows[nrows++]);
-	}
-	a.nrows = nrows;
-	if (nrows > 0) {
-		buf_adds(&a.update, "UPDATE outbox_messages SET ");
-		for (k = 0; k < FIN_NCOLS; k++) {
-			if (k > 0)
-				buf_adds(&a.update, ", ");
-			fin_assign(&a.update, rows, nrows, (enum fin_col)k);
-		}
-	}
-	if (a.ndel > 0 &&
-	    db_fragment(db, &a.del, errstr,
-	        "DELETE FROM outbox_messages WHERE id IN (%L)"
-	        " AND claim_token = %s AND status = 'PROCESSING'",
-	        a.ndel, a.delids, c->token) != 0) {
-		st = DB_ERR_QUERY;
+	st = fin_statements(db, &a, rows, now, errstr);
+	nrows = a.nrows;
+	if (st != DB_OK)
 		goto out;
-	}
-	if (nrows > 0 &&
-	    db_fragment(db, &a.upd, errstr,
-	        "%F WHERE id IN (%L) AND claim_token = %s"
-	        " AND status = 'PROCESSING'",
-	        &a.update, nrows, a.rowids, c->token) != 0) {
-		st = DB_ERR_QUERY;
-		goto out;
-	}
 	/* With attempt rows to write, one transaction: an attempt row
 	 * exists exactly when its outcome was recorded.  One round trip
 	 * (fin_call) unless a row was lost or the procedure is missing. */
@@ -1400,16 +1434,8 @@ outbox_finalise(struct db *db, const struct conf_outbox *conf, struct claim *c,
 		    : fin_write(db, &a, errstr);
 	if (st != DB_OK)
 		goto out;
-	if (a.nlost > 0) {
-		outbox_idlist(&lost, a.lost, a.nlost);
-		detail = xasprintf(
-		    "finalise matched nothing for ids %s (claim token %s): another worker holds them; results discarded",
-		    lost.data, c->token);
-		memset(&inc, 0, sizeof inc);
-		inc.event = "outbox_lease_lost";
-		inc.detail = detail;
-		incident_report(&inc);
-	}
+	if (a.nlost > 0)
+		fin_report_lost(&a);
 	/* What this claim wrote; a lost row counts as lost only. */
 	outbox_tally_claim(conf, c, a.lost, a.nlost, t);
 out:
@@ -1422,10 +1448,8 @@ out:
 	free(a.delids);
 	free(a.deleted);
 	free(a.lost);
-	free(detail);
 	buf_free(&a.update);
 	buf_free(&a.del);
 	buf_free(&a.upd);
-	buf_free(&lost);
 	return st;
 }

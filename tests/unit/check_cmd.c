@@ -633,6 +633,93 @@ START_TEST(test_needs_conf)
 }
 END_TEST
 
+/* ------------------------------------------------------ CMD_OPENS_DB */
+
+/* What the CMD_OPENS_DB entry's hooks saw. */
+static struct {
+	int checked, freed, had_db, state;
+} opens;
+
+static int
+opens_check(struct cmd_ctx *ctx, const struct conf *c)
+{
+	int *state = ctx->state;
+
+	opens.checked++;
+	*state = 42;
+	if (ctx->nargs > 0 && strcmp(ctx->args[0], "bad") == 0)
+		return cmd_usage_error(ctx->entry, "bad operand");
+	return 0;
+}
+
+static void
+opens_free(void *state)
+{
+	opens.freed++;
+	opens.state = *(int *)state;
+}
+
+static int
+opens_exec(struct cmd_ctx *ctx, struct conf *c)
+{
+	opens.had_db = ctx->db != NULL;
+	return test_exec(ctx, c);
+}
+
+static const struct cmd_entry opens_entry = {
+	.name = "test opens",
+	.usage = "[WORD]",
+	.max_args = 1,
+	.flags = CMD_NEEDS_CONF | CMD_OPENS_DB,
+	.check = opens_check,
+	.state_size = sizeof(int),
+	.state_free = opens_free,
+	.exec = opens_exec,
+};
+
+/* The framework's session: the check first, so that a bad argument is
+ * its exit code with no connection tried; a connect that fails is exit
+ * 69 and no exec; the state released either way; no database section:
+ * exec with no session. */
+START_TEST(test_opens_db)
+{
+	struct run r = { 0 };
+
+	write_conf("database = { host = \"127.0.0.1\"; port = 1;"
+	           " user = \"u\"; name = \"n\"; connect_timeout = \"1s\";"
+	           " connect_retry = \"0s\"; };\n");
+	memset(&opens, 0, sizeof opens);
+	run(&r, &opens_entry, conf_path, "opens", "bad", NULL);
+	ck_assert_int_eq(r.rc, EXIT_USAGE);
+	ck_assert_int_eq(opens.checked, 1);
+	ck_assert_int_eq(seen.called, 0);
+	ck_assert_ptr_null(strstr(r.err, "connect"));
+	ck_assert_int_eq(opens.freed, 1);
+	ck_assert_int_eq(opens.state, 42);
+
+	memset(&opens, 0, sizeof opens);
+	run(&r, &opens_entry, conf_path, "opens", NULL);
+	ck_assert_int_eq(r.rc, EXIT_UNAVAILABLE);
+	ck_assert_int_eq(opens.checked, 1);
+	ck_assert_int_eq(seen.called, 0);
+	ck_assert_ptr_nonnull(
+	    strstr(r.err, "cronguard: test opens: cannot connect to "));
+	ck_assert_int_eq(opens.freed, 1);
+
+	remove_conf();
+	write_conf("jobs = { nightly = { command = [ \"/bin/true\" ];"
+	           " guard = \"local\"; }; };\n");
+	memset(&opens, 0, sizeof opens);
+	run(&r, &opens_entry, conf_path, "opens", NULL);
+	ck_assert_int_eq(r.rc, 7);
+	ck_assert_int_eq(seen.called, 1);
+	ck_assert_int_eq(opens.had_db, 0);
+	ck_assert_int_eq(opens.freed, 1);
+	remove_conf();
+	run_free(&r);
+}
+END_TEST
+
 static Suite *
 cmd_suite(void)
 {
@@ -652,6 +739,7 @@ cmd_suite(void)
 	tcase_add_test(tc, test_reason_option);
 	tcase_add_test(tc, test_outbox_filter);
 	tcase_add_test(tc, test_needs_conf);
+	tcase_add_test(tc, test_opens_db);
 	suite_add_tcase(s, tc);
 	return s;
 }
