@@ -11,7 +11,7 @@ conf()
   backoff = { initial = \"1s\"; max = \"1s\"; jitter = 0.0; }; };
 channels = {
   hook = { type = \"http\"; url = \"$HTTP_BASE/circuit/$1\"; concurrency = 1;
-    circuit = { failures = 3; cooldown = \"2s\"; }; };
+    circuit = { failures = 3; cooldown = \"4s\"; }; };
   capped = { type = \"http\"; url = \"$HTTP_BASE/quota\"; daily_quota = 5; };
 };"
 }
@@ -27,13 +27,16 @@ assert_exit 0 cg outbox dispatch --channel hook
 assert_grep 'event=circuit_open channel=hook failures=3' "$ERR"
 assert_eq 3 "$(mysql_q "SELECT SUM(attempts) FROM outbox_messages WHERE channel = 'hook'")" "attempts to open"
 assert_eq 3 "$(http_count "/$TEST_ID/circuit")" "requests"
+# The rows are due again (backoff 1s), the circuit still open: the
+# cooldown (4s) leaves room for a slow start under a loaded machine.
 sleep 1.1
 assert_exit 0 cg outbox dispatch --channel hook
 assert_eq 3 "$(http_count "/$TEST_ID/circuit")" "requests while open"
 
+# The cooldown ends within --for: a probe, then the rest.
 conf status=200
 sleep 1
-assert_exit 0 cg -v outbox dispatch --channel hook --for 3s
+assert_exit 0 cg -v outbox dispatch --channel hook --for 6s
 assert_grep 'event=circuit_closed channel=hook' "$ERR"
 assert_eq 10 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE channel = 'hook' AND status = 'SENT'")" "hook delivered"
 assert_eq 13 "$(mysql_q "SELECT SUM(attempts) FROM outbox_messages WHERE channel = 'hook'")" "attempts in total"
