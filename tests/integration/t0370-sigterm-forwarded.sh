@@ -2,15 +2,24 @@
 # SIGTERM (and SIGINT, SIGHUP) to cronguard reach the job's process group; the job
 # exits, cronguard releases the lock, finishes the run record (outcome
 # killed, the job's status) and exits with the job's status.
+# Cases: setup; then one per signal (TERM, INT, HUP).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
-need_servers
-write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+
+setup()
+{
+	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = { trapper = { command = [ \"sh\", \"-c\",
     \"trap 'echo got \$CRONGUARD_SIG > $TEST_TMP/got; exit 143' TERM INT HUP; echo \$\$ > $TEST_TMP/job.pid; while :; do sleep 0.1; done\" ];
     lock = \"t0370:trap\"; }; };"
-assert_exit 0 cg db migrate
+	assert_exit 0 cg db migrate
+}
+test_expect_success SERVERS 'setup: a job that traps the signals, db migrate' setup
 
-for sig in TERM INT HUP; do
+# forwarded SIG: SIG to cronguard reaches the job, which exits 143; the
+# lock is released and the run record finished, with no incident.
+forwarded()
+{
+	local sig=$1 cg_pid job_pid rc
 	rm -f "$TEST_TMP/job.pid" "$TEST_TMP/got"
 	CRONGUARD_SIG=$sig "$CRONGUARD_BIN" -c "$CONF" run trapper 2> "$ERR" &
 	cg_pid=$!
@@ -28,6 +37,11 @@ for sig in TERM INT HUP; do
 	assert_eq "killed 143 1" "$(mysql_q "SELECT outcome, exit_status,
 	    finished_at IS NOT NULL FROM cronguard_runs ORDER BY id DESC LIMIT 1" |
 	    tr '\t' ' ')" "run record after SIG$sig"
+	assert_eq 0 "$(grep -c 'incident=1' "$ERR" || true)" "no incident"
+}
+for sig in TERM INT HUP; do
+	test_expect_success SERVERS "SIG$sig reaches the job; lock released, run killed 143" \
+	    "forwarded $sig"
 done
-assert_eq 0 "$(grep -c 'incident=1' "$ERR" || true)" "no incident"
-echo "PASS: $TEST_NAME"
+
+test_done
