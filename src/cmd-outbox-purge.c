@@ -1,4 +1,4 @@
-/* cmd-outbox-purge.c: retention, in small batches by primary key. */
+/* cmd-outbox-purge.c: retention, in small paced batches. */
 #include "config.h"
 
 #include <stdio.h>
@@ -21,6 +21,7 @@ cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 	const char        *e, *v;
 	char              *errstr = NULL, a[32], b[32];
 	enum db_status     st = DB_OK;
+	long long          rate = OUTBOX_PURGE_RATE;
 	int                dry, rc = EXIT_OK;
 
 	if ((v = cmd_opt_value(ctx, "sent-before")) != NULL &&
@@ -31,6 +32,9 @@ cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 	    duration_parse(v, &failed_ms, &e) != 0)
 		return cmd_usage_error(
 		    ctx->entry, "--failed-before: %s: %s", v, e);
+	if ((v = cmd_opt_value(ctx, "rate")) != NULL &&
+	    parse_ll(v, 0, OUTBOX_PURGE_RATE_MAX, &rate, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--rate %s: %s", v, e);
 	dry = cmd_opt_count(ctx, "dry-run") > 0;
 	if ((sent_ms >= 0 || failed_ms >= 0) == (ctx->nargs > 0))
 		return cmd_usage_error(ctx->entry,
@@ -53,11 +57,11 @@ cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 		goto out;
 	}
 	if (sent_ms >= 0)
-		st =
-		    outbox_purge(db, PURGE_SENT, sent_ms, dry, &nsent, &errstr);
+		st = outbox_purge(db, PURGE_SENT, sent_ms, dry, (unsigned)rate,
+		    &nsent, &errstr);
 	if (st == DB_OK && failed_ms >= 0)
-		st = outbox_purge(
-		    db, PURGE_FAILED, failed_ms, dry, &nfailed, &errstr);
+		st = outbox_purge(db, PURGE_FAILED, failed_ms, dry,
+		    (unsigned)rate, &nfailed, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
@@ -79,15 +83,16 @@ static const struct cmd_option cmd_outbox_purge_options[] = {
 	{ "sent-before", 1 },
 	{ "failed-before", 1 },
 	{ "dry-run", 0 },
+	{ "rate", 1 },
 	{ NULL, 0 },
 };
 
 const struct cmd_entry cmd_outbox_purge_entry = {
 	.name = "outbox purge",
 	.usage =
-	    "[--sent-before duration] [--failed-before duration] [--dry-run] | id...",
+	    "[--sent-before duration] [--failed-before duration] [--rate rows] [--dry-run] | id...",
 	.summary =
-	    "Delete SENT and CANCELLED rows, and FAILED rows last tried, longer ago than the durations (at most 1000 rows per statement), or the SENT, FAILED or CANCELLED rows given by id, and print how many.",
+	    "Delete SENT and CANCELLED rows, and FAILED rows last tried, longer ago than the durations (at most 1000 rows per statement, at most --rate rows a second, default 10000, 0 unpaced), or the SENT, FAILED or CANCELLED rows given by id, and print how many.",
 	.options = cmd_outbox_purge_options,
 	.max_args = -1,
 	.flags = CMD_NEEDS_DB,
