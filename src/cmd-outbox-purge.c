@@ -1,4 +1,4 @@
-/* cmd-outbox-purge.c: retention, in small batches by primary key. */
+/* cmd-outbox-purge.c: retention, in small paced batches. */
 #include "config.h"
 
 #include <stdio.h>
@@ -14,6 +14,7 @@
 /* What the arguments say (cmd_outbox_purge_check), for the exec. */
 struct outbox_purge_args {
 	int64_t             sent_ms, failed_ms; /* -1: not given */
+	long long           rate;               /* rows a second; 0 unpaced */
 	int                 dry;
 	unsigned long long *ids;
 	size_t              nids;
@@ -34,6 +35,10 @@ cmd_outbox_purge_check(struct cmd_ctx *ctx, const struct conf *c)
 	    duration_parse(v, &a->failed_ms, &e) != 0)
 		return cmd_usage_error(
 		    ctx->entry, "--failed-before: %s: %s", v, e);
+	a->rate = OUTBOX_PURGE_RATE;
+	if ((v = cmd_opt_value(ctx, "rate")) != NULL &&
+	    parse_ll(v, 0, OUTBOX_PURGE_RATE_MAX, &a->rate, &e) != 0)
+		return cmd_usage_error(ctx->entry, "--rate %s: %s", v, e);
 	a->dry = cmd_opt_count(ctx, "dry-run") > 0;
 	if ((a->sent_ms >= 0 || a->failed_ms >= 0) == (ctx->nargs > 0))
 		return cmd_usage_error(ctx->entry,
@@ -82,11 +87,11 @@ cmd_outbox_purge_exec(struct cmd_ctx *ctx, struct conf *c)
 	if (a->nids > 0)
 		return purge_ids(ctx, a);
 	if (a->sent_ms >= 0)
-		st = outbox_purge(
-		    db, PURGE_SENT, a->sent_ms, a->dry, &nsent, &errstr);
+		st = outbox_purge(db, PURGE_SENT, a->sent_ms, a->dry,
+		    (unsigned)a->rate, &nsent, &errstr);
 	if (st == DB_OK && a->failed_ms >= 0)
-		st = outbox_purge(
-		    db, PURGE_FAILED, a->failed_ms, a->dry, &nfailed, &errstr);
+		st = outbox_purge(db, PURGE_FAILED, a->failed_ms, a->dry,
+		    (unsigned)a->rate, &nfailed, &errstr);
 	if (st != DB_OK) {
 		rc = cmd_db_error(ctx, st, errstr);
 		goto out;
@@ -106,15 +111,16 @@ static const struct cmd_option cmd_outbox_purge_options[] = {
 	{ "sent-before", 1 },
 	{ "failed-before", 1 },
 	{ "dry-run", 0 },
+	{ "rate", 1 },
 	{ NULL, 0 },
 };
 
 const struct cmd_entry cmd_outbox_purge_entry = {
 	.name = "outbox purge",
 	.usage =
-	    "[--sent-before duration] [--failed-before duration] [--dry-run] | id...",
+	    "[--sent-before duration] [--failed-before duration] [--rate rows] [--dry-run] | id...",
 	.summary =
-	    "Delete SENT and CANCELLED rows, and FAILED rows last tried, longer ago than the durations (at most 1000 rows per statement), or the SENT, FAILED or CANCELLED rows given by id, and print how many.",
+	    "Delete SENT and CANCELLED rows, and FAILED rows last tried, longer ago than the durations (at most 1000 rows per statement, at most --rate rows a second, default 10000, 0 unpaced), or the SENT, FAILED or CANCELLED rows given by id, and print how many.",
 	.options = cmd_outbox_purge_options,
 	.max_args = -1,
 	.flags = CMD_NEEDS_DB | CMD_OPENS_DB,

@@ -21,6 +21,7 @@
 #include "curlutil.h"
 #include "doctor.h"
 #include "migrate.h"
+#include "outbox-admin.h"
 #include "outbox.h"
 #include "output.h"
 #include "runs.h"
@@ -255,6 +256,77 @@ doctor_runs_index(struct db *db, const struct conf *c, struct doctor_report *r)
 out:
 	db_result_free(res);
 	free(errstr);
+}
+
+/* One EXPLAINed statement of doctor_history_index: whether its first
+ * table reads ix_outbox_status_sent without a sort; *what says how it
+ * reads otherwise (allocated). */
+static int
+doctor_history_uses(struct db *db, const struct buf *sql, char **what)
+{
+	struct db_result *res = NULL;
+	const char       *key = NULL, *type = NULL, *extra = NULL;
+	char             *errstr = NULL;
+	int               ok = 0;
+
+	if (db_query(db, &res, &errstr, "EXPLAIN %F", sql) != DB_OK) {
+		*what = xasprintf("cannot be EXPLAINed: %s", errstr);
+		goto out;
+	}
+	if (res->nrows > 0) {
+		key = db_cell(res, 0, doctor_column(res, "key"));
+		type = db_cell(res, 0, doctor_column(res, "type"));
+		extra = db_cell(res, 0, doctor_column(res, "Extra"));
+	}
+	ok = key != NULL && strcmp(key, "ix_outbox_status_sent") == 0 &&
+	    (extra == NULL || strstr(extra, "filesort") == NULL);
+	if (!ok)
+		*what = xasprintf("reads key %s (type %s%s%s)",
+		    key != NULL ? key : "NULL", type != NULL ? type : "NULL",
+		    extra != NULL ? ", " : "", extra != NULL ? extra : "");
+out:
+	db_result_free(res);
+	free(errstr);
+	return ok;
+}
+
+/* outbox list --status and outbox purge --sent-before (their count and
+ * their batches) must find their rows on ix_outbox_status_sent: without
+ * it, they read the whole history of SENT rows. */
+static void
+doctor_history_index(struct db *db, struct doctor_report *r)
+{
+	static const char *const fix =
+	    "cronguard db migrate (sql/014_outbox_history_index.sql creates ix_outbox_status_sent (status, sent_at, id))";
+	struct buf list, where, count;
+	char      *errstr = NULL, *why = NULL;
+
+	buf_init(&list);
+	buf_init(&where);
+	buf_init(&count);
+	if (outbox_list_sql(db, "PENDING", NULL, 50, &list, &errstr) != 0 ||
+	    outbox_aged_where(db, "SENT", "sent_at", "2000-01-01 00:00:00",
+	        &where, &errstr) != 0 ||
+	    db_fragment(db, &count, &errstr,
+	        "SELECT COUNT(*) FROM outbox_messages WHERE %F", &where) != 0)
+		doctor_add(r, CHECK_WARNING, "history_index", fix,
+		    "cannot build the statements: %s", errstr);
+	else if (!doctor_history_uses(db, &list, &why))
+		doctor_add(r, CHECK_WARNING, "history_index", fix,
+		    "outbox list --status %s, not ix_outbox_status_sent", why);
+	else if (!doctor_history_uses(db, &count, &why))
+		doctor_add(r, CHECK_WARNING, "history_index", fix,
+		    "outbox purge --sent-before %s, not ix_outbox_status_sent",
+		    why);
+	else
+		doctor_add(r, CHECK_OK, "history_index", NULL,
+		    "outbox list --status and outbox purge --sent-before read "
+		    "their rows on ix_outbox_status_sent");
+	buf_free(&list);
+	buf_free(&where);
+	buf_free(&count);
+	free(errstr);
+	free(why);
 }
 
 /* @@session.wait_timeout (as every cronguard session gets it) against each
@@ -1470,6 +1542,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		if (skip_locked) {
 			doctor_claim_index(db, c, r);
 			doctor_runs_index(db, c, r);
+			doctor_history_index(db, r);
 		}
 		doctor_timeouts(db, c, r);
 		doctor_packet(db, c, r);

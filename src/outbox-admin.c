@@ -493,18 +493,42 @@ out:
 	return st;
 }
 
+int
+outbox_list_sql(struct db *db, const char *status, const char *channel,
+    unsigned limit, struct buf *sql, char **errstr)
+{
+	/* With a status: backwards on ix_outbox_status_sent (status,
+	 * sent_at, id) (sql/014), reading only the rows printed however
+	 * many rows of other states are newer; sent_at is NULL but in SENT
+	 * rows, so for the others this is id order. */
+	static const char cols[] =
+	    "SELECT id, message_id, status, channel, event_type,"
+	    " ordering_key, attempts, next_attempt_at, created_at, sent_at,"
+	    " last_error FROM outbox_messages";
+
+	if (status == NULL)
+		return db_fragment(db, sql, errstr,
+		    "%R WHERE (%s IS NULL OR channel = %s)"
+		    " ORDER BY id DESC LIMIT %u",
+		    cols, channel, channel, limit);
+	return db_fragment(db, sql, errstr,
+	    "%R WHERE status = %s AND (%s IS NULL OR channel = %s)"
+	    " ORDER BY sent_at DESC, id DESC LIMIT %u",
+	    cols, status, channel, channel, limit);
+}
+
 enum db_status
 outbox_list(struct db *db, const char *status, const char *channel,
     unsigned limit, struct db_result **res, char **errstr)
 {
-	return db_query(db, res, errstr,
-	    "SELECT id, message_id, status, channel, event_type,"
-	    " ordering_key, attempts, next_attempt_at, created_at, sent_at,"
-	    " last_error FROM outbox_messages"
-	    " WHERE (%s IS NULL OR status = %s)"
-	    " AND (%s IS NULL OR channel = %s)"
-	    " ORDER BY id DESC LIMIT %u",
-	    status, status, channel, channel, limit);
+	struct buf     sql;
+	enum db_status st = DB_ERR_QUERY;
+
+	buf_init(&sql);
+	if (outbox_list_sql(db, status, channel, limit, &sql, errstr) == 0)
+		st = db_query(db, res, errstr, "%F", &sql);
+	buf_free(&sql);
+	return st;
 }
 
 enum db_status
@@ -744,15 +768,130 @@ out:
 	return st;
 }
 
-enum db_status
-outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
-    int dry_run, unsigned long long *n, char **errstr)
+int
+outbox_aged_where(struct db *db, const char *status, const char *col,
+    const char *cutoff, struct buf *where, char **errstr)
+{
+	return db_fragment(
+	    db, where, errstr, "status = %s AND %R < %s", status, col, cutoff);
+}
+
+/* outbox purge's pace: before its next batch, it waits until the rows
+ * it has visited are no more than rate a second since it started. */
+static void
+outbox_purge_pace(int64_t t0, unsigned long long visited, unsigned rate)
+{
+	int64_t due;
+
+	if (rate == 0)
+		return;
+	due = t0 + (int64_t)(visited * 1000 / rate);
+	if (due > now_mono_ms())
+		sleep_ms(due - now_mono_ms());
+}
+
+/* One batch's rows deleted (the condition is repeated: a row may have
+ * changed), then their attempt rows; *n counts the messages. */
+static enum db_status
+outbox_purge_batch(struct db *db, const unsigned long long *ids, size_t k,
+    const struct buf *where, unsigned long long *n, char **errstr)
+{
+	struct db_result *res = NULL;
+	enum db_status    st;
+
+	st = db_query_retry(db, &res, errstr,
+	    "DELETE FROM outbox_messages WHERE id IN (%L) AND %F", k, ids,
+	    where);
+	if (st == DB_OK) {
+		*n += res->affected;
+		st = outbox_purge_attempts(db, ids, k, errstr);
+	}
+	db_result_free(res);
+	return st;
+}
+
+/*
+ * The rows of status whose col (a DATETIME) is before cutoff, in batches
+ * walked along an index (status, col, id): ix_outbox_status_sent for
+ * SENT rows by sent_at (sql/014), ix_outbox_claimed for CANCELLED rows
+ * by claimed_at (sql/002).  Each batch continues after the last (col,
+ * id) of the one before, so it reads only its own rows, never the
+ * history before or after the cutoff.
+ */
+static enum db_status
+outbox_purge_aged(struct db *db, const char *status, const char *col,
+    const char *cutoff, int dry_run, unsigned rate, int64_t t0,
+    unsigned long long *visited, unsigned long long *n, char **errstr)
 {
 	struct db_result  *res = NULL;
+	struct buf         where, after;
+	enum db_status     st;
+	unsigned long long id, *ids;
+	const char        *e;
+	size_t             i, k;
+
+	buf_init(&where);
+	buf_init(&after);
+	ids = xcalloc(OUTBOX_BATCH_MAX, sizeof *ids);
+	if (outbox_aged_where(db, status, col, cutoff, &where, errstr) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
+	}
+	if (dry_run) {
+		st = outbox_count_where(db, &where, &id, "purge", errstr);
+		if (st == DB_OK)
+			*n += id;
+		goto out;
+	}
+	for (;;) {
+		st = db_query(db, &res, errstr,
+		    "SELECT id, %R FROM outbox_messages WHERE %F%F"
+		    " ORDER BY %R, id LIMIT %u",
+		    col, &where, &after, col, OUTBOX_BATCH_MAX);
+		if (st != DB_OK || res->nrows == 0)
+			break;
+		for (i = k = 0; i < res->nrows; i++) {
+			if (parse_ull(
+			        db_cell(res, i, 0), UINT64_MAX, &id, &e) == 0)
+				ids[k++] = id;
+		}
+		buf_reset(&after);
+		i = res->nrows - 1;
+		if (db_fragment(db, &after, errstr,
+		        " AND %R >= %s AND (%R > %s OR id > %s)", col,
+		        db_cell(res, i, 1), col, db_cell(res, i, 1),
+		        db_cell(res, i, 0)) != 0) {
+			st = DB_ERR_QUERY;
+			break;
+		}
+		*visited += res->nrows;
+		if (k > 0 &&
+		    (st = outbox_purge_batch(db, ids, k, &where, n, errstr)) !=
+		        DB_OK)
+			break;
+		if (res->nrows < OUTBOX_BATCH_MAX)
+			break;
+		db_result_free(res);
+		res = NULL;
+		outbox_purge_pace(t0, *visited, rate);
+	}
+out:
+	db_result_free(res);
+	buf_free(&where);
+	buf_free(&after);
+	free(ids);
+	return st;
+}
+
+enum db_status
+outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
+    int dry_run, unsigned rate, unsigned long long *n, char **errstr)
+{
 	struct buf         where;
 	enum db_status     st;
 	char              *cutoff = NULL;
-	unsigned long long after = 0, *ids;
+	unsigned long long after = 0, visited = 0, *ids;
+	int64_t            t0 = now_mono_ms();
 	size_t             k;
 
 	*n = 0;
@@ -764,17 +903,22 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 	    (long long)age_ms * 1000);
 	if (st != DB_OK)
 		goto out;
+	if (what == PURGE_SENT) {
+		st = outbox_purge_aged(db, "SENT", "sent_at", cutoff, dry_run,
+		    rate, t0, &visited, n, errstr);
+		if (st == DB_OK)
+			st = outbox_purge_aged(db, "CANCELLED", "claimed_at",
+			    cutoff, dry_run, rate, t0, &visited, n, errstr);
+		goto out;
+	}
+	/* FAILED rows are few: by primary key, on ix_outbox_due's range of
+	 * the status. */
 	if (db_fragment(db, &where, errstr,
-	        what == PURGE_SENT
-	            ? "(status = 'SENT' AND sent_at < %s OR"
-	              " status = 'CANCELLED' AND claimed_at < %s)"
-	            : "status = 'FAILED' AND"
-	              " COALESCE(claimed_at, created_at) < %s",
-	        cutoff, cutoff) != 0) {
+	        "status = 'FAILED' AND COALESCE(claimed_at, created_at) < %s",
+	        cutoff) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
 	}
-
 	if (dry_run) {
 		st = outbox_count_where(db, &where, n, "purge", errstr);
 		goto out;
@@ -783,20 +927,14 @@ outbox_purge(struct db *db, enum outbox_purge_what what, int64_t age_ms,
 		st = outbox_next_ids(db, &where, &after, ids, &k, errstr);
 		if (st != DB_OK || k == 0)
 			break;
-		/* The condition is repeated: a row may have changed. */
-		st = db_query_retry(db, &res, errstr,
-		    "DELETE FROM outbox_messages WHERE id IN (%L) AND %F", k,
-		    ids, &where);
-		if (st != DB_OK)
+		if ((st = outbox_purge_batch(db, ids, k, &where, n, errstr)) !=
+		        DB_OK ||
+		    k < OUTBOX_BATCH_MAX)
 			break;
-		*n += res->affected;
-		if ((st = outbox_purge_attempts(db, ids, k, errstr)) != DB_OK)
-			break;
-		db_result_free(res);
-		res = NULL;
+		visited += k;
+		outbox_purge_pace(t0, visited, rate);
 	}
 out:
-	db_result_free(res);
 	free(cutoff);
 	buf_free(&where);
 	free(ids);

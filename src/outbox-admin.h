@@ -95,7 +95,12 @@ enum db_status outbox_pause(struct db *, const char *const *channels, size_t n,
 enum db_status outbox_resume(struct db *, const char *const *channels, size_t n,
     unsigned long long *npaused, char **errstr);
 
-/* Rows newest first; status and channel may be NULL (no filter). */
+/* Rows newest first; status and channel may be NULL (no filter).  With a
+ * status, on ix_outbox_status_sent (sql/014): SENT rows the latest sent
+ * first.  outbox_list_sql appends the statement to sql (doctor EXPLAINs
+ * it); -1 on error. */
+int outbox_list_sql(struct db *, const char *status, const char *channel,
+    unsigned limit, struct buf *sql, char **errstr);
 enum db_status outbox_list(struct db *, const char *status, const char *channel,
     unsigned limit, struct db_result **res, char **errstr);
 /* One row, every column, or an empty result. */
@@ -165,11 +170,21 @@ enum db_status outbox_filtered(struct db *, enum outbox_ids_op,
 /* Delete SENT rows sent and CANCELLED rows cancelled (PURGE_SENT), or
  * FAILED rows last claimed (else created) (PURGE_FAILED), more than
  * age_ms ago by the database clock: in batches of at most
- * OUTBOX_BATCH_MAX rows by primary key, each its own short statement.
- * With dry_run only count. */
+ * OUTBOX_BATCH_MAX rows, each its own short statement, SENT rows found
+ * on ix_outbox_status_sent (sql/014) and CANCELLED ones on
+ * ix_outbox_claimed by their age, FAILED ones by primary key.  Paced:
+ * at most rate rows a second from the start of the call (0: no pause;
+ * cronguard(1), outbox purge --rate).  With dry_run only count. */
+/* The purge's condition for the rows of status whose col (sent_at for
+ * SENT, claimed_at for CANCELLED) is before cutoff, appended to where
+ * (doctor EXPLAINs its count); -1 on error. */
+int outbox_aged_where(struct db *, const char *status, const char *col,
+    const char *cutoff, struct buf *where, char **errstr);
+#define OUTBOX_PURGE_RATE 10000
+#define OUTBOX_PURGE_RATE_MAX 10000000
 enum outbox_purge_what { PURGE_SENT, PURGE_FAILED };
 enum db_status outbox_purge(struct db *, enum outbox_purge_what, int64_t age_ms,
-    int dry_run, unsigned long long *n, char **errstr);
+    int dry_run, unsigned rate, unsigned long long *n, char **errstr);
 
 /* When an enqueued message is due and when it expires: at at_s (unix
  * seconds) when at_set, else delay_ms from now (0: at once); it expires

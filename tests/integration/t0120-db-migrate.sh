@@ -60,7 +60,8 @@ assert_grep "^$nfiles applied, 0 pending$" "$OUT"
 
 # --- outbox_messages is cronguard-outbox(7), THE TABLE: columns, defaults, keys, engine
 # (plus ix_outbox_ordering_status of sql/005 and ix_outbox_ordering_channel
-# of sql/011, for the per-key ordering check; expires_at of sql/011)
+# of sql/011, for the per-key ordering check; expires_at of sql/011;
+# ix_outbox_status_sent of sql/014, for outbox list and outbox purge)
 cols=$(mysql_q "SELECT CONCAT_WS('|', COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE,
         IFNULL(LOWER(REPLACE(COLUMN_DEFAULT, '''', '')), '-'), EXTRA)
     FROM information_schema.COLUMNS
@@ -98,6 +99,7 @@ ix_outbox_due|1|status,next_attempt_at
 ix_outbox_ordering_channel|1|ordering_key,channel,status,id
 ix_outbox_ordering_status|1|ordering_key,status,id
 ix_outbox_ordering|1|ordering_key,id
+ix_outbox_status_sent|1|status,sent_at,id
 uq_outbox_message_id|0|message_id'
 keys=$(printf '%s\n' "$keys" | LC_ALL=C sort)
 assert_eq "$want" "$keys" "outbox_messages keys"
