@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <mysqld_error.h>
 
 #include "channel-amqp.h"
 #include "curlutil.h"
@@ -32,6 +33,12 @@
 #define DOCTOR_CLOCK_WARN_MS 2000
 /* The longest a channel's TCP connect may take. */
 #define DOCTOR_CONNECT_MS 3000
+
+/* Where the writes must go: the fix of role, and of the checks a
+ * read-only server refuses. */
+#define DOCTOR_ROLE_FIX \
+	"point database.host at the writable primary (its address, VIP or " \
+	"proxy), not a replica: see cronguard(1), REPLICATION AND FAILOVER"
 
 static void doctor_add(struct doctor_report *, enum check_status,
     const char *name, const char *fix, const char *fmt, ...)
@@ -167,7 +174,8 @@ doctor_claim_subqueries(const struct db_result *res, size_t *n, char **why)
  * the configured channels) must range over ix_outbox_due: a filesort or
  * a full scan makes SKIP LOCKED lock every candidate row. */
 static void
-doctor_claim_index(struct db *db, const struct conf *c, struct doctor_report *r)
+doctor_claim_index(
+    struct db *db, const struct conf *c, int read_only, struct doctor_report *r)
 {
 	static const char *const fix =
 	    "cronguard db migrate (sql/002_outbox.sql creates ix_outbox_due (status, next_attempt_at))";
@@ -185,8 +193,19 @@ doctor_claim_index(struct db *db, const struct conf *c, struct doctor_report *r)
 	if (outbox_claim_sql(db, &c->outbox, names, c->nchannels,
 	        c->outbox.batch_size, NULL, &sql, &errstr) != 0 ||
 	    db_query(db, &res, &errstr, "EXPLAIN %F", &sql) != DB_OK) {
-		doctor_add(r, CHECK_CRITICAL, "claim_index", fix,
-		    "EXPLAIN of the claim failed: %s", errstr);
+		/* The claim is a locking read: a read-only server refuses
+		 * it, its EXPLAIN too (ER_OPTION_PREVENTS_STATEMENT). */
+		if (read_only || db_errno(db) == ER_OPTION_PREVENTS_STATEMENT)
+			doctor_add(r, CHECK_CRITICAL, "claim_index",
+			    DOCTOR_ROLE_FIX,
+			    "not checked: the server takes no writes from this "
+			    "user, and the claim (SELECT ... FOR UPDATE SKIP "
+			    "LOCKED) is refused here (%s); outbox dispatch "
+			    "exits 69 on it",
+			    errstr);
+		else
+			doctor_add(r, CHECK_CRITICAL, "claim_index", fix,
+			    "EXPLAIN of the claim failed: %s", errstr);
 		goto out;
 	}
 	if (res->nrows > 0) {
@@ -375,14 +394,18 @@ out:
 
 /* @@max_allowed_packet against each job's output_max: a run record
  * carries at most runs_output_room of it, and a longer output is cut to
- * its newest bytes when the record is written. */
+ * its newest bytes when the record is written.  And against each
+ * channel's max_size: a payload takes a statement of its own size to
+ * enqueue, so one near max_allowed_packet is refused by the server
+ * before max_size can apply (t1180). */
 static void
 doctor_packet(struct db *db, const struct conf *c, struct doctor_report *r)
 {
-	const struct conf_job *j;
-	unsigned long long     pkt;
-	char                  *errstr = NULL;
-	size_t                 i, room, bad = 0;
+	const struct conf_job     *j;
+	const struct conf_channel *ch;
+	unsigned long long         pkt;
+	char                      *errstr = NULL;
+	size_t                     i, room, bad = 0;
 
 	if (runs_max_packet(db, &pkt, &errstr) != DB_OK) {
 		doctor_add(r, CHECK_WARNING, "max_allowed_packet", NULL,
@@ -401,9 +424,19 @@ doctor_packet(struct db *db, const struct conf *c, struct doctor_report *r)
 		    "job %s: output_max %lld is above the %zu bytes a run record takes with max_allowed_packet %llu: the newest %zu are kept",
 		    j->name, (long long)j->output_max, room, pkt, room);
 	}
+	for (i = 0; i < c->nchannels; i++) {
+		ch = &c->channels[i];
+		if ((unsigned long long)ch->max_size < pkt)
+			continue;
+		bad++;
+		doctor_add(r, CHECK_WARNING, "max_allowed_packet",
+		    "lower the channel's max_size below max_allowed_packet, or raise max_allowed_packet (SET GLOBAL max_allowed_packet, or the server's option file)",
+		    "channel %s: max_size %lld is not below max_allowed_packet %llu: a payload near %llu bytes cannot be enqueued (the server refuses the INSERT: packet too large), so max_size never applies",
+		    ch->name, ch->max_size, pkt, pkt);
+	}
 	if (bad == 0)
 		doctor_add(r, CHECK_OK, "max_allowed_packet", NULL,
-		    "max_allowed_packet %llu: every job's output_max fits a run record",
+		    "max_allowed_packet %llu: every job's output_max fits a run record, every channel's max_size a payload",
 		    pkt);
 out:
 	free(errstr);
@@ -507,16 +540,14 @@ out:
  * server (CRITICAL: run, exec, dispatch and migrate refuse it with exit
  * 69).  The writable test is db_read_only_sql, the one the commands use.
  */
-static void
+static int
 doctor_role(struct db *db, struct doctor_report *r)
 {
+	int               read_only = 0;
 	struct db_result *g = NULL;
 	char             *ro = NULL, *errstr = NULL, *repl = NULL;
 	const char       *state, *cluster, *ready, *size;
-	static const char fix[] =
-	    "point database.host at the writable primary (its address, VIP "
-	    "or proxy), not a replica: see cronguard(1), REPLICATION AND "
-	    "FAILOVER";
+	static const char fix[] = DOCTOR_ROLE_FIX;
 
 	if (db_query_value(
 	        db, &ro, &errstr, "SELECT %R", db_read_only_sql(db)) != DB_OK) {
@@ -553,7 +584,8 @@ doctor_role(struct db *db, struct doctor_report *r)
 			    "Galera node, %s, in the Primary component of %s "
 			    "nodes, writable%s",
 			    state, size != NULL ? size : "?", repl);
-		else
+		else {
+			read_only = ro != NULL;
 			doctor_add(r, CHECK_CRITICAL, "role",
 			    "use a node that is Synced in the Primary "
 			    "component and not read-only",
@@ -563,14 +595,16 @@ doctor_role(struct db *db, struct doctor_report *r)
 			    ready != NULL ? ready : "?",
 			    ro != NULL ? ", read-only: " : "",
 			    ro != NULL ? ro : "", repl);
+		}
 		goto out;
 	}
-	if (ro != NULL)
+	if (ro != NULL) {
+		read_only = 1;
 		doctor_add(r, CHECK_CRITICAL, "role", fix,
 		    "%s is read-only (%s)%s: a replica or a demoted primary; "
 		    "run, exec, outbox dispatch and db migrate refuse it",
 		    db_where(db), ro, repl);
-	else
+	} else
 		doctor_add(r, CHECK_OK, "role", NULL,
 		    "%s is a writable primary%s", db_where(db), repl);
 out:
@@ -578,6 +612,7 @@ out:
 	free(ro);
 	free(repl);
 	free(errstr);
+	return read_only;
 }
 
 /* transaction_isolation (tx_isolation before MariaDB 11.1). */
@@ -614,16 +649,46 @@ out:
 /*
  * The row privileges a run and a dispatch need on the schema, as the
  * server's information_schema shows them for the current account
- * (global, schema, or on each of cronguard's tables).  Missing INSERT,
- * UPDATE or DELETE is CRITICAL (every run and dispatch would exit 77);
- * missing EXECUTE a WARNING (the lock's fencing token then costs a second
- * statement, and a finalise with the attempt log three or four more).
+ * (global, schema, or on each of cronguard's tables), each missing one
+ * with what it does, as measured against a user without it (t1180):
+ * SELECT, INSERT and UPDATE stop runs and dispatches, INSERT only after a
+ * dispatch has sent (CRITICAL); DELETE
+ * stops only the pruning and the purges unless keep_sent is off, when a
+ * dispatch exits 77 after sending (CRITICAL then, else WARNING); EXECUTE
+ * costs statements and fails nothing (WARNING).
  */
+static const char *
+doctor_privilege_impact(const char *priv, const struct conf *c)
+{
+	if (strcmp(priv, "SELECT") == 0)
+		return "run, exec, outbox dispatch and jobs list exit 77, jobs "
+		       "check and outbox check say UNKNOWN";
+	if (strcmp(priv, "INSERT") == 0)
+		return "run, exec and outbox enqueue exit 77, and outbox "
+		       "dispatch exits 77 after sending, leaving its rows "
+		       "PROCESSING to be sent again after the lease (the "
+		       "attempt log takes an INSERT)";
+	if (strcmp(priv, "UPDATE") == 0)
+		return "run, exec and outbox dispatch exit 77";
+	if (strcmp(priv, "DELETE") == 0)
+		return c->outbox.keep_sent
+		    ? "old runs are not pruned (run exits 0 with "
+		      "runs_prune_failed), jobs purge and outbox resume exit 77"
+		    : "outbox dispatch exits 77 after sending, leaving its rows "
+		      "PROCESSING to be sent again after the lease (keep_sent is "
+		      "off), old runs are not pruned (runs_prune_failed), jobs "
+		      "purge and outbox resume exit 77";
+	return "nothing fails, but the lock's fencing token costs a second "
+	       "statement (lock_fence_extra_statement) and a finalise with "
+	       "the attempt log three or four more (outbox_finalise_statements)";
+}
+
 static void
-doctor_privileges(struct db *db, struct doctor_report *r)
+doctor_privileges(struct db *db, const struct conf *c, struct doctor_report *r)
 {
 	struct db_result *res = NULL;
-	struct buf        missing;
+	struct buf        missing, impact;
+	const char       *priv;
 	char             *errstr = NULL, *user = NULL, *schema = NULL, *fix;
 	int               critical = 0;
 	size_t            i;
@@ -661,12 +726,16 @@ doctor_privileges(struct db *db, struct doctor_report *r)
 		goto out;
 	}
 	buf_init(&missing);
+	buf_init(&impact);
 	for (i = 0; i < res->nrows; i++) {
-		if (db_cell(res, i, 0) == NULL)
+		if ((priv = db_cell(res, i, 0)) == NULL)
 			continue;
-		buf_printf(&missing, "%s%s", missing.len > 0 ? ", " : "",
-		    db_cell(res, i, 0));
-		if (strcmp(db_cell(res, i, 0), "EXECUTE") != 0)
+		buf_printf(&missing, "%s%s", missing.len > 0 ? ", " : "", priv);
+		buf_printf(&impact, "%swithout %s: %s",
+		    impact.len > 0 ? "; " : "", priv,
+		    doctor_privilege_impact(priv, c));
+		if (strcmp(priv, "EXECUTE") != 0 &&
+		    (strcmp(priv, "DELETE") != 0 || !c->outbox.keep_sent))
 			critical = 1;
 	}
 	/* Only for the fix line: without them it names USER and SCHEMA. */
@@ -681,11 +750,10 @@ doctor_privileges(struct db *db, struct doctor_report *r)
 	    missing.data, schema != NULL ? schema : "SCHEMA",
 	    user != NULL ? user : "USER");
 	doctor_add(r, critical ? CHECK_CRITICAL : CHECK_WARNING, "privileges",
-	    fix, "%s missing on the schema: %s", missing.data,
-	    critical ? "every run and dispatch would exit 77"
-	             : "the lock's fencing token costs a second statement");
+	    fix, "%s missing on the schema: %s", missing.data, impact.data);
 	free(fix);
 	buf_free(&missing);
+	buf_free(&impact);
 out:
 	db_result_free(res);
 	free(user);
@@ -1524,7 +1592,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
     struct doctor_report *r)
 {
 	size_t i;
-	int    skip_locked;
+	int    skip_locked, read_only;
 
 	memset(r, 0, sizeof *r);
 	r->worst = CHECK_OK;
@@ -1537,10 +1605,10 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		 * schema behind the release fails the claim's EXPLAIN too,
 		 * and the verdict names the first worst result. */
 		skip_locked = doctor_server(db, r);
-		doctor_role(db, r);
+		read_only = doctor_role(db, r);
 		doctor_migrations(db, r);
 		if (skip_locked) {
-			doctor_claim_index(db, c, r);
+			doctor_claim_index(db, c, read_only, r);
 			doctor_runs_index(db, c, r);
 			doctor_history_index(db, r);
 		}
@@ -1549,7 +1617,7 @@ doctor_run(struct db *db, const char *db_error, struct conf *c,
 		doctor_wsrep(db, c, r);
 		doctor_isolation(db, r);
 		doctor_clock(c, db, r);
-		doctor_privileges(db, r);
+		doctor_privileges(db, c, r);
 		doctor_timezones(db, c, r);
 	}
 	doctor_files(c, r);

@@ -42,8 +42,8 @@
 # assert_grep, wait_for, mysql_q, mysql_admin, write_config, cg,
 # http_count, http_requests, http_field, smtp_count, smtp_messages,
 # smtp_envelopes, smtp_connections, smtp_private_start/stop,
-# http_private_start/stop, db_private_start/stop.  Note: fail/exit inside $(...) only ends the
-# subshell.
+# http_private_start/stop, db_private_start/stop, cron_private_start/stop,
+# user_copy.  Note: fail/exit inside $(...) only ends the subshell.
 
 set -eu
 
@@ -145,8 +145,8 @@ lib_create_db()
 #       what later cases need before them (or keep it in files).  PREREQS
 #       are names joined by commas (SERVERS,ROOT): a case whose
 #       prerequisite is missing is skipped ("ok N # skip NAME (missing
-#       P)"), but fails under CI=true when CI must have it: SERVERS, ROOT
-#       and those named by test_ci_prereq.
+#       P)"), but fails under CI=true when CI must have it: SERVERS, ROOT,
+#       CRON and those named by test_ci_prereq.
 #   test_done
 #       print the plan and the counts and exit: 1 when a case failed, 77
 #       when every case was skipped, else 0.
@@ -158,8 +158,9 @@ lib_create_db()
 #                                   (the test servers are up; the first
 #                                   ask creates $TEST_DB, so ask outside
 #                                   case bodies, as PREREQS do), ROOT
-#                                   (uid 0).  Any other name is missing
-#                                   until set.
+#                                   (uid 0), CRON (cron_private_start can:
+#                                   root, Debian's cron, unshare).  Any
+#                                   other name is missing until set.
 
 LIB_CASE=
 LIB_NCASES=0
@@ -167,7 +168,7 @@ LIB_NFAILED=0
 LIB_NSKIPPED=0
 LIB_PREREQ_OK=' '
 LIB_PREREQ_NO=' '
-LIB_PREREQ_CI=' SERVERS ROOT '
+LIB_PREREQ_CI=' SERVERS ROOT CRON '
 
 test_set_prereq()
 {
@@ -205,6 +206,10 @@ lib_prereq_check()
 		lib_create_db
 		;;
 	ROOT) [ "$(id -u)" = 0 ] ;;
+	CRON)
+		[ "$(id -u)" = 0 ] && command -v cron > /dev/null &&
+		    unshare --mount --propagation private true 2> /dev/null
+		;;
 	*)
 		eval "script=\${LIB_LAZY_$1-}"
 		[ -n "$script" ] && (eval "$script") > /dev/null 2>&1
@@ -543,3 +548,70 @@ db_private_start()
 	fi
 }
 db_private_stop() { "$CRONGUARD_TESTENV" db-stop "$TEST_TMP/servers"; }
+
+# cron_private_start DIR: start Debian's cron of this test's own, in the
+# foreground and known by its PID, in a mount namespace where /etc/cron.d
+# is DIR and /etc/crontab, the users' crontabs and /run are empty: it runs
+# the files in DIR (root's, mode 0644, names of letters, digits, - and _)
+# and nothing else; a cron daemon the machine runs goes on, neither seeing
+# DIR nor stopped.  Sets CRON_PID.  cron_private_stop stops it; stopped at
+# exit.  Needs root and unshare(1) (test_have_prereq CRON).
+cron_private_start()
+{
+	local empty=$TEST_TMP/cron-empty
+	mkdir -p "$empty/crontabs"
+	: > "$empty/crontab"
+	unshare --mount --propagation private sh -c '
+	    mount --bind "$1" /etc/cron.d &&
+	    { [ ! -e /etc/crontab ] || mount --bind "$2/crontab" /etc/crontab; } &&
+	    { [ ! -d /var/spool/cron/crontabs ] ||
+	      mount --bind "$2/crontabs" /var/spool/cron/crontabs; } &&
+	    mount -t tmpfs -o mode=0755 cronguard-test /run &&
+	    exec cron -f -L 0' sh "$1" "$empty" \
+	    < /dev/null > "$TEST_TMP/cron.out" 2>&1 &
+	CRON_PID=$!
+	echo "$CRON_PID" > "$TEST_TMP/cron.pid"
+	at_exit "lib_stop_pid $CRON_PID"
+	# Up when its process is cron and stays so for a moment.
+	wait_for 30 lib_is_cron "$CRON_PID"
+	sleep 1
+	lib_is_cron "$CRON_PID" ||
+	    { cat "$TEST_TMP/cron.out"; fail "private cron did not start"; }
+}
+cron_private_stop() { lib_stop_pid "$(cat "$TEST_TMP/cron.pid")"; }
+lib_is_cron() { [ "$(cat "/proc/$1/comm" 2> /dev/null)" = cron ]; }
+
+# lib_running PID: PID runs (a zombie does not: an orphan may be reaped
+# late or never).  lib_stop_pid PID: SIGTERM, up to 10 s, then SIGKILL.
+lib_running() { ps -o stat= -p "$1" 2> /dev/null | grep -qv '^Z'; }
+lib_stop_pid()
+{
+	local n=100
+	lib_running "$1" || return 0
+	kill -TERM "$1" 2> /dev/null
+	while [ "$n" -gt 0 ] && lib_running "$1"; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	kill -KILL "$1" 2> /dev/null || true
+}
+
+# user_copy: copy what another user needs to run cronguard (the binary,
+# the migrations) into $TEST_TMP/user and point CRONGUARD_BIN and
+# CRONGUARD_SQLDIR at the copies: the tree under test may be in a
+# directory that user cannot enter (a clone in root's 0700 home).
+# $TEST_TMP becomes 0711 (put what the user reads in it, readable);
+# everything goes with it at exit.
+user_copy()
+{
+	local dir=$TEST_TMP/user
+	chmod 711 "$TEST_TMP"
+	mkdir -p "$dir/sql"
+	cp "$CRONGUARD_BIN" "$dir/cronguard" || fail "cannot copy $CRONGUARD_BIN"
+	cp "${CRONGUARD_SQLDIR:-$CRONGUARD_SRCDIR/sql}"/*.sql "$dir/sql/" ||
+	    fail "cannot copy the migrations"
+	chmod -R a+rX "$dir"
+	CRONGUARD_BIN=$dir/cronguard
+	CRONGUARD_SQLDIR=$dir/sql
+	export CRONGUARD_BIN CRONGUARD_SQLDIR
+}

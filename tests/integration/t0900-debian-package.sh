@@ -7,9 +7,14 @@
 # user cronguard, with a database user holding only the README's GRANTs.
 # The units pass `systemd-analyze verify` and score below 3.0 in
 # `systemd-analyze security`; `apt-get purge` leaves only the cronguard
-# user and group.  Needs root; outside CI it is skipped when
-# dpkg-buildpackage is missing or a cronguard package is already
-# installed; with CI=true it installs the build tools.
+# user and group.  It changes the machine (a package installed and purged
+# system-wide, /etc/cronguard and /usr/bin/cronguard among its files), so
+# it runs only when asked: CRONGUARD_TEST_INSTALL_PACKAGE=1 (scripts/test
+# --install-package), or CI=true; otherwise it is skipped, saying so.
+# Needs root; outside CI it is skipped when dpkg-buildpackage is missing,
+# a cronguard package is already installed or files of a source install
+# are where the package puts its own; with CI=true it installs the build
+# tools.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 skip() {
@@ -17,6 +22,12 @@ skip() {
 	echo "SKIP: $*"
 	exit 77
 }
+if [ "${CI:-}" != true ] && [ "${CRONGUARD_TEST_INSTALL_PACKAGE:-}" != 1 ]; then
+	echo "SKIP: installs and purges the cronguard package system-wide;" \
+	    "to run it, set CRONGUARD_TEST_INSTALL_PACKAGE=1" \
+	    "(scripts/test --install-package; on under CI=true)"
+	exit 77
+fi
 APT="apt-get -q -y -o DPkg::Lock::Timeout=300"
 export DEBIAN_FRONTEND=noninteractive
 
@@ -33,7 +44,18 @@ fi
 if dpkg-query -W -f='${Status}' cronguard 2> /dev/null | grep -q installed; then
 	skip "a cronguard package is installed already; not replacing it"
 fi
+# A source install (make install --sysconfdir=/etc, or into /usr): the
+# package would take its place and purge would remove it.
+for f in /etc/cronguard /usr/bin/cronguard; do
+	[ ! -e "$f" ] || skip "$f exists (not from a package); not replacing it"
+done
 need_servers
+# The package makes the cronguard user and group and purge leaves them
+# (Debian policy): the test removes them after, unless they were here.
+getent group cronguard > /dev/null ||
+    at_exit "groupdel cronguard > /dev/null 2>&1"
+getent passwd cronguard > /dev/null ||
+    at_exit "userdel cronguard > /dev/null 2>&1"
 
 # ---- build and install
 "$CRONGUARD_SRCDIR/scripts/package" "$TEST_TMP/dist" > "$TEST_TMP/package.log" 2>&1 ||

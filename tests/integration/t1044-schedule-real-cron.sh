@@ -3,12 +3,15 @@
 # generates, two entries for the job (two "hosts": their own
 # configuration and runtime directory) on "* * * * *", for at least three
 # minutes: the run history has exactly one success per slot, and the job
-# saw each slot once.  Needs root (cron.d is root's) and about 3-4 min.
+# saw each slot once.  The daemon is the test's own (cron_private_start:
+# its own /etc/cron.d, stopped by its PID); a cron daemon the machine runs
+# is neither used nor stopped.  Needs root, Debian's cron and unshare, and
+# about 3-4 min.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
-if [ "$(id -u)" -ne 0 ] || ! command -v cron > /dev/null; then
-	[ "${CI:-}" = true ] && fail "needs root and Debian's cron"
-	echo "SKIP: needs root and Debian's cron"
+if ! test_have_prereq CRON; then
+	[ "${CI:-}" = true ] && fail "needs root, Debian's cron and unshare"
+	echo "SKIP: needs root, Debian's cron and unshare (mount namespaces)"
 	exit 77
 fi
 
@@ -25,9 +28,11 @@ done
 CONF=$TEST_TMP/a.conf
 assert_exit 0 cg db migrate
 
-# The generated file, for each host, with the binary under test.
-CRONTAB=/etc/cron.d/cronguard-t1044-$$
-at_exit "rm -f '$CRONTAB'"
+# The generated file, for each host, with the binary under test, in the
+# private daemon's /etc/cron.d.
+CROND=$TEST_TMP/cron.d
+mkdir -m 755 "$CROND"
+CRONTAB=$CROND/cronguard-t1044-$$
 assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/a.conf" jobs crontab --user root
 assert_grep "^\\* \\* \\* \\* \\* root cronguard -c '?[^ ]*/a\\.conf'? run tick$" "$OUT"
 assert_grep '^# .*unscheduled' "$OUT"
@@ -38,16 +43,11 @@ assert_exit 0 "$CRONGUARD_BIN" -c "$TEST_TMP/b.conf" jobs crontab --user root
 	echo "ASAN_OPTIONS=detect_leaks=0"
 	sed -n '/^[^#A-Z]/p' "$TEST_TMP/a.cron" "$OUT" |
 	    sed "s|root cronguard |root $CRONGUARD_BIN |"
-} > "$TEST_TMP/cron.d"
+} > "$TEST_TMP/crontab"
 echo "--- the cron.d file:"
-cat "$TEST_TMP/cron.d"
-install -m 644 -o root -g root "$TEST_TMP/cron.d" "$CRONTAB"
-
-# A cron daemon: the system's, or one of our own.
-if ! pgrep -x cron > /dev/null; then
-	cron -L 0
-	at_exit "pkill -x cron"
-fi
+cat "$TEST_TMP/crontab"
+install -m 644 -o root -g root "$TEST_TMP/crontab" "$CRONTAB"
+cron_private_start "$CROND"
 
 # Three full slots after the file is read (cron rescans at each minute).
 start=$(mysql_q "SELECT DATE_FORMAT(UTC_TIMESTAMP() + INTERVAL 1 MINUTE, '%Y-%m-%d %H:%i:00')")
@@ -58,7 +58,7 @@ wait_slots()
 }
 wait_for 300 wait_slots
 sleep 5
-rm -f "$CRONTAB"
+cron_private_stop
 
 echo "--- the job saw:"
 cat "$SLOTS"

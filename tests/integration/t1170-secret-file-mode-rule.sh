@@ -28,6 +28,7 @@ if [ "$(id -u)" = 0 ]; then
 	useradd -M -N -g nogroup -G "$G" -s /bin/sh "$U" || fail "useradd"
 	at_exit "userdel $U"
 	as_user() { (cd / && runuser -u "$U" -- "$@"); }
+	user_copy	# the tree may be in a directory $U cannot enter
 else
 	G=$(id -gn)
 	as_user() { "$@"; }

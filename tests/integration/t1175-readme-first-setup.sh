@@ -8,7 +8,8 @@
 # root:GROUP, as the package installs it); the systemctl lines are replaced
 # by what their units run (cronguard-job@.service: run JOB;
 # cronguard-dispatch.service: outbox dispatch), the first run and the first
-# dispatch.  Rewritten, and only these: /etc/cronguard to a temporary
+# dispatch; before step 4's db migrate, doctor's output compared in shape
+# with the README's sample.  Rewritten, and only these: /etc/cronguard to a temporary
 # directory, the database name app and the user 'cronguard'@'10.0.%' to
 # throwaway ones, '...' to a password, hosts and URLs to the test servers,
 # group cronguard to a throwaway group (as root; else this user's group),
@@ -34,6 +35,7 @@ if [ "$(id -u)" = 0 ]; then
 	useradd -M -N -g nogroup -G "$G" -s /bin/sh "$U" || fail "useradd"
 	at_exit "userdel $U"
 	as_user() { (cd / && runuser -u "$U" -- env PATH="$PATH" "$@"); }
+	user_copy	# the tree may be in a directory $U cannot enter
 else
 	G=$(id -gn)
 	as_user() { "$@"; }
@@ -56,8 +58,13 @@ blocks = re.findall(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```$", setup, re.S | re.M)
 # Each block by what it does; a block this test cannot place fails it.
 names = {}
 for ind, tag, body in blocks:
-    if tag not in ("sql", "sh"):
+    lines = [l[len(ind):] for l in body.split("\n")]
+    if tag == "" and lines[0].startswith("DOCTOR "):
+        open("%s/doctor.sample" % tmp, "w").write("\n".join(lines))
+        names["doctor.sample"] = 1
         continue
+    if tag not in ("sql", "sh"):
+        sys.exit("First setup: a block this test does not know:\n" + body)
     if tag == "sql":
         name = "step1.sql"
     elif "mariadb-tzinfo-to-sql" in body:
@@ -71,9 +78,8 @@ for ind, tag, body in blocks:
     if name in names:
         sys.exit("First setup: two blocks for %s" % name)
     names[name] = 1
-    lines = [l[len(ind):] for l in body.split("\n")]
     open("%s/%s" % (tmp, name), "w").write("\n".join(lines))
-for name in ("step1.sql", "step2.sh", "step4.sh"):
+for name in ("step1.sql", "step2.sh", "step4.sh", "doctor.sample"):
     if name not in names:
         sys.exit("First setup: no block for %s" % name)
 cb = re.findall(r"^```libconfig\n(.*?)^```$", conf, re.S | re.M)
@@ -130,6 +136,33 @@ open(sys.argv[2], "w").write(s)
 PY
 install -m 0640 "$CONF" "$CRONGUARD_CONFIG"
 chgrp "$G" "$CRONGUARD_CONFIG"
+
+# --- the README's doctor sample (step 4): doctor as the user before db
+# migrate, with the webhook secret's file readable by others, compared
+# line by line in shape: this test's paths and names as the README's
+# (/etc/cronguard, app), every number as N.
+chmod 644 "$ETC/billing.secret"
+rc=0
+as_user cronguard doctor > "$TEST_TMP/doctor.out" 2> "$ERR" < /dev/null || rc=$?
+chmod 640 "$ETC/billing.secret"
+cat "$TEST_TMP/doctor.out" "$ERR"
+assert_eq 2 "$rc" "doctor's exit status before db migrate"
+"$LIB_PY" - "$TEST_TMP/doctor.sample" "$TEST_TMP/doctor.out" "$ETC" "$TEST_DB" <<'PY' ||
+import re, sys
+sample, out, etc, db = sys.argv[1:]
+def shape(line):
+    line = line.replace(etc, "/etc/cronguard").replace(db + ".", "app.")
+    return re.sub(r"\d+", "N", line)
+want = [shape(l) for l in open(sample).read().strip("\n").split("\n")]
+got = [shape(l) for l in open(out).read().strip("\n").split("\n")]
+for i in range(max(len(want), len(got))):
+    w = want[i] if i < len(want) else "(nothing)"
+    g = got[i] if i < len(got) else "(nothing)"
+    if w != g:
+        print("line %d: README  %s\n        doctor  %s" % (i + 1, w, g))
+sys.exit(want != got)
+PY
+    fail "the README's doctor sample is not what doctor prints"
 
 # --- step 4 as written; each systemctl line runs what its unit runs
 echo "--- step 4:"

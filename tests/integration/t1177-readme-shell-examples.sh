@@ -7,6 +7,7 @@
 # table headers, the key=value names of log lines, the field names of
 # jobs show, the Nagios line with numbers as N, the JSON keys.  An example
 # this test does not know fails it: a new README example needs a case here.
+# And Monitoring's `status --format json | jq` sample, in shape.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 mkdir "$TEST_TMP/bin"
@@ -217,6 +218,35 @@ for ex in examples:
         check(ok, ex, "exit %d, %r, README %r" % (rc, got, want))
         continue
     check(False, ex, "an example this test does not know: add a case")
+# Monitoring's status sample: the jq line of its sh block, run, and each
+# output line compared in shape with the README's "# [...]" lines: a job
+# name, a verdict, at most as many cell states as --slots asks (a job
+# without a schedule has a cell per run), each in words.
+mon = text.split("\n## Monitoring\n", 1)[1].split("\n## ", 1)[0]
+lines = mon.split("\n")
+cmds = [i for i, l in enumerate(lines) if l.startswith("cronguard status --format json")]
+if len(cmds) != 1:
+    bad.append("the status sample")
+    print("FAIL: Monitoring: %d status --format json samples, this test knows one" % len(cmds))
+else:
+    i = cmds[0]
+    ex = {"cmd": lines[i]}
+    want = []
+    for l in lines[i + 1:]:
+        if not l.startswith("# ["):
+            break
+        want.append(json.loads(l[2:]))
+    slots = int(re.search(r"--slots (\d+)", lines[i]).group(1))
+    rc, out, err = sh(lines[i])
+    got = [json.loads(l) for l in out.split("\n") if l]
+    def ok_shape(v):
+        return (isinstance(v, list) and len(v) == 3 and isinstance(v[0], str)
+                and v[1] in ("OK", "WARNING", "CRITICAL", "UNKNOWN")
+                and 0 < len(v[2]) <= slots
+                and all(re.match(r"^[a-z][a-z_ ]*$", c) for c in v[2]))
+    check(rc == 0 and len(want) >= 1 and got and all(map(ok_shape, want)) and
+          all(map(ok_shape, got)), ex,
+          "exit %d, got %r, README %r" % (rc, got, want))
 print("%d examples, %d failed" % (len(seen), len(bad)))
 sys.exit(1 if bad else 0)
 PY
