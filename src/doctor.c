@@ -277,9 +277,9 @@ out:
 	free(errstr);
 }
 
-/* One EXPLAINed statement of doctor_history_index: whether its first
- * table reads ix_outbox_status_sent without a sort; *what says how it
- * reads otherwise (allocated). */
+/* One EXPLAINed statement of doctor_history_index: 1 when its first
+ * table reads ix_outbox_status_sent without a sort, 0 with *what saying
+ * how it reads, -1 with *what the EXPLAIN's error (allocated). */
 static int
 doctor_history_uses(struct db *db, const struct buf *sql, char **what)
 {
@@ -289,7 +289,9 @@ doctor_history_uses(struct db *db, const struct buf *sql, char **what)
 	int               ok = 0;
 
 	if (db_query(db, &res, &errstr, "EXPLAIN %F", sql) != DB_OK) {
-		*what = xasprintf("cannot be EXPLAINed: %s", errstr);
+		*what = errstr;
+		errstr = NULL;
+		ok = -1;
 		goto out;
 	}
 	if (res->nrows > 0) {
@@ -319,6 +321,7 @@ doctor_history_index(struct db *db, struct doctor_report *r)
 	    "cronguard db migrate (sql/014_outbox_history_index.sql creates ix_outbox_status_sent (status, sent_at, id))";
 	struct buf list, where, count;
 	char      *errstr = NULL, *why = NULL;
+	int        rc;
 
 	buf_init(&list);
 	buf_init(&where);
@@ -330,12 +333,17 @@ doctor_history_index(struct db *db, struct doctor_report *r)
 	        "SELECT COUNT(*) FROM outbox_messages WHERE %F", &where) != 0)
 		doctor_add(r, CHECK_WARNING, "history_index", fix,
 		    "cannot build the statements: %s", errstr);
-	else if (!doctor_history_uses(db, &list, &why))
+	else if ((rc = doctor_history_uses(db, &list, &why)) != 1)
 		doctor_add(r, CHECK_WARNING, "history_index", fix,
-		    "outbox list --status %s, not ix_outbox_status_sent", why);
-	else if (!doctor_history_uses(db, &count, &why))
+		    rc < 0
+		        ? "EXPLAIN of outbox list --status failed: %s"
+		        : "outbox list --status %s, not ix_outbox_status_sent",
+		    why);
+	else if ((rc = doctor_history_uses(db, &count, &why)) != 1)
 		doctor_add(r, CHECK_WARNING, "history_index", fix,
-		    "outbox purge --sent-before %s, not ix_outbox_status_sent",
+		    rc < 0
+		        ? "EXPLAIN of outbox purge --sent-before failed: %s"
+		        : "outbox purge --sent-before %s, not ix_outbox_status_sent",
 		    why);
 	else
 		doctor_add(r, CHECK_OK, "history_index", NULL,
