@@ -133,6 +133,20 @@ doctor_column(const struct db_result *r, const char *name)
 	return (size_t)-1;
 }
 
+/* The key, type and Extra of an EXPLAIN's first row (res): NULL for
+ * each it lacks, all NULL without a row. */
+static void
+doctor_explain_first(const struct db_result *res, const char **key,
+    const char **type, const char **extra)
+{
+	*key = *type = *extra = NULL;
+	if (res->nrows == 0)
+		return;
+	*key = db_cell(res, 0, doctor_column(res, "key"));
+	*type = db_cell(res, 0, doctor_column(res, "type"));
+	*extra = db_cell(res, 0, doctor_column(res, "Extra"));
+}
+
 /* The per-key ordering subqueries of a claim's EXPLAIN (res), those on
  * outbox_messages: each must be a dive into an ordering index (sql/005,
  * sql/011), never a sort or a walk over a key's rows by status.  0 when
@@ -208,11 +222,7 @@ doctor_claim_index(
 			    "EXPLAIN of the claim failed: %s", errstr);
 		goto out;
 	}
-	if (res->nrows > 0) {
-		key = db_cell(res, 0, doctor_column(res, "key"));
-		type = db_cell(res, 0, doctor_column(res, "type"));
-		extra = db_cell(res, 0, doctor_column(res, "Extra"));
-	}
+	doctor_explain_first(res, &key, &type, &extra);
 	if (key == NULL || strcmp(key, "ix_outbox_due") != 0 ||
 	    (type != NULL && strcmp(type, "ALL") == 0))
 		doctor_add(r, CHECK_CRITICAL, "claim_index", fix,
@@ -255,11 +265,7 @@ doctor_runs_index(struct db *db, const struct conf *c, struct doctor_report *r)
 		    "EXPLAIN of the newest finished run failed: %s", errstr);
 		goto out;
 	}
-	if (res->nrows > 0) {
-		key = db_cell(res, 0, doctor_column(res, "key"));
-		type = db_cell(res, 0, doctor_column(res, "type"));
-		extra = db_cell(res, 0, doctor_column(res, "Extra"));
-	}
+	doctor_explain_first(res, &key, &type, &extra);
 	if (key != NULL && strcmp(key, "ix_runs_job_done") == 0 &&
 	    (extra == NULL || strstr(extra, "filesort") == NULL))
 		doctor_add(r, CHECK_OK, "runs_index", NULL,
@@ -294,11 +300,7 @@ doctor_history_uses(struct db *db, const struct buf *sql, char **what)
 		ok = -1;
 		goto out;
 	}
-	if (res->nrows > 0) {
-		key = db_cell(res, 0, doctor_column(res, "key"));
-		type = db_cell(res, 0, doctor_column(res, "type"));
-		extra = db_cell(res, 0, doctor_column(res, "Extra"));
-	}
+	doctor_explain_first(res, &key, &type, &extra);
 	ok = key != NULL && strcmp(key, "ix_outbox_status_sent") == 0 &&
 	    (extra == NULL || strstr(extra, "filesort") == NULL);
 	if (!ok)
