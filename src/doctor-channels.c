@@ -339,52 +339,24 @@ doctor_tls_fix(const struct doctor_target *t, CURLcode rc, const char *host)
 	    t->key);
 }
 
-/* Probe t with one libcurl transfer and report each stage it passed and
- * the first it failed. */
-static void
-doctor_curl(struct doctor_report *r, const struct doctor_target *t)
+/* The network stages of a transfer on easy that ended with rc (why):
+ * name resolution, TCP connect and, when t uses it, TLS, each reported
+ * from libcurl's timings.  0 when they passed, -1 when one failed. */
+static int
+doctor_curl_stages(struct doctor_report *r, const struct doctor_target *t,
+    CURL *easy, CURLcode rc, const char *why, const char *host,
+    const char *port)
 {
-	const struct conf_channel *ch = t->ch;
-	struct doctor_smtp         smtp;
-	struct curl_slist         *hdrs = NULL;
-	CURL                      *easy = NULL;
-	CURLcode                   rc;
-	curl_off_t                 dns_us = 0, tcp_us = 0, tls_us = 0;
-	char                       err[CURL_ERROR_SIZE] = "", *fix = NULL;
-	char                      *host = NULL, *port = NULL, *ip = NULL;
-	const char                *why;
-	long                       code = 0, ms, rport = 0;
-	int                        is_smtp, tls;
+	curl_off_t dns_us = 0, tcp_us = 0, tls_us = 0;
+	char      *ip = NULL, *fix = NULL;
+	long       rport = 0;
+	int        tls = doctor_uses_tls(t), ret = -1;
 
-	memset(&smtp, 0, sizeof smtp);
-	is_smtp = ch != NULL && ch->type == CHANNEL_SMTP;
-	tls = doctor_uses_tls(t);
-	ms = (long)(t->timeout_ms > 0 && t->timeout_ms < DOCTOR_CHECK_MS
-	        ? t->timeout_ms
-	        : DOCTOR_CHECK_MS);
-	if (doctor_url_hostport(t->url, &host, &port) != 0) {
-		fix = xasprintf("correct %s", t->key);
-		doctor_stage(r, t, CHECK_CRITICAL, "dns", fix,
-		    "no host and port in the url");
-		goto out;
-	}
-	if ((easy = curlutil_easy(t->url,
-	         is_smtp ? "smtp,smtps" : CURLUTIL_HTTP, ms, err)) == NULL) {
-		doctor_stage(r, t, CHECK_UNKNOWN, "connect",
-		    "check this host's memory and libcurl",
-		    "curl_easy_init failed");
-		goto out;
-	}
-	hdrs = doctor_curl_setup(easy, ch, is_smtp, &smtp);
-	rc = curl_easy_perform(easy);
-	why = err[0] != '\0' ? err : curl_easy_strerror(rc);
 	curl_easy_getinfo(easy, CURLINFO_NAMELOOKUP_TIME_T, &dns_us);
 	curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &tcp_us);
 	curl_easy_getinfo(easy, CURLINFO_APPCONNECT_TIME_T, &tls_us);
 	curl_easy_getinfo(easy, CURLINFO_PRIMARY_IP, &ip);
 	curl_easy_getinfo(easy, CURLINFO_PRIMARY_PORT, &rport);
-	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
-
 	if (rc == CURLE_COULDNT_RESOLVE_HOST ||
 	    (rc == CURLE_OPERATION_TIMEDOUT && dns_us == 0)) {
 		fix = xasprintf("correct the host in %s, or this host's "
@@ -418,6 +390,52 @@ doctor_curl(struct doctor_report *r, const struct doctor_target *t)
 		doctor_stage(r, t, CHECK_OK, "tls", NULL,
 		    "handshake done and certificate verified for %s in %lld ms",
 		    host, (long long)(tls_us / 1000));
+	ret = 0;
+out:
+	free(fix);
+	return ret;
+}
+
+/* Probe t with one libcurl transfer and report each stage it passed and
+ * the first it failed. */
+static void
+doctor_curl(struct doctor_report *r, const struct doctor_target *t)
+{
+	const struct conf_channel *ch = t->ch;
+	struct doctor_smtp         smtp;
+	struct curl_slist         *hdrs = NULL;
+	CURL                      *easy = NULL;
+	CURLcode                   rc;
+	char                       err[CURL_ERROR_SIZE] = "", *fix = NULL;
+	char                      *host = NULL, *port = NULL;
+	const char                *why;
+	long                       code = 0, ms;
+	int                        is_smtp;
+
+	memset(&smtp, 0, sizeof smtp);
+	is_smtp = ch != NULL && ch->type == CHANNEL_SMTP;
+	ms = (long)(t->timeout_ms > 0 && t->timeout_ms < DOCTOR_CHECK_MS
+	        ? t->timeout_ms
+	        : DOCTOR_CHECK_MS);
+	if (doctor_url_hostport(t->url, &host, &port) != 0) {
+		fix = xasprintf("correct %s", t->key);
+		doctor_stage(r, t, CHECK_CRITICAL, "dns", fix,
+		    "no host and port in the url");
+		goto out;
+	}
+	if ((easy = curlutil_easy(t->url,
+	         is_smtp ? "smtp,smtps" : CURLUTIL_HTTP, ms, err)) == NULL) {
+		doctor_stage(r, t, CHECK_UNKNOWN, "connect",
+		    "check this host's memory and libcurl",
+		    "curl_easy_init failed");
+		goto out;
+	}
+	hdrs = doctor_curl_setup(easy, ch, is_smtp, &smtp);
+	rc = curl_easy_perform(easy);
+	why = err[0] != '\0' ? err : curl_easy_strerror(rc);
+	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+	if (doctor_curl_stages(r, t, easy, rc, why, host, port) != 0)
+		goto out;
 	if (is_smtp)
 		doctor_smtp_verdict(r, t, rc, why, &smtp);
 	else
