@@ -286,8 +286,6 @@ amqp_set_blocked(struct channel *ch, bool on, amqp_bytes_t reason)
 	free(r);
 }
 
-/* Connect, log in, open the channel, select confirms.  Returns 0, or -1
- * with *errstr; *auth set when the broker refused the credentials. */
 /* Whether a connection.close reply code refuses this login or vhost
  * (403 ACCESS_REFUSED, 530 NOT_ALLOWED: an unknown vhost or one the user
  * may not open): a channel failure that no retry of a message cures, so
@@ -298,30 +296,21 @@ amqp_refused_code(uint16_t code)
 	return code == AMQP_ACCESS_REFUSED || code == AMQP_NOT_ALLOWED;
 }
 
-static int
-amqp_connect(struct channel *ch, bool *auth, char **errstr)
+/* The socket of ch's new connection: TLS with the peer and its name
+ * verified for amqps, else TCP.  NULL with *errstr. */
+static amqp_socket_t *
+amqp_socket_for(struct channel *ch, char **errstr)
 {
 	const struct conf_channel *cc = ch->conf;
 	amqp_socket_t             *sock;
-	amqp_rpc_reply_t           r;
-	amqp_table_entry_t         cap[3], props[1];
-	amqp_table_t               captab, proptab;
-	struct timeval             tv;
-	const char                *user, *pass;
-	int                        rc;
 
-	*auth = false;
-	if ((ch->conn = amqp_new_connection()) == NULL) {
-		*errstr = xstrdup("amqp: out of memory");
-		return -1;
-	}
 	if (ch->url.ssl) {
 		sock = amqp_ssl_socket_new(ch->conn);
 		if (sock != NULL && cc->tls_ca != NULL &&
 		    amqp_ssl_socket_set_cacert(sock, cc->tls_ca) !=
 		        AMQP_STATUS_OK) {
 			*errstr = xasprintf("amqp: cannot load %s", cc->tls_ca);
-			goto fail;
+			return NULL;
 		}
 		if (sock != NULL) {
 			amqp_ssl_socket_set_verify_peer(sock, 1);
@@ -329,19 +318,24 @@ amqp_connect(struct channel *ch, bool *auth, char **errstr)
 		}
 	} else
 		sock = amqp_tcp_socket_new(ch->conn);
-	if (sock == NULL) {
+	if (sock == NULL)
 		*errstr = xstrdup("amqp: cannot create a socket");
-		goto fail;
-	}
-	amqp_ms_tv(cc->timeout_ms, &tv);
-	if ((rc = amqp_socket_open_noblock(
-	         sock, ch->url.host, ch->url.port, &tv)) != AMQP_STATUS_OK) {
-		*errstr = xasprintf("amqp: connect to %s:%d: %s", ch->url.host,
-		    ch->url.port, amqp_error_string2(rc));
-		goto fail;
-	}
-	amqp_set_rpc_timeout(ch->conn, &tv);
-	amqp_set_handshake_timeout(ch->conn, &tv);
+	return sock;
+}
+
+/* Log in, announcing the capabilities the channel relies on
+ * (connection.blocked, publisher confirms, a refused login said with a
+ * close).  0, or -1 with *errstr; *auth set when the broker refused the
+ * credentials. */
+static int
+amqp_login_caps(struct channel *ch, bool *auth, char **errstr)
+{
+	const struct conf_channel *cc = ch->conf;
+	amqp_rpc_reply_t           r;
+	amqp_table_entry_t         cap[3], props[1];
+	amqp_table_t               captab, proptab;
+	const char                *user, *pass;
+
 	cap[0].key = amqp_cstring_bytes("connection.blocked");
 	cap[0].value.kind = AMQP_FIELD_KIND_BOOLEAN;
 	cap[0].value.value.boolean = 1;
@@ -363,17 +357,46 @@ amqp_connect(struct channel *ch, bool *auth, char **errstr)
 	pass = cc->password != NULL ? cc->password : ch->url.password;
 	r = amqp_login_with_properties(ch->conn, ch->url.vhost, 0, 131072, 0,
 	    &proptab, AMQP_SASL_METHOD_PLAIN, user, pass);
-	if (r.reply_type != AMQP_RESPONSE_NORMAL) {
-		*auth = (r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
-		            r.library_error == AMQP_STATUS_SOCKET_CLOSED) ||
-		    (r.reply_type == AMQP_RESPONSE_SERVER_EXCEPTION &&
-		        r.reply.id == AMQP_CONNECTION_CLOSE_METHOD &&
-		        amqp_refused_code(
-		            ((amqp_connection_close_t *)r.reply.decoded)
-		                ->reply_code));
-		*errstr = amqp_reply_error(r, "amqp: login");
+	if (r.reply_type == AMQP_RESPONSE_NORMAL)
+		return 0;
+	*auth = (r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
+	            r.library_error == AMQP_STATUS_SOCKET_CLOSED) ||
+	    (r.reply_type == AMQP_RESPONSE_SERVER_EXCEPTION &&
+	        r.reply.id == AMQP_CONNECTION_CLOSE_METHOD &&
+	        amqp_refused_code(
+	            ((amqp_connection_close_t *)r.reply.decoded)->reply_code));
+	*errstr = amqp_reply_error(r, "amqp: login");
+	return -1;
+}
+
+/* Connect, log in, open the channel, select confirms.  Returns 0, or -1
+ * with *errstr; *auth set when the broker refused the credentials. */
+static int
+amqp_connect(struct channel *ch, bool *auth, char **errstr)
+{
+	amqp_socket_t   *sock;
+	amqp_rpc_reply_t r;
+	struct timeval   tv;
+	int              rc;
+
+	*auth = false;
+	if ((ch->conn = amqp_new_connection()) == NULL) {
+		*errstr = xstrdup("amqp: out of memory");
+		return -1;
+	}
+	if ((sock = amqp_socket_for(ch, errstr)) == NULL)
+		goto fail;
+	amqp_ms_tv(ch->conf->timeout_ms, &tv);
+	if ((rc = amqp_socket_open_noblock(
+	         sock, ch->url.host, ch->url.port, &tv)) != AMQP_STATUS_OK) {
+		*errstr = xasprintf("amqp: connect to %s:%d: %s", ch->url.host,
+		    ch->url.port, amqp_error_string2(rc));
 		goto fail;
 	}
+	amqp_set_rpc_timeout(ch->conn, &tv);
+	amqp_set_handshake_timeout(ch->conn, &tv);
+	if (amqp_login_caps(ch, auth, errstr) != 0)
+		goto fail;
 	amqp_channel_open(ch->conn, AMQP_CHAN);
 	if ((r = amqp_get_rpc_reply(ch->conn)).reply_type !=
 	    AMQP_RESPONSE_NORMAL) {
@@ -786,17 +809,93 @@ amqp_tell(struct send_ctl *ctl, struct outbox_msg *msg, bool *told)
 	ctl->after_send(ctl, msg);
 }
 
+/* Before a batch: a connection that is gone is dropped, and a blocked
+ * one given a tenth of the timeout to hear connection.unblocked.  True
+ * when it is still blocked: the batch is not sent. */
+static bool
+amqp_send_blocked(struct channel *ch)
+{
+	if (ch->conn != NULL && amqp_poll(ch, 0) == -1)
+		amqp_disconnect(ch);
+	if (ch->conn != NULL && ch->blocked &&
+	    amqp_poll(ch, ch->conf->timeout_ms / 10) == -1)
+		amqp_disconnect(ch);
+	return ch->conn != NULL && ch->blocked;
+}
+
+/* Publish message i of b before until, after the confirms so far (and a
+ * connection.blocked): 0 when published, -1 when the batch stops here,
+ * with *broken set when the connection failed (*why its error). */
+static int
+amqp_send_one(struct channel *ch, struct amqp_batch *b, size_t i, int64_t until,
+    volatile sig_atomic_t *stop, char **why, bool *broken)
+{
+	bool cut;
+	int  rc;
+
+	if (amqp_await(ch, b, 0, why) == -1 || now_mono_ms() >= until) {
+		if (!ch->blocked && *why != NULL)
+			*broken = true;
+		return -1;
+	}
+	amqp_watch_arm(ch, until, stop);
+	rc = amqp_publish(ch, b->msgs[i]);
+	cut = amqp_watch_disarm(ch);
+	if (rc != AMQP_STATUS_OK) {
+		/* Cut short (deadline, stop) or blocked: not published, no
+		 * attempt; else the connection failed. */
+		if (!cut && !ch->blocked)
+			amqp_set(b->msgs[i], SEND_RETRY,
+			    xasprintf("amqp: publish failed: %s",
+			        amqp_error_string2(rc)));
+		*broken = true;
+		return -1;
+	}
+	b->tags[i] = ch->next_tag++;
+	return 0;
+}
+
+/* After the publishing, whatever stopped it: the confirms of what was
+ * published (unless the connection is broken), then what is left
+ * settled and a broken or cut connection dropped. */
+static void
+amqp_send_settle(
+    struct channel *ch, struct amqp_batch *b, bool broken, char **why)
+{
+	int64_t deadline;
+	bool    cut;
+
+	deadline = now_mono_ms() + ch->conf->timeout_ms;
+	if (ch->conn != NULL && !broken) {
+		free(*why);
+		*why = NULL;
+		/* Blocked: put back with no attempt and no error (not a
+		 * failure of the channel), and keep the connection to hear
+		 * connection.unblocked (the publishes it holds may still be
+		 * delivered: duplicates, never losses).  Otherwise
+		 * transient, and the connection is dropped. */
+		if (amqp_await(ch, b, deadline, why) == -1 && !ch->blocked)
+			broken = true;
+	}
+	cut = amqp_watch_disarm(ch);
+	if (ch->blocked || cut)
+		amqp_settle_rest(b->msgs, b->tags, b->n, SEND_NONE, NULL);
+	else if (broken)
+		amqp_settle_rest(b->msgs, b->tags, b->n, SEND_RETRY,
+		    *why != NULL ? *why : "amqp: connection lost");
+	if (broken || cut)
+		amqp_disconnect(ch);
+}
+
 static void
 amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
     struct send_ctl *ctl)
 {
 	struct amqp_batch b;
-	bool             *told, auth, stopped = false, broken = false;
-	bool              cut, down = false;
+	bool             *told, auth, stopped, broken = false, down = false;
 	char             *err = NULL, *why = NULL, *bad = NULL;
 	size_t            i;
-	int64_t           until, deadline;
-	int               rc;
+	int64_t           until;
 
 	b.msgs = msgs;
 	b.n = n;
@@ -805,13 +904,8 @@ amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 	told = xcalloc(n + 1, sizeof *told);
 	for (i = 0; i < n; i++)
 		msgs[i]->result = SEND_NONE;
-	if (ch->conn != NULL && amqp_poll(ch, 0) == -1)
-		amqp_disconnect(ch);
-	if (ch->conn != NULL && ch->blocked &&
-	    amqp_poll(ch, ch->conf->timeout_ms / 10) == -1)
-		amqp_disconnect(ch);
-	if (ch->conn != NULL && ch->blocked)
-		stopped = true; /* all SEND_NONE: no attempt burnt */
+	/* Blocked: all SEND_NONE, no attempt burnt. */
+	stopped = amqp_send_blocked(ch);
 	until = now_mono_ms() + ch->conf->timeout_ms;
 	for (i = 0; i < n; i++) {
 		/* A row the broker could never take fails alone. */
@@ -850,53 +944,11 @@ amqp_send(struct channel *ch, struct outbox_msg **msgs, size_t n,
 			amqp_tell(ctl, msgs[i], &told[i]);
 			continue;
 		}
-		/* Confirms so far, and a connection.blocked. */
-		if (amqp_await(ch, &b, 0, &why) == -1 ||
-		    now_mono_ms() >= until) {
-			if (!ch->blocked && why != NULL)
-				broken = true;
+		if (amqp_send_one(ch, &b, i, until, ctl->stop, &why, &broken) !=
+		    0)
 			stopped = true;
-			continue;
-		}
-		amqp_watch_arm(ch, until, ctl->stop);
-		rc = amqp_publish(ch, msgs[i]);
-		cut = amqp_watch_disarm(ch);
-		if (rc != AMQP_STATUS_OK) {
-			/* Cut short (deadline, stop) or blocked: not
-			 * published, no attempt; else the connection
-			 * failed. */
-			if (!cut && !ch->blocked)
-				amqp_set(msgs[i], SEND_RETRY,
-				    xasprintf("amqp: publish failed: %s",
-				        amqp_error_string2(rc)));
-			broken = true;
-			stopped = true;
-			continue;
-		}
-		b.tags[i] = ch->next_tag++;
 	}
-	/* The confirms of what was published, whatever stopped the
-	 * publishing, unless the connection is gone. */
-	deadline = now_mono_ms() + ch->conf->timeout_ms;
-	if (ch->conn != NULL && !broken) {
-		free(why);
-		why = NULL;
-		/* Blocked: put back with no attempt and no error (not a
-		 * failure of the channel), and keep the connection to hear
-		 * connection.unblocked (the publishes it holds may still be
-		 * delivered: duplicates, never losses).  Otherwise
-		 * transient, and the connection is dropped. */
-		if (amqp_await(ch, &b, deadline, &why) == -1 && !ch->blocked)
-			broken = true;
-	}
-	cut = amqp_watch_disarm(ch);
-	if (ch->blocked || cut)
-		amqp_settle_rest(msgs, b.tags, n, SEND_NONE, NULL);
-	else if (broken)
-		amqp_settle_rest(msgs, b.tags, n, SEND_RETRY,
-		    why != NULL ? why : "amqp: connection lost");
-	if (broken || cut)
-		amqp_disconnect(ch);
+	amqp_send_settle(ch, &b, broken, &why);
 	for (i = 0; i < n; i++) {
 		if (msgs[i]->result != SEND_NONE || msgs[i]->error != NULL)
 			amqp_tell(ctl, msgs[i], &told[i]);

@@ -444,16 +444,67 @@ conf_secret_file(struct parse *p, const config_setting_t *s,
 	return -1;
 }
 
+/* A K_SECRET key: the secret inline (the file holding it is then held to
+ * the secret files' rule), not also in its _file key, and a signing
+ * secret that can sign. */
+static int
+conf_parse_secret(
+    struct parse *p, const config_setting_t *s, const struct key *k, void *base)
+{
+	char      **sp = (char **)(void *)((char *)base + k->off);
+	char       *instead;
+	const char *v;
+	int         rv;
+
+	if ((v = conf_get_string(p, s, 0)) == NULL)
+		return -1;
+	if (*sp != NULL || *(char **)KEY_FIELD2(base, k) != NULL)
+		return conf_key_error(p, s,
+		    "give the secret inline or in %s_file, not both", k->name);
+	instead = xasprintf("use %s_file", k->name);
+	rv = conf_check_private(p, s, instead);
+	free(instead);
+	if (rv == -1)
+		return -1;
+	if ((k->flags & KF_SIGNING) &&
+	    (instead = conf_signing_problem(v)) != NULL) {
+		conf_key_error(p, s, "%s", instead);
+		free(instead);
+		return -1;
+	}
+	*sp = xstrdup(v);
+	return 0;
+}
+
+/* A K_SECRETFILE key: the file's path, and the secret read from it into
+ * the key's inline field, which must not be set too. */
+static int
+conf_parse_secret_file(
+    struct parse *p, const config_setting_t *s, const struct key *k, void *base)
+{
+	char      **sp = (char **)(void *)((char *)base + k->off);
+	char      **secret = (char **)(void *)((char *)base + k->off2);
+	const char *v;
+
+	if ((v = conf_get_string(p, s, 0)) == NULL)
+		return -1;
+	if (*secret != NULL)
+		return conf_key_error(
+		    p, s, "give the secret inline or in a file, not both");
+	free(*sp);
+	*sp = xstrdup(v);
+	return conf_secret_file(p, s, k, *sp, secret);
+}
+
 static int
 conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
     void *base, unsigned types)
 {
 	char       *field = (char *)base + k->off;
 	char      **sp = (char **)(void *)field;
-	char      **secret, *instead;
 	const char *v;
 	long long   ll;
-	int         i, rv;
+	int         i;
 
 	switch (k->kind) {
 	case K_STR:
@@ -506,35 +557,9 @@ conf_parse_key(struct parse *p, const config_setting_t *s, const struct key *k,
 		return conf_get_strv(p, s, (char ***)(void *)field,
 		    (size_t *)(void *)((char *)base + k->off2));
 	case K_SECRET:
-		if ((v = conf_get_string(p, s, 0)) == NULL)
-			return -1;
-		if (*sp != NULL || *(char **)KEY_FIELD2(base, k) != NULL)
-			return conf_key_error(p, s,
-			    "give the secret inline or in %s_file, not both",
-			    k->name);
-		instead = xasprintf("use %s_file", k->name);
-		rv = conf_check_private(p, s, instead);
-		free(instead);
-		if (rv == -1)
-			return -1;
-		if ((k->flags & KF_SIGNING) &&
-		    (instead = conf_signing_problem(v)) != NULL) {
-			conf_key_error(p, s, "%s", instead);
-			free(instead);
-			return -1;
-		}
-		*sp = xstrdup(v);
-		return 0;
+		return conf_parse_secret(p, s, k, base);
 	case K_SECRETFILE:
-		if ((v = conf_get_string(p, s, 0)) == NULL)
-			return -1;
-		secret = (char **)(void *)((char *)base + k->off2);
-		if (*secret != NULL)
-			return conf_key_error(p, s,
-			    "give the secret inline or in a file, not both");
-		free(*sp);
-		*sp = xstrdup(v);
-		return conf_secret_file(p, s, k, *sp, secret);
+		return conf_parse_secret_file(p, s, k, base);
 	case K_GROUP:
 		if (k->flags & KF_PRESENT)
 			*(bool *)KEY_FIELD2(base, k) = true;
@@ -950,12 +975,26 @@ conf_blame_include(struct parse *p)
 	return err;
 }
 
+/* The configuration file itself, before it is read: a regular file the
+ * mode rule accepts.  NULL, or the error (allocated). */
+static char *
+conf_file_usable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1)
+		return xasprintf("%s: %s", path, strerror(errno));
+	/* A FIFO or a device would block or never end. */
+	if (!S_ISREG(st.st_mode))
+		return xasprintf("%s: not a regular file", path);
+	/* Its commands run as whoever runs cronguard. */
+	return conf_file_error(path, &st, 0);
+}
+
 int
 conf_load(const char *path, struct conf *c, char **errstr)
 {
 	struct parse p;
-	struct stat  st;
-	char        *mode_err;
 	size_t       i;
 	int          rv = -1, saved, cwd = -1;
 
@@ -967,20 +1006,8 @@ conf_load(const char *path, struct conf *c, char **errstr)
 	p.c = c;
 	config_init(&p.cfg);
 
-	if (stat(path, &st) == -1) {
-		p.err = xasprintf("%s: %s", path, strerror(errno));
+	if ((p.err = conf_file_usable(path)) != NULL)
 		goto out;
-	}
-	/* A FIFO or a device would block or never end. */
-	if (!S_ISREG(st.st_mode)) {
-		p.err = xasprintf("%s: not a regular file", path);
-		goto out;
-	}
-	/* Its commands run as whoever runs cronguard. */
-	if ((mode_err = conf_file_error(path, &st, 0)) != NULL) {
-		p.err = mode_err;
-		goto out;
-	}
 	/* @include "x.conf" is relative to the configuration's directory,
 	 * "/etc/x.conf" is used as it is. */
 	p.dir = conf_dirname(path);

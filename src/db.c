@@ -338,6 +338,46 @@ db_connect_errno(void)
 	return db_last_connect_errno;
 }
 
+/* The db_where of a connection to c (allocated); *host and *port are
+ * what mysql_real_connect takes (left NULL and 0 for a socket, and for
+ * an option file's own). */
+static char *
+db_where_of(const struct conf_database *c, const char **host, unsigned *port)
+{
+	if (c->socket != NULL)
+		return xasprintf("socket %s", c->socket);
+	if (c->host == NULL && c->option_file != NULL) {
+		/* Host, port and socket come from the option file; a port
+		 * left at its default must not override it. */
+		*port = c->port != 3306 ? c->port : 0;
+		return xasprintf("the server named in %s", c->option_file);
+	}
+	*host = c->host != NULL ? c->host : "127.0.0.1";
+	*port = c->port != 0 ? c->port : 3306;
+	return xasprintf("%s:%u", *host, *port);
+}
+
+/* The message of a refused connect on db (allocated). */
+static char *
+db_connect_refused(struct db *db, const struct conf_database *c)
+{
+	char *from = NULL, *msg;
+
+	/* Which file held the wrong password is the operator's first
+	 * question; a missing database is created first. */
+	if (mysql_errno(db->mysql) == ER_ACCESS_DENIED_ERROR &&
+	    c->password_file != NULL)
+		from = xasprintf(" (password from %s)", c->password_file);
+	else if (mysql_errno(db->mysql) == ER_BAD_DB_ERROR && c->name != NULL)
+		from = xasprintf(
+		    " (create it first: CREATE DATABASE `%s` CHARACTER SET utf8mb4)",
+		    c->name);
+	msg = xasprintf("cannot connect to %s: %s%s", db->where,
+	    mysql_error(db->mysql), from != NULL ? from : "");
+	free(from);
+	return msg;
+}
+
 /* One connection attempt.  *err is the client library's error number
  * when the server could not be reached or refused the connection, else 0. */
 static enum db_status
@@ -345,7 +385,6 @@ db_connect_once(const struct conf_database *c, bool primary, struct db **out,
     unsigned *err, char **errstr)
 {
 	struct db     *db;
-	char          *from = NULL;
 	const char    *host = NULL;
 	unsigned       port = 0;
 	my_bool        off = 0;
@@ -357,18 +396,7 @@ db_connect_once(const struct conf_database *c, bool primary, struct db **out,
 	*errstr = NULL;
 	db_last_connect_errno = 0;
 	db = xcalloc(1, sizeof *db);
-	if (c->socket != NULL)
-		db->where = xasprintf("socket %s", c->socket);
-	else if (c->host == NULL && c->option_file != NULL) {
-		/* Host, port and socket come from the option file; a port
-		 * left at its default must not override it. */
-		port = c->port != 3306 ? c->port : 0;
-		db->where = xasprintf("the server named in %s", c->option_file);
-	} else {
-		host = c->host != NULL ? c->host : "127.0.0.1";
-		port = c->port != 0 ? c->port : 3306;
-		db->where = xasprintf("%s:%u", host, port);
-	}
+	db->where = db_where_of(c, &host, &port);
 
 	if ((db->mysql = mysql_init(NULL)) == NULL) {
 		*errstr =
@@ -391,20 +419,7 @@ db_connect_once(const struct conf_database *c, bool primary, struct db **out,
 	if (mysql_real_connect(db->mysql, host, c->user, c->password, c->name,
 	        port, c->socket, 0) == NULL) {
 		*err = db_last_connect_errno = mysql_errno(db->mysql);
-		/* Which file held the wrong password is the operator's
-		 * first question; a missing database is created first. */
-		if (mysql_errno(db->mysql) == ER_ACCESS_DENIED_ERROR &&
-		    c->password_file != NULL)
-			from =
-			    xasprintf(" (password from %s)", c->password_file);
-		else if (mysql_errno(db->mysql) == ER_BAD_DB_ERROR &&
-		    c->name != NULL)
-			from = xasprintf(
-			    " (create it first: CREATE DATABASE `%s` CHARACTER SET utf8mb4)",
-			    c->name);
-		*errstr = xasprintf("cannot connect to %s: %s%s", db->where,
-		    mysql_error(db->mysql), from != NULL ? from : "");
-		free(from);
+		*errstr = db_connect_refused(db, c);
 		if (*err == ER_DBACCESS_DENIED_ERROR) {
 			db_close(db);
 			return DB_ERR_PRIVILEGE;
@@ -956,48 +971,160 @@ db_add_literal(struct db *db, struct buf *b, const char *s, size_t len)
 	buf_addc(b, '\'');
 }
 
+/* %s: s as a literal, NULL as NULL. */
+static void
+db_add_string(struct db *db, struct buf *b, const char *s)
+{
+	if (s == NULL)
+		buf_adds(b, "NULL");
+	else
+		db_add_literal(db, b, s, strlen(s));
+}
+
+/* %.*s: s of len bytes as a literal, NULL as NULL; a negative len is an
+ * error. */
+static int
+db_add_sized(
+    struct db *db, struct buf *b, const char *s, int len, char **errstr)
+{
+	if (s == NULL)
+		buf_adds(b, "NULL");
+	else if (len < 0) {
+		*errstr = xstrdup("query failed: negative string length");
+		return -1;
+	} else
+		db_add_literal(db, b, s, (size_t)len);
+	return 0;
+}
+
+/* %f: f with all its digits; NaN and infinities are an error. */
+static int
+db_add_double(struct buf *b, double f, char **errstr)
+{
+	if (!isfinite(f)) {
+		*errstr = xstrdup("query failed: number is not finite");
+		return -1;
+	}
+	buf_printf(b, "%.17g", f);
+	return 0;
+}
+
+/* %I: s as a quoted identifier, which db_ident_valid must accept. */
+static int
+db_add_ident(struct buf *b, const char *s, char **errstr)
+{
+	if (!db_ident_valid(s)) {
+		*errstr = xasprintf("query failed: invalid identifier \"%s\"",
+		    s == NULL ? "(null)" : s);
+		return -1;
+	}
+	buf_addc(b, '`');
+	buf_adds(b, s);
+	buf_addc(b, '`');
+	return 0;
+}
+
+/* %L: the n ids as a list of numbers, NULL when empty. */
+static void
+db_add_ids(struct buf *b, size_t n, const unsigned long long *ids)
+{
+	size_t i;
+
+	if (n == 0)
+		buf_adds(b, "NULL"); /* IN (NULL): no row */
+	for (i = 0; i < n; i++)
+		buf_printf(b, "%s%llu", i > 0 ? "," : "", ids[i]);
+}
+
+/* %A: the n strings as a list of literals, NULL when empty. */
+static void
+db_add_literals(struct db *db, struct buf *b, size_t n, const char *const *strs)
+{
+	size_t i;
+
+	if (n == 0)
+		buf_adds(b, "NULL"); /* IN (NULL): no row */
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			buf_addc(b, ',');
+		db_add_string(db, b, strs[i]);
+	}
+}
+
+/* %K: the n strings as a derived table of (k, v) rows, k their index;
+ * an empty table when n is 0. */
+static void
+db_add_keyed(struct db *db, struct buf *b, size_t n, const char *const *strs)
+{
+	size_t i;
+
+	if (n == 0)
+		buf_adds(b,
+		    "(SELECT 0 AS k, NULL AS v FROM DUAL"
+		    " WHERE FALSE)");
+	for (i = 0; i < n; i++) {
+		buf_printf(b,
+		    i == 0 ? "(SELECT %zu AS k, " : " UNION ALL SELECT %zu, ",
+		    i);
+		db_add_string(db, b, strs[i]);
+		if (i == 0)
+			buf_adds(b, " AS v");
+	}
+	if (n > 0)
+		buf_addc(b, ')');
+}
+
+/* %F: a fragment built before (db_fragment), as it is. */
+static int
+db_add_fragment(struct buf *b, const struct buf *frag, char **errstr)
+{
+	if (frag == NULL) {
+		*errstr = xstrdup("query failed: NULL fragment");
+		return -1;
+	}
+	buf_add(b, frag->data, frag->len);
+	return 0;
+}
+
+/* %R: s as it is (SQL text of the program's own, never a value). */
+static int
+db_add_raw(struct buf *b, const char *s, char **errstr)
+{
+	if (s == NULL) {
+		*errstr = xstrdup("query failed: NULL raw fragment");
+		return -1;
+	}
+	buf_adds(b, s);
+	return 0;
+}
+
 int
 db_format(
     struct db *db, struct buf *b, char **errstr, const char *fmt, va_list ap)
 {
-	const char               *p, *s;
-	const unsigned long long *ids;
-	const char *const        *strs;
-	const struct buf         *frag;
-	double                    f;
-	int                       len;
-	size_t                    i, n;
+	const char *p;
+	int         len, rc = 0;
+	size_t      n;
 
 	for (p = fmt; *p != '\0'; p++) {
 		if (*p != '%') {
 			buf_addc(b, *p);
 			continue;
 		}
-		p++;
-		switch (*p) {
+		switch (*++p) {
 		case '%':
 			buf_addc(b, '%');
 			break;
 		case 's':
-			if ((s = va_arg(ap, const char *)) == NULL)
-				buf_adds(b, "NULL");
-			else
-				db_add_literal(db, b, s, strlen(s));
+			db_add_string(db, b, va_arg(ap, const char *));
 			break;
 		case '.':
 			if (p[1] != '*' || p[2] != 's')
 				goto bad;
 			p += 2;
 			len = va_arg(ap, int);
-			s = va_arg(ap, const char *);
-			if (s == NULL)
-				buf_adds(b, "NULL");
-			else if (len < 0) {
-				*errstr = xstrdup("query failed: negative "
-				                  "string length");
-				return -1;
-			} else
-				db_add_literal(db, b, s, (size_t)len);
+			rc = db_add_sized(
+			    db, b, va_arg(ap, const char *), len, errstr);
 			break;
 		case 'd':
 			buf_printf(b, "%d", va_arg(ap, int));
@@ -1016,92 +1143,37 @@ db_format(
 			p += 2;
 			break;
 		case 'f':
-			f = va_arg(ap, double);
-			if (!isfinite(f)) {
-				*errstr = xstrdup("query failed: number is "
-				                  "not finite");
-				return -1;
-			}
-			buf_printf(b, "%.17g", f);
+			rc = db_add_double(b, va_arg(ap, double), errstr);
 			break;
 		case 'I':
-			s = va_arg(ap, const char *);
-			if (!db_ident_valid(s)) {
-				*errstr = xasprintf("query failed: invalid "
-				                    "identifier \"%s\"",
-				    s == NULL ? "(null)" : s);
-				return -1;
-			}
-			buf_addc(b, '`');
-			buf_adds(b, s);
-			buf_addc(b, '`');
+			rc = db_add_ident(b, va_arg(ap, const char *), errstr);
 			break;
 		case 'L':
 			n = va_arg(ap, size_t);
-			ids = va_arg(ap, const unsigned long long *);
-			if (n == 0)
-				buf_adds(b, "NULL"); /* IN (NULL): no row */
-			for (i = 0; i < n; i++)
-				buf_printf(
-				    b, "%s%llu", i > 0 ? "," : "", ids[i]);
+			db_add_ids(
+			    b, n, va_arg(ap, const unsigned long long *));
 			break;
 		case 'A':
 			n = va_arg(ap, size_t);
-			strs = va_arg(ap, const char *const *);
-			if (n == 0)
-				buf_adds(b, "NULL"); /* IN (NULL): no row */
-			for (i = 0; i < n; i++) {
-				if (i > 0)
-					buf_addc(b, ',');
-				if (strs[i] == NULL)
-					buf_adds(b, "NULL");
-				else
-					db_add_literal(
-					    db, b, strs[i], strlen(strs[i]));
-			}
+			db_add_literals(
+			    db, b, n, va_arg(ap, const char *const *));
 			break;
 		case 'K':
 			n = va_arg(ap, size_t);
-			strs = va_arg(ap, const char *const *);
-			if (n == 0)
-				buf_adds(b,
-				    "(SELECT 0 AS k, NULL AS v FROM DUAL"
-				    " WHERE FALSE)");
-			for (i = 0; i < n; i++) {
-				buf_printf(b,
-				    i == 0 ? "(SELECT %zu AS k, "
-				           : " UNION ALL SELECT %zu, ",
-				    i);
-				if (strs[i] == NULL)
-					buf_adds(b, "NULL");
-				else
-					db_add_literal(
-					    db, b, strs[i], strlen(strs[i]));
-				if (i == 0)
-					buf_adds(b, " AS v");
-			}
-			if (n > 0)
-				buf_addc(b, ')');
+			db_add_keyed(db, b, n, va_arg(ap, const char *const *));
 			break;
 		case 'F':
-			if ((frag = va_arg(ap, const struct buf *)) == NULL) {
-				*errstr =
-				    xstrdup("query failed: NULL fragment");
-				return -1;
-			}
-			buf_add(b, frag->data, frag->len);
+			rc = db_add_fragment(
+			    b, va_arg(ap, const struct buf *), errstr);
 			break;
 		case 'R':
-			if ((s = va_arg(ap, const char *)) == NULL) {
-				*errstr = xstrdup("query failed: NULL raw "
-				                  "fragment");
-				return -1;
-			}
-			buf_adds(b, s);
+			rc = db_add_raw(b, va_arg(ap, const char *), errstr);
 			break;
 		default:
 			goto bad;
 		}
+		if (rc != 0)
+			return -1;
 	}
 	return 0;
 

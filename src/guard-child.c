@@ -303,6 +303,50 @@ min_deadline(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+/* What is due at now while waiting for the child: the timeout's
+ * SIGTERM (deadline, 0 none), the SIGKILL after it, the heartbeat
+ * (*next_hb, 0 none; then every hb ms). */
+static void
+guard_wait_due(const struct guard_job *gj, struct lock *l, struct child *ch,
+    int64_t now, int64_t deadline, int64_t hb, int64_t *next_hb)
+{
+	if (deadline != 0 && now >= deadline && !ch->timed_out) {
+		char d[32];
+
+		duration_format(gj->timeout_ms, d, sizeof d);
+		log_kv(LOG_ERROR, "job_timeout", "job", gj->job, "timeout", d);
+		ch->timed_out = 1;
+		guard_terminate(gj, ch);
+	}
+	if (ch->kill_at != 0 && now >= ch->kill_at) {
+		log_kv(LOG_WARN, "job_killed", "job", gj->job, "msg",
+		    "still running after SIGTERM: SIGKILL");
+		kill(-ch->pid, SIGKILL);
+		ch->kill_at = 0;
+	}
+	if (*next_hb != 0 && now >= *next_hb) {
+		if (lock_heartbeat(l) != LOCK_OK) {
+			*next_hb = 0;
+			if (gj->on_lock_lost == LOCK_LOST_TERMINATE)
+				guard_terminate(gj, ch);
+		} else
+			*next_hb = now + hb;
+	}
+}
+
+/* poll's timeout (ms) from now until until (0: none, wait for ever). */
+static int
+guard_poll_timeout(int64_t until, int64_t now)
+{
+	if (until == 0)
+		return -1;
+	if (until <= now)
+		return 0;
+	if (until - now > INT32_MAX)
+		return INT32_MAX;
+	return (int)(until - now);
+}
+
 /* Wait for the child, heartbeating the lock, enforcing the timeout. */
 static void
 guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
@@ -322,41 +366,12 @@ guard_wait(const struct guard_job *gj, struct lock *l, struct child *ch)
 		if (ch->exited)
 			break;
 		now = now_mono_ms();
-		if (deadline != 0 && now >= deadline && !ch->timed_out) {
-			char d[32];
-
-			duration_format(gj->timeout_ms, d, sizeof d);
-			log_kv(LOG_ERROR, "job_timeout", "job", gj->job,
-			    "timeout", d);
-			ch->timed_out = 1;
-			guard_terminate(gj, ch);
-		}
-		if (ch->kill_at != 0 && now >= ch->kill_at) {
-			log_kv(LOG_WARN, "job_killed", "job", gj->job, "msg",
-			    "still running after SIGTERM: SIGKILL");
-			kill(-ch->pid, SIGKILL);
-			ch->kill_at = 0;
-		}
-		if (next_hb != 0 && now >= next_hb) {
-			if (lock_heartbeat(l) != LOCK_OK) {
-				next_hb = 0;
-				if (gj->on_lock_lost == LOCK_LOST_TERMINATE)
-					guard_terminate(gj, ch);
-			} else
-				next_hb = now + hb;
-		}
+		guard_wait_due(gj, l, ch, now, deadline, hb, &next_hb);
 
 		until = min_deadline(
 		    min_deadline(ch->timed_out ? 0 : deadline, ch->kill_at),
 		    next_hb);
-		if (until == 0)
-			timeout = -1;
-		else if (until <= now)
-			timeout = 0;
-		else if (until - now > INT32_MAX)
-			timeout = INT32_MAX;
-		else
-			timeout = (int)(until - now);
+		timeout = guard_poll_timeout(until, now);
 		pfd[0].fd = guard_sigpipe[0];
 		pfd[0].events = POLLIN;
 		pfd[0].revents = 0;

@@ -40,65 +40,45 @@ guard_paused(const struct guard_job *gj, const struct slot_state *st)
 	    "all", strcmp(st->pause_job, "*") == 0 ? "yes" : "no");
 }
 
-/*
- * Which slots this launch runs, oldest first, into plan (at most
- * backfill_limit, or 1): -1 with *n set to run them, else the exit code
- * (0: nothing is due; 64: a bad --slot; 78: a schedule that never
- * matches).  cronguard.conf(5), "Schedules", states the rules.
- */
-int
-guard_plan(const struct guard_job *gj, const struct slot_state *st,
-    const struct tzone *z, struct guard_slot *plan, size_t *n)
+/* run --slot's slot, which must be one of the schedule's, and past: -1
+ * with it in plan[0], else EXIT_USAGE. */
+static int
+guard_plan_manual(const struct guard_job *gj, const struct tzone *z,
+    int64_t now, struct guard_slot *plan, size_t *n)
 {
-	int64_t now = st->now_us / 1000000, latest, t, from;
-	char    text[TZONE_RFC3339_MAX], other[TZONE_RFC3339_MAX], *errstr;
+	char    text[TZONE_RFC3339_MAX], *errstr = NULL;
+	int64_t t;
+
+	if (tzone_parse(z, gj->slot_arg, &t, &errstr) != 0) {
+		log_kv(LOG_ERROR, "usage_error", "job", gj->job, "slot",
+		    gj->slot_arg, "msg", errstr);
+		free(errstr);
+		return EXIT_USAGE;
+	}
+	tzone_format(z, t, text, sizeof text);
+	if (!schedule_contains(gj->schedule, z, t) || t > now) {
+		log_kv(LOG_ERROR, "usage_error", "job", gj->job, "slot", text,
+		    "msg",
+		    t > now ? "the slot is in the future"
+		            : "the schedule has no such slot");
+		return EXIT_USAGE;
+	}
+	plan[0].t = t;
+	plan[0].kind = "manual";
+	*n = 1;
+	return -1;
+}
+
+/* catch_up = "all": the slots before latest (plan[0], *n 1) that have no
+ * success yet are added, and plan put oldest first. */
+static void
+guard_plan_backfill(const struct guard_job *gj, const struct slot_state *st,
+    const struct tzone *z, int64_t latest, struct guard_slot *plan, size_t *n)
+{
+	char    other[TZONE_RFC3339_MAX];
+	int64_t t, from;
 	size_t  k, max;
 
-	*n = 0;
-	errstr = NULL;
-	if (gj->slot_arg != NULL) {
-		if (tzone_parse(z, gj->slot_arg, &t, &errstr) != 0) {
-			log_kv(LOG_ERROR, "usage_error", "job", gj->job, "slot",
-			    gj->slot_arg, "msg", errstr);
-			free(errstr);
-			return EXIT_USAGE;
-		}
-		tzone_format(z, t, text, sizeof text);
-		if (!schedule_contains(gj->schedule, z, t) || t > now) {
-			log_kv(LOG_ERROR, "usage_error", "job", gj->job, "slot",
-			    text, "msg",
-			    t > now ? "the slot is in the future"
-			            : "the schedule has no such slot");
-			return EXIT_USAGE;
-		}
-		plan[0].t = t;
-		plan[0].kind = "manual";
-		*n = 1;
-		return -1;
-	}
-	if (schedule_prev(gj->schedule, z, now, &latest) != 0) {
-		log_kv(LOG_ERROR, "config_error", "job", gj->job, "key",
-		    "schedule", "msg", "the schedule has no slot before now");
-		return EXIT_CONFIG;
-	}
-	tzone_format(z, latest, text, sizeof text);
-	if (st->last_success >= latest) {
-		log_kv(
-		    LOG_INFO, "job_already_done", "job", gj->job, "slot", text);
-		return EXIT_OK;
-	}
-	if (gj->catch_up == CATCH_UP_NONE &&
-	    (now - latest) * 1000 > gj->starting_deadline_ms) {
-		log_kv(LOG_INFO, "job_slot_skipped", "job", gj->job, "slot",
-		    text, "msg",
-		    "launched after starting_deadline (catch_up = \"none\")");
-		return EXIT_OK;
-	}
-	plan[0].t = latest;
-	plan[0].kind = "schedule";
-	*n = 1;
-	if (gj->catch_up != CATCH_UP_ALL || st->first_run < 0)
-		return -1;
 	/* Every slot since the last success, never one before the job's
 	 * first run or the end of its latest pause, newest backfill_limit of
 	 * them, oldest first. */
@@ -131,5 +111,46 @@ guard_plan(const struct guard_job *gj, const struct slot_state *st,
 		plan[k] = plan[*n - 1 - k];
 		plan[*n - 1 - k] = tmp;
 	}
+}
+
+/*
+ * Which slots this launch runs, oldest first, into plan (at most
+ * backfill_limit, or 1): -1 with *n set to run them, else the exit code
+ * (0: nothing is due; 64: a bad --slot; 78: a schedule that never
+ * matches).  cronguard.conf(5), "Schedules", states the rules.
+ */
+int
+guard_plan(const struct guard_job *gj, const struct slot_state *st,
+    const struct tzone *z, struct guard_slot *plan, size_t *n)
+{
+	int64_t now = st->now_us / 1000000, latest;
+	char    text[TZONE_RFC3339_MAX];
+
+	*n = 0;
+	if (gj->slot_arg != NULL)
+		return guard_plan_manual(gj, z, now, plan, n);
+	if (schedule_prev(gj->schedule, z, now, &latest) != 0) {
+		log_kv(LOG_ERROR, "config_error", "job", gj->job, "key",
+		    "schedule", "msg", "the schedule has no slot before now");
+		return EXIT_CONFIG;
+	}
+	tzone_format(z, latest, text, sizeof text);
+	if (st->last_success >= latest) {
+		log_kv(
+		    LOG_INFO, "job_already_done", "job", gj->job, "slot", text);
+		return EXIT_OK;
+	}
+	if (gj->catch_up == CATCH_UP_NONE &&
+	    (now - latest) * 1000 > gj->starting_deadline_ms) {
+		log_kv(LOG_INFO, "job_slot_skipped", "job", gj->job, "slot",
+		    text, "msg",
+		    "launched after starting_deadline (catch_up = \"none\")");
+		return EXIT_OK;
+	}
+	plan[0].t = latest;
+	plan[0].kind = "schedule";
+	*n = 1;
+	if (gj->catch_up == CATCH_UP_ALL && st->first_run >= 0)
+		guard_plan_backfill(gj, st, z, latest, plan, n);
 	return -1;
 }

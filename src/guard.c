@@ -223,6 +223,75 @@ guard_result_free(struct guard_result *res)
 	memset(res, 0, sizeof *res);
 }
 
+/* Take the database lock when the guard has one: 0 when held (or there
+ * is none to take), else -1 with *code the exit (busy, or it failed). */
+static int
+guard_take_lock(const struct guard_job *gj, struct lock *l,
+    struct lock_holder *h, int *code, char **errstr)
+{
+	enum lock_result lr;
+
+	if (!guard_in_db(gj->guard))
+		return 0;
+	lr = guard_acquire(gj, l, h, errstr);
+	if (lr == LOCK_BUSY) {
+		*code = guard_busy(gj, h);
+		return -1;
+	}
+	if (lr != LOCK_OK) {
+		log_kv(LOG_ERROR,
+		    lr == LOCK_ERR_GALERA ? "galera_refused" : "lock_failed",
+		    "job", gj->job, "lock", gj->lock, "error", *errstr);
+		*code = exitcode_lock(lr);
+		return -1;
+	}
+	return 0;
+}
+
+/* The job, its run record started (dbl NULL: no database): the start
+ * ping, the command (its output into outp) or the statement, the
+ * record's end, and the end ping once the signals are restored.
+ * Returns the exit code. */
+static int
+guard_run_recorded(const struct guard_job *gj, struct lock *l, struct lock *dbl,
+    const char *rid, struct output *outp, int *signals)
+{
+	struct run_end    end;
+	struct run_output ro;
+	char              errbuf[512], status[16];
+	int               code, sig;
+
+	memset(&end, 0, sizeof end);
+	guard_ping(gj, PING_START, rid, NULL);
+	if ((sig = guard_signals_take()) != 0)
+		code = guard_cancelled(gj, sig, &end, errbuf, sizeof errbuf);
+	else if (gj->argv != NULL)
+		code =
+		    guard_command(gj, dbl, outp, &end, errbuf, sizeof errbuf);
+	else
+		code = guard_sql(gj, dbl, &end, errbuf, sizeof errbuf);
+	if (outp != NULL) {
+		ro.data = output_tail(outp, &ro.len);
+		ro.total = outp->total;
+		end.output = &ro;
+	}
+	if (code != 0 && end.exit_status > 0 && code != EXIT_NOEXEC &&
+	    code != EXIT_NOTFOUND) {
+		snprintf(status, sizeof status, "%d", end.exit_status);
+		log_kv(LOG_WARN, "job_failed", "job", gj->job, "outcome",
+		    end.outcome, "status", status);
+	}
+	if (dbl != NULL && lock_finish(l, &end) != LOCK_OK)
+		code = EXIT_PROTOCOL;
+	else
+		log_kv(LOG_INFO, "job_finished", "job", gj->job, "outcome",
+		    end.outcome, "slot", l->slot_text);
+	guard_signals_done(gj, signals);
+	/* After the release: a slow ping server does not hold the lock. */
+	guard_ping(gj, code == 0 ? PING_SUCCESS : PING_FAIL, rid, outp);
+	return code;
+}
+
 /*
  * One run under the lock session l (open): take the database lock, look
  * at once_per, write the run record (for l->slot: only when the slot has
@@ -243,15 +312,12 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 	/* Without a database there is no session, lock or record. */
 	struct lock       *dbl = l->ops != NULL ? l : NULL;
 	struct lock_holder h;
-	struct run_end     end;
-	struct run_output  ro;
 	struct output      out, *outp = NULL;
 	enum lock_result   lr;
-	char              *errstr = NULL, errbuf[512], status[16], rid[37];
-	int                code, sig, signals = 0;
+	char              *errstr = NULL, rid[37];
+	int                code, signals = 0;
 
 	memset(&h, 0, sizeof h);
-	memset(&end, 0, sizeof end);
 	memset(&out, 0, sizeof out);
 	*state = GUARD_NOT_RUN;
 	/* SQL jobs print nothing: there is no output to capture. */
@@ -261,21 +327,8 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 		outp = &out;
 	}
 	uuid_v4(rid);
-	if (guard_in_db(gj->guard)) {
-		lr = guard_acquire(gj, l, &h, &errstr);
-		if (lr == LOCK_BUSY) {
-			code = guard_busy(gj, &h);
-			goto out;
-		}
-		if (lr != LOCK_OK) {
-			log_kv(LOG_ERROR,
-			    lr == LOCK_ERR_GALERA ? "galera_refused"
-			                          : "lock_failed",
-			    "job", gj->job, "lock", gj->lock, "error", errstr);
-			code = exitcode_lock(lr);
-			goto out;
-		}
-	}
+	if (guard_take_lock(gj, l, &h, &code, &errstr) != 0)
+		goto out;
 	if (dbl != NULL && gj->once_per_ms > 0 &&
 	    (code = guard_once_per(gj, l)) != -1) {
 		*state = GUARD_DONE;
@@ -306,33 +359,7 @@ guard_once(const struct guard_job *gj, struct lock *l, struct guard_result *res,
 	}
 
 	*state = GUARD_RAN;
-	guard_ping(gj, PING_START, rid, NULL);
-	if ((sig = guard_signals_take()) != 0)
-		code = guard_cancelled(gj, sig, &end, errbuf, sizeof errbuf);
-	else if (gj->argv != NULL)
-		code =
-		    guard_command(gj, dbl, outp, &end, errbuf, sizeof errbuf);
-	else
-		code = guard_sql(gj, dbl, &end, errbuf, sizeof errbuf);
-	if (outp != NULL) {
-		ro.data = output_tail(outp, &ro.len);
-		ro.total = outp->total;
-		end.output = &ro;
-	}
-	if (code != 0 && end.exit_status > 0 && code != EXIT_NOEXEC &&
-	    code != EXIT_NOTFOUND) {
-		snprintf(status, sizeof status, "%d", end.exit_status);
-		log_kv(LOG_WARN, "job_failed", "job", gj->job, "outcome",
-		    end.outcome, "status", status);
-	}
-	if (dbl != NULL && lock_finish(l, &end) != LOCK_OK)
-		code = EXIT_PROTOCOL;
-	else
-		log_kv(LOG_INFO, "job_finished", "job", gj->job, "outcome",
-		    end.outcome, "slot", l->slot_text);
-	guard_signals_done(gj, &signals);
-	/* After the release: a slow ping server does not hold the lock. */
-	guard_ping(gj, code == 0 ? PING_SUCCESS : PING_FAIL, rid, outp);
+	code = guard_run_recorded(gj, l, dbl, rid, outp, &signals);
 	if (res != NULL) {
 		guard_result_free(res);
 		res->ran = 1;

@@ -86,8 +86,12 @@ family_usage(const char *word, const char *sub)
 	return found;
 }
 
-int
-main(int argc, char **argv)
+/* The options before the command word into *conf_path, *fmt, *quiet and
+ * *verbose, optind left at the command word: -1 to go on, else the exit
+ * code (--help, a usage error, said on stderr). */
+static int
+global_options(int argc, char **argv, const char **conf_path,
+    enum log_format *fmt, int *quiet, int *verbose)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -97,28 +101,21 @@ main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct cmd_entry *e;
-	const char             *conf_path;
-	enum log_format         fmt = LOG_TEXT;
-	int                     ch, verbose = 0, quiet = 0, words, rc;
+	int ch;
 
-	process_mark_start();
-	cmd_signals_hold();
-	conf_protect_secrets();
-	conf_path = conf_default_path();
 	/* "+": stop at the command word, its options are its own. */
 	opterr = 0;
 	while (
 	    (ch = getopt_long(argc, argv, "+:c:hqv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			conf_path = optarg;
+			*conf_path = optarg;
 			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
 		case 'L':
-			if (log_format_parse(optarg, &fmt) != 0) {
+			if (log_format_parse(optarg, fmt) != 0) {
 				fprintf(stderr,
 				    "cronguard: --log-format must be text or json, not '%s'\n",
 				    optarg);
@@ -127,10 +124,10 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'q':
-			quiet = 1;
+			*quiet = 1;
 			break;
 		case 'v':
-			verbose++;
+			(*verbose)++;
 			break;
 		default:
 			cmd_option_error(ch, argv[optind - 1], optopt);
@@ -138,13 +135,31 @@ main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	if (quiet && verbose) {
+	if (*quiet && *verbose) {
 		fputs("cronguard: -q and -v exclude each other\n", stderr);
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct cmd_entry *e;
+	const char             *conf_path;
+	enum log_format         fmt = LOG_TEXT;
+	int                     verbose = 0, quiet = 0, words, rc;
+
+	process_mark_start();
+	cmd_signals_hold();
+	conf_protect_secrets();
+	conf_path = conf_default_path();
+	rc = global_options(argc, argv, &conf_path, &fmt, &quiet, &verbose);
+	if (rc != -1)
+		return rc;
+	argc -= optind;
+	argv += optind;
 	log_init(quiet         ? LOG_ERROR
 	        : verbose >= 2 ? LOG_DEBUG
 	        : verbose == 1 ? LOG_INFO

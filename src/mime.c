@@ -758,6 +758,55 @@ mime_size(const struct mime_msg *msg)
 	return n + MIME_PART_OVERHEAD;
 }
 
+/* The message's headers, in their order: Date, From (from_field), the
+ * payload's recipients and subject, Message-ID, MIME-Version and the
+ * payload's extra headers.  0, or -1 with mb->err. */
+static int
+mime_add_headers(struct mime_build *mb, json_t *obj, const struct mime_opts *o,
+    const char *from_field)
+{
+	char *line, date[64];
+
+	mime_date(o->date, date, sizeof date);
+	line = xasprintf("Date: %s", date);
+	mime_add_header(mb, line);
+	free(line);
+	line = xasprintf("From: %s", from_field);
+	mime_add_header(mb, line);
+	free(line);
+	if (mime_add_list(mb, obj, "to", "To", 1, 1) != 0 ||
+	    mime_add_list(mb, obj, "cc", "Cc", 1, 0) != 0 ||
+	    mime_add_list(mb, obj, "bcc", NULL, 1, 0) != 0 ||
+	    mime_add_list(mb, obj, "reply_to", "Reply-To", 0, 0) != 0 ||
+	    mime_add_subject(mb, obj) != 0)
+		return -1;
+	line = xasprintf("Message-ID: <%s@cronguard>", o->message_id);
+	mime_add_header(mb, line);
+	free(line);
+	mime_add_header(mb, "MIME-Version: 1.0");
+	return mime_add_extra(mb, obj);
+}
+
+/* The payload's text and html parts, at least one of them.  0, or -1
+ * with mb->err. */
+static int
+mime_add_bodies(struct mime_build *mb, json_t *obj)
+{
+	if (mime_add_body(
+	        mb, obj, "text", &mb->msg->text, &mb->msg->text_len) != 0 ||
+	    mime_add_body(
+	        mb, obj, "html", &mb->msg->html, &mb->msg->html_len) != 0)
+		return -1;
+	if (mb->msg->text == NULL && mb->msg->html == NULL) {
+		mime_fail(mb, "payload: text or html required");
+		return -1;
+	}
+	/* libcurl puts its boundary on a Content-Type of the top level. */
+	if (mb->msg->text != NULL && mb->msg->html != NULL)
+		mime_add_header(mb, "Content-Type: multipart/alternative");
+	return 0;
+}
+
 int
 mime_build(const char *payload, size_t len, const struct mime_opts *o,
     struct mime_msg **out, char **errstr)
@@ -766,7 +815,7 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
 	json_t           *obj = NULL;
 	json_error_t      jerr;
 	const char       *why;
-	char             *from_field = NULL, *line = NULL, date[64];
+	char             *from_field = NULL;
 
 	memset(&mb, 0, sizeof mb);
 	mb.msg = xcalloc(1, sizeof *mb.msg);
@@ -793,38 +842,9 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
 		goto fail;
 	}
 
-	mime_date(o->date, date, sizeof date);
-	line = xasprintf("Date: %s", date);
-	mime_add_header(&mb, line);
-	free(line);
-	line = xasprintf("From: %s", from_field);
-	mime_add_header(&mb, line);
-	free(line);
-	line = NULL;
-	if (mime_add_list(&mb, obj, "to", "To", 1, 1) != 0 ||
-	    mime_add_list(&mb, obj, "cc", "Cc", 1, 0) != 0 ||
-	    mime_add_list(&mb, obj, "bcc", NULL, 1, 0) != 0 ||
-	    mime_add_list(&mb, obj, "reply_to", "Reply-To", 0, 0) != 0 ||
-	    mime_add_subject(&mb, obj) != 0)
+	if (mime_add_headers(&mb, obj, o, from_field) != 0 ||
+	    mime_add_bodies(&mb, obj) != 0)
 		goto fail;
-	line = xasprintf("Message-ID: <%s@cronguard>", o->message_id);
-	mime_add_header(&mb, line);
-	mime_add_header(&mb, "MIME-Version: 1.0");
-	if (mime_add_extra(&mb, obj) != 0)
-		goto fail;
-
-	if (mime_add_body(&mb, obj, "text", &mb.msg->text, &mb.msg->text_len) !=
-	        0 ||
-	    mime_add_body(&mb, obj, "html", &mb.msg->html, &mb.msg->html_len) !=
-	        0)
-		goto fail;
-	if (mb.msg->text == NULL && mb.msg->html == NULL) {
-		mime_fail(&mb, "payload: text or html required");
-		goto fail;
-	}
-	/* libcurl puts its boundary on a Content-Type of the top level. */
-	if (mb.msg->text != NULL && mb.msg->html != NULL)
-		mime_add_header(&mb, "Content-Type: multipart/alternative");
 
 	mb.msg->size = mime_size(mb.msg);
 	if (o->max_size > 0 && mb.msg->size > (unsigned long long)o->max_size) {
@@ -836,14 +856,12 @@ mime_build(const char *payload, size_t len, const struct mime_opts *o,
 
 	json_decref(obj);
 	free(from_field);
-	free(line);
 	*out = mb.msg;
 	return 0;
 
 fail:
 	json_decref(obj);
 	free(from_field);
-	free(line);
 	mime_free(mb.msg);
 	*errstr = mb.err != NULL ? mb.err : xstrdup("payload: invalid");
 	return -1;

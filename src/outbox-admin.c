@@ -165,6 +165,54 @@ out:
 	return st;
 }
 
+/* The condition of a PENDING row whose channel is not configured into
+ * in: 0, or -1 with *errstr. */
+static int
+outbox_unknown_channel(
+    struct db *db, const struct conf *conf, struct buf *in, char **errstr)
+{
+	size_t i;
+
+	if (conf->nchannels == 0) {
+		buf_adds(in, "TRUE"); /* every PENDING row is unknown */
+		return 0;
+	}
+	buf_adds(in, "channel NOT IN (");
+	for (i = 0; i < conf->nchannels; i++) {
+		if (i > 0)
+			buf_addc(in, ',');
+		if (db_fragment(db, in, errstr, "%s", conf->channels[i].name) !=
+		    0)
+			return -1;
+	}
+	buf_addc(in, ')');
+	return 0;
+}
+
+/* The one row of n counts of res into dst: 0, or -1 with *errstr. */
+static int
+outbox_count_cells(
+    const struct db_result *res, long long **dst, size_t n, char **errstr)
+{
+	const char *cell, *e;
+	size_t      i;
+
+	if (res->nrows != 1 || res->ncols != n) {
+		*errstr = xstrdup("count failed: unexpected result");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		cell = db_cell(res, 0, i);
+		if (cell == NULL ||
+		    parse_ll(cell, 0, LLONG_MAX, dst[i], &e) != 0) {
+			*errstr = xasprintf("count failed: bad value %s",
+			    cell != NULL ? cell : "NULL");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 enum db_status
 outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
     char **errstr)
@@ -172,28 +220,15 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	struct db_result *res = NULL;
 	struct buf        in;
 	enum db_status    st;
-	long long  *dst[] = { &k->pending, &k->due, &k->processing, &k->stale,
-		 &k->stuck, &k->failed, &k->oldest_due_age_s,
-		 &k->unknown_channel, &k->expired };
-	const char *cell, *e;
-	size_t      i;
+	long long *dst[] = { &k->pending, &k->due, &k->processing, &k->stale,
+		&k->stuck, &k->failed, &k->oldest_due_age_s,
+		&k->unknown_channel, &k->expired };
 
 	memset(k, 0, sizeof *k);
 	buf_init(&in);
-	if (conf->nchannels == 0)
-		buf_adds(&in, "TRUE"); /* every PENDING row is unknown */
-	else {
-		buf_adds(&in, "channel NOT IN (");
-		for (i = 0; i < conf->nchannels; i++) {
-			if (i > 0)
-				buf_addc(&in, ',');
-			if (db_fragment(db, &in, errstr, "%s",
-			        conf->channels[i].name) != 0) {
-				st = DB_ERR_QUERY;
-				goto out;
-			}
-		}
-		buf_addc(&in, ')');
+	if (outbox_unknown_channel(db, conf, &in, errstr) != 0) {
+		st = DB_ERR_QUERY;
+		goto out;
 	}
 	/* One statement, one subquery a count: the PENDING, PROCESSING
 	 * and FAILED counts and the oldest due row are read from the
@@ -229,20 +264,9 @@ outbox_count(struct db *db, const struct conf *conf, struct outbox_counts *k,
 	    (long long)conf->outbox.watchdog_ms * 1000, &in);
 	if (st != DB_OK)
 		goto out;
-	if (res->nrows != 1 || res->ncols != nitems(dst)) {
-		*errstr = xstrdup("count failed: unexpected result");
+	if (outbox_count_cells(res, dst, nitems(dst), errstr) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
-	}
-	for (i = 0; i < nitems(dst); i++) {
-		cell = db_cell(res, 0, i);
-		if (cell == NULL ||
-		    parse_ll(cell, 0, LLONG_MAX, dst[i], &e) != 0) {
-			*errstr = xasprintf("count failed: bad value %s",
-			    cell != NULL ? cell : "NULL");
-			st = DB_ERR_QUERY;
-			goto out;
-		}
 	}
 	st = outbox_count_blocked(db, &conf->outbox, k, errstr);
 	if (st == DB_OK)

@@ -138,22 +138,15 @@ reaper_kill_all(pid_t job, int sig)
 	return any;
 }
 
-/* The reaper's life: start the job, reap whatever ends up its child, and
- * once the job has exited (or cronguard is gone) kill what is left, then
- * report and exit.  life: the lifeline's read end; rep: the report pipe. */
-static void __attribute__((noreturn)) reaper_main(char *const *argv, int errfd,
-    int outfd, int life, int rep, int64_t kill_after_ms)
+/* Make this process the reaper: the signals cronguard forwards ignored,
+ * SIGCHLD read from a signalfd (returned, or -1), the job's orphans
+ * reparented here. */
+static int
+reaper_become(void)
 {
-	struct reaper_start     start;
-	struct reaper_end       end;
-	struct pollfd           pfd[2];
-	struct signalfd_siginfo si;
-	sigset_t                chld;
-	size_t                  i;
-	int64_t                 kill_at = 0, now;
-	pid_t                   w;
-	int                     sfd, status, done = 0, sig = 0, timeout;
-	char                    c;
+	sigset_t chld;
+	size_t   i;
+	int      sfd;
 
 	/* cronguard forwards signals to the job's group; the reaper stays
 	 * until the tree is gone, whoever signals it. */
@@ -165,6 +158,46 @@ static void __attribute__((noreturn)) reaper_main(char *const *argv, int errfd,
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	return sfd;
+}
+
+/* Sleep until a SIGCHLD (sfd), the lifeline's end, or while signalling
+ * (sig) the next sweep; the lifeline is not watched once at SIGKILL.
+ * Returns 1 when cronguard is gone. */
+static int
+reaper_sleep(int sfd, int life, int sig)
+{
+	struct pollfd           pfd[2];
+	struct signalfd_siginfo si;
+	char                    c;
+
+	pfd[0].fd = sfd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sig == SIGKILL ? -1 : life;
+	pfd[1].events = POLLIN;
+	pfd[0].revents = pfd[1].revents = 0;
+	if (poll(pfd, 2, sig != 0 ? REAPER_SWEEP_MS : -1) <= 0)
+		return 0;
+	while (read(sfd, &si, sizeof si) > 0)
+		;
+	/* cronguard never writes the lifeline: readable is its end,
+	 * cronguard gone (a kill -9): everything dies at once. */
+	return pfd[1].revents != 0 && read(life, &c, 1) <= 0;
+}
+
+/* The reaper's life: start the job, reap whatever ends up its child, and
+ * once the job has exited (or cronguard is gone) kill what is left, then
+ * report and exit.  life: the lifeline's read end; rep: the report pipe. */
+static void __attribute__((noreturn)) reaper_main(char *const *argv, int errfd,
+    int outfd, int life, int rep, int64_t kill_after_ms)
+{
+	struct reaper_start start;
+	struct reaper_end   end;
+	int64_t             kill_at = 0, now;
+	pid_t               w;
+	int                 sfd, status, done = 0, sig = 0;
+
+	sfd = reaper_become();
 
 	memset(&start, 0, sizeof start);
 	memset(&end, 0, sizeof end);
@@ -203,21 +236,7 @@ static void __attribute__((noreturn)) reaper_main(char *const *argv, int errfd,
 		 * sweep is found in the next. */
 		if (sig != 0)
 			reaper_kill_all(start.job, sig);
-		timeout = -1;
-		if (sig != 0)
-			timeout = REAPER_SWEEP_MS;
-		pfd[0].fd = sfd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = sig == SIGKILL ? -1 : life;
-		pfd[1].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = 0;
-		if (poll(pfd, 2, timeout) <= 0)
-			continue;
-		while (read(sfd, &si, sizeof si) > 0)
-			;
-		/* cronguard never writes the lifeline: readable is its end,
-		 * cronguard gone (a kill -9): everything dies at once. */
-		if (pfd[1].revents != 0 && read(life, &c, 1) <= 0)
+		if (reaper_sleep(sfd, life, sig))
 			sig = SIGKILL;
 	}
 	if (!done) /* the job vanished unreaped: it cannot, but say so */

@@ -627,6 +627,28 @@ cover_add(struct field_ext *x, const char *b, const char *e, const char *as)
 		buf_printf(&x->cover, "%.*s", (int)(e - b), b);
 }
 
+/* The step "/N" at *p of a field's element into *step (1 to the field's
+ * maximum), *p after it: 0, or -1 with *errstr. */
+static int
+parse_step(const char **p, int field, int *step, char **errstr)
+{
+	const char *s = ++(*p);
+	long        n = 0;
+
+	while (**p >= '0' && **p <= '9') {
+		if (n < 100000)
+			n = n * 10 + (**p - '0');
+		(*p)++;
+	}
+	if (*p == s || n < 1 || n > field_max[field]) {
+		*errstr = xasprintf("%s: step \"%.*s\" is not a number in 1-%d",
+		    field_names[field], (int)(*p - s), s, field_max[field]);
+		return -1;
+	}
+	*step = (int)n;
+	return 0;
+}
+
 /* One field of an expression into *bits (and a day field's extensions
  * into *x): 0, or -1 with *errstr. */
 static int
@@ -686,24 +708,8 @@ parse_field(const char *text, int field, uint64_t *bits, bool *star,
 				return -1;
 			}
 		}
-		if (*p == '/') {
-			const char *s = ++p;
-			long        n = 0;
-
-			while (*p >= '0' && *p <= '9') {
-				if (n < 100000)
-					n = n * 10 + (*p - '0');
-				p++;
-			}
-			if (p == s || n < 1 || n > field_max[field]) {
-				*errstr = xasprintf("%s: step \"%.*s\" is not "
-				                    "a number in 1-%d",
-				    field_names[field], (int)(p - s), s,
-				    field_max[field]);
-				return -1;
-			}
-			step = (int)n;
-		}
+		if (*p == '/' && parse_step(&p, field, &step, errstr) == -1)
+			return -1;
 		for (v = lo; v <= hi; v += step)
 			*bits |= (uint64_t)1 << v;
 		cover_add(x, b, p, NULL);
@@ -756,11 +762,56 @@ schedule_check_days(const struct schedule *s, char **errstr)
 	return -1;
 }
 
+/* text with its macro (@daily) replaced by the expression it stands
+ * for: NULL with *errstr for a macro there is none of. */
+static const char *
+schedule_expand(const char *text, char **errstr)
+{
+	size_t i;
+
+	if (text[0] != '@')
+		return text;
+	for (i = 0; i < nitems(macros); i++)
+		if (strcmp(text, macros[i].name) == 0)
+			return macros[i].expr;
+	*errstr = strcmp(text, "@reboot") == 0
+	    ? xstrdup("@reboot has no slots: cronguard "
+	              "schedules need times")
+	    : xasprintf("unknown macro \"%s\" (use @yearly, "
+	                "@annually, @monthly, @weekly, @daily, "
+	                "@midnight or @hourly)",
+	          text);
+	return NULL;
+}
+
+/* The blank-separated fields of text, the first five into fields
+ * (allocated): how many there are. */
+static size_t
+schedule_split(const char *text, char *fields[5])
+{
+	const char *p, *b;
+	size_t      n = 0;
+
+	for (p = text; *p != '\0';) {
+		b = p;
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		while (*p != '\0' && *p != ' ' && *p != '\t')
+			p++;
+		if (n < 5)
+			fields[n] = xstrndup(b, (size_t)(p - b));
+		n++;
+	}
+	return n;
+}
+
 int
 schedule_parse(const char *expr, struct schedule **out, char **errstr)
 {
 	struct schedule *s = NULL;
-	const char      *text, *p;
+	const char      *text;
 	char            *fields[5] = { NULL }, *trimmed = NULL;
 	uint64_t         bits[5];
 	bool             star[5];
@@ -782,36 +833,9 @@ schedule_parse(const char *expr, struct schedule **out, char **errstr)
 	while (len > 0 && (expr[len - 1] == ' ' || expr[len - 1] == '\t'))
 		len--;
 	trimmed = xstrndup(expr, len);
-	text = trimmed;
-	if (text[0] == '@') {
-		for (i = 0; i < nitems(macros); i++)
-			if (strcmp(text, macros[i].name) == 0)
-				break;
-		if (i == nitems(macros)) {
-			*errstr = strcmp(text, "@reboot") == 0
-			    ? xstrdup("@reboot has no slots: cronguard "
-			              "schedules need times")
-			    : xasprintf("unknown macro \"%s\" (use @yearly, "
-			                "@annually, @monthly, @weekly, @daily, "
-			                "@midnight or @hourly)",
-			          text);
-			goto out;
-		}
-		text = macros[i].expr;
-	}
-	for (p = text; *p != '\0';) {
-		const char *b = p;
-
-		if (*p == ' ' || *p == '\t') {
-			p++;
-			continue;
-		}
-		while (*p != '\0' && *p != ' ' && *p != '\t')
-			p++;
-		if (n < 5)
-			fields[n] = xstrndup(b, (size_t)(p - b));
-		n++;
-	}
+	if ((text = schedule_expand(trimmed, errstr)) == NULL)
+		goto out;
+	n = schedule_split(text, fields);
 	if (n != 5) {
 		*errstr = xasprintf("expected 5 fields (minute hour "
 		                    "day-of-month month day-of-week), not %zu",

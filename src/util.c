@@ -511,30 +511,66 @@ write_file_atomic(const char *path, const void *data, size_t len, char **errstr)
 	    (S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH) & ~mask, NULL, errstr);
 }
 
-int
-write_file_atomic_mode(const char *path, const void *data, size_t len,
-    mode_t mode, const char *group, char **errstr)
+/* Whether path may be replaced: absent, or a regular file.  Renaming
+ * over a device node, FIFO, directory or symbolic link would replace
+ * something that was never a file of ours.  0, or -1 with *errstr. */
+static int
+file_replaceable(const char *path, char **errstr)
 {
-	struct stat   sb;
-	struct group *gr;
-	char         *tmp = NULL;
-	const char   *p = data;
-	ssize_t       n;
-	int           fd = -1, rc = -1;
+	struct stat sb;
 
-	/* Renaming over a device node, FIFO, directory or symbolic link
-	 * would replace something that was never a file of ours. */
 	if (lstat(path, &sb) == 0) {
 		if (!S_ISREG(sb.st_mode)) {
 			*errstr = xasprintf(
 			    "%s is not a regular file: not replacing it", path);
-			goto out;
+			return -1;
 		}
 	} else if (errno != ENOENT) {
 		*errstr =
 		    xasprintf("cannot stat %s: %s", path, strerror(errno));
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* Write the len bytes of data to fd (the file name), then fsync it.  0,
+ * or -1 with *errstr. */
+static int
+write_synced(
+    int fd, const void *data, size_t len, const char *name, char **errstr)
+{
+	const char *p = data;
+	ssize_t     n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			*errstr = xasprintf(
+			    "cannot write %s: %s", name, strerror(errno));
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) == -1) {
+		*errstr =
+		    xasprintf("cannot write %s: %s", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+write_file_atomic_mode(const char *path, const void *data, size_t len,
+    mode_t mode, const char *group, char **errstr)
+{
+	struct group *gr;
+	char         *tmp = NULL;
+	int           fd = -1, n, rc = -1;
+
+	if (file_replaceable(path, errstr) != 0)
+		goto out;
 	/* A fresh name (O_EXCL) beside the target: nothing planted under
 	 * a predictable name is followed, and rename stays within one file
 	 * system.  Not *.prom, so the textfile collector skips it. */
@@ -559,22 +595,8 @@ write_file_atomic_mode(const char *path, const void *data, size_t len,
 		    xasprintf("cannot chmod %s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	while (len > 0) {
-		if ((n = write(fd, p, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			*errstr = xasprintf(
-			    "cannot write %s: %s", tmp, strerror(errno));
-			goto out;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (fsync(fd) == -1) {
-		*errstr =
-		    xasprintf("cannot write %s: %s", tmp, strerror(errno));
+	if (write_synced(fd, data, len, tmp, errstr) != 0)
 		goto out;
-	}
 	n = close(fd);
 	fd = -1;
 	if (n == -1) {
