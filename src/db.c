@@ -88,17 +88,18 @@ db_fail(struct db *db, char **errstr, const char *what)
 
 /*
  * A statement of cronguard's own (db_query's constant text) that names a
- * table or column the server does not know means the schema is behind
- * the binary: DB_ERR_SCHEMA, "run cronguard db migrate".  An operator's
- * SQL job (db_query_statement) naming a missing table of its own is that
- * job's error, and stays DB_ERR_QUERY.
+ * table, column or index (FORCE INDEX) the server does not know means the
+ * schema is behind the binary: DB_ERR_SCHEMA, "run cronguard db migrate".  An
+ * operator's SQL job (db_query_statement) naming a missing table of its own is
+ * that job's error, and stays DB_ERR_QUERY.
  */
 static enum db_status
 db_fail_own(struct db *db, char **errstr)
 {
 	unsigned e = mysql_errno(db->mysql);
 
-	if (e != ER_NO_SUCH_TABLE && e != ER_BAD_FIELD_ERROR)
+	if (e != ER_NO_SUCH_TABLE && e != ER_BAD_FIELD_ERROR &&
+	    e != ER_KEY_DOES_NOT_EXISTS)
 		return db_fail(db, errstr, "query");
 	if (errstr != NULL) {
 		free(*errstr);

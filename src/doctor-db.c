@@ -244,7 +244,7 @@ out:
 }
 
 /* One EXPLAINed statement of doctor_history_index: 1 when its first
- * table reads ix_outbox_status_sent without a sort, 0 with *what saying
+ * table reads ix_outbox_phase_sent without a sort, 0 with *what saying
  * how it reads, -1 with *what the EXPLAIN's error (allocated). */
 static int
 doctor_history_uses(struct db *db, const struct buf *sql, char **what)
@@ -261,7 +261,7 @@ doctor_history_uses(struct db *db, const struct buf *sql, char **what)
 		goto out;
 	}
 	doctor_explain_first(res, &key, &type, &extra);
-	ok = key != NULL && strcmp(key, "ix_outbox_status_sent") == 0 &&
+	ok = key != NULL && strcmp(key, "ix_outbox_phase_sent") == 0 &&
 	    (extra == NULL || strstr(extra, "filesort") == NULL);
 	if (!ok)
 		*what = xasprintf("reads key %s (type %s%s%s)",
@@ -274,13 +274,13 @@ out:
 }
 
 /* outbox list --status and outbox purge --sent-before (their count and
- * their batches) must find their rows on ix_outbox_status_sent: without
+ * their batches) must find their rows on ix_outbox_phase_sent: without
  * it, they read the whole history of SENT rows. */
 void
 doctor_history_index(struct db *db, struct doctor_report *r)
 {
 	static const char *const fix =
-	    "cronguard db migrate (sql/014_outbox_history_index.sql creates ix_outbox_status_sent (status, sent_at, id))";
+	    "cronguard db migrate (sql/015_outbox_phase_index.sql creates ix_outbox_phase_sent (phase, sent_at, id))";
 	struct buf list, where, count;
 	char      *errstr = NULL, *why = NULL;
 	int        rc;
@@ -299,18 +299,18 @@ doctor_history_index(struct db *db, struct doctor_report *r)
 		doctor_add(r, CHECK_WARNING, "history_index", fix,
 		    rc < 0
 		        ? "EXPLAIN of outbox list --status failed: %s"
-		        : "outbox list --status %s, not ix_outbox_status_sent",
+		        : "outbox list --status %s, not ix_outbox_phase_sent",
 		    why);
 	else if ((rc = doctor_history_uses(db, &count, &why)) != 1)
 		doctor_add(r, CHECK_WARNING, "history_index", fix,
 		    rc < 0
 		        ? "EXPLAIN of outbox purge --sent-before failed: %s"
-		        : "outbox purge --sent-before %s, not ix_outbox_status_sent",
+		        : "outbox purge --sent-before %s, not ix_outbox_phase_sent",
 		    why);
 	else
 		doctor_add(r, CHECK_OK, "history_index", NULL,
 		    "outbox list --status and outbox purge --sent-before read "
-		    "their rows on ix_outbox_status_sent");
+		    "their rows on ix_outbox_phase_sent");
 	buf_free(&list);
 	buf_free(&where);
 	buf_free(&count);

@@ -517,14 +517,28 @@ out:
 	return st;
 }
 
+/* The phase of a status, as sql/015 computes the column: OPEN for a
+ * row waiting or being sent, else the status. */
+static const char *
+outbox_phase(const char *status)
+{
+	return strcmp(status, "PENDING") == 0 ||
+	        strcmp(status, "PROCESSING") == 0
+	    ? "OPEN"
+	    : status;
+}
+
 int
 outbox_list_sql(struct db *db, const char *status, const char *channel,
     unsigned limit, struct buf *sql, char **errstr)
 {
-	/* With a status: backwards on ix_outbox_status_sent (status,
-	 * sent_at, id) (sql/014), reading only the rows printed however
-	 * many rows of other states are newer; sent_at is NULL but in SENT
-	 * rows, so for the others this is id order. */
+	/* With a status: backwards on ix_outbox_phase_sent (phase, sent_at,
+	 * id) (sql/015), reading only the rows printed however many rows of
+	 * other states are newer; sent_at is NULL but in SENT rows, so for
+	 * the others this is id order.  A PENDING listing skips the OPEN
+	 * rows being sent (PROCESSING), no more.  A PROCESSING one would
+	 * skip the whole backlog there: the rows being sent are few, so it
+	 * sorts them all, found on ix_outbox_claimed (status, claimed_at). */
 	static const char cols[] =
 	    "SELECT id, message_id, status, channel, event_type,"
 	    " ordering_key, attempts, next_attempt_at, created_at, sent_at,"
@@ -536,9 +550,13 @@ outbox_list_sql(struct db *db, const char *status, const char *channel,
 		    " ORDER BY id DESC LIMIT %u",
 		    cols, channel, channel, limit);
 	return db_fragment(db, sql, errstr,
-	    "%R WHERE status = %s AND (%s IS NULL OR channel = %s)"
+	    "%R FORCE INDEX (%R) WHERE phase = %s AND status = %s"
+	    " AND (%s IS NULL OR channel = %s)"
 	    " ORDER BY sent_at DESC, id DESC LIMIT %u",
-	    cols, status, channel, channel, limit);
+	    cols,
+	    strcmp(status, "PROCESSING") == 0 ? "ix_outbox_claimed"
+	                                      : "ix_outbox_phase_sent",
+	    outbox_phase(status), status, channel, channel, limit);
 }
 
 enum db_status
@@ -796,8 +814,12 @@ int
 outbox_aged_where(struct db *db, const char *status, const char *col,
     const char *cutoff, struct buf *where, char **errstr)
 {
-	return db_fragment(
-	    db, where, errstr, "status = %s AND %R < %s", status, col, cutoff);
+	/* SENT rows by their phase, the first column of
+	 * ix_outbox_phase_sent; the others by their status, the first of
+	 * ix_outbox_claimed. */
+	return db_fragment(db, where, errstr, "%R = %s AND %R < %s",
+	    strcmp(status, "SENT") == 0 ? "phase" : "status", status, col,
+	    cutoff);
 }
 
 /* outbox purge's pace: before its next batch, it waits until the rows
@@ -836,9 +858,9 @@ outbox_purge_batch(struct db *db, const unsigned long long *ids, size_t k,
 
 /*
  * The rows of status whose col (a DATETIME) is before cutoff, in batches
- * walked along an index (status, col, id): ix_outbox_status_sent for
- * SENT rows by sent_at (sql/014), ix_outbox_claimed for CANCELLED rows
- * by claimed_at (sql/002).  Each batch continues after the last (col,
+ * walked along an index (phase or status, col, id): ix_outbox_phase_sent
+ * for SENT rows by sent_at (sql/015), ix_outbox_claimed for CANCELLED
+ * rows by claimed_at (sql/002).  Each batch continues after the last (col,
  * id) of the one before, so it reads only its own rows, never the
  * history before or after the cutoff.
  */

@@ -96,9 +96,9 @@ enum db_status outbox_resume(struct db *, const char *const *channels, size_t n,
     unsigned long long *npaused, char **errstr);
 
 /* Rows newest first; status and channel may be NULL (no filter).  With a
- * status, on ix_outbox_status_sent (sql/014): SENT rows the latest sent
- * first.  outbox_list_sql appends the statement to sql (doctor EXPLAINs
- * it); -1 on error. */
+ * status, on ix_outbox_phase_sent (sql/015; PROCESSING rows on
+ * ix_outbox_claimed): SENT rows the latest sent first.  outbox_list_sql appends
+ * the statement to sql (doctor EXPLAINs it); -1 on error. */
 int outbox_list_sql(struct db *, const char *status, const char *channel,
     unsigned limit, struct buf *sql, char **errstr);
 enum db_status outbox_list(struct db *, const char *status, const char *channel,
@@ -171,13 +171,14 @@ enum db_status outbox_filtered(struct db *, enum outbox_ids_op,
  * FAILED rows last claimed (else created) (PURGE_FAILED), more than
  * age_ms ago by the database clock: in batches of at most
  * OUTBOX_BATCH_MAX rows, each its own short statement, SENT rows found
- * on ix_outbox_status_sent (sql/014) and CANCELLED ones on
+ * on ix_outbox_phase_sent (sql/015) and CANCELLED ones on
  * ix_outbox_claimed by their age, FAILED ones by primary key.  Paced:
  * at most rate rows a second from the start of the call (0: no pause;
  * cronguard(1), outbox purge --rate).  With dry_run only count. */
 /* The purge's condition for the rows of status whose col (sent_at for
  * SENT, claimed_at for CANCELLED) is before cutoff, appended to where
- * (doctor EXPLAINs its count); -1 on error. */
+ * (doctor EXPLAINs its count): SENT rows by their phase (sql/015), the
+ * others by their status; -1 on error. */
 int outbox_aged_where(struct db *, const char *status, const char *col,
     const char *cutoff, struct buf *where, char **errstr);
 #define OUTBOX_PURGE_RATE 10000

@@ -61,7 +61,8 @@ assert_grep "^$nfiles applied, 0 pending$" "$OUT"
 # --- outbox_messages is cronguard-outbox(7), THE TABLE: columns, defaults, keys, engine
 # (plus ix_outbox_ordering_status of sql/005 and ix_outbox_ordering_channel
 # of sql/011, for the per-key ordering check; expires_at of sql/011;
-# ix_outbox_status_sent of sql/014, for outbox list and outbox purge)
+# the virtual phase and ix_outbox_phase_sent of sql/015, for outbox list
+# and outbox purge, in place of sql/014's ix_outbox_status_sent)
 cols=$(mysql_q "SELECT CONCAT_WS('|', COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE,
         IFNULL(LOWER(REPLACE(COLUMN_DEFAULT, '''', '')), '-'), EXTRA)
     FROM information_schema.COLUMNS
@@ -82,7 +83,8 @@ claimed_at|datetime(6)|YES|null|
 last_error|text|YES|null|
 created_at|datetime(6)|NO|current_timestamp(6)|
 sent_at|datetime(6)|YES|null|
-expires_at|datetime(6)|YES|null|'
+expires_at|datetime(6)|YES|null|
+phase|varchar(10)|YES|null|VIRTUAL GENERATED'
 assert_eq "$want" "$cols" "outbox_messages columns"
 # MariaDB's JSON is LONGTEXT with a JSON_VALID check.
 assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM information_schema.CHECK_CONSTRAINTS
@@ -99,7 +101,7 @@ ix_outbox_due|1|status,next_attempt_at
 ix_outbox_ordering_channel|1|ordering_key,channel,status,id
 ix_outbox_ordering_status|1|ordering_key,status,id
 ix_outbox_ordering|1|ordering_key,id
-ix_outbox_status_sent|1|status,sent_at,id
+ix_outbox_phase_sent|1|phase,sent_at,id
 uq_outbox_message_id|0|message_id'
 keys=$(printf '%s\n' "$keys" | LC_ALL=C sort)
 assert_eq "$want" "$keys" "outbox_messages keys"

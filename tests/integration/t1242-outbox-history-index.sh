@@ -1,14 +1,15 @@
 #!/bin/sh
 # outbox list --status and outbox purge --sent-before stay flat in the
-# history of SENT rows (issue 37): on ix_outbox_status_sent (sql/014) a
-# listing of one status reads the rows it prints and a purge and its
-# --dry-run count read the rows they delete, not the 20,000 newer SENT
-# rows beside them.  Measured as the server's Handler_read_* counters around the
+# history of SENT rows (issue 37): on ix_outbox_phase_sent (sql/015) a
+# listing of one status reads the rows it prints (PROCESSING rows, few,
+# on ix_outbox_claimed) and a purge and its --dry-run count read the rows
+# they delete, not the 20,000 newer SENT rows beside them.  Measured as the server's Handler_read_* counters around the
 # command, on a server of this test's own so that no other client moves
 # it; doctor EXPLAINs the same statements (history_index).  With the
-# index dropped the same commands read the history and doctor warns.
-# Cases: setup; the listing; the dry-run count; the purge; without the
-# index.
+# index replaced by an unrelated one of its name the same commands read
+# the history and doctor warns; with none the listing says to migrate.
+# Cases: setup; the listing; the dry-run count; the purge; another index
+# of its name; without the index.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 db_private_start
@@ -35,10 +36,12 @@ read_by()
 	echo $((after - before - self))
 }
 
-# history: 5 FAILED rows, 3,000 PENDING, then 1,000 rows SENT 30 days
-# ago, then 20,000 SENT a minute ago, then 1 CANCELLED 30 days ago: by
-# primary key a listing of the PENDING rows walks past 21,000 newer rows,
-# on ix_outbox_due it reads all 3,000 to sort them.  (The listing case
+# history: 5 FAILED rows, 20 PROCESSING, 3,000 PENDING, then 1,000 rows
+# SENT 30 days ago, then 20,000 SENT a minute ago, then 1 CANCELLED 30
+# days ago: by primary key a listing of the PENDING rows walks past
+# 21,000 newer rows, on ix_outbox_due it reads all 3,000 to sort them; a
+# listing of the PROCESSING rows walking the OPEN phase would read the
+# 3,000 PENDING ones newer than them.  (The listing case
 # sends the first old row again, so 999 old SENT rows and the CANCELLED
 # one are purged.)
 history()
@@ -47,6 +50,10 @@ history()
 	    INSERT INTO outbox_messages (channel, event_type, payload, status,
 	      last_error) SELECT 'hook', 'f', '{}', 'FAILED', 'http 500'
 	      FROM seq_1_to_5;
+	    INSERT INTO outbox_messages (channel, event_type, payload, status,
+	      attempts, claim_token, claimed_by, claimed_at)
+	      SELECT 'hook', 'w', '{}', 'PROCESSING', 1, UUID(), 'elsewhere:1',
+	      NOW(6) FROM seq_1_to_20;
 	    INSERT INTO outbox_messages (channel, event_type, payload)
 	      SELECT 'hook', 'p', '{}' FROM seq_1_to_3000;
 	    INSERT INTO outbox_messages (channel, event_type, payload, status,
@@ -62,7 +69,7 @@ history()
 	    ANALYZE TABLE outbox_messages" > /dev/null
 }
 
-test_expect_success SERVERS 'setup: 24,006 rows' '
+test_expect_success SERVERS 'setup: 24,026 rows' '
 	write_config "$CONF" "channels = { hook = { type = \"http\"; url = \"http://127.0.0.1:1/\"; }; };" &&
 	assert_exit 0 cg db migrate &&
 	history
@@ -81,6 +88,13 @@ test_expect_success SERVERS 'outbox list --status reads the rows it prints' '
 	echo "# outbox list --status pending --limit 50: $n rows read" &&
 	[ "$(grep -c " PENDING " "$OUT")" = 50 ] || fail "listing: $(cat "$OUT")"
 	[ "$n" -lt 200 ] || fail "outbox list --status pending read $n rows"
+	n=$(read_by outbox list --status processing --limit 5) &&
+	echo "# outbox list --status processing --limit 5: $n rows read" &&
+	[ "$(grep -c " PROCESSING " "$OUT")" = 5 ] || fail "listing: $(cat "$OUT")"
+	[ "$n" -lt 100 ] || fail "outbox list --status processing read $n rows"
+	assert_eq "$(mysql_q "SELECT id FROM outbox_messages WHERE status = \"PROCESSING\"
+	    ORDER BY id DESC LIMIT 5" | tr "\n" " ")" \
+	    "$(awk "NR > 1 { printf \"%s \", \$1 }" "$OUT")" "PROCESSING rows newest first" &&
 	# SENT rows: the latest sent first
 	old=$(mysql_q "SELECT MIN(id) FROM outbox_messages WHERE event_type = \"old\"") &&
 	mysql_q "UPDATE outbox_messages SET sent_at = NOW(6) WHERE id = $old" &&
@@ -89,7 +103,7 @@ test_expect_success SERVERS 'outbox list --status reads the rows it prints' '
 	sed -n 2p "$OUT" | grep -Eq "^$old +SENT " ||
 	    fail "the latest sent is not first: $(cat "$OUT")"
 	cg doctor > "$OUT" 2> "$ERR" || true
-	assert_grep "^OK history_index: outbox list --status and outbox purge --sent-before read their rows on ix_outbox_status_sent$" "$OUT"
+	assert_grep "^OK history_index: outbox list --status and outbox purge --sent-before read their rows on ix_outbox_phase_sent$" "$OUT"
 '
 
 test_expect_success SERVERS 'outbox purge --dry-run counts on the index' '
@@ -108,17 +122,24 @@ test_expect_success SERVERS 'outbox purge reads the rows it deletes' '
 	    SUM(event_type = \"new\") FROM outbox_messages" | tr "\t" " ")" "what is left"
 '
 
-test_expect_success SERVERS 'without the index they read the history, and doctor warns' '
+test_expect_success SERVERS 'on another index of its name they read the history, and doctor warns' '
 	history &&
-	mysql_q "DROP INDEX ix_outbox_status_sent ON outbox_messages" &&
+	mysql_q "ALTER TABLE outbox_messages DROP INDEX ix_outbox_phase_sent,
+	    ADD KEY ix_outbox_phase_sent (channel, id)" &&
 	n=$(read_by outbox list --status pending --limit 50) &&
-	echo "# without the index: outbox list --status pending: $n rows read" &&
+	echo "# on another index: outbox list --status pending: $n rows read" &&
 	[ "$n" -ge 3000 ] || fail "read only $n rows without the index" &&
 	n=$(read_by outbox purge --sent-before 7d --dry-run) &&
-	echo "# without the index: the dry-run count: $n rows read" &&
+	echo "# on another index: the dry-run count: $n rows read" &&
 	[ "$n" -gt 20000 ] || fail "read only $n rows without the index" &&
 	cg doctor > "$OUT" 2> "$ERR" || true
-	assert_grep "^WARNING history_index: outbox list --status reads key .*, not ix_outbox_status_sent; fix: cronguard db migrate \(sql/014_outbox_history_index.sql" "$OUT"
+	assert_grep "^WARNING history_index: outbox list --status reads key .*, not ix_outbox_phase_sent; fix: cronguard db migrate \(sql/015_outbox_phase_index.sql" "$OUT"
+'
+
+test_expect_success SERVERS 'without the index the listing says to migrate' '
+	mysql_q "DROP INDEX ix_outbox_phase_sent ON outbox_messages" &&
+	assert_exit 78 cg outbox list --status sent &&
+	assert_grep "ix_outbox_phase_sent.*run cronguard db migrate" "$ERR"
 '
 
 test_done
