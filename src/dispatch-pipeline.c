@@ -43,12 +43,14 @@
  * ends (stop, deadline, error) are finalised unsent: PENDING again, no
  * attempt counted.
  * Per-key ordering: a batch's rows are PROCESSING from its claim's
- * commit until its finalise, and a claim keeps no row that comes after
- * another claim's open row of its key, so a key is in one batch at a
- * time; within it, a run of the key's rows is sent one after another
- * (dstream_next, dispatch_send), so a key has at most one message in
- * flight.  Channels with a rate, quota or circuit keep the
- * serial path on the main connection, between pipelined batches: their
+ * commit until its finalise, and a claim keeps a row of a key only behind
+ * every earlier open row of its key: in its own batch, or in flight in
+ * an earlier batch of this pass (dpipe_follow; the batch is then kept
+ * alive, pinned, while the row follows one of its rows).  A row is sent
+ * only once the row before it is SEND_OK (dstream_next, dispatch_send),
+ * so a key has at most one message in flight (doc/architecture.md,
+ * "Ordering and runs of a key").  Channels with a rate, quota or circuit keep
+ *the serial path on the main connection, between pipelined batches: their
  * fleet-wide reservations are made for the one batch about to be claimed,
  * as before.
  *

@@ -177,7 +177,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
     const struct outbox_cursor *cur, struct buf *sql, char **errstr)
 {
-	struct buf in, after, order, ttl, prev, last;
+	struct buf in, after, order, ttl, prev;
 	size_t     i, nttl = 0;
 	long long  inline_max;
 	int        rc = -1;
@@ -187,7 +187,6 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	buf_init(&order);
 	buf_init(&ttl);
 	buf_init(&prev);
-	buf_init(&last);
 	/* The row's end: expires_at, else created_at plus its channel's
 	 * ttl, else none (NULL compares as not expired). */
 	buf_adds(&ttl, "COALESCE(o.expires_at");
@@ -223,10 +222,10 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	 * the rows that follow it) or, with the global scope, is of a channel
 	 * this claim does not serve or a paused one, or its key's first
 	 * PROCESSING row is another dispatcher's.  It reads the ids of the
-	 * key's first PENDING and first PROCESSING rows (columns 11 and 12)
-	 * and its last PROCESSING row (column 14), from which claim_runs
-	 * leaves out the rows that do not follow on from the key's open rows
-	 * (or, with a claim_follow, from this dispatcher's in flight).  Every
+	 * key's first PENDING and last PROCESSING rows (columns 11 and 12),
+	 * from which claim_runs leaves out the rows that do not follow on
+	 * from the key's open rows (or, with a claim_follow, from this
+	 * dispatcher's in flight).  Every
 	 * subquery is one dive into ix_outbox_ordering_channel (sql/011) or,
 	 * with the global scope, ix_outbox_ordering_status (sql/005), reading
 	 * one entry: never a walk over the key's backlog or its SENT history
@@ -261,15 +260,10 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 		buf_adds(&prev, "IF(o.ordering_key IS NULL, 0, ");
 		outbox_first_sql(conf, "PENDING", "", &prev);
 		buf_adds(&prev, "), IF(o.ordering_key IS NULL, 0, ");
-		outbox_first_sql(conf, "PROCESSING", "", &prev);
+		outbox_first_sql(conf, "PROCESSING", " DESC", &prev);
 		buf_adds(&prev, ")");
-		buf_adds(&last, ", IF(o.ordering_key IS NULL, 0, ");
-		outbox_first_sql(conf, "PROCESSING", " DESC", &last);
-		buf_adds(&last, ")");
-	} else {
+	} else
 		buf_adds(&prev, "0, 0");
-		buf_adds(&last, ", 0");
-	}
 	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
 	 * on status alone, which walks every delete-marked entry. */
 	/* A payload larger than its share of max_batch_bytes is read only
@@ -283,14 +277,14 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	    " o.attempts, FLOOR(UNIX_TIMESTAMP(o.created_at)),"
 	    " o.next_attempt_at, LENGTH(o.payload),"
 	    " COALESCE(%F <= NOW(6), FALSE), %F,"
-	    " TIMESTAMPDIFF(MICROSECOND, NOW(6), %F)%F"
+	    " TIMESTAMPDIFF(MICROSECOND, NOW(6), %F)"
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
 	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
 	    " AND o.channel IN (%F)%F"
 	    " AND o.channel NOT IN (%R)"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
-	    inline_max, &ttl, &prev, &ttl, &last, &after, &in, &order,
+	    inline_max, &ttl, &prev, &ttl, &after, &in, &order,
 	    outbox_paused_sql, limit);
 out:
 	buf_free(&in);
@@ -298,7 +292,6 @@ out:
 	buf_free(&order);
 	buf_free(&ttl);
 	buf_free(&prev);
-	buf_free(&last);
 	return rc;
 }
 
@@ -394,9 +387,8 @@ out:
 /* A keyed result row, for claim_runs. */
 struct claim_row {
 	unsigned long long id;
-	unsigned long long head;    /* its key's first open row, 0 unknown */
 	unsigned long long pending; /* its key's first PENDING row */
-	unsigned long long last;    /* its key's last PROCESSING row */
+	unsigned long long last;    /* its key's last PROCESSING row, or 0 */
 	const char        *key;
 	const char        *scope; /* its channel, or "" (global scope) */
 	size_t             i;     /* row in the result */
@@ -502,7 +494,7 @@ claim_follows(const struct db_result *r, const struct claim_follow *follow,
 	const struct outbox_msg *x;
 
 	if (follow == NULL || row->id != row->pending || row->last == 0 ||
-	    row->last >= row->id || row->head >= row->id)
+	    row->last >= row->id)
 		return NULL;
 	x = follow->find(follow->arg, row->last);
 	if (x == NULL || x->ordering_key == NULL ||
@@ -517,7 +509,9 @@ claim_follows(const struct db_result *r, const struct claim_follow *follow,
  * "Ordering and runs of a key").  An unkeyed row always.  The keyed rows
  * of one key and scope, in id order, from the first while they are
  * exactly the key's open rows: the first must be the key's first open row
- * (columns 11 and 12), and when there are more, one statement
+ * (its first PENDING row, column 11, with no PROCESSING row, column 12) or
+ * follow follow's row in flight (claim_follows), and when there are
+ * more, one statement
  * (claim_open_rows) reads the open rows between the first and the last,
  * which must be these rows and no other (a row another claim holds, one
  * not due, one this claim does not serve).  A run stops after an expired
@@ -532,7 +526,6 @@ claim_runs(struct db *db, const struct conf_outbox *conf,
 	struct claim_row        *rows, *open = NULL;
 	struct db_result        *ores = NULL;
 	const struct outbox_msg *x;
-	unsigned long long       h;
 	size_t        *from, *to, nk = 0, nruns = 0, i, j, k, o, no = 0;
 	enum db_status st = DB_OK;
 
@@ -554,11 +547,8 @@ claim_runs(struct db *db, const struct conf_outbox *conf,
 		        r->rows[i][2] != NULL
 		    ? r->rows[i][2]
 		    : "";
-		rows[nk].head = rows[nk].pending = claim_cell_id(r, i, 11);
-		h = claim_cell_id(r, i, 12);
-		if (h != 0 && (rows[nk].head == 0 || h < rows[nk].head))
-			rows[nk].head = h;
-		rows[nk].last = claim_cell_id(r, i, 14);
+		rows[nk].pending = claim_cell_id(r, i, 11);
+		rows[nk].last = claim_cell_id(r, i, 12);
 		nk++;
 	}
 	qsort(rows, nk, sizeof *rows, claim_row_cmp);
@@ -571,8 +561,8 @@ claim_runs(struct db *db, const struct conf_outbox *conf,
 		     j++)
 			;
 		k = i;
-		if (rows[i].id == rows[i].head)
-			k = i + 1;
+		if (rows[i].id == rows[i].pending && rows[i].last == 0)
+			k = i + 1; /* the key's first open row */
 		else if ((x = claim_follows(r, follow, &rows[i])) != NULL) {
 			out[rows[i].i].ext = x;
 			out[rows[i].i].run = x->run + 1;
