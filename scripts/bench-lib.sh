@@ -3,8 +3,7 @@
 # shellcheck shell=bash
 #
 #   bench_binary            BIN: $CRONGUARD_BIN, else a release build (-O2,
-#                           no sanitizers) in $CRONGUARD_BENCH_BUILDDIR
-#                           (default /tmp/cronguard-bench-build)
+#                           no sanitizers): cg_bench_binary (common.sh)
 #   bench_db_start STATE    a dedicated MariaDB (testenv's settings), the
 #                           database "bench"; sets DBPORT; sql ARGS... runs
 #                           the client against it
@@ -23,26 +22,7 @@ BENCH_STATE=
 # shellcheck disable=SC2034 # BIN: for the sourcing script
 BIN=
 
-bench_binary()
-{
-	local bdir=${CRONGUARD_BENCH_BUILDDIR:-/tmp/cronguard-bench-build}
-
-	if [ -n "${CRONGUARD_BIN:-}" ]; then
-		BIN=$CRONGUARD_BIN
-		return 0
-	fi
-	[ -x "$CG_SRCDIR/configure" ] || (cd "$CG_SRCDIR" && autoreconf -fi)
-	mkdir -p "$bdir"
-	if [ ! -f "$bdir/config.status" ]; then
-		cg_say "configure (release: -O2, no sanitizers) in $bdir"
-		(cd "$bdir" && "$CG_SRCDIR/configure" -q CFLAGS="-O2 -g") ||
-		    cg_die "configure failed"
-	fi
-	cg_say "make cronguard"
-	make -s -C "$bdir" -j"$CG_JOBS" cronguard || cg_die "build failed"
-	# shellcheck disable=SC2034 # BIN: for the sourcing script
-	BIN=$bdir/cronguard
-}
+bench_binary() { cg_bench_binary; }
 
 sql() { mariadb --no-defaults --protocol=tcp -h 127.0.0.1 -P "$DBPORT" -u root -N -B "$@"; }
 

@@ -94,6 +94,37 @@ cg_build()
 
 # Sanitizer settings for everything the tests run: fail on the first
 # report, with a stack trace.
+# cg_bench_binary: BIN, a release build (-O2, no sanitizers) of this
+# tree for the benchmarks, in $CRONGUARD_BENCH_BUILDDIR (default
+# build-bench in the tree: a directory shared by two trees would build,
+# and measure, whichever tree configured it first); $CRONGUARD_BIN
+# instead when set.
+cg_bench_binary()
+{
+	local bdir=${CRONGUARD_BENCH_BUILDDIR:-$CG_SRCDIR/build-bench}
+
+	if [ -n "${CRONGUARD_BIN:-}" ]; then
+		BIN=$CRONGUARD_BIN
+		return 0
+	fi
+	[ -x "$CG_SRCDIR/configure" ] || (cd "$CG_SRCDIR" && autoreconf -fi)
+	if [ -f "$bdir/config.status" ] &&
+	    ! grep -qxF "srcdir='$CG_SRCDIR'" "$bdir/config.status"; then
+		cg_say "$bdir was configured for another tree: configuring anew"
+		rm -rf "$bdir"
+	fi
+	mkdir -p "$bdir"
+	if [ ! -f "$bdir/config.status" ]; then
+		cg_say "configure (release: -O2, no sanitizers) in $bdir"
+		(cd "$bdir" && "$CG_SRCDIR/configure" -q CFLAGS="-O2 -g") ||
+		    cg_die "configure failed"
+	fi
+	cg_say "make cronguard"
+	make -s -C "$bdir" -j"$CG_JOBS" cronguard || cg_die "build failed"
+	# shellcheck disable=SC2034 # BIN: for the calling script
+	BIN=$bdir/cronguard
+}
+
 cg_sanitizer_env()
 {
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:halt_on_error=1}

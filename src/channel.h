@@ -50,11 +50,13 @@ struct outbox_msg {
 	/* Set by the dispatcher around the send (monotonic ms): started
 	 * when before_send let it start, 0 if it never did. */
 	int64_t started_ms, ended_ms;
-	/* Per-key ordering: the row of the same key and scope that this
-	 * batch sends just before this one, or NULL.  This one starts only
-	 * after that one is SEND_OK, and stays SEND_NONE (put back, no
-	 * attempt) when it ended otherwise.  run is its place in that run
-	 * (0 for the first); the claim orders msgs by run.  settled: the
+	/* Per-key ordering: the row of the same key and scope sent just
+	 * before this one, in this batch or (claim_follow) in an earlier
+	 * batch of the same pass, or NULL.  This one starts only after that
+	 * one is SEND_OK, and stays SEND_NONE (put back, no attempt) when it
+	 * ended otherwise.  run is its place in that run (0 for the first;
+	 * one more than the row it follows, so an earlier batch's row is in
+	 * an earlier round); the claim orders msgs by run.  settled: the
 	 * result is final (set by the sender). */
 	const struct outbox_msg *after;
 	unsigned                 run;

@@ -43,12 +43,14 @@
  * ends (stop, deadline, error) are finalised unsent: PENDING again, no
  * attempt counted.
  * Per-key ordering: a batch's rows are PROCESSING from its claim's
- * commit until its finalise, and a claim keeps no row that comes after
- * another claim's open row of its key, so a key is in one batch at a
- * time; within it, a run of the key's rows is sent one after another
- * (dstream_next, dispatch_send), so a key has at most one message in
- * flight.  Channels with a rate, quota or circuit keep the
- * serial path on the main connection, between pipelined batches: their
+ * commit until its finalise, and a claim keeps a row of a key only behind
+ * every earlier open row of its key: in its own batch, or in flight in
+ * an earlier batch of this pass (dpipe_follow; the batch is then kept
+ * alive, pinned, while the row follows one of its rows).  A row is sent
+ * only once the row before it is SEND_OK (dstream_next, dispatch_send),
+ * so a key has at most one message in flight (doc/architecture.md,
+ * "Ordering and runs of a key").  Channels with a rate, quota or circuit keep
+ *the serial path on the main connection, between pipelined batches: their
  * fleet-wide reservations are made for the one batch about to be claimed,
  * as before.
  *
@@ -64,9 +66,19 @@ struct dbatch {
 	int64_t        send_ms;    /* and the sends' */
 	int64_t        start_by;   /* streamed: no send starts after it */
 	size_t         handed;     /* streamed: messages handed out */
+	size_t         unhanded;   /* streamed: the first msgs[] not */
+	bool          *gone;       /* streamed: msgs[i] handed out */
 	size_t         open;       /* of them, still without a result */
 	bool           tried;      /* streamed: one was attempted */
 	struct dbatch *next;
+	/* Every batch claimed is on dpipe.live until it is freed: once
+	 * finalised (done) and no later batch's row follows one of its rows
+	 * (pins).  pinned: the batches whose rows its rows follow. */
+	struct dbatch  *live_next;
+	unsigned        pins;
+	bool            done;
+	struct dbatch **pinned;
+	size_t          npinned;
 };
 
 struct dbatchq {
@@ -82,6 +94,9 @@ struct dpipe {
 	pthread_cond_t      cond;
 	struct dbatchq      sendq;    /* claimed, to send */
 	struct dbatchq      finq;     /* sent or not, to finalise */
+	struct dbatch      *live;     /* every batch not freed */
+	bool                claiming; /* a claim runs: free no batch */
+	struct claim_follow follow;   /* dpipe_follow */
 	unsigned            inflight; /* claimed and not finalised */
 	unsigned long long  inbytes;  /* their payload bytes */
 	bool                stopping; /* claim nothing more */
@@ -124,7 +139,104 @@ static void
 dbatch_free(struct dbatch *b)
 {
 	outbox_claim_free(&b->c);
+	free(b->pinned);
+	free(b->gone);
 	free(b);
+}
+
+static bool
+dbatch_holds(const struct dbatch *b, const struct outbox_msg *m)
+{
+	return m >= b->c.storage && m < b->c.storage + b->c.n;
+}
+
+/* claim_follow.find: the message of row id in a batch alive, or NULL.
+ * Called by the claimer within its claim, while no batch is freed
+ * (claiming).  Reads only what a claim fixed (ids, keys, runs). */
+static const struct outbox_msg *
+dpipe_follow(void *arg, unsigned long long id)
+{
+	struct dpipe            *p = arg;
+	struct dbatch           *b;
+	const struct outbox_msg *m = NULL;
+	size_t                   i;
+
+	pthread_mutex_lock(&p->lock);
+	for (b = p->live; b != NULL && m == NULL; b = b->live_next) {
+		for (i = 0; i < b->c.n; i++) {
+			if (b->c.storage[i].id == id) {
+				m = &b->c.storage[i];
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return m;
+}
+
+/* Put a batch just claimed on the live list and pin the batches whose
+ * rows its rows follow.  Called with the lock held. */
+static void
+dpipe_pin_locked(struct dpipe *p, struct dbatch *b)
+{
+	struct dbatch *o;
+	size_t         i;
+
+	for (i = 0; i < b->c.n; i++) {
+		if (b->c.msgs[i]->after == NULL ||
+		    dbatch_holds(b, b->c.msgs[i]->after))
+			continue;
+		for (o = p->live; o != NULL; o = o->live_next) {
+			if (dbatch_holds(o, b->c.msgs[i]->after))
+				break;
+		}
+		if (o == NULL)
+			continue; /* cannot be: claiming kept it alive */
+		if (b->pinned == NULL)
+			b->pinned = xcalloc(b->c.n + 1, sizeof *b->pinned);
+		b->pinned[b->npinned++] = o;
+		o->pins++;
+	}
+	b->live_next = p->live;
+	p->live = b;
+}
+
+/* Take off the live list every batch done and not pinned (unpinning
+ * what it pinned, which may free more), unless a claim runs; they are
+ * chained on *dead through next, to free without the lock. */
+static void
+dpipe_reap_locked(struct dpipe *p, struct dbatch **dead)
+{
+	struct dbatch **pp, *b;
+	bool            again = true;
+	size_t          i;
+
+	while (again && !p->claiming) {
+		again = false;
+		for (pp = &p->live; (b = *pp) != NULL;) {
+			if (!b->done || b->pins > 0) {
+				pp = &b->live_next;
+				continue;
+			}
+			*pp = b->live_next;
+			for (i = 0; i < b->npinned; i++)
+				b->pinned[i]->pins--;
+			again = again || b->npinned > 0;
+			b->next = *dead;
+			*dead = b;
+		}
+	}
+}
+
+static void
+dbatch_free_all(struct dbatch *dead)
+{
+	struct dbatch *b;
+
+	while ((b = dead) != NULL) {
+		dead = b->next;
+		dbatch_free(b);
+	}
 }
 
 static void
@@ -201,7 +313,7 @@ dpipe_claimer(void *arg)
 {
 	struct dpipe    *p = arg;
 	struct dispatch *dp = p->dp;
-	struct dbatch   *b;
+	struct dbatch   *b, *dead;
 	enum db_status   st;
 	char            *err = NULL;
 	bool             quiet, stopping, had_cursor;
@@ -228,11 +340,23 @@ dpipe_claimer(void *arg)
 
 		b = xcalloc(1, sizeof *b);
 		had_cursor = dp->cursor.set;
+		pthread_mutex_lock(&p->lock);
+		p->claiming = true;
+		pthread_mutex_unlock(&p->lock);
 		b->claimed_ms = now_mono_ms();
 		st = outbox_claim_budget(dp->claim_db, &dp->conf->outbox,
 		    p->names, p->nnames, dp->batch, budget > 0 ? budget : 1,
-		    &dp->cursor, &b->c, &err);
+		    &p->follow, &dp->cursor, &b->c, &err);
 		b->claim_ms = now_mono_ms() - b->claimed_ms;
+		got = st == DB_OK ? b->c.n : 0;
+		dead = NULL;
+		pthread_mutex_lock(&p->lock);
+		if (got > 0)
+			dpipe_pin_locked(p, b);
+		p->claiming = false;
+		dpipe_reap_locked(p, &dead);
+		pthread_mutex_unlock(&p->lock);
+		dbatch_free_all(dead);
 		if (st != DB_OK) {
 			dbatch_free(b);
 			pthread_mutex_lock(&p->lock);
@@ -240,7 +364,6 @@ dpipe_claimer(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			break;
 		}
-		got = b->c.n;
 		if (got == 0) {
 			dbatch_free(b);
 			if (had_cursor && !dp->cursor.set)
@@ -276,7 +399,7 @@ dpipe_finaliser(void *arg)
 {
 	struct dpipe      *p = arg;
 	struct dispatch   *dp = p->dp;
-	struct dbatch     *b;
+	struct dbatch     *b, *dead;
 	enum db_status     st;
 	char              *err = NULL;
 	bool               broken = false;
@@ -306,12 +429,15 @@ dpipe_finaliser(void *arg)
 			dispatch_log_batch(
 			    &b->c, b->claim_ms, b->send_ms, now_mono_ms() - t0);
 		bytes = b->c.bytes;
-		dbatch_free(b);
+		dead = NULL;
 		pthread_mutex_lock(&p->lock);
+		b->done = true;
+		dpipe_reap_locked(p, &dead);
 		p->inflight--;
 		p->inbytes -= bytes;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
+		dbatch_free_all(dead);
 	}
 	return NULL;
 }
@@ -350,8 +476,8 @@ struct dstream {
 	struct send_ctl  ctl; /* first */
 	struct dispatch *dp;
 	struct dbatchq   sending; /* taken from sendq, not finalised yet */
-	struct dbatch   *feed;    /* the last taken, whose messages next
-	                           * hands out, while it is sending */
+	struct dbatch   *feed;    /* the batch of the message next
+	                           * handed out last, while it is sending */
 	size_t left;              /* batches it may still take */
 	size_t taken;             /* messages in the batches taken */
 	bool   tried;             /* a message was attempted */
@@ -429,14 +555,37 @@ dstream_take(struct dstream *s)
 	    p->stream->conf->timeout_ms;
 	b->start_by = dp->until != 0 && dp->until < until ? dp->until : until;
 	b->send_ms = now_mono_ms();
+	b->gone = xcalloc(b->c.n + 1, sizeof *b->gone);
 	dbatchq_push(&s->sending, b);
 	return b;
 }
 
+/* The first message of b not handed out whose row before (in its run,
+ * outbox_msg.after) has its result, or NULL. */
+static struct outbox_msg *
+dbatch_ready(struct dbatch *b, size_t *at)
+{
+	struct outbox_msg *m;
+	size_t             i;
+
+	while (b->unhanded < b->c.n && b->gone[b->unhanded])
+		b->unhanded++;
+	for (i = b->unhanded; i < b->c.n; i++) {
+		m = b->c.msgs[i];
+		if (!b->gone[i] && (m->after == NULL || m->after->settled)) {
+			*at = i;
+			return m;
+		}
+	}
+	return NULL;
+}
+
 /*
- * The feed's next message.  A row that follows another of its key in the
- * batch (outbox_msg.after; the claim orders a batch by run) waits until
- * that one has its result: none is handed out meanwhile, and the stream
+ * The next message: the first ready one of the batches taken, in the
+ * order they were claimed, taking the next batch queued when none is.  A
+ * row that follows another of its key (outbox_msg.after: in its batch,
+ * or an earlier one's row in flight) waits until that one has its
+ * result, while the rows after it that do not wait go on; the stream
  * asks again when a transfer ends.  After a row that was not sent it is
  * put back unsent (SEND_NONE) at once.
  */
@@ -446,20 +595,25 @@ dstream_next(struct send_ctl *ctl)
 	struct dstream    *s = (struct dstream *)ctl;
 	struct dbatch     *b;
 	struct outbox_msg *m;
+	size_t             i = 0;
 
 	for (;;) {
 		if (*s->dp->stop)
 			return NULL;
-		b = s->feed;
-		if (b == NULL || b->handed == b->c.n) {
-			if ((b = s->feed = dstream_take(s)) == NULL)
-				return NULL;
+		m = NULL;
+		for (b = s->sending.head; b != NULL; b = b->next) {
+			if ((m = dbatch_ready(b, &i)) != NULL)
+				break;
 		}
-		m = b->c.msgs[b->handed];
-		if (m->after != NULL && !m->after->settled)
-			return NULL;
+		if (m == NULL) {
+			if ((b = dstream_take(s)) == NULL)
+				return NULL;
+			continue;
+		}
+		b->gone[i] = true;
 		b->handed++;
 		b->open++;
+		s->feed = b;
 		if (m->after == NULL || m->after->result == SEND_OK)
 			return m;
 		m->settled = true;
@@ -658,6 +812,11 @@ dpipe_finish(struct dispatch *dp, char **errstr)
 	if (p->has_finaliser)
 		pthread_join(p->finaliser, NULL);
 
+	/* Every batch is finalised: the pins no longer matter. */
+	while ((b = p->live) != NULL) {
+		p->live = b->live_next;
+		dbatch_free(b);
+	}
 	dispatch_tally_add(&dp->tally, &p->tally);
 	st = p->err != NULL ? p->st : DB_OK;
 	if (st != DB_OK)
@@ -703,6 +862,8 @@ dpipe_start(struct dispatch *dp)
 	pthread_cond_init(&p->cond, NULL);
 	dbatchq_init(&p->sendq);
 	dbatchq_init(&p->finq);
+	p->follow.find = dpipe_follow;
+	p->follow.arg = p;
 	dp->pipe = p;
 
 	sigfillset(&all);

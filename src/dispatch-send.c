@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,16 +123,22 @@ dispatch_send_runs(
     struct dchan *d, struct outbox_msg **msgs, size_t n, struct send_ctl *ctl)
 {
 	struct outbox_msg **now;
-	unsigned            run;
+	unsigned            run, next;
 	size_t              i, k;
 	bool                more = true;
 
 	now = xcalloc(n + 1, sizeof *now);
-	for (run = 0; more; run++) {
+	/* Round by round over the runs' places present (a row following
+	 * an earlier batch's is one place after it, however far). */
+	for (run = 0; more; run = next) {
 		more = false;
+		next = UINT_MAX;
 		for (i = k = 0; i < n; i++) {
-			if (msgs[i]->run > run)
+			if (msgs[i]->run > run) {
 				more = true;
+				if (msgs[i]->run < next)
+					next = msgs[i]->run;
+			}
 			if (msgs[i]->run == run &&
 			    (msgs[i]->after == NULL ||
 			        msgs[i]->after->result == SEND_OK))

@@ -151,23 +151,25 @@ outbox_scope_sql(const struct conf_outbox *conf, const char *a, struct buf *b)
 		buf_printf(b, " AND %s.channel = o.channel", a);
 }
 
-/* The id of the first row of o's key and scope with status, or 0: one
- * dive into the ordering index, reading one entry. */
+/* The id of the first (dir "") or last (" DESC") row of o's key and
+ * scope with status, or 0: one dive into the ordering index, reading one
+ * entry. */
 static void
-outbox_first_sql(
-    const struct conf_outbox *conf, const char *status, struct buf *b)
+outbox_first_sql(const struct conf_outbox *conf, const char *status,
+    const char *dir, struct buf *b)
 {
 	buf_adds(b, "COALESCE((SELECT f.id");
 	outbox_scope_sql(conf, "f", b);
-	buf_printf(
-	    b, " AND f.status = '%s' ORDER BY f.id LIMIT 1), 0)", status);
+	buf_printf(b, " AND f.status = '%s' ORDER BY f.id%s LIMIT 1), 0)",
+	    status, dir);
 }
 
 struct claim_args {
-	const struct conf_outbox *conf;
-	const struct buf         *sql; /* outbox_claim_sql */
-	struct claim             *c;
-	long long                 budget; /* payload bytes; <= 0: no limit */
+	const struct conf_outbox  *conf;
+	const struct buf          *sql; /* outbox_claim_sql */
+	struct claim              *c;
+	long long                  budget; /* payload bytes; <= 0: no limit */
+	const struct claim_follow *follow; /* or NULL */
 };
 
 int
@@ -220,13 +222,14 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	 * the rows that follow it) or, with the global scope, is of a channel
 	 * this claim does not serve or a paused one, or its key's first
 	 * PROCESSING row is another dispatcher's.  It reads the ids of the
-	 * key's first PENDING and first PROCESSING rows (columns 11 and 12),
+	 * key's first PENDING and last PROCESSING rows (columns 11 and 12),
 	 * from which claim_runs leaves out the rows that do not follow on
-	 * from the key's open rows.  Every subquery is one dive into
-	 * ix_outbox_ordering_channel (sql/011) or, with the global scope,
-	 * ix_outbox_ordering_status (sql/005), reading one entry: never a
-	 * walk over the key's backlog or its SENT history (doctor's EXPLAIN,
-	 * t0440, t1126). */
+	 * from the key's open rows (or, with a claim_follow, from this
+	 * dispatcher's in flight).  Every
+	 * subquery is one dive into ix_outbox_ordering_channel (sql/011) or,
+	 * with the global scope, ix_outbox_ordering_status (sql/005), reading
+	 * one entry: never a walk over the key's backlog or its SENT history
+	 * (doctor's EXPLAIN, t0440, t1126). */
 	if (conf->ordering == ORDERING_PER_KEY) {
 		buf_adds(&order,
 		    " AND (o.ordering_key IS NULL OR (NOT EXISTS ("
@@ -255,9 +258,9 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 		    " AND r.status = 'PROCESSING' ORDER BY r.id LIMIT 1),"
 		    " TRUE)))");
 		buf_adds(&prev, "IF(o.ordering_key IS NULL, 0, ");
-		outbox_first_sql(conf, "PENDING", &prev);
+		outbox_first_sql(conf, "PENDING", "", &prev);
 		buf_adds(&prev, "), IF(o.ordering_key IS NULL, 0, ");
-		outbox_first_sql(conf, "PROCESSING", &prev);
+		outbox_first_sql(conf, "PROCESSING", " DESC", &prev);
 		buf_adds(&prev, ")");
 	} else
 		buf_adds(&prev, "0, 0");
@@ -384,7 +387,8 @@ out:
 /* A keyed result row, for claim_runs. */
 struct claim_row {
 	unsigned long long id;
-	unsigned long long head; /* its key's first open row, 0 unknown */
+	unsigned long long pending; /* its key's first PENDING row */
+	unsigned long long last;    /* its key's last PROCESSING row, or 0 */
 	const char        *key;
 	const char        *scope; /* its channel, or "" (global scope) */
 	size_t             i;     /* row in the result */
@@ -395,6 +399,7 @@ struct claim_run {
 	int      keep;
 	unsigned run;   /* place in its key's run, 0 for the first */
 	size_t   after; /* the result row before it in its run, or SIZE_MAX */
+	const struct outbox_msg *ext; /* or the in-flight row it follows */
 };
 
 static int
@@ -475,11 +480,38 @@ out:
 }
 
 /*
+ * The in-flight message that row, the first of its key in the claim,
+ * follows, or NULL.  Only when it is its key's first PENDING row, every
+ * open row before it is PROCESSING (the walk let it through, so the
+ * first of them is this dispatcher's) and the last of them is one of
+ * follow's messages, of the same key and channel.  A row after one of
+ * another channel is left out, as within a claim.
+ */
+static const struct outbox_msg *
+claim_follows(const struct db_result *r, const struct claim_follow *follow,
+    const struct claim_row *row)
+{
+	const struct outbox_msg *x;
+
+	if (follow == NULL || row->id != row->pending || row->last == 0 ||
+	    row->last >= row->id)
+		return NULL;
+	x = follow->find(follow->arg, row->last);
+	if (x == NULL || x->ordering_key == NULL ||
+	    strcmp(x->ordering_key, row->key) != 0 ||
+	    strcmp(x->channel, r->rows[row->i][2]) != 0)
+		return NULL;
+	return x;
+}
+
+/*
  * Which of the first n result rows the claim keeps (doc/architecture.md,
  * "Ordering and runs of a key").  An unkeyed row always.  The keyed rows
  * of one key and scope, in id order, from the first while they are
  * exactly the key's open rows: the first must be the key's first open row
- * (columns 11 and 12), and when there are more, one statement
+ * (its first PENDING row, column 11, with no PROCESSING row, column 12) or
+ * follow follow's row in flight (claim_follows), and when there are
+ * more, one statement
  * (claim_open_rows) reads the open rows between the first and the last,
  * which must be these rows and no other (a row another claim holds, one
  * not due, one this claim does not serve).  A run stops after an expired
@@ -488,14 +520,14 @@ out:
  */
 static enum db_status
 claim_runs(struct db *db, const struct conf_outbox *conf,
-    const struct db_result *r, size_t n, struct claim_run *out, size_t *dropped,
-    char **errstr)
+    const struct claim_follow *follow, const struct db_result *r, size_t n,
+    struct claim_run *out, size_t *dropped, char **errstr)
 {
-	struct claim_row  *rows, *open = NULL;
-	struct db_result  *ores = NULL;
-	unsigned long long h;
-	size_t            *from, *to, nk = 0, nruns = 0, i, j, k, o, no = 0;
-	enum db_status     st = DB_OK;
+	struct claim_row        *rows, *open = NULL;
+	struct db_result        *ores = NULL;
+	const struct outbox_msg *x;
+	size_t        *from, *to, nk = 0, nruns = 0, i, j, k, o, no = 0;
+	enum db_status st = DB_OK;
 
 	*dropped = 0;
 	rows = xcalloc(n + 1, sizeof *rows);
@@ -505,6 +537,7 @@ claim_runs(struct db *db, const struct conf_outbox *conf,
 		out[i].keep = 1;
 		out[i].run = 0;
 		out[i].after = SIZE_MAX;
+		out[i].ext = NULL;
 		if (conf->ordering != ORDERING_PER_KEY || r->rows[i][4] == NULL)
 			continue;
 		rows[nk].i = i;
@@ -514,10 +547,8 @@ claim_runs(struct db *db, const struct conf_outbox *conf,
 		        r->rows[i][2] != NULL
 		    ? r->rows[i][2]
 		    : "";
-		rows[nk].head = claim_cell_id(r, i, 11);
-		h = claim_cell_id(r, i, 12);
-		if (h != 0 && (rows[nk].head == 0 || h < rows[nk].head))
-			rows[nk].head = h;
+		rows[nk].pending = claim_cell_id(r, i, 11);
+		rows[nk].last = claim_cell_id(r, i, 12);
 		nk++;
 	}
 	qsort(rows, nk, sizeof *rows, claim_row_cmp);
@@ -529,7 +560,14 @@ claim_runs(struct db *db, const struct conf_outbox *conf,
 		     strcmp(rows[j].scope, rows[i].scope) == 0;
 		     j++)
 			;
-		k = rows[i].id == rows[i].head ? i + 1 : i;
+		k = i;
+		if (rows[i].id == rows[i].pending && rows[i].last == 0)
+			k = i + 1; /* the key's first open row */
+		else if ((x = claim_follows(r, follow, &rows[i])) != NULL) {
+			out[rows[i].i].ext = x;
+			out[rows[i].i].run = x->run + 1;
+			k = i + 1;
+		}
 		while (k > i && k < j &&
 		    db_parse_bool(r->rows[rows[k - 1].i][10]) != 1 &&
 		    strcmp(r->rows[rows[k].i][2], r->rows[rows[k - 1].i][2]) ==
@@ -655,6 +693,8 @@ claim_fill(
 	for (i = 0; i < n; i++) {
 		if (at[i] != NULL && runs[i].after != SIZE_MAX)
 			at[i]->after = at[runs[i].after];
+		else if (at[i] != NULL)
+			at[i]->after = runs[i].ext;
 	}
 	qsort(c->msgs, c->n, sizeof *c->msgs, claim_msg_cmp);
 	rc = 0;
@@ -689,7 +729,8 @@ claim_txn(struct db *db, void *arg, char **errstr)
 		goto out;
 	n = claim_cut(c->res, a->budget, &c->bytes);
 	runs = xcalloc(n + 1, sizeof *runs);
-	st = claim_runs(db, a->conf, c->res, n, runs, &c->dropped, errstr);
+	st = claim_runs(
+	    db, a->conf, a->follow, c->res, n, runs, &c->dropped, errstr);
 	if (st != DB_OK)
 		goto out;
 	if (claim_fill(c, n, runs, errstr) != 0) {
@@ -786,13 +827,14 @@ outbox_claim(struct db *db, const struct conf_outbox *conf,
     struct outbox_cursor *cur, struct claim *c, char **errstr)
 {
 	return outbox_claim_budget(db, conf, channels, nchannels, limit,
-	    conf->max_batch_bytes, cur, c, errstr);
+	    conf->max_batch_bytes, NULL, cur, c, errstr);
 }
 
 enum db_status
 outbox_claim_budget(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
-    long long budget, struct outbox_cursor *cur, struct claim *c, char **errstr)
+    long long budget, const struct claim_follow *follow,
+    struct outbox_cursor *cur, struct claim *c, char **errstr)
 {
 	struct claim_args a;
 	struct buf        sql;
@@ -813,6 +855,7 @@ outbox_claim_budget(struct db *db, const struct conf_outbox *conf,
 	a.sql = &sql;
 	a.c = c;
 	a.budget = budget;
+	a.follow = follow;
 	st = db_txn_checked(db, claim_txn, claim_committed, &a, errstr);
 	if (st != DB_OK)
 		claim_reset(c);

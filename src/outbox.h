@@ -17,6 +17,22 @@
 #include "db.h"
 #include "util.h"
 
+/*
+ * Per-key ordering across claims (doc/architecture.md, "Ordering and runs
+ * of a key"): a pipelined dispatcher claims ahead while its earlier
+ * batches are sent.  find returns its message of row id when that row is
+ * in one of its batches still alive (claimed in this pass, not freed), or
+ * NULL.  A claim given one keeps the rows of a key whose open rows before
+ * them are all that dispatcher's, in flight: they follow its last one
+ * (outbox_msg.after), sent only once it is SEND_OK.  The caller keeps
+ * that message alive as long as the claim's batch (it is called within
+ * the claim, from the claiming thread).
+ */
+struct claim_follow {
+	const struct outbox_msg *(*find)(void *arg, unsigned long long id);
+	void *arg;
+};
+
 /* A claimed batch.  msgs[i] point into the claim; the strings of each
  * message point into the claim's result.  Free with outbox_claim_free. */
 struct claim {
@@ -117,12 +133,13 @@ enum db_status outbox_claim(struct db *, const struct conf_outbox *,
  * (a row larger than the budget is claimed alone).  Payloads up to
  * max_batch_bytes / limit come with the locking SELECT; larger ones are
  * read in the same transaction for the rows kept only, so a claim never
- * holds much more than the budget.  c->bytes is what it holds.
+ * holds much more than the budget.  c->bytes is what it holds.  follow
+ * (may be NULL) lets it keep rows that follow the caller's in flight.
  */
 enum db_status outbox_claim_budget(struct db *, const struct conf_outbox *,
     const char *const *channels, size_t nchannels, unsigned limit,
-    long long budget, struct outbox_cursor *cur, struct claim *c,
-    char **errstr);
+    long long budget, const struct claim_follow *follow,
+    struct outbox_cursor *cur, struct claim *c, char **errstr);
 
 /*
  * Write every message's result back, fenced by id and claim token: one
