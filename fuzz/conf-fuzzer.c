@@ -35,7 +35,8 @@ static char conf_fuzz_path[sizeof conf_fuzz_dir + 32];
 
 /* Files inputs may name (fuzz/corpus/conf/secrets.conf does), so that
  * the secret and CA checks get past "cannot read".  A fixed directory,
- * not a chdir: libFuzzer's corpus and artifact paths may be relative. */
+ * not a chdir: libFuzzer's corpus and artifact paths may be relative.
+ * The process that created it removes it at exit. */
 #define CONF_FUZZ_FILES "/tmp/cronguard-conf-fuzz-files"
 static const struct {
 	const char *name;
@@ -48,11 +49,20 @@ static const struct {
 	{ CONF_FUZZ_FILES "/empty-secret", 0600, "" },
 };
 
+static bool conf_fuzz_made_files;
+
 static void
 conf_fuzz_cleanup(void)
 {
+	size_t i;
+
 	unlink(conf_fuzz_path);
 	rmdir(conf_fuzz_dir);
+	if (!conf_fuzz_made_files)
+		return;
+	for (i = 0; i < sizeof conf_fuzz_files / sizeof conf_fuzz_files[0]; i++)
+		unlink(conf_fuzz_files[i].name);
+	rmdir(CONF_FUZZ_FILES);
 }
 
 static void
@@ -76,7 +86,8 @@ conf_fuzz_write(const char *path, mode_t mode, const void *data, size_t size)
 }
 
 /* A private directory for the input, and the files above (shared by
- * concurrent fuzzers, same contents). */
+ * concurrent fuzzers, same contents; removed by the one that made the
+ * directory). */
 static void
 conf_fuzz_init(void)
 {
@@ -84,7 +95,9 @@ conf_fuzz_init(void)
 
 	if (mkdtemp(conf_fuzz_dir) == NULL)
 		abort();
-	if (mkdir(CONF_FUZZ_FILES, 0755) == -1 && errno != EEXIST)
+	if (mkdir(CONF_FUZZ_FILES, 0755) == 0)
+		conf_fuzz_made_files = true;
+	else if (errno != EEXIST)
 		abort();
 	snprintf(conf_fuzz_path, sizeof conf_fuzz_path, "%s/cronguard.conf",
 	    conf_fuzz_dir);

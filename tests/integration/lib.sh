@@ -325,12 +325,19 @@ lib_pipeline()
 }
 
 # write_config FILE [TEXT]: a configuration whose database section points at
-# the test server and $TEST_DB, followed by TEXT (more libconfig settings).
+# the test server and $TEST_DB, followed by TEXT (more libconfig settings)
+# and, unless TEXT names a runtime_dir, runtime_dir = "$TEST_TMP" on a last
+# line of its own: the local flock files stay in the test's directory
+# (cronguard's default, /tmp/cronguard-UID, would outlive the test).
 write_config()
 {
-	local file=$1 password=
+	local file=$1 password='' rundir=''
 	[ -n "${CRONGUARD_TEST_DB_PASSWORD:-}" ] &&
 	    password="password = \"$CRONGUARD_TEST_DB_PASSWORD\";"
+	case ${2:-} in
+	*runtime_dir*) ;;
+	*) rundir="runtime_dir = \"$TEST_TMP\";" ;;
+	esac
 	(
 		umask 077
 		cat > "$file" <<-CONF
@@ -343,6 +350,7 @@ write_config()
 		  connect_timeout = "5s";
 		};
 		$(lib_pipeline "${2:-}")
+		$rundir
 		CONF
 	)
 }

@@ -3,6 +3,7 @@
 # between them) start the same job at once, 20 rounds: the job's critical
 # sections never overlap.  The same with guard = "none" does overlap,
 # which shows the test can fail.
+# Cases: setup; 20 rounds under the named lock; the control, guard none.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 
@@ -44,30 +45,45 @@ overlaps()
 	    END { print n + 0 }'
 }
 
-host_config "$TEST_TMP/a.conf" "$TEST_TMP/run-a" named_lock
-host_config "$TEST_TMP/b.conf" "$TEST_TMP/run-b" named_lock
+# shellcheck disable=SC2034 # cg reads it
 CONF=$TEST_TMP/a.conf
-assert_exit 0 cg db migrate
+setup()
+{
+	host_config "$TEST_TMP/a.conf" "$TEST_TMP/run-a" named_lock
+	host_config "$TEST_TMP/b.conf" "$TEST_TMP/run-b" named_lock
+	assert_exit 0 cg db migrate
+}
+test_expect_success 'setup: two hosts, one database, db migrate' setup
 
-rounds 20 "$TEST_TMP/a.conf" "$TEST_TMP/b.conf"
-ran=$(grep -c ' S ' "$LOG")
-skipped=$(cat "$TEST_TMP/a.err" "$TEST_TMP/b.err" | grep -c 'event=job_skipped' || true)
-echo "named lock: $ran sections ran, $skipped skipped, $(overlaps) overlaps"
-assert_eq 0 "$(overlaps)" "overlapping sections under the named lock"
-[ "$ran" -ge 20 ] || fail "only $ran sections ran in 20 rounds"
-[ "$skipped" -ge 1 ] || fail "no run was ever skipped"
-assert_eq 40 "$((ran + skipped))" "every start either ran or skipped"
-assert_eq "$ran" "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs
-    WHERE job = 'accrual' AND outcome = 'success'")" "run records"
-assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs
-    WHERE outcome <> 'success' OR finished_at IS NULL")" "unfinished records"
+named_lock()
+{
+	local ran skipped
+	rounds 20 "$TEST_TMP/a.conf" "$TEST_TMP/b.conf"
+	ran=$(grep -c ' S ' "$LOG")
+	skipped=$(cat "$TEST_TMP/a.err" "$TEST_TMP/b.err" | grep -c 'event=job_skipped' || true)
+	echo "named lock: $ran sections ran, $skipped skipped, $(overlaps) overlaps"
+	assert_eq 0 "$(overlaps)" "overlapping sections under the named lock"
+	[ "$ran" -ge 20 ] || fail "only $ran sections ran in 20 rounds"
+	[ "$skipped" -ge 1 ] || fail "no run was ever skipped"
+	assert_eq 40 "$((ran + skipped))" "every start either ran or skipped"
+	assert_eq "$ran" "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs
+	    WHERE job = 'accrual' AND outcome = 'success'")" "run records"
+	assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM cronguard_runs
+	    WHERE outcome <> 'success' OR finished_at IS NULL")" "unfinished records"
+}
+test_expect_success 'under the named lock the sections never overlap; each start ran or skipped' \
+    named_lock
 
 # The control: without a guard the same starts do overlap.
-: > "$LOG"
-host_config "$TEST_TMP/a.conf" "$TEST_TMP/run-a" none
-host_config "$TEST_TMP/b.conf" "$TEST_TMP/run-b" none
-rounds 5 "$TEST_TMP/a.conf" "$TEST_TMP/b.conf"
-echo "guard none: $(grep -c ' S ' "$LOG") sections ran, $(overlaps) overlaps"
-[ "$(overlaps)" -ge 1 ] || fail "guard none never overlapped: the test cannot fail"
+control()
+{
+	: > "$LOG"
+	host_config "$TEST_TMP/a.conf" "$TEST_TMP/run-a" none
+	host_config "$TEST_TMP/b.conf" "$TEST_TMP/run-b" none
+	rounds 5 "$TEST_TMP/a.conf" "$TEST_TMP/b.conf"
+	echo "guard none: $(grep -c ' S ' "$LOG") sections ran, $(overlaps) overlaps"
+	[ "$(overlaps)" -ge 1 ] || fail "guard none never overlapped: the test cannot fail"
+}
+test_expect_success 'the control: with guard none the same starts overlap' control
 
-echo "PASS: $TEST_NAME"
+test_done

@@ -4,41 +4,64 @@
 # Korean display names decoded exactly, multipart/alternative with both
 # bodies, a single part otherwise, Message-ID <message_id@cronguard>, Date,
 # and bcc recipients delivered (envelope) but absent from every header.
+# Cases: setup; the dispatch; the envelope; the messages.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
-write_config "$CONF" "channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\";
-  from = \"예약 센터 <noreply@example.com>\"; connections = 2; }; };"
 export CRONGUARD_SQLDIR="${CRONGUARD_SQLDIR:-$CRONGUARD_SRCDIR/sql}"
-assert_exit 0 cg db migrate
-
 D=$MAIL_DOMAIN
 SUBJECT='예약 확정 안내: 2026년 12월 1일 오후 3시 서울 강남점 예약이 확정되었습니다. 감사합니다!'
-assert_exit 0 cg outbox enqueue --channel mail --type full --payload "{
-  \"to\": [\"김민수 <kim@$D>\", \"Lee, Jiwoo <lee@$D>\"],
-  \"cc\": \"park@$D\", \"bcc\": [\"audit@$D\", \"archive@$D\"],
-  \"reply_to\": \"help@example.com\", \"subject\": \"$SUBJECT\",
-  \"text\": \"안녕하세요 김민수님,\\n예약이 확정되었습니다.\",
-  \"html\": \"<p>안녕하세요 <b>김민수</b>님</p>\",
-  \"headers\": {\"X-Campaign\": \"spring-2026\", \"X-Note\": \"예약\"}}"
-FULL_ID=$(cut -f2 -d' ' "$OUT")
-assert_exit 0 cg outbox enqueue --channel mail --type text --payload \
-    "{\"to\": \"text-only@$D\", \"subject\": \"plain\", \"text\": \"line 1\\nline 2 = two\"}"
-TEXT_ID=$(cut -f2 -d' ' "$OUT")
-assert_exit 0 cg outbox enqueue --channel mail --type html --payload \
-    "{\"to\": \"html-only@$D\", \"html\": \"<p>only html</p>\"}"
+setup()
+{
+	local FULL_ID TEXT_ID
+	write_config "$CONF" "channels = { mail = { type = \"smtp\"; url = \"$SMTP_URL\";
+	  from = \"예약 센터 <noreply@example.com>\"; connections = 2; }; };"
+	assert_exit 0 cg db migrate
 
-assert_exit 0 cg outbox dispatch
-assert_eq 3 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'")" "sent rows"
-assert_eq 3 "$(smtp_count)" "messages received"
+	assert_exit 0 cg outbox enqueue --channel mail --type full --payload "{
+	  \"to\": [\"김민수 <kim@$D>\", \"Lee, Jiwoo <lee@$D>\"],
+	  \"cc\": \"park@$D\", \"bcc\": [\"audit@$D\", \"archive@$D\"],
+	  \"reply_to\": \"help@example.com\", \"subject\": \"$SUBJECT\",
+	  \"text\": \"안녕하세요 김민수님,\\n예약이 확정되었습니다.\",
+	  \"html\": \"<p>안녕하세요 <b>김민수</b>님</p>\",
+	  \"headers\": {\"X-Campaign\": \"spring-2026\", \"X-Note\": \"예약\"}}"
+	FULL_ID=$(cut -f2 -d' ' "$OUT")
+	assert_exit 0 cg outbox enqueue --channel mail --type text --payload \
+	    "{\"to\": \"text-only@$D\", \"subject\": \"plain\", \"text\": \"line 1\\nline 2 = two\"}"
+	TEXT_ID=$(cut -f2 -d' ' "$OUT")
+	assert_exit 0 cg outbox enqueue --channel mail --type html --payload \
+	    "{\"to\": \"html-only@$D\", \"html\": \"<p>only html</p>\"}"
+	echo "$FULL_ID" > "$TEST_TMP/full_id"
+	echo "$TEXT_ID" > "$TEST_TMP/text_id"
+}
+test_expect_success 'setup: three messages: full, text only, html only' setup
+
+dispatched()
+{
+	assert_exit 0 cg outbox dispatch
+	assert_eq 3 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'")" "sent rows"
+	assert_eq 3 "$(smtp_count)" "messages received"
+}
+test_expect_success 'one dispatch sends all three' dispatched
 
 # The envelope of the full message names every recipient, bcc included.
-smtp_envelopes | grep "kim@$D" > "$TEST_TMP/env"
-for r in kim lee park audit archive; do
-	grep -q "\"$r@$D\"" "$TEST_TMP/env" || fail "envelope lacks $r@$D"
-done
+envelope()
+{
+	local r
+	smtp_envelopes | grep "kim@$D" > "$TEST_TMP/env"
+	for r in kim lee park audit archive; do
+		grep -q "\"$r@$D\"" "$TEST_TMP/env" || fail "envelope lacks $r@$D"
+	done
+}
+test_expect_success 'the envelope names every recipient, bcc included' \
+    envelope
 
-smtp_messages > "$TEST_TMP/files"
-"$LIB_PY" - "$TEST_TMP/files" "$D" "$SUBJECT" "$FULL_ID" "$TEXT_ID" <<'PY' || fail "message check failed"
+mime()
+{
+	local FULL_ID TEXT_ID
+	FULL_ID=$(cat "$TEST_TMP/full_id")
+	TEXT_ID=$(cat "$TEST_TMP/text_id")
+	smtp_messages > "$TEST_TMP/files"
+	"$LIB_PY" - "$TEST_TMP/files" "$D" "$SUBJECT" "$FULL_ID" "$TEXT_ID" <<'PY' || fail "message check failed"
 import sys, email, re
 from email import policy
 files, dom, subject, full_id, text_id = sys.argv[1:6]
@@ -91,3 +114,8 @@ check(m['Subject'] is None, "no subject")
 check([p.get_content_type() for p in m.walk() if not p.is_multipart()] == ['text/html'], "html-only")
 print("ok")
 PY
+}
+test_expect_success 'well-formed MIME, decoded exactly, no bcc in any header' \
+    mime
+
+test_done

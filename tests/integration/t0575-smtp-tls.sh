@@ -11,6 +11,8 @@
 #    and the login goes over TLS to a server that requires AUTH.
 # The CAs and the server certificate are made by the openssl command line
 # (smtp_server.py --tls-dir / --make-certs).
+# Cases: setup (one pass); STARTTLS; smtps; no STARTTLS; another CA;
+# AUTH over STARTTLS; an unreadable tls_ca.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 command -v openssl > /dev/null || fail "the openssl command is needed"
@@ -47,32 +49,7 @@ AUTHTLS_PORT=$(cat "$TEST_TMP/authtls/ready")
 (umask 077; printf 's3cret\n' > "$TEST_TMP/pw")
 CA=$TEST_TMP/certs/ca.pem
 
-write_config "$CONF" "
-outbox = { backoff = { initial = \"1h\"; max = \"1h\"; jitter = 0.0; }; };
-channels = {
-  starttls = { type = \"smtp\"; url = \"smtp://127.0.0.1:$STARTTLS_PORT\";
-    tls = \"required\"; tls_ca = \"$CA\"; from = \"noreply@example.com\";
-    timeout = \"10s\"; };
-  smtps = { type = \"smtp\"; url = \"smtps://localhost:$SMTPS_PORT\";
-    tls_ca = \"$CA\"; from = \"noreply@example.com\"; timeout = \"10s\"; };
-  cleartext = { type = \"smtp\"; url = \"$SMTP_URL\"; tls = \"required\";
-    tls_ca = \"$CA\"; from = \"noreply@example.com\"; timeout = \"10s\"; };
-  wrongca = { type = \"smtp\"; url = \"smtps://localhost:$SMTPS_PORT\";
-    tls_ca = \"$TEST_TMP/wrong/ca.pem\"; from = \"noreply@example.com\";
-    timeout = \"10s\"; };
-  authtls = { type = \"smtp\"; url = \"smtp://127.0.0.1:$AUTHTLS_PORT\";
-    tls = \"required\"; tls_ca = \"$CA\"; from = \"noreply@example.com\";
-    username = \"cronguard\"; password_file = \"$TEST_TMP/pw\";
-    timeout = \"10s\"; };
-};"
 export CRONGUARD_SQLDIR="${CRONGUARD_SQLDIR:-$CRONGUARD_SRCDIR/sql}"
-assert_exit 0 cg db migrate
-for ch in starttls smtps cleartext wrongca authtls; do
-	assert_exit 0 cg outbox enqueue --channel "$ch" --type "$ch" --payload \
-	    "{\"to\": \"$ch@$MAIL_DOMAIN\", \"subject\": \"tls\", \"text\": \"x\"}"
-done
-assert_exit 0 cg outbox dispatch
-
 row() { mysql_q "SELECT status, attempts, last_error FROM outbox_messages WHERE channel = '$1'"; }
 # tls_of DIR: the TLS version of each message the server stored.
 tls_of()
@@ -82,45 +59,111 @@ tls_of()
 for line in sys.stdin: print(json.loads(line)["tls"])'
 }
 
-r=$(row starttls)
-echo "$r" | grep -qE '^SENT	1	NULL$' || fail "starttls: $r"
-assert_eq TLSv1.3 "$(tls_of "$TEST_TMP/starttls/msg")" "starttls: message TLS"
-grep -q '"event": "starttls"' "$TEST_TMP/starttls/log" ||
-    fail "starttls: the server saw no STARTTLS"
+setup()
+{
+	write_config "$CONF" "
+	outbox = { backoff = { initial = \"1h\"; max = \"1h\"; jitter = 0.0; }; };
+	channels = {
+	  starttls = { type = \"smtp\"; url = \"smtp://127.0.0.1:$STARTTLS_PORT\";
+	    tls = \"required\"; tls_ca = \"$CA\"; from = \"noreply@example.com\";
+	    timeout = \"10s\"; };
+	  smtps = { type = \"smtp\"; url = \"smtps://localhost:$SMTPS_PORT\";
+	    tls_ca = \"$CA\"; from = \"noreply@example.com\"; timeout = \"10s\"; };
+	  cleartext = { type = \"smtp\"; url = \"$SMTP_URL\"; tls = \"required\";
+	    tls_ca = \"$CA\"; from = \"noreply@example.com\"; timeout = \"10s\"; };
+	  wrongca = { type = \"smtp\"; url = \"smtps://localhost:$SMTPS_PORT\";
+	    tls_ca = \"$TEST_TMP/wrong/ca.pem\"; from = \"noreply@example.com\";
+	    timeout = \"10s\"; };
+	  authtls = { type = \"smtp\"; url = \"smtp://127.0.0.1:$AUTHTLS_PORT\";
+	    tls = \"required\"; tls_ca = \"$CA\"; from = \"noreply@example.com\";
+	    username = \"cronguard\"; password_file = \"$TEST_TMP/pw\";
+	    timeout = \"10s\"; };
+	};"
+	assert_exit 0 cg db migrate
+	for ch in starttls smtps cleartext wrongca authtls; do
+		assert_exit 0 cg outbox enqueue --channel "$ch" --type "$ch" --payload \
+		    "{\"to\": \"$ch@$MAIL_DOMAIN\", \"subject\": \"tls\", \"text\": \"x\"}"
+	done
+	assert_exit 0 cg outbox dispatch
+}
+test_expect_success 'setup: five channels, a message each, one pass' setup
 
-r=$(row smtps)
-echo "$r" | grep -qE '^SENT	1	NULL$' || fail "smtps: $r"
-assert_eq TLSv1.3 "$(tls_of "$TEST_TMP/smtps/msg")" "smtps: message TLS"
+starttls()
+{
+	local r
+	r=$(row starttls)
+	echo "$r" | grep -qE '^SENT	1	NULL$' || fail "starttls: $r"
+	assert_eq TLSv1.3 "$(tls_of "$TEST_TMP/starttls/msg")" "starttls: message TLS"
+	grep -q '"event": "starttls"' "$TEST_TMP/starttls/log" ||
+	    fail "starttls: the server saw no STARTTLS"
+}
+test_expect_success 'tls = "required" against a STARTTLS server: delivered over TLS' \
+    starttls
+
+smtps()
+{
+	local r
+	r=$(row smtps)
+	echo "$r" | grep -qE '^SENT	1	NULL$' || fail "smtps: $r"
+	assert_eq TLSv1.3 "$(tls_of "$TEST_TMP/smtps/msg")" "smtps: message TLS"
+}
+test_expect_success 'smtps:// to localhost: delivered over TLS' smtps
 
 # The shared server offers no STARTTLS: nothing may be sent in clear.
-r=$(row cleartext)
-echo "$r" | grep -qE '^PENDING	1	smtp: STARTTLS not supported.* nothing sent in clear' ||
-    fail "cleartext: $r"
-assert_eq 0 "$(smtp_count "cleartext@$MAIL_DOMAIN")" "cleartext: received"
+cleartext()
+{
+	local r
+	r=$(row cleartext)
+	echo "$r" | grep -qE '^PENDING	1	smtp: STARTTLS not supported.* nothing sent in clear' ||
+	    fail "cleartext: $r"
+	assert_eq 0 "$(smtp_count "cleartext@$MAIL_DOMAIN")" "cleartext: received"
+}
+test_expect_success 'a server without STARTTLS: nothing sent in clear' \
+    cleartext
 
-r=$(row wrongca)
-echo "$r" | grep -qE '^PENDING	1	smtp: SSL certificate problem' ||
-    fail "wrongca: $r"
-# Only the smtps channel's own message reached that server.
-assert_eq 1 "$(SMTP_DIR=$TEST_TMP/smtps/msg smtp_count "")" "smtps: received"
+wrongca()
+{
+	local r
+	r=$(row wrongca)
+	echo "$r" | grep -qE '^PENDING	1	smtp: SSL certificate problem' ||
+	    fail "wrongca: $r"
+	# Only the smtps channel's own message reached that server.
+	assert_eq 1 "$(SMTP_DIR=$TEST_TMP/smtps/msg smtp_count "")" "smtps: received"
+}
+test_expect_success 'a certificate from another CA: the error in last_error, nothing sent' \
+    wrongca
 
-r=$(row authtls)
-echo "$r" | grep -qE '^SENT	1	NULL$' || fail "authtls: $r"
-assert_eq TLSv1.3 "$(tls_of "$TEST_TMP/authtls/msg")" "authtls: message TLS"
-# The login came after STARTTLS on its connection.
-"$LIB_PY" - "$TEST_TMP/authtls/log" <<-'PY' || fail "authtls: no login over TLS"
+authtls()
+{
+	local r
+	r=$(row authtls)
+	echo "$r" | grep -qE '^SENT	1	NULL$' || fail "authtls: $r"
+	assert_eq TLSv1.3 "$(tls_of "$TEST_TMP/authtls/msg")" "authtls: message TLS"
+	# The login came after STARTTLS on its connection.
+	"$LIB_PY" - "$TEST_TMP/authtls/log" <<-'PY' || fail "authtls: no login over TLS"
 	import json, sys
 	ev = [json.loads(l) for l in open(sys.argv[1])]
 	tls = {e["conn"] for e in ev if e["event"] == "starttls"}
 	ok = [e for e in ev if e["event"] == "auth" and e["ok"]]
 	sys.exit(0 if ok and all(e["conn"] in tls for e in ok) else 1)
 	PY
+}
+test_expect_success 'credentials with STARTTLS required: the login over TLS' \
+    authtls
 
 # A tls_ca that cannot be read is a configuration error, with file:line.
-write_config "$CONF" "
-channels = { smtps = { type = \"smtp\"; url = \"smtps://localhost:1\";
-    from = \"noreply@example.com\";
-    tls_ca = \"$TEST_TMP/missing.pem\"; }; };"
-line=$(grep -n missing.pem "$CONF" | cut -d: -f1)
-assert_exit 78 cg config check
-assert_grep "cronguard.conf:$line: channels.smtps.tls_ca: cannot read $TEST_TMP/missing.pem: No such file" "$ERR"
+tls_ca_unreadable()
+{
+	local line
+	write_config "$CONF" "
+	channels = { smtps = { type = \"smtp\"; url = \"smtps://localhost:1\";
+	    from = \"noreply@example.com\";
+	    tls_ca = \"$TEST_TMP/missing.pem\"; }; };"
+	line=$(grep -n missing.pem "$CONF" | cut -d: -f1)
+	assert_exit 78 cg config check
+	assert_grep "cronguard.conf:$line: channels.smtps.tls_ca: cannot read $TEST_TMP/missing.pem: No such file" "$ERR"
+}
+test_expect_success 'an unreadable tls_ca: 78 with file:line' \
+    tls_ca_unreadable
+
+test_done

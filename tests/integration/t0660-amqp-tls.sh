@@ -3,6 +3,7 @@
 # throwaway CA (made here with the openssl CLI): with tls_ca naming that
 # CA the rows are delivered; a channel trusting another CA refuses the
 # broker (peer verification) and delivers nothing.
+# Cases: setup; the dispatch.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 . "$CRONGUARD_SRCDIR/scripts/testenv-rabbitmq"
@@ -35,29 +36,42 @@ testenv_rabbitmq_for_test \
     -c "ssl_options.verify = verify_none" \
     -c "ssl_options.fail_if_no_peer_cert = false" \
     q
-write_config "$CONF" "
-outbox = { batch_size = 50; max_attempts = 5; };
-channels = {
-  good = { type = \"amqp\"; url = \"amqps://localhost:$TLS_PORT\";
-           tls_ca = \"$pki/ca.pem\";
-           username = \"guest\"; password_file = \"$TEST_TMP/pw\";
-           routing_key = \"q\"; };
-  wrongca = { type = \"amqp\"; url = \"amqps://localhost:$TLS_PORT\";
-           tls_ca = \"$pki/other.pem\";
-           username = \"guest\"; password_file = \"$TEST_TMP/pw\";
-           routing_key = \"q\"; };
-};"
-assert_exit 0 cg db migrate
-mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
-    SELECT IF(seq <= 20, 'good', 'wrongca'), 'test.event',
-        JSON_OBJECT('n', seq) FROM seq_1_to_30"
-assert_exit 0 cg -v outbox dispatch
-assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-    WHERE channel = 'good' AND status = 'SENT' AND attempts = 1")" \
-    "rows SENT over amqps"
-assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-    WHERE channel = 'wrongca' AND (status = 'SENT'
-    OR last_error NOT LIKE 'amqp: connect to localhost:$TLS_PORT: %')")" \
-    "rows to a broker not signed by tls_ca's CA"
-assert_eq 20 "$(testenv_rabbitmq_count q)" "messages in the queue"
-mysql_q "SELECT DISTINCT last_error FROM outbox_messages WHERE channel = 'wrongca'"
+setup()
+{
+	write_config "$CONF" "
+	outbox = { batch_size = 50; max_attempts = 5; };
+	channels = {
+	  good = { type = \"amqp\"; url = \"amqps://localhost:$TLS_PORT\";
+	           tls_ca = \"$pki/ca.pem\";
+	           username = \"guest\"; password_file = \"$TEST_TMP/pw\";
+	           routing_key = \"q\"; };
+	  wrongca = { type = \"amqp\"; url = \"amqps://localhost:$TLS_PORT\";
+	           tls_ca = \"$pki/other.pem\";
+	           username = \"guest\"; password_file = \"$TEST_TMP/pw\";
+	           routing_key = \"q\"; };
+	};"
+	assert_exit 0 cg db migrate
+	mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+	    SELECT IF(seq <= 20, 'good', 'wrongca'), 'test.event',
+	        JSON_OBJECT('n', seq) FROM seq_1_to_30"
+}
+test_expect_success 'setup: a channel trusting the CA, one trusting another; 30 rows' \
+    setup
+
+tls()
+{
+	assert_exit 0 cg -v outbox dispatch
+	assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+	    WHERE channel = 'good' AND status = 'SENT' AND attempts = 1")" \
+	    "rows SENT over amqps"
+	assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+	    WHERE channel = 'wrongca' AND (status = 'SENT'
+	    OR last_error NOT LIKE 'amqp: connect to localhost:$TLS_PORT: %')")" \
+	    "rows to a broker not signed by tls_ca's CA"
+	assert_eq 20 "$(testenv_rabbitmq_count q)" "messages in the queue"
+	mysql_q "SELECT DISTINCT last_error FROM outbox_messages WHERE channel = 'wrongca'"
+}
+test_expect_success 'tls_ca'"'"'s CA: delivered over amqps; another CA: refused, nothing sent' \
+    tls
+
+test_done

@@ -13,8 +13,11 @@
 # directory, the database name app and the user 'cronguard'@'10.0.%' to
 # throwaway ones, '...' to a password, hosts and URLs to the test servers,
 # group cronguard to a throwaway group (as root; else this user's group),
-# the job's command to one that exists here, and the amqp channel dropped
-# (no broker in this test; its configuration is checked by t1174).
+# the job's command to one that exists here, the amqp channel dropped
+# (no broker in this test; its configuration is checked by t1174), and
+# the package's /run/cronguard (tmpfiles.d: 3775 root:cronguard) to a
+# directory of the test's own, given as RUNTIME_DIRECTORY (else the run
+# would leave /tmp/cronguard-UID behind).
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 smtp_private_start
@@ -41,7 +44,11 @@ else
 	as_user() { "$@"; }
 fi
 chmod 711 "$TEST_TMP"
-mkdir -p "$ETC" "$TEST_TMP/bin"
+mkdir -p "$ETC" "$TEST_TMP/bin" "$TEST_TMP/run"
+chgrp "$G" "$TEST_TMP/run" && chmod 3775 "$TEST_TMP/run" ||
+    fail "cannot make the runtime directory"
+RUNTIME_DIRECTORY=$TEST_TMP/run
+export RUNTIME_DIRECTORY
 ln -s "$CRONGUARD_BIN" "$TEST_TMP/bin/cronguard"
 PATH=$TEST_TMP/bin:$PATH
 export PATH
