@@ -606,7 +606,7 @@ dstream_next(struct send_ctl *ctl)
 				break;
 		}
 		if (m == NULL) {
-			if ((b = dstream_take(s)) == NULL)
+			if (dstream_take(s) == NULL)
 				return NULL;
 			continue;
 		}
