@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,10 +145,15 @@ dbatch_free(struct dbatch *b)
 	free(b);
 }
 
+/* Whether m is one of b's messages (a claim's messages are one array).
+ * As integers: relational operators on pointers into different arrays
+ * are undefined. */
 static bool
 dbatch_holds(const struct dbatch *b, const struct outbox_msg *m)
 {
-	return m >= b->c.storage && m < b->c.storage + b->c.n;
+	uintptr_t p = (uintptr_t)m, first = (uintptr_t)b->c.storage;
+
+	return p >= first && p < first + b->c.n * sizeof *b->c.storage;
 }
 
 /* claim_follow.find: the message of row id in a batch alive, or NULL.
@@ -483,17 +489,14 @@ struct dstream {
 	bool   tried;             /* a message was attempted */
 };
 
-/* The batch of msg among those being sent: a claim's messages are one
- * array (outbox.c). */
+/* The batch of msg among those being sent. */
 static struct dbatch *
 dstream_owner(struct dstream *s, const struct outbox_msg *msg)
 {
 	struct dbatch *b;
-	uintptr_t      m = (uintptr_t)msg, first;
 
 	for (b = s->sending.head; b != NULL; b = b->next) {
-		first = (uintptr_t)b->c.storage;
-		if (m >= first && m < first + b->c.n * sizeof *b->c.storage)
+		if (dbatch_holds(b, msg))
 			return b;
 	}
 	return NULL;
