@@ -400,9 +400,9 @@ guard_scheduled(
 	struct slot_state     st;
 	struct tzone         *z = NULL;
 	struct guard_slot    *plan = NULL;
-	struct tm             tm;
-	time_t                tt;
-	char                  utc[32], text[TZONE_RFC3339_MAX], *errstr = NULL;
+	int64_t               prev;
+	char                  utc[32], before[32], text[TZONE_RFC3339_MAX];
+	char                 *errstr = NULL;
 	size_t                n = 0, i;
 	enum guard_once_state state;
 	enum db_status        dst;
@@ -436,9 +436,12 @@ guard_scheduled(
 	if ((code = guard_plan(gj, &st, z, plan, &n)) != -1)
 		goto out;
 	for (i = 0; i < n; i++) {
-		tt = (time_t)plan[i].t;
-		gmtime_r(&tt, &tm);
-		strftime(utc, sizeof utc, "%Y-%m-%d %H:%M:%S", &tm);
+		tzone_utc(plan[i].t, utc, sizeof utc);
+		/* The slot before, for the record's flags (sql/016). */
+		l->slot_prev = schedule_prev(gj->schedule, z, plan[i].t - 1,
+		                   &prev) == 0 ?
+		    tzone_utc(prev, before, sizeof before) :
+		    NULL;
 		tzone_format(z, plan[i].t, text, sizeof text);
 		l->slot = utc;
 		l->slot_kind = plan[i].kind;
@@ -454,7 +457,7 @@ guard_scheduled(
 			break;
 	}
 out:
-	l->slot = l->slot_kind = l->slot_text = NULL;
+	l->slot = l->slot_prev = l->slot_kind = l->slot_text = NULL;
 	lock_close(l);
 	runs_slot_state_free(&st);
 	tzone_free(z);

@@ -23,10 +23,16 @@ struct jobcheck_plan {
 	int64_t            *win; /* the window's due slots, newest first */
 	size_t              nwin;
 	int64_t             latest;
+	int64_t             lo; /* now - missed_lookback */
 	size_t              want;  /* alert_after_failures, at least 1 */
 	int                 ready; /* zone and slot known: judge the runs */
 	struct runs_recent  rr;    /* the job's recent slots, newest first */
 	struct jobctl_marks marks; /* its pauses and newest ack */
+	/* From the runs' flags (sql/016): rr holds only the latest runs, a
+	 * slot older than those has a run unless it lies in a flagged gap
+	 * or after rf.top.  0: rr holds the window's runs (the full read). */
+	int                 flagged;
+	struct runs_flagged rf; /* the window's flagged runs */
 };
 
 /* From the slot state (jc->sched.st, filled): the zone, the latest and

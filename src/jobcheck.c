@@ -20,6 +20,10 @@
 #include "schedule.h"
 #include "util.h"
 
+/* The latest runs a scheduled job's flagged plan reads beyond
+ * alert_after_failures (jobcheck_plan_runs). */
+#define JOBCHECK_LATEST_RUNS 4
+
 static void jobcheck_add(struct job_check *jc, enum check_status st,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -165,28 +169,64 @@ jobcheck_window(const struct conf_job *j, const struct job_sched *sc,
 	}
 }
 
+/* Whether slot t lies in a gap the flagged runs rf end (sql/016): after
+ * the run before a flagged one and before it, or after every run. */
+static int
+jobcheck_in_gap(const struct runs_flagged *rf, int64_t t)
+{
+	size_t i;
+
+	if (t > rf->top)
+		return 1;
+	for (i = 0; i < rf->n; i++)
+		if ((rf->rows[i].flags & RUNS_FLAG_GAP) &&
+		    rf->rows[i].gap_from < t && t < rf->rows[i].slot)
+			return 1;
+	return 0;
+}
+
+/* Whether window slot t (newer ones first) had a run started, from p's
+ * runs (k: where the last look ended): 1 yes, 0 no, -1 when the runs
+ * read cannot tell (older ones were not read). */
+static int
+jobcheck_has_run(const struct jobcheck_plan *p, int64_t t, size_t *k)
+{
+	const struct runs_slot_row *rows = p->rr.rows;
+	size_t                      n = p->rr.n;
+
+	while (*k < n && rows[*k].slot > t)
+		(*k)++;
+	if (*k < n && rows[*k].slot == t)
+		return 1;
+	if (p->flagged)
+		return !jobcheck_in_gap(&p->rf, t);
+	/* Older slots may have runs that were not read. */
+	if (p->rr.truncated && (n == 0 || t < rows[n - 1].slot))
+		return -1;
+	return 0;
+}
+
 /*
- * The missed slots (jobcheck.h): the window's slots (win, newest first)
- * against the runs read (rows, newest first) and the job's pauses and
- * newest ack (m), in memory.  No statement per slot.
+ * The missed slots (jobcheck.h): the window's slots (p->win, newest
+ * first) against the runs read (p->rr, or its latest runs and the flagged
+ * ones, p->rf) and the job's pauses and newest ack (p->marks), in memory.
+ * No statement per slot.
  */
 static void
-jobcheck_missed(const int64_t *win, size_t nwin, const struct tzone *z,
-    const struct runs_slot_row *rows, size_t n, int truncated,
-    const struct jobctl_marks *m, struct job_check *jc)
+jobcheck_missed(const struct jobcheck_plan *p, struct job_check *jc)
 {
-	struct job_slots *s = &jc->sched;
-	int64_t           t, newest = -1;
-	size_t            i, k = 0;
+	const struct jobctl_marks *m = &p->marks;
+	const struct tzone        *z = p->z;
+	struct job_slots          *s = &jc->sched;
+	int64_t                    t, newest = -1;
+	size_t                     i, k = 0;
+	int                        ran;
 
-	for (i = 0; i < nwin; i++) {
-		t = win[i];
-		/* Older slots may have runs that were not read. */
-		if (truncated && (n == 0 || t < rows[n - 1].slot))
+	for (i = 0; i < p->nwin; i++) {
+		t = p->win[i];
+		if ((ran = jobcheck_has_run(p, t, &k)) < 0)
 			break;
-		while (k < n && rows[k].slot > t)
-			k++;
-		if (k < n && rows[k].slot == t)
+		if (ran)
 			continue;
 		if (t <= m->acked)
 			break; /* an ack covers the older ones */
@@ -224,6 +264,7 @@ jobcheck_plan_free(struct jobcheck_plan *p)
 	free(p->win);
 	tzone_free(p->z);
 	runs_recent_free(&p->rr);
+	runs_flagged_free(&p->rf);
 	memset(p, 0, sizeof *p);
 }
 
@@ -249,6 +290,7 @@ jobcheck_schedule_plan(const struct conf_job *j, const struct job_sched *sc,
 		return;
 	}
 	now = s->st.now_us / 1000000;
+	p->lo = now - j->missed_lookback_ms / 1000;
 	if (schedule_prev(sc->schedule, p->z, now, &p->latest) != 0) {
 		jobcheck_add(jc, CHECK_UNKNOWN, "the schedule has no slot");
 		return;
@@ -262,11 +304,61 @@ jobcheck_schedule_plan(const struct conf_job *j, const struct job_sched *sc,
 }
 
 /* Runs enough for the window's slots (a retry each) and the failed
- * slots' count (ten retries each). */
+ * slots' count (ten retries each); with the runs' flags, only the
+ * latest: the count's end and the latest slot's first start, as a rule
+ * (jobcheck_plan_enough). */
 static size_t
 jobcheck_plan_runs(const struct jobcheck_plan *p)
 {
+	if (p->flagged)
+		return p->want + JOBCHECK_LATEST_RUNS;
 	return 2 * p->nwin + 10 * p->want + 100;
+}
+
+/* Whether the latest runs read of a flagged plan are enough: every run
+ * was read, or a slot before the oldest read (which may lack runs not
+ * read) ends the count of failed slots, so the newest is whole too. */
+static int
+jobcheck_plan_enough(const struct jobcheck_plan *p)
+{
+	size_t i;
+
+	if (!p->flagged || !p->rr.truncated)
+		return 1;
+	for (i = 0; i + 1 < p->rr.n; i++)
+		if (p->rr.rows[i].successes > 0 || p->rr.rows[i].acked)
+			return 1;
+	return 0;
+}
+
+/* The newest slot not acknowledged with more than one success not
+ * started by run --slot (an operator's re-run is never a second run of
+ * its slot), among the runs read and the flagged ones: 1 and *slot,
+ * *launched, or 0. */
+static int
+jobcheck_twice(
+    const struct jobcheck_plan *p, int64_t *slot, long long *launched)
+{
+	const struct runs_slot_row    *rows = p->rr.rows;
+	const struct runs_flagged_row *f;
+	size_t                         i;
+
+	for (i = 0; i < p->rr.n; i++)
+		if (rows[i].launched > 1 && !rows[i].acked) {
+			*slot = rows[i].slot;
+			*launched = rows[i].launched;
+			return 1;
+		}
+	for (i = 0; p->flagged && i < p->rf.n; i++) {
+		f = &p->rf.rows[i];
+		if ((f->flags & RUNS_FLAG_TWICE) && f->launched > 1 &&
+		    !f->acked) {
+			*slot = f->slot;
+			*launched = f->launched;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* The schedule's alerts from the runs and marks read (p ready). */
@@ -279,13 +371,14 @@ jobcheck_schedule(const struct conf_job *j, const struct job_sched *sc,
 	enum check_status           level;
 	size_t                      n = p->rr.n, i;
 	char                        text[TZONE_RFC3339_MAX];
+	int64_t                     t;
+	long long                   launched;
 
 	level =
 	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
 	/* Missed: a slot no run started for; a running or failed slot has
 	 * one, and is judged by max_runtime or alert_after_failures. */
-	jobcheck_missed(
-	    p->win, p->nwin, p->z, rows, n, p->rr.truncated, &p->marks, jc);
+	jobcheck_missed(p, jc);
 	/* Consecutive failed slots, newest first; an ack ends the count. */
 	for (i = 0; i < n; i++) {
 		if (rows[i].successes > 0 || rows[i].acked)
@@ -299,17 +392,12 @@ jobcheck_schedule(const struct conf_job *j, const struct job_sched *sc,
 		    "%lld consecutive failed slot%s, the last %s (jobs ack clears)",
 		    s->failed_slots, s->failed_slots == 1 ? "" : "s", text);
 	}
-	/* An operator's re-run (run --slot, 'manual') is never a second
-	 * run of its slot. */
-	for (i = 0; i < n; i++) {
-		if (rows[i].launched > 1 && !rows[i].acked) {
-			tzone_format(p->z, rows[i].slot, text, sizeof text);
-			s->ran_twice = 1;
-			jobcheck_add(jc, level,
-			    "ran twice: %lld successful runs for slot %s",
-			    rows[i].launched, text);
-			break;
-		}
+	if (jobcheck_twice(p, &t, &launched)) {
+		tzone_format(p->z, t, text, sizeof text);
+		s->ran_twice = 1;
+		jobcheck_add(jc, level,
+		    "ran twice: %lld successful runs for slot %s", launched,
+		    text);
 	}
 	if (n > 0 && rows[0].slot == p->latest && rows[0].first_start >= 0 &&
 	    (rows[0].first_start - p->latest) * 1000 > j->grace_ms) {
@@ -409,10 +497,92 @@ jobcheck_pick(const struct conf_job **jobs, size_t n,
 	return k;
 }
 
+/* The ready plans' flagged runs since their look-back (sql/016), one
+ * statement: a plan whose runs all have flags reads only its latest
+ * runs; rmax[i] the runs plan ridx[i] reads. */
+static enum db_status
+jobcheck_flagged(struct db *db, const char **rnames, const size_t *ridx,
+    size_t nr, struct jobcheck_plan *plans, size_t *rmax, char **errstr)
+{
+	struct runs_flagged  *rf;
+	struct jobcheck_plan *p;
+	char(*since)[TZONE_UTC_MAX];
+	const char   **sp;
+	enum db_status rc;
+	size_t         i;
+
+	rf = xcalloc(nr + 1, sizeof *rf);
+	since = xcalloc(nr + 1, sizeof *since);
+	sp = xcalloc(nr + 1, sizeof *sp);
+	for (i = 0; i < nr; i++)
+		sp[i] = tzone_utc(plans[ridx[i]].lo, since[i], sizeof since[i]);
+	rc = runs_flagged_all(db, rnames, sp, nr, rf, errstr);
+	for (i = 0; i < nr; i++) {
+		p = &plans[ridx[i]];
+		if (rc == DB_OK) {
+			p->rf = rf[i];
+			p->flagged = !rf[i].unknown;
+		} else
+			runs_flagged_free(&rf[i]);
+		rmax[i] = jobcheck_plan_runs(p);
+	}
+	free(rf);
+	free(since);
+	free(sp);
+	return rc;
+}
+
+/* The ready plans' recent runs (rmax[i] for plan ridx[i]), then again,
+ * in full, for the flagged ones whose latest runs are not enough
+ * (jobcheck_plan_enough): one statement, two when some are not. */
+static enum db_status
+jobcheck_recent(struct db *db, const char **rnames, const size_t *ridx,
+    size_t nr, struct jobcheck_plan *plans, size_t *rmax, char **errstr)
+{
+	struct runs_recent *rr;
+	enum db_status      rc;
+	size_t              i, k, nmore = 0;
+	const char        **mnames = xcalloc(nr + 1, sizeof *mnames);
+	size_t             *midx = xcalloc(nr + 1, sizeof *midx);
+
+	rr = xcalloc(nr + 1, sizeof *rr);
+	if ((rc = runs_recent_slots_all(db, rnames, rmax, nr, rr, errstr)) !=
+	    DB_OK)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		plans[ridx[i]].rr = rr[i];
+		memset(&rr[i], 0, sizeof rr[i]);
+		if (jobcheck_plan_enough(&plans[ridx[i]]))
+			continue;
+		plans[ridx[i]].flagged = 0;
+		runs_recent_free(&plans[ridx[i]].rr);
+		midx[nmore] = ridx[i];
+		rmax[nmore] = jobcheck_plan_runs(&plans[ridx[i]]);
+		mnames[nmore++] = rnames[i];
+	}
+	if (nmore == 0 ||
+	    (rc = runs_recent_slots_all(db, mnames, rmax, nmore, rr, errstr)) !=
+	        DB_OK)
+		goto out;
+	for (k = 0; k < nmore; k++) {
+		plans[midx[k]].rr = rr[k];
+		memset(&rr[k], 0, sizeof rr[k]);
+	}
+out:
+	for (i = 0; i < nr; i++)
+		runs_recent_free(&rr[i]);
+	free(rr);
+	free(mnames);
+	free(midx);
+	return rc;
+}
+
 /*
  * The schedules' reads for the nsc scheduled jobs (idx, names): their
- * slot states, then, from the windows those give, their recent runs and
- * their marks: three statements whatever the number of jobs.
+ * slot states, then, from the windows those give, their flagged runs,
+ * their recent runs (again in full for the few whose latest are not
+ * enough) and their marks: four or five statements whatever the number
+ * of jobs.
  */
 static enum db_status
 jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
@@ -420,7 +590,6 @@ jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
     const char **names, size_t nsc, struct jobcheck_plan *plans, char **errstr)
 {
 	struct slot_state   *st = NULL;
-	struct runs_recent  *rr = NULL;
 	struct jobctl_marks *mk = NULL;
 	const char         **rnames = NULL;
 	size_t              *rmax = NULL, *ridx = NULL, i, nr = 0;
@@ -440,28 +609,23 @@ jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
 		if (!plans[i].ready)
 			continue;
 		ridx[nr] = i;
-		rnames[nr] = names[i];
-		rmax[nr++] = jobcheck_plan_runs(&plans[i]);
+		rnames[nr++] = names[i];
 	}
-	rr = xcalloc(nr + 1, sizeof *rr);
 	mk = xcalloc(nr + 1, sizeof *mk);
-	if ((rc = runs_recent_slots_all(db, rnames, rmax, nr, rr, errstr)) !=
+	if ((rc = jobcheck_flagged(db, rnames, ridx, nr, plans, rmax,
+	         errstr)) != DB_OK ||
+	    (rc = jobcheck_recent(db, rnames, ridx, nr, plans, rmax, errstr)) !=
 	        DB_OK ||
 	    (rc = jobctl_slot_marks_all(db, rnames, nr, mk, errstr)) != DB_OK)
 		goto out;
 	for (i = 0; i < nr; i++) {
-		plans[ridx[i]].rr = rr[i];
-		memset(&rr[i], 0, sizeof rr[i]);
 		plans[ridx[i]].marks = mk[i];
 		out[idx[ridx[i]]].sched.acked = mk[i].acked;
 	}
 out:
-	for (i = 0; rr != NULL && i < nr; i++)
-		runs_recent_free(&rr[i]);
 	for (i = 0; i < nsc; i++)
 		runs_slot_state_free(&st[i]);
 	free(st);
-	free(rr);
 	free(mk);
 	free(rnames);
 	free(rmax);

@@ -312,7 +312,7 @@ jobctl_slot_parse(const struct tzone *z, const struct schedule *s,
 		    shown, schedule_text(s), tzone_name(z), a, b);
 		return -1;
 	}
-	strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm);
+	tzone_utc(*t, out, len);
 	return 0;
 }
 

@@ -1119,6 +1119,7 @@ lock_run_start(
 	ri.fence = l->fence;
 	ri.uuid = uuid;
 	ri.slot = l->slot;
+	ri.slot_prev = l->slot_prev;
 	ri.slot_kind = l->slot_kind;
 	if ((st = l->ops->run_start(l->conn, &ri, &l->run_id, errstr)) !=
 	    DB_OK) {

@@ -164,6 +164,7 @@ struct lock {
 	/* The run's slot (run_start_info), and as the job sees it in
 	 * CRONGUARD_SLOT (RFC 3339 in the job's zone); NULL: none. */
 	const char *slot;
+	const char *slot_prev; /* the schedule's slot before it, UTC; NULL */
 	const char *slot_kind;
 	const char *slot_text;
 	/* The heartbeat found the server read-only (a demotion): lost, and

@@ -70,14 +70,48 @@ runs_abandon_quietly(struct db *db, const char *job)
 	free(errstr);
 }
 
+/* The slot_flags of ri's record (RUNS_FLAG_*, sql/016), as SQL into
+ * *sql (buf_init'ed): NULL without the slot before. */
+static enum db_status
+runs_flags_sql(
+    struct db *db, const struct run_start_info *ri, struct buf *sql,
+    char **errstr)
+{
+	if (ri->slot_prev == NULL) {
+		buf_adds(sql, "NULL");
+		return DB_OK;
+	}
+	if (db_fragment(db, sql, errstr,
+	        "(NOT EXISTS (SELECT 1 FROM cronguard_runs"
+	        " WHERE job = %s AND slot = %s)) * %d"
+	        " + (NOT %d AND EXISTS (SELECT 1 FROM cronguard_runs"
+	        " WHERE job = %s AND slot = %s"
+	        " AND outcome IN ('running', 'success')"
+	        " AND NOT slot_kind <=> 'manual')) * %d",
+	        ri->job, ri->slot_prev, RUNS_FLAG_GAP,
+	        strcmp(ri->slot_kind, "manual") == 0, ri->job, ri->slot,
+	        RUNS_FLAG_TWICE) != 0)
+		return DB_ERR_QUERY;
+	return DB_OK;
+}
+
 enum db_status
 runs_insert(struct db *db, const struct run_start_info *ri,
     unsigned long long *id, char **errstr)
 {
 	struct db_result *r = NULL;
+	struct buf        flags;
 	enum db_status    st;
+	int               manual;
 
+	buf_init(&flags);
 	runs_abandon_quietly(db, ri->job);
+	if (ri->slot != NULL &&
+	    runs_flags_sql(db, ri, &flags, errstr) != DB_OK) {
+		buf_free(&flags);
+		return DB_ERR_QUERY;
+	}
+	manual = ri->slot != NULL && strcmp(ri->slot_kind, "manual") == 0;
 	if (ri->slot == NULL)
 		st = db_query(db, &r, errstr,
 		    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
@@ -96,18 +130,19 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 		 */
 		st = db_query(db, &r, errstr,
 		    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
-		    " connection_id, fence, run_uuid, slot, slot_kind)"
+		    " connection_id, fence, run_uuid, slot, slot_kind,"
+		    " slot_flags)"
 		    " SELECT %s, %s, %s, %lld, IF(%d, CONNECTION_ID(), NULL),"
-		    " NULLIF(%llu, 0), %s, %s, %s FROM DUAL"
+		    " NULLIF(%llu, 0), %s, %s, %s, %F FROM DUAL"
 		    " WHERE %d OR NOT EXISTS (SELECT 1 FROM cronguard_runs"
 		    " WHERE job = %s AND outcome = 'success' AND slot = %s)",
 		    ri->job, ri->lock, ri->host, (long long)ri->pid,
 		    ri->connection_id != 0, ri->fence, ri->uuid, ri->slot,
-		    ri->slot_kind, strcmp(ri->slot_kind, "manual") == 0,
-		    ri->job, ri->slot);
+		    ri->slot_kind, &flags, manual, ri->job, ri->slot);
 	if (st == DB_OK)
 		*id = r->affected > 0 ? r->insert_id : 0;
 	db_result_free(r);
+	buf_free(&flags);
 	return st;
 }
 
@@ -655,6 +690,98 @@ runs_recent_free(struct runs_recent *rr)
 {
 	free(rr->rows);
 	memset(rr, 0, sizeof *rr);
+}
+
+/* One job's part of runs_flagged_all: its flagged runs since, then a
+ * row (flags -1) with its newest slot and whether a run since has no
+ * flags. */
+static int
+runs_flagged_sql(struct db *db, struct buf *sql, size_t k, const char *job,
+    const char *since, char **errstr)
+{
+	return db_fragment(db, sql, errstr,
+	    "%R(SELECT %llu AS k, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
+	    " x.slot_flags AS fl,"
+	    " FLOOR(UNIX_TIMESTAMP((SELECT y.slot FROM cronguard_runs y"
+	    " FORCE INDEX (ix_runs_job_slot_at) WHERE y.job = %s"
+	    " AND y.slot < x.slot ORDER BY y.slot DESC LIMIT 1))) AS gap,"
+	    " (SELECT COUNT(*) FROM cronguard_runs z"
+	    " FORCE INDEX (ix_runs_job_slot_at) WHERE z.job = %s"
+	    " AND z.slot = x.slot AND z.outcome = 'success'"
+	    " AND NOT z.slot_kind <=> 'manual') AS launched,"
+	    " EXISTS (SELECT 1 FROM cronguard_job_acks a"
+	    " WHERE a.job = %s AND a.slot = x.slot) AS acked"
+	    " FROM cronguard_runs x FORCE INDEX (ix_runs_job_flags)"
+	    " WHERE x.job = %s AND x.slot_flags > 0 AND x.slot >= %s)"
+	    " UNION ALL (SELECT %llu, FLOOR(UNIX_TIMESTAMP(MAX(t.slot))), -1,"
+	    " EXISTS (SELECT 1 FROM cronguard_runs u"
+	    " FORCE INDEX (ix_runs_job_flags) WHERE u.job = %s"
+	    " AND u.slot_flags IS NULL AND u.slot >= %s), 0, 0"
+	    " FROM cronguard_runs t WHERE t.job = %s)",
+	    k > 0 ? " UNION ALL " : "", (unsigned long long)k, job, job, job,
+	    job, since, (unsigned long long)k, job, since, job);
+}
+
+enum db_status
+runs_flagged_all(struct db *db, const char *const *jobs,
+    const char *const *since, size_t n, struct runs_flagged *out,
+    char **errstr)
+{
+	struct db_result        *r = NULL;
+	struct runs_flagged_row *row;
+	struct runs_flagged     *o;
+	struct buf               sql;
+	enum db_status           st = DB_OK;
+	size_t                   i;
+	long long                k;
+
+	buf_init(&sql);
+	memset(out, 0, n * sizeof *out);
+	if (n == 0)
+		return DB_OK;
+	buf_adds(&sql, "SELECT * FROM (");
+	for (i = 0; i < n; i++)
+		if (runs_flagged_sql(db, &sql, i, jobs[i], since[i], errstr) !=
+		    0) {
+			st = DB_ERR_QUERY;
+			goto out;
+		}
+	buf_adds(&sql, ") u ORDER BY k, fl < 0, sl DESC");
+	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+		goto out;
+	for (i = 0; i < n; i++) {
+		out[i].rows = xcalloc(1, sizeof *out[i].rows);
+		out[i].top = -1;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		k = db_cell_ll(r, i, 0, -1);
+		if (k < 0 || (size_t)k >= n)
+			continue;
+		o = &out[k];
+		if (db_cell_ll(r, i, 2, 0) < 0) {
+			o->top = db_cell_ll(r, i, 1, -1);
+			o->unknown = db_cell_ll(r, i, 3, 0) != 0;
+			continue;
+		}
+		o->rows = xreallocarray(o->rows, o->n + 1, sizeof *o->rows);
+		row = &o->rows[o->n++];
+		row->slot = db_cell_ll(r, i, 1, -1);
+		row->flags = (unsigned)db_cell_ll(r, i, 2, 0);
+		row->gap_from = db_cell_ll(r, i, 3, -1);
+		row->launched = db_cell_ll(r, i, 4, 0);
+		row->acked = db_cell_ll(r, i, 5, 0) == 1;
+	}
+out:
+	db_result_free(r);
+	buf_free(&sql);
+	return st;
+}
+
+void
+runs_flagged_free(struct runs_flagged *rf)
+{
+	free(rf->rows);
+	memset(rf, 0, sizeof *rf);
 }
 
 enum db_status

@@ -28,7 +28,17 @@ struct run_start_info {
 	 * has no successful run yet (*id is then 0). */
 	const char *slot;
 	const char *slot_kind;
+	/* The schedule's slot before slot, UTC as slot: the record's
+	 * slot_flags (RUNS_FLAG_*) are written only when it is given. */
+	const char *slot_prev;
 };
+
+/* slot_flags (sql/016), written with a run for a slot and its slot_prev:
+ * the slot before had no run (a gap ends at this run), and the run
+ * started while a run of its slot, not a manual one, was running or had
+ * succeeded (a manual run never sets it). */
+#define RUNS_FLAG_GAP 1
+#define RUNS_FLAG_TWICE 2
 
 /* A command job's captured output, for the run record. */
 struct run_output {
@@ -245,6 +255,34 @@ struct runs_recent {
 enum db_status runs_recent_slots_all(struct db *, const char *const *jobs,
     const size_t *max, size_t n, struct runs_recent *out, char **errstr);
 void           runs_recent_free(struct runs_recent *);
+
+/* A flagged run of a job's window (runs_flagged_all). */
+struct runs_flagged_row {
+	int64_t   slot;
+	unsigned  flags;    /* RUNS_FLAG_* */
+	int64_t   gap_from; /* the newest slot before it with a run; -1 */
+	long long launched; /* its slot's successes not started manually */
+	int       acked;    /* its slot is acknowledged */
+};
+/* One job's flagged runs since a time (runs_flagged_all), newest first:
+ * rows (free with runs_flagged_free) of n; top the newest slot with a
+ * run (-1: none); unknown 1 when a run since then has no flags (written
+ * before sql/016, or by hand): its runs must be read one by one. */
+struct runs_flagged {
+	struct runs_flagged_row *rows;
+	size_t                   n;
+	int64_t                  top;
+	int                      unknown;
+};
+/* For jobs[0..n): job i's flagged runs for slots since since[i] (UTC
+ * "YYYY-MM-DD hh:mm:ss"), each with the slot of the run before it, in
+ * one statement (dives into ix_runs_job_flags and ix_runs_job_slot_at,
+ * never the unflagged runs): out[i].  DB_OK, or the status with
+ * *errstr. */
+enum db_status runs_flagged_all(struct db *, const char *const *jobs,
+    const char *const *since, size_t n, struct runs_flagged *out,
+    char **errstr);
+void           runs_flagged_free(struct runs_flagged *);
 
 /* ------------------------------------------- run history (jobs runs) */
 

@@ -384,6 +384,18 @@ tzone_format(const struct tzone *z, int64_t t, char *buf, size_t len)
 	format_rfc3339(t, off, buf, len);
 }
 
+const char *
+tzone_utc(int64_t t, char *buf, size_t len)
+{
+	time_t    tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(buf, len, "(out of range)");
+	return buf;
+}
+
 /* n digits at *p into *v; advances *p. */
 static int
 parse_digits(const char **p, int n, int *v)

@@ -109,6 +109,10 @@ int schedule_contains(const struct schedule *, const struct tzone *, int64_t t);
  * TZONE_RFC3339_MAX. */
 #define TZONE_RFC3339_MAX 32
 void tzone_format(const struct tzone *, int64_t t, char *buf, size_t len);
+/* UTC seconds t as the run records hold a slot, "2026-12-01 00:30:00",
+ * into buf of len (at least TZONE_UTC_MAX); buf. */
+#define TZONE_UTC_MAX 20
+const char *tzone_utc(int64_t t, char *buf, size_t len);
 
 /*
  * The schedule as systemd.time(7) calendar events, for OnCalendar=: one,
