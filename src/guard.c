@@ -438,10 +438,10 @@ guard_scheduled(
 	for (i = 0; i < n; i++) {
 		tzone_utc(plan[i].t, utc, sizeof utc);
 		/* The slot before, for the record's flags (sql/016). */
-		l->slot_prev = schedule_prev(gj->schedule, z, plan[i].t - 1,
-		                   &prev) == 0 ?
-		    tzone_utc(prev, before, sizeof before) :
-		    NULL;
+		l->slot_prev =
+		    schedule_prev(gj->schedule, z, plan[i].t - 1, &prev) == 0
+		    ? tzone_utc(prev, before, sizeof before)
+		    : NULL;
 		tzone_format(z, plan[i].t, text, sizeof text);
 		l->slot = utc;
 		l->slot_kind = plan[i].kind;

@@ -23,7 +23,7 @@ struct jobcheck_plan {
 	int64_t            *win; /* the window's due slots, newest first */
 	size_t              nwin;
 	int64_t             latest;
-	int64_t             lo; /* now - missed_lookback */
+	int64_t             lo;    /* now - missed_lookback */
 	size_t              want;  /* alert_after_failures, at least 1 */
 	int                 ready; /* zone and slot known: judge the runs */
 	struct runs_recent  rr;    /* the job's recent slots, newest first */

@@ -612,8 +612,8 @@ jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
 		rnames[nr++] = names[i];
 	}
 	mk = xcalloc(nr + 1, sizeof *mk);
-	if ((rc = jobcheck_flagged(db, rnames, ridx, nr, plans, rmax,
-	         errstr)) != DB_OK ||
+	if ((rc = jobcheck_flagged(
+	         db, rnames, ridx, nr, plans, rmax, errstr)) != DB_OK ||
 	    (rc = jobcheck_recent(db, rnames, ridx, nr, plans, rmax, errstr)) !=
 	        DB_OK ||
 	    (rc = jobctl_slot_marks_all(db, rnames, nr, mk, errstr)) != DB_OK)

@@ -73,8 +73,7 @@ runs_abandon_quietly(struct db *db, const char *job)
 /* The slot_flags of ri's record (RUNS_FLAG_*, sql/016), as SQL into
  * *sql (buf_init'ed): NULL without the slot before. */
 static enum db_status
-runs_flags_sql(
-    struct db *db, const struct run_start_info *ri, struct buf *sql,
+runs_flags_sql(struct db *db, const struct run_start_info *ri, struct buf *sql,
     char **errstr)
 {
 	if (ri->slot_prev == NULL) {
@@ -724,8 +723,7 @@ runs_flagged_sql(struct db *db, struct buf *sql, size_t k, const char *job,
 
 enum db_status
 runs_flagged_all(struct db *db, const char *const *jobs,
-    const char *const *since, size_t n, struct runs_flagged *out,
-    char **errstr)
+    const char *const *since, size_t n, struct runs_flagged *out, char **errstr)
 {
 	struct db_result        *r = NULL;
 	struct runs_flagged_row *row;
