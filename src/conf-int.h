@@ -137,7 +137,7 @@ struct parse {
 	char        *err;
 };
 
-/* conf.c: how one named channel or job is parsed (K_NAMED's parse). */
+/* conf-check.c: how one named channel or job is parsed (K_NAMED's parse). */
 int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 int conf_parse_job(struct parse *, const config_setting_t *, void *);
 
