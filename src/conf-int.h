@@ -1,8 +1,8 @@
 /*
  * conf-int.h: what the configuration's files (conf.c, conf-keys.c,
- * conf-print.c) share and nothing else includes: the key table's
- * descriptors and the tables themselves.  doc/howto.md says how to add a
- * key.
+ * conf-value.c, conf-check.c, conf-secret.c, conf-print.c) share and
+ * nothing else includes: the key table's descriptors and the tables
+ * themselves.  doc/howto.md says how to add a key.
  */
 #ifndef CRONGUARD_CONF_INT_H
 #define CRONGUARD_CONF_INT_H
@@ -114,7 +114,7 @@ int conf_key_repeated(const struct key *keys, const struct key *k);
 unsigned conf_channel_types(const void *);
 
 /*
- * conf.c: the authority of a URL ("user:pw@host:25" in
+ * conf-secret.c: the authority of a URL ("user:pw@host:25" in
  * "smtp://user:pw@host:25/"), or NULL when it has no "://".  *at is set to
  * the '@' that ends the userinfo (the last one in the authority), or NULL
  * when there is none; *end to the end of the authority.
@@ -137,7 +137,7 @@ struct parse {
 	char        *err;
 };
 
-/* conf.c: how one named channel or job is parsed (K_NAMED's parse). */
+/* conf-check.c: how one named channel or job is parsed (K_NAMED's parse). */
 int conf_parse_channel(struct parse *, const config_setting_t *, void *);
 int conf_parse_job(struct parse *, const config_setting_t *, void *);
 
@@ -190,7 +190,7 @@ const config_setting_t *conf_member(
 /* The checks across keys, after every key parsed: 0 or -1. */
 int conf_check(struct parse *);
 
-/* conf.c: parsing by the key table, and what the checks use of it. */
+/* conf-secret.c: what the checks and the parse use of it. */
 /* The user of an amqp:// URL is the channel's username; a username key
  * that names another is an error (-1). */
 int conf_amqp_url_user(
@@ -199,6 +199,18 @@ int conf_amqp_url_user(
  * (conf_check_private); -1 with the error recorded otherwise. */
 int conf_check_url_secret(
     struct parse *, const config_setting_t *, const char *url);
+/* conf_file_problem's verdict on path: NULL, or "reason (fix)"
+ * (allocated). */
+char *conf_file_error(const char *path, const struct stat *st, int secret);
+/* A K_SECRET and a K_SECRETFILE key of the table, into base: 0 or -1. */
+int conf_parse_secret(
+    struct parse *, const config_setting_t *, const struct key *, void *base);
+int conf_parse_secret_file(
+    struct parse *, const config_setting_t *, const struct key *, void *base);
+/* Overwrite a secret before freeing it (NULL: nothing). */
+void conf_secret_free(char *);
+
+/* conf.c: parsing by the key table, and what the checks use of it. */
 /* Parse group g by keys into base (channel types: which keys apply). */
 int conf_parse_group(struct parse *, const config_setting_t *g,
     const struct key *keys, void *base, unsigned types);
