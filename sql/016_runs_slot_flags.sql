@@ -8,18 +8,25 @@
 --                       2: started while a run of its slot, not started
 --                          by run --slot, was running or had succeeded
 --                          (the slot may have run twice);
---                       0 for neither; NULL for a run written before
+--                       4: a run of its job's was already there for a
+--                          later slot (a catch-up inside an older gap);
+--                       0 for none; NULL for a run written before
 --                       this migration, by hand, or without a slot:
 --                       jobs check then reads that job's runs one by
 --                       one, as before.
+--   slot_gap_from       the newest slot before this one that had a run
+--                       when this one started (NULL: none): with flag
+--                       1, the gap is the slots between the two, less
+--                       the runs flagged 4 in it since.
 --   ix_runs_job_flags   (job, slot_flags, slot): a job's flagged runs
 --                       in its window, without the others.
---   ix_runs_job_slot_at (job, slot): the run before a flagged one, and
---                       a slot's runs, one dive each.
--- The column is added in place (instantly where the server can), the
+--   ix_runs_job_slot_at (job, slot): the slot before a run's, and a
+--                       slot's runs, one dive each.
+-- The columns are added in place (instantly where the server can), the
 -- indexes online: applications keep writing meanwhile.
 ALTER TABLE cronguard_runs
-  ADD COLUMN slot_flags TINYINT UNSIGNED NULL;
+  ADD COLUMN slot_flags TINYINT UNSIGNED NULL,
+  ADD COLUMN slot_gap_from DATETIME(6) NULL;
 ALTER TABLE cronguard_runs
   ADD KEY ix_runs_job_flags (job, slot_flags, slot),
   ADD KEY ix_runs_job_slot_at (job, slot),

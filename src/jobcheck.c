@@ -169,27 +169,40 @@ jobcheck_window(const struct conf_job *j, const struct job_sched *sc,
 	}
 }
 
-/* Whether slot t lies in a gap the flagged runs rf end (sql/016): after
- * the run before a flagged one and before it, or after every run. */
+/*
+ * Whether slot t lies in a gap the flagged runs rf tell of (sql/016;
+ * doc/architecture.md, "Missed slots from the runs' flags"), slots
+ * asked newest first (*j: where the last look ended).  A slot after every
+ * run has none.  Else the run of the next slot with a flagged run
+ * decides: t had no run when it started if it ends a gap begun before t,
+ * and none since unless one is flagged at t (a run written after a
+ * later slot's is flagged 4); an unflagged run between them would have
+ * been there when it started.
+ */
 static int
-jobcheck_in_gap(const struct runs_flagged *rf, int64_t t)
+jobcheck_in_gap(const struct runs_flagged *rf, int64_t t, size_t *j)
 {
-	size_t i;
+	const struct runs_flagged_row *rows = rf->rows;
+	size_t                         i;
 
+	while (*j < rf->n && rows[*j].slot > t)
+		(*j)++;
+	if (*j < rf->n && rows[*j].slot == t)
+		return 0;
 	if (t > rf->top)
 		return 1;
-	for (i = 0; i < rf->n; i++)
-		if ((rf->rows[i].flags & RUNS_FLAG_GAP) &&
-		    rf->rows[i].gap_from < t && t < rf->rows[i].slot)
+	for (i = *j; i > 0 && rows[i - 1].slot == rows[*j - 1].slot; i--)
+		if ((rows[i - 1].flags & RUNS_FLAG_GAP) &&
+		    rows[i - 1].gap_from < t)
 			return 1;
 	return 0;
 }
 
 /* Whether window slot t (newer ones first) had a run started, from p's
- * runs (k: where the last look ended): 1 yes, 0 no, -1 when the runs
+ * runs (k, j: where the last looks ended): 1 yes, 0 no, -1 when the runs
  * read cannot tell (older ones were not read). */
 static int
-jobcheck_has_run(const struct jobcheck_plan *p, int64_t t, size_t *k)
+jobcheck_has_run(const struct jobcheck_plan *p, int64_t t, size_t *k, size_t *j)
 {
 	const struct runs_slot_row *rows = p->rr.rows;
 	size_t                      n = p->rr.n;
@@ -199,7 +212,7 @@ jobcheck_has_run(const struct jobcheck_plan *p, int64_t t, size_t *k)
 	if (*k < n && rows[*k].slot == t)
 		return 1;
 	if (p->flagged)
-		return !jobcheck_in_gap(&p->rf, t);
+		return !jobcheck_in_gap(&p->rf, t, j);
 	/* Older slots may have runs that were not read. */
 	if (p->rr.truncated && (n == 0 || t < rows[n - 1].slot))
 		return -1;
@@ -219,12 +232,12 @@ jobcheck_missed(const struct jobcheck_plan *p, struct job_check *jc)
 	const struct tzone        *z = p->z;
 	struct job_slots          *s = &jc->sched;
 	int64_t                    t, newest = -1;
-	size_t                     i, k = 0;
+	size_t                     i, k = 0, j = 0;
 	int                        ran;
 
 	for (i = 0; i < p->nwin; i++) {
 		t = p->win[i];
-		if ((ran = jobcheck_has_run(p, t, &k)) < 0)
+		if ((ran = jobcheck_has_run(p, t, &k, &j)) < 0)
 			break;
 		if (ran)
 			continue;

@@ -70,14 +70,15 @@ runs_abandon_quietly(struct db *db, const char *job)
 	free(errstr);
 }
 
-/* The slot_flags of ri's record (RUNS_FLAG_*, sql/016), as SQL into
- * *sql (buf_init'ed): NULL without the slot before. */
+/* The slot_flags (RUNS_FLAG_*) and slot_gap_from of ri's record
+ * (sql/016), as SQL into *sql (buf_init'ed): NULL without the slot
+ * before. */
 static enum db_status
 runs_flags_sql(struct db *db, const struct run_start_info *ri, struct buf *sql,
     char **errstr)
 {
 	if (ri->slot_prev == NULL) {
-		buf_adds(sql, "NULL");
+		buf_adds(sql, "NULL, NULL");
 		return DB_OK;
 	}
 	if (db_fragment(db, sql, errstr,
@@ -86,10 +87,15 @@ runs_flags_sql(struct db *db, const struct run_start_info *ri, struct buf *sql,
 	        " + (NOT %d AND EXISTS (SELECT 1 FROM cronguard_runs"
 	        " WHERE job = %s AND slot = %s"
 	        " AND outcome IN ('running', 'success')"
-	        " AND NOT slot_kind <=> 'manual')) * %d",
+	        " AND NOT slot_kind <=> 'manual')) * %d"
+	        " + EXISTS (SELECT 1 FROM cronguard_runs"
+	        " WHERE job = %s AND slot > %s) * %d,"
+	        " (SELECT MAX(slot) FROM cronguard_runs"
+	        " WHERE job = %s AND slot < %s)",
 	        ri->job, ri->slot_prev, RUNS_FLAG_GAP,
 	        strcmp(ri->slot_kind, "manual") == 0, ri->job, ri->slot,
-	        RUNS_FLAG_TWICE) != 0)
+	        RUNS_FLAG_TWICE, ri->job, ri->slot, RUNS_FLAG_FILL, ri->job,
+	        ri->slot) != 0)
 		return DB_ERR_QUERY;
 	return DB_OK;
 }
@@ -130,7 +136,7 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 		st = db_query(db, &r, errstr,
 		    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
 		    " connection_id, fence, run_uuid, slot, slot_kind,"
-		    " slot_flags)"
+		    " slot_flags, slot_gap_from)"
 		    " SELECT %s, %s, %s, %lld, IF(%d, CONNECTION_ID(), NULL),"
 		    " NULLIF(%llu, 0), %s, %s, %s, %F FROM DUAL"
 		    " WHERE %d OR NOT EXISTS (SELECT 1 FROM cronguard_runs"
@@ -700,10 +706,7 @@ runs_flagged_sql(struct db *db, struct buf *sql, size_t k, const char *job,
 {
 	return db_fragment(db, sql, errstr,
 	    "%R(SELECT %llu AS k, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
-	    " x.slot_flags AS fl,"
-	    " FLOOR(UNIX_TIMESTAMP((SELECT y.slot FROM cronguard_runs y"
-	    " FORCE INDEX (ix_runs_job_slot_at) WHERE y.job = %s"
-	    " AND y.slot < x.slot ORDER BY y.slot DESC LIMIT 1))) AS gap,"
+	    " x.slot_flags AS fl, FLOOR(UNIX_TIMESTAMP(x.slot_gap_from)) AS gap,"
 	    " (SELECT COUNT(*) FROM cronguard_runs z"
 	    " FORCE INDEX (ix_runs_job_slot_at) WHERE z.job = %s"
 	    " AND z.slot = x.slot AND z.outcome = 'success'"
@@ -718,7 +721,7 @@ runs_flagged_sql(struct db *db, struct buf *sql, size_t k, const char *job,
 	    " AND u.slot_flags IS NULL AND u.slot >= %s), 0, 0"
 	    " FROM cronguard_runs t WHERE t.job = %s)",
 	    k > 0 ? " UNION ALL " : "", (unsigned long long)k, job, job, job,
-	    job, since, (unsigned long long)k, job, since, job);
+	    since, (unsigned long long)k, job, since, job);
 }
 
 enum db_status

@@ -34,11 +34,15 @@ struct run_start_info {
 };
 
 /* slot_flags (sql/016), written with a run for a slot and its slot_prev:
- * the slot before had no run (a gap ends at this run), and the run
- * started while a run of its slot, not a manual one, was running or had
- * succeeded (a manual run never sets it). */
+ * the slot before had no run (a gap ends at this run; slot_gap_from the
+ * newest slot before it with a run), the run started while a run of its
+ * slot, not a manual one, was running or had succeeded (a manual run
+ * never sets it), ... */
 #define RUNS_FLAG_GAP 1
 #define RUNS_FLAG_TWICE 2
+/* ... and a run of the job was there for a later slot (a catch-up in an
+ * older gap). */
+#define RUNS_FLAG_FILL 4
 
 /* A command job's captured output, for the run record. */
 struct run_output {
@@ -258,9 +262,10 @@ void           runs_recent_free(struct runs_recent *);
 
 /* A flagged run of a job's window (runs_flagged_all). */
 struct runs_flagged_row {
-	int64_t   slot;
-	unsigned  flags;    /* RUNS_FLAG_* */
-	int64_t   gap_from; /* the newest slot before it with a run; -1 */
+	int64_t  slot;
+	unsigned flags;     /* RUNS_FLAG_* */
+	int64_t  gap_from;  /* the newest slot before it with a run when it
+	                       started (slot_gap_from); -1 none */
 	long long launched; /* its slot's successes not started manually */
 	int       acked;    /* its slot is acknowledged */
 };
@@ -275,9 +280,9 @@ struct runs_flagged {
 	int                      unknown;
 };
 /* For jobs[0..n): job i's flagged runs for slots since since[i] (UTC
- * "YYYY-MM-DD hh:mm:ss"), each with the slot of the run before it, in
- * one statement (dives into ix_runs_job_flags and ix_runs_job_slot_at,
- * never the unflagged runs): out[i].  DB_OK, or the status with
+ * "YYYY-MM-DD hh:mm:ss"), in one statement (dives into
+ * ix_runs_job_flags and ix_runs_job_slot_at, never the unflagged runs):
+ * out[i].  DB_OK, or the status with
  * *errstr. */
 enum db_status runs_flagged_all(struct db *, const char *const *jobs,
     const char *const *since, size_t n, struct runs_flagged *out,

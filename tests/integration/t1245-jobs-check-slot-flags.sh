@@ -28,8 +28,9 @@ flags_of()
 }
 
 # Runs started by cronguard: the first of a job and one after a slot
-# without a run end a gap (1), one after a run does not (0); a run that
-# starts while a scheduled run of its slot is running is flagged 2.
+# without a run end a gap (1), one after a run does not (0), one written
+# after a later slot's is flagged 4; a run that starts while a scheduled
+# run of its slot is running is flagged 2.
 writes_flags()
 {
 	early_in_minute
@@ -40,6 +41,13 @@ writes_flags()
 	[ "$(flags_of 6)" = 1 ] || fail "slot 6 (first run): $(flags_of 6)"
 	[ "$(flags_of 2)" = 1 ] || fail "slot 2 (after a gap): $(flags_of 2)"
 	[ "$(flags_of 1)" = 0 ] || fail "slot 1 (after a run): $(flags_of 1)"
+	# A catch-up inside the gap: a later slot has a run (4), the slot
+	# before it none (1); the newest run before it then is slot 6's.
+	assert_exit 0 cg run --slot "$(slot 4)" j
+	[ "$(flags_of 4)" = 5 ] || fail "slot 4 (a catch-up): $(flags_of 4)"
+	[ "$(mysql_q "SELECT slot_gap_from = '$(slot 6)' FROM cronguard_runs
+	    WHERE job = 'j' AND slot = '$(slot 4)'")" = 1 ] ||
+	    fail "slot 4's gap does not begin at slot 6"
 	# A scheduled run of the current slot left running (its lock lost,
 	# say), then cronguard's own run of that slot.
 	mysql_q "INSERT INTO cronguard_runs (job, host, pid, outcome, slot,
@@ -50,13 +58,16 @@ writes_flags()
 }
 test_expect_success SERVERS 'a run writes the flags' writes_flags
 
-# run_at N OUTCOME FLAGS [KIND]: a run of slot N as cronguard writes it.
+# run_at N OUTCOME FLAGS [FROM [KIND]]: a run of slot N as cronguard
+# writes it, the newest run before it then for slot FROM (- none).
 run_at()
 {
+	local from=NULL
+	[ "${4:--}" = - ] || from="'$(slot "$4")'"
 	mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at,
-	    finished_at, outcome, slot, slot_kind, slot_flags) VALUES ('j', 'h',
-	    1, '$(slot "$1")', '$(slot "$1")', '$2', '$(slot "$1")',
-	    '${4:-schedule}', $3)"
+	    finished_at, outcome, slot, slot_kind, slot_flags, slot_gap_from)
+	    VALUES ('j', 'h', 1, '$(slot "$1")', '$(slot "$1")', '$2',
+	    '$(slot "$1")', '${5:-schedule}', $3, $from)"
 }
 # runs FROM TO OUTCOME: a run of every slot from FROM down to TO, each
 # after the one before it (flags 0).
@@ -104,16 +115,19 @@ agree()
 	fresh
 	run_at 40 success 1
 	runs 39 20 success
-	run_at 14 success 1
+	run_at 14 success 1 20
 	runs 13 0 success
 	same_verdict gap '"slots_missed": 5'
-	# The same gap, one slot in it caught up afterwards.
+	# The same gap, one slot in it caught up afterwards, older than the
+	# latest runs read: flagged 4 (a later slot had a run) and 1 (the
+	# slot before it had none).
 	fresh
 	run_at 40 success 1
 	runs 39 20 success
-	run_at 14 success 1
-	runs 13 0 success
-	run_at 17 success 1 catch_up
+	run_at 14 success 1 20
+	runs 13 6 success
+	run_at 17 success 5 20 catch_up
+	runs 5 0 success
 	same_verdict catch-up '"slots_missed": 4'
 	# A slot run twice thirty slots ago, older than the latest runs.
 	fresh
@@ -133,7 +147,7 @@ agree()
 	fresh
 	run_at 40 success 1
 	runs 39 20 success
-	run_at 14 success 1
+	run_at 14 success 1 20
 	runs 13 0 success
 	mysql_q "INSERT INTO cronguard_job_acks (job, slot, acked_by, reason)
 	    VALUES ('j', '$(slot 15)', 't', 't')"
