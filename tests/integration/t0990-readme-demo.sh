@@ -7,32 +7,43 @@
 # "hosts" running the guarded job, the fenced UPDATE of a stale writer
 # changing 0 rows, the schedule skipping the second launch), and it leaves no
 # server running.  The README's samples of its output are lines it printed.
+# Cases: the demo runs to its end; the README's samples are lines it printed.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 [ -x "$CRONGUARD_BUILDDIR/cronguard" ] ||
     fail "no cronguard in CRONGUARD_BUILDDIR ($CRONGUARD_BUILDDIR)"
-before=$(pgrep -c -f 'cgdemo\.' 2>/dev/null || true)
-# The demo installs nothing here: scripts/test did.
-rc=0
-bash "$CRONGUARD_SRCDIR/scripts/demo" > "$OUT" 2> "$ERR" || rc=$?
-if [ "$rc" != 0 ]; then
-	grep '^!! ' "$OUT" >&2
-	tail -n 20 "$ERR" >&2
-	fail "scripts/demo exited $rc"
-fi
-assert_grep 'every step behaved as expected' "$OUT"
-assert_grep 'employees updated' "$OUT"
-assert_grep 'JOBS OK' "$OUT"
-if grep '^!! ' "$OUT" >&2; then
-	fail "a demo step reported a failure"
-fi
-assert_eq "${before:-0}" "$(pgrep -c -f 'cgdemo\.' 2>/dev/null || true)" \
-    "demo server processes left running"
+
+demo()
+{
+	local before rc
+	before=$(pgrep -c -f 'cgdemo\.' 2>/dev/null || true)
+	# The demo installs nothing here: scripts/test did.
+	rc=0
+	bash "$CRONGUARD_SRCDIR/scripts/demo" > "$OUT" 2> "$ERR" || rc=$?
+	if [ "$rc" != 0 ]; then
+		grep '^!! ' "$OUT" >&2
+		tail -n 20 "$ERR" >&2
+		fail "scripts/demo exited $rc"
+	fi
+	assert_grep 'every step behaved as expected' "$OUT"
+	assert_grep 'employees updated' "$OUT"
+	assert_grep 'JOBS OK' "$OUT"
+	if grep '^!! ' "$OUT" >&2; then
+		fail "a demo step reported a failure"
+	fi
+	assert_eq "${before:-0}" "$(pgrep -c -f 'cgdemo\.' 2>/dev/null || true)" \
+	    "demo server processes left running"
+}
+test_expect_success 'scripts/demo runs to its end and leaves no server running' \
+    demo
+
 # The README's samples of the demo's output (its "[host X]" lines and the
 # stale writer's table): each is a line the demo printed, in shape
 # (timestamps as T, numbers as N, runs of blanks as one, either host;
 # log lines by their event and key names).
-"$LIB_PY" - "$CRONGUARD_SRCDIR/README.md" "$OUT" <<'PY' ||
+samples()
+{
+	"$LIB_PY" - "$CRONGUARD_SRCDIR/README.md" "$OUT" <<'PY' ||
 import re, sys
 readme, out = open(sys.argv[1], encoding="utf-8").read(), open(sys.argv[2]).read()
 def shape(l):
@@ -64,5 +75,9 @@ for w in bad:
 print("%d README lines of the demo's output, %d not printed" % (len(want), len(bad)))
 sys.exit(1 if bad or len(want) < 8 else 0)
 PY
-    fail "a README sample of the demo's output differs"
-echo "PASS: $TEST_NAME"
+	    fail "a README sample of the demo's output differs"
+}
+test_expect_success 'the README'"'"'s samples of the demo'"'"'s output are lines it printed' \
+    samples
+
+test_done

@@ -11,17 +11,10 @@
 #    until the deadline, the run exits 69 within 10 s, the rows it sent
 #    stay PROCESSING and are recovered after their lease, then sent: no
 #    row is left PROCESSING, every row ends SENT.
+# Cases: setup; locked before the start; the lock gone; locked mid-batch;
+# recovered after the lease.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
-write_config "$CONF" "
-outbox = { batch_size = 50; lease = \"6s\"; poll_interval = \"200ms\"; };
-channels = {
-  hook = { type = \"http\"; url = \"$HTTP_BASE/h\"; timeout = \"3s\"; concurrency = 50; };
-  slow = { type = \"http\"; url = \"$HTTP_BASE/delay=1500\"; timeout = \"3s\"; concurrency = 50; };
-};"
-assert_exit 0 cg db migrate
-mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
-    SELECT 'hook', 't', JSON_OBJECT('i', seq) FROM seq_1_to_50"
 
 now() { "$LIB_PY" -c 'import time; print(time.monotonic())'; }
 elapsed() { "$LIB_PY" -c "import time; print('%.2f' % (time.monotonic() - $1))"; }
@@ -42,50 +35,88 @@ lock_table()
 }
 unlock_table() { kill "$locker" 2>/dev/null; wait "$locker" 2>/dev/null || :; }
 
+setup()
+{
+	write_config "$CONF" "
+outbox = { batch_size = 50; lease = \"6s\"; poll_interval = \"200ms\"; };
+channels = {
+  hook = { type = \"http\"; url = \"$HTTP_BASE/h\"; timeout = \"3s\"; concurrency = 50; };
+  slow = { type = \"http\"; url = \"$HTTP_BASE/delay=1500\"; timeout = \"3s\"; concurrency = 50; };
+};"
+	assert_exit 0 cg db migrate
+	mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+	    SELECT 'hook', 't', JSON_OBJECT('i', seq) FROM seq_1_to_50"
+}
+test_expect_success 'setup: 50 rows to a fast channel, db migrate' setup
+
 # 1. locked before the start
-lock_table
-t0=$(now)
-assert_exit 69 cg outbox dispatch --channel hook --for 4s
-el=$(elapsed "$t0")
-echo "table locked from the start, --for 4s: exit 69 after ${el}s"
-"$LIB_PY" -c "import sys; sys.exit(0 if $el < 10 else 1)" ||
-    fail "--for 4s behind a table lock ran ${el}s"
-unlock_table
-assert_eq "50" "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-    WHERE status = 'PENDING' AND attempts = 0")" "rows PENDING, no attempt"
-assert_exit 0 cg outbox dispatch --channel hook
-assert_eq "50 50" "$(mysql_q "SELECT COUNT(*), SUM(attempts = 1) FROM outbox_messages
-    WHERE status = 'SENT'" | tr '\t' ' ')" "sent once each"
-assert_eq 50 "$(http_count "/$TEST_ID/h")" "requests"
+before()
+{
+	local t0 el
+	lock_table
+	t0=$(now)
+	assert_exit 69 cg outbox dispatch --channel hook --for 4s
+	el=$(elapsed "$t0")
+	echo "table locked from the start, --for 4s: exit 69 after ${el}s"
+	"$LIB_PY" -c "import sys; sys.exit(0 if $el < 10 else 1)" ||
+	    fail "--for 4s behind a table lock ran ${el}s"
+	unlock_table
+	assert_eq "50" "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+	    WHERE status = 'PENDING' AND attempts = 0")" "rows PENDING, no attempt"
+}
+test_expect_success 'locked before the start: --for 4s exits 69 within 10 s, rows PENDING' \
+    before
+
+gone()
+{
+	assert_exit 0 cg outbox dispatch --channel hook
+	assert_eq "50 50" "$(mysql_q "SELECT COUNT(*), SUM(attempts = 1) FROM outbox_messages
+	    WHERE status = 'SENT'" | tr '\t' ' ')" "sent once each"
+	assert_eq 50 "$(http_count "/$TEST_ID/h")" "requests"
+}
+test_expect_success 'the lock gone: a dispatch sends each row once' gone
 
 # 2. locked while a batch is in flight
-mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
-    SELECT 'slow', 't', JSON_OBJECT('i', seq) FROM seq_1_to_20"
-t0=$(now)
-cg outbox dispatch --channel slow --for 4s >"$OUT" 2>"$ERR" &
-disp=$!
 claimed()
 {
 	[ "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
 	    WHERE status = 'PROCESSING'")" = 20 ]
 }
-wait_for 5 claimed
-lock_table
-rc=0
-wait "$disp" || rc=$?
-el=$(elapsed "$t0")
-echo "table locked mid-batch, --for 4s: exit $rc after ${el}s"
-cat "$ERR"
-assert_eq 69 "$rc" "exit status"
-"$LIB_PY" -c "import sys; sys.exit(0 if $el < 10 else 1)" ||
-    fail "--for 4s with the finalise behind a table lock ran ${el}s"
-unlock_table
+mid_batch()
+{
+	local t0 disp rc el
+	mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+	    SELECT 'slow', 't', JSON_OBJECT('i', seq) FROM seq_1_to_20"
+	t0=$(now)
+	cg outbox dispatch --channel slow --for 4s >"$OUT" 2>"$ERR" &
+	disp=$!
+	wait_for 5 claimed
+	lock_table
+	rc=0
+	wait "$disp" || rc=$?
+	el=$(elapsed "$t0")
+	echo "table locked mid-batch, --for 4s: exit $rc after ${el}s"
+	cat "$ERR"
+	assert_eq 69 "$rc" "exit status"
+	"$LIB_PY" -c "import sys; sys.exit(0 if $el < 10 else 1)" ||
+	    fail "--for 4s with the finalise behind a table lock ran ${el}s"
+	unlock_table
+}
+test_expect_success 'locked while a batch is in flight: --for 4s exits 69 within 10 s' \
+    mid_batch
+
 # What was sent and not finalised waits for its lease, then goes again.
-assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-    WHERE channel = 'slow' AND status = 'PROCESSING'")" "in flight at the lock"
-sleep 6
-assert_exit 0 cg outbox dispatch --channel slow
-assert_grep "event=outbox_recovered count=20" "$ERR"
-assert_eq "0" "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
-    WHERE status <> 'SENT'")" "rows not SENT"
-echo "PASS: $TEST_NAME"
+recovered()
+{
+	assert_eq 20 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+	    WHERE channel = 'slow' AND status = 'PROCESSING'")" "in flight at the lock"
+	sleep 6
+	assert_exit 0 cg outbox dispatch --channel slow
+	assert_grep "event=outbox_recovered count=20" "$ERR"
+	assert_eq "0" "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+	    WHERE status <> 'SENT'")" "rows not SENT"
+}
+test_expect_success 'what was in flight is recovered after its lease, then sent' \
+    recovered
+
+test_done

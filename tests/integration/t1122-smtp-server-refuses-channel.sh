@@ -7,6 +7,8 @@
 # notwithstanding), and one channel_rejected incident is reported.  A
 # 552 to MAIL FROM (the SIZE limit) stays the message's own permanent
 # failure.  The server is a few lines of Python on a free port.
+# Cases: setup; a 554 greeting; a 550 to MAIL FROM; a 5xx to EHLO and
+# HELO; a 552 to MAIL FROM.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 cat > "$TEST_TMP/refuse.py" <<'PY'
@@ -54,13 +56,23 @@ while True:
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PY
 
-first=1
-for mode in greeting mail ehlo size; do
+ready() { [ -s "$TEST_TMP/ready" ]; }
+
+setup()
+{
+	write_config "$CONF"
+	assert_exit 0 cg db migrate
+}
+test_expect_success 'setup: db migrate' setup
+
+# refused MODE: 50 rows to the server refusing as MODE says (refuse.py).
+refused()
+{
+	local mode=$1 srv port before reply
 	rm -f "$TEST_TMP/ready"
 	"$LIB_PY" "$TEST_TMP/refuse.py" "$mode" "$TEST_TMP/ready" &
 	srv=$!
 	at_exit "kill $srv 2>/dev/null"
-	ready() { [ -s "$TEST_TMP/ready" ]; }
 	wait_for 10 ready
 	port=$(cat "$TEST_TMP/ready")
 	write_config "$CONF" "
@@ -68,10 +80,6 @@ outbox = { batch_size = 50; };
 channels = { mail = { type = \"smtp\"; url = \"smtp://127.0.0.1:$port\";
   from = \"noreply@example.com\"; timeout = \"3s\"; connections = 4;
   circuit = { failures = 5; cooldown = \"1m\"; }; }; };"
-	if [ -n "$first" ]; then
-		assert_exit 0 cg db migrate
-		first=
-	fi
 	mysql_q "DELETE FROM outbox_messages; DELETE FROM cronguard_channels;
 	    INSERT INTO outbox_messages (channel, event_type, payload, next_attempt_at)
 	    SELECT 'mail', 't', JSON_OBJECT('to', CONCAT('u', seq, '@$MAIL_DOMAIN'), 'text', 'x'),
@@ -87,7 +95,7 @@ channels = { mail = { type = \"smtp\"; url = \"smtp://127.0.0.1:$port\";
 		if grep -q channel_rejected "$ERR"; then
 			fail "$mode: reported as a channel refusal"
 		fi
-		continue
+		return 0
 	fi
 	assert_eq "50 0" "$(mysql_q "SELECT COUNT(*), SUM(attempts) FROM outbox_messages
 	    WHERE status = 'PENDING'" | tr '\t' ' ')" "$mode: PENDING rows, attempts"
@@ -106,5 +114,14 @@ channels = { mail = { type = \"smtp\"; url = \"smtp://127.0.0.1:$port\";
 	assert_eq 1 "$(mysql_q "SELECT COUNT(*) FROM cronguard_channels
 	    WHERE name = 'mail' AND circuit_open_until > NOW(6)")" "$mode: circuit open"
 	echo "$mode: 50 rows PENDING, attempts 0, circuit open, one incident"
-done
-echo "PASS: $TEST_NAME"
+}
+test_expect_success 'a 554 greeting: rows PENDING, circuit open, one incident' \
+    'refused greeting'
+test_expect_success 'a 550 to MAIL FROM: rows PENDING, circuit open, one incident' \
+    'refused mail'
+test_expect_success 'a 5xx to EHLO and HELO: rows PENDING, circuit open, one incident' \
+    'refused ehlo'
+test_expect_success 'a 552 to MAIL FROM (SIZE) stays the messages'"'"' own failure' \
+    'refused size'
+
+test_done

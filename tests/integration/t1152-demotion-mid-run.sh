@@ -8,17 +8,23 @@
 # nothing more is written to the demoted server (the run record is left
 # running).  The user is root, with SUPER: read_only alone would not
 # stop its writes.
+# Cases: setup; a named lock demoted; a lease demoted.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 db_private_start
-write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+
+setup()
+{
+	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = {
   n = { command = [ \"sh\", \"-c\", \"echo \$\$ > $TEST_TMP/pid.n; exec sleep 30\" ];
         heartbeat = \"1s\"; };
   l = { command = [ \"sh\", \"-c\", \"echo \$\$ > $TEST_TMP/pid.l; exec sleep 30\" ];
         guard = \"lease\"; lease = \"5s\"; heartbeat = \"1s\"; };
 };"
-assert_exit 0 cg db migrate
+	assert_exit 0 cg db migrate
+}
+test_expect_success 'setup: a named-lock job and a lease job, db migrate' setup
 
 demote()
 {
@@ -43,6 +49,10 @@ demote()
 	assert_eq "running" "$(mysql_q "SELECT outcome FROM cronguard_runs
 	    WHERE job = '$job' ORDER BY id DESC LIMIT 1")" "$job's run record on the demoted server"
 }
-demote n lock_lost
-demote l lease_lost
+test_expect_success 'a named lock'"'"'s server demoted mid-run: lock_lost, exit 76' \
+    'demote n lock_lost'
+test_expect_success 'a lease'"'"'s server demoted mid-run: lease_lost, exit 76' \
+    'demote l lease_lost'
 mysql_admin "SET GLOBAL read_only = 0"
+
+test_done

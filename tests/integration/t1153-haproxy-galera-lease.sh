@@ -12,6 +12,8 @@
 # cut after its claim is recovered after the lease), the duplicates
 # (sent again after a cut finalise) counted.
 #   CRONGUARD_TEST_CLUSTER_SECS: length of the loop (default 20).
+# Cases: setup; three hosts through the switches; a stopped run was a
+# lost lease; a dispatcher through the switches.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 command -v haproxy > /dev/null 2>&1 || {
@@ -69,8 +71,13 @@ for n in 1 2 3; do
 	EOF
 done
 hcg() { n=$1; shift; "$CRONGUARD_BIN" -c "$TEST_TMP/host$n.conf" "$@"; }
-testenv_galera_sql 1 "$GALERA_DIR" "CREATE DATABASE cg_$$"
-assert_exit 0 hcg 1 db migrate
+
+setup()
+{
+	testenv_galera_sql 1 "$GALERA_DIR" "CREATE DATABASE cg_$$"
+	assert_exit 0 hcg 1 db migrate
+}
+test_expect_success 'setup: the database on the cluster, db migrate' setup
 
 loop()
 {
@@ -82,33 +89,37 @@ loop()
 		echo "$rc" >> "$TEST_TMP/exits"
 	done
 }
-loop 1 & p1=$!
-loop 2 & p2=$!
-loop 3 & p3=$!
-# The switches: the backend in use goes away (its sessions cut), the one
-# before comes back.
-end=$(($(date +%s) + SECS - 2))
-cur=1 switches=0
-while [ "$(date +%s)" -lt "$end" ]; do
-	sleep 2
-	ha "disable server galera/n$cur" > /dev/null
-	ha "shutdown sessions server galera/n$cur" > /dev/null
-	prev=$cur
-	cur=$((cur % 3 + 1))
-	sleep 1
-	ha "enable server galera/n$prev" > /dev/null
-	switches=$((switches + 1))
-done
-wait "$p1" "$p2" "$p3"
-grep -q OVERLAP "$LOG" && { cat "$LOG"; fail "critical sections overlapped"; }
-runs=$(grep -c '^start' "$LOG")
-stopped=$(grep -c '^stopped' "$LOG" || true)
-echo "runs: $runs, stopped by a lost lease: $stopped, backend switches: $switches"
-echo "exit statuses: $(sort "$TEST_TMP/exits" | uniq -c | tr '\n' ' ')"
-[ "$runs" -ge 5 ] || fail "only $runs runs in ${SECS}s"
-bad=$(grep -cvE '^(0|76|69)$' "$TEST_TMP/exits" || true)
-[ "$bad" = 0 ] || { cat "$TEST_TMP"/err*; fail "unexpected exit statuses"; }
-awk '
+
+switches()
+{
+	local p1 p2 p3 end cur switches prev runs stopped bad
+	loop 1 & p1=$!
+	loop 2 & p2=$!
+	loop 3 & p3=$!
+	# The switches: the backend in use goes away (its sessions cut), the one
+	# before comes back.
+	end=$(($(date +%s) + SECS - 2))
+	cur=1 switches=0
+	while [ "$(date +%s)" -lt "$end" ]; do
+		sleep 2
+		ha "disable server galera/n$cur" > /dev/null
+		ha "shutdown sessions server galera/n$cur" > /dev/null
+		prev=$cur
+		cur=$((cur % 3 + 1))
+		sleep 1
+		ha "enable server galera/n$prev" > /dev/null
+		switches=$((switches + 1))
+	done
+	wait "$p1" "$p2" "$p3"
+	grep -q OVERLAP "$LOG" && { cat "$LOG"; fail "critical sections overlapped"; }
+	runs=$(grep -c '^start' "$LOG")
+	stopped=$(grep -c '^stopped' "$LOG" || true)
+	echo "runs: $runs, stopped by a lost lease: $stopped, backend switches: $switches"
+	echo "exit statuses: $(sort "$TEST_TMP/exits" | uniq -c | tr '\n' ' ')"
+	[ "$runs" -ge 5 ] || fail "only $runs runs in ${SECS}s"
+	bad=$(grep -cvE '^(0|76|69)$' "$TEST_TMP/exits" || true)
+	[ "$bad" = 0 ] || { cat "$TEST_TMP"/err*; fail "unexpected exit statuses"; }
+	awk '
 	$1 == "start" { if (open != "") bad = "start inside " open
 	                if ($2 + 0 <= last) bad = "fence " $2 " after " last
 	                open = $2; last = $2 + 0 }
@@ -116,53 +127,76 @@ awk '
 	                if ($2 != open) bad = $1 " " $2 " while " open
 	                open = "" }
 	bad != "" { print NR ": " bad; exit 1 }' "$LOG" ||
-    { cat "$LOG"; fail "sections out of order or fences not increasing"; }
+	    { cat "$LOG"; fail "sections out of order or fences not increasing"; }
+	echo "$cur" > "$TEST_TMP/cur"
+}
+test_expect_success 'three hosts through the switches: no overlap, every fence above the last' \
+    switches
+
 # A stopped run was a lost lease, reported as one.
-[ "$stopped" = 0 ] || grep -q 'event=lease_lost' "$TEST_TMP"/err* ||
-    fail "a run was stopped without a lease_lost incident"
+lease_lost()
+{
+	local stopped
+	stopped=$(grep -c '^stopped' "$LOG" || true)
+	[ "$stopped" = 0 ] || grep -q 'event=lease_lost' "$TEST_TMP"/err* ||
+	    fail "a run was stopped without a lease_lost incident"
+}
+test_expect_success 'a run stopped by a cut session was a lost lease, reported' \
+    lease_lost
 
 # ------------------------------------ 2. a dispatcher through the switches
 M=${CRONGUARD_TEST_HAPROXY_MESSAGES:-5000}
-# A short lease: a batch claimed just before its session was cut stays
-# PROCESSING until then, and the next pass recovers it.
-printf '%s\n' 'outbox = { batch_size = 50; lease = "10s"; };' \
-    "channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\";" \
-    '    concurrency = 8; timeout = "5s"; }; };' >> "$TEST_TMP/host1.conf"
-testenv_galera_sql 1 "$GALERA_DIR" "INSERT INTO cg_$$.outbox_messages
-    (channel, event_type, payload) SELECT 'hook', 't', JSON_OBJECT('n', seq)
-    FROM cg_$$.seq_1_to_$M"
 unsent() { testenv_galera_sql 1 "$GALERA_DIR" "SELECT COUNT(*) FROM
     cg_$$.outbox_messages WHERE status <> 'SENT'"; }
-(
-	# As cron would: start it again when it gave up (69).
-	end=$(($(date +%s) + 120))
-	until [ "$(unsent)" = 0 ] || [ "$(date +%s)" -ge "$end" ]; do
-		rc=0
-		hcg 1 outbox dispatch 2>> "$TEST_TMP/disp.err" || rc=$?
-		echo "$rc" >> "$TEST_TMP/disp.exits"
+
+dispatched()
+{
+	local cur dp switches prev sent unique total
+	cur=$(cat "$TEST_TMP/cur" 2> /dev/null || echo 1)
+	# A short lease: a batch claimed just before its session was cut stays
+	# PROCESSING until then, and the next pass recovers it.
+	printf '%s\n' 'outbox = { batch_size = 50; lease = "10s"; };' \
+	    "channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\";" \
+	    '    concurrency = 8; timeout = "5s"; }; };' >> "$TEST_TMP/host1.conf"
+	testenv_galera_sql 1 "$GALERA_DIR" "INSERT INTO cg_$$.outbox_messages
+    (channel, event_type, payload) SELECT 'hook', 't', JSON_OBJECT('n', seq)
+    FROM cg_$$.seq_1_to_$M"
+
+	(
+		# As cron would: start it again when it gave up (69).
+		end=$(($(date +%s) + 120))
+		until [ "$(unsent)" = 0 ] || [ "$(date +%s)" -ge "$end" ]; do
+			rc=0
+			hcg 1 outbox dispatch 2>> "$TEST_TMP/disp.err" || rc=$?
+			echo "$rc" >> "$TEST_TMP/disp.exits"
+			sleep 1
+		done
+	) &
+	dp=$!
+	switches=0
+	while kill -0 "$dp" 2> /dev/null && [ "$switches" -lt 30 ]; do
 		sleep 1
+		ha "disable server galera/n$cur" > /dev/null
+		ha "shutdown sessions server galera/n$cur" > /dev/null
+		prev=$cur
+		cur=$((cur % 3 + 1))
+		sleep 0.5
+		ha "enable server galera/n$prev" > /dev/null
+		switches=$((switches + 1))
 	done
-) &
-dp=$!
-switches=0
-while kill -0 "$dp" 2> /dev/null && [ "$switches" -lt 30 ]; do
-	sleep 1
-	ha "disable server galera/n$cur" > /dev/null
-	ha "shutdown sessions server galera/n$cur" > /dev/null
-	prev=$cur
-	cur=$((cur % 3 + 1))
-	sleep 0.5
-	ha "enable server galera/n$prev" > /dev/null
-	switches=$((switches + 1))
-done
-wait "$dp"
-sent=$(testenv_galera_sql 1 "$GALERA_DIR" "SELECT COUNT(*) FROM
+	wait "$dp"
+	sent=$(testenv_galera_sql 1 "$GALERA_DIR" "SELECT COUNT(*) FROM
     cg_$$.outbox_messages WHERE status = 'SENT'")
-unique=$(http_field headers.webhook-id | sort -u | wc -l)
-total=$(http_count)
-echo "dispatch: $sent SENT, $unique distinct at the sink," \
-    "$((total - unique)) duplicates, $switches switches, exits:" \
-    "$(sort "$TEST_TMP/disp.exits" | uniq -c | tr '\n' ' ')"
-assert_eq "$M" "$sent" "rows SENT"
-assert_eq "$M" "$unique" "distinct messages at the sink"
-testenv_galera_sql 2 "$GALERA_DIR" "DROP DATABASE cg_$$"
+	unique=$(http_field headers.webhook-id | sort -u | wc -l)
+	total=$(http_count)
+	echo "dispatch: $sent SENT, $unique distinct at the sink," \
+	    "$((total - unique)) duplicates, $switches switches, exits:" \
+	    "$(sort "$TEST_TMP/disp.exits" | uniq -c | tr '\n' ' ')"
+	assert_eq "$M" "$sent" "rows SENT"
+	assert_eq "$M" "$unique" "distinct messages at the sink"
+	testenv_galera_sql 2 "$GALERA_DIR" "DROP DATABASE cg_$$"
+}
+test_expect_success 'a dispatcher through the switches: every message SENT and at the sink' \
+    dispatched
+
+test_done

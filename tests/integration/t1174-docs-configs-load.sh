@@ -8,10 +8,13 @@
 # file they name under /etc pointed at a temporary file.  A README block
 # that looks like a configuration but lacks the libconfig tag fails too, so
 # nothing escapes the extraction.  No servers.
+# Cases: the configurations extracted; each passes config check.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 top=$CRONGUARD_SRCDIR
 
-"$LIB_PY" - "$top" "$TEST_TMP" <<'PY' || fail "extracting the documented configurations"
+extracted()
+{
+	"$LIB_PY" - "$top" "$TEST_TMP" <<'PY' || fail "extracting the documented configurations"
 import os, re, sys
 top, tmp = sys.argv[1], sys.argv[2]
 out = []
@@ -93,21 +96,32 @@ with open(os.path.join(tmp, "list"), "w") as lst:
         os.chmod(conf, 0o640)
         lst.write("%s\t%s\n" % (conf, where))
 PY
+}
+test_expect_success 'the documented configurations are extracted, each tagged' \
+    extracted
 
-n=0
-bad=0
-tab=$(printf '\t')
-while IFS=$tab read -r file where; do
-	n=$((n + 1))
-	rc=0
-	"$CRONGUARD_BIN" -c "$file" config check > "$OUT" 2> "$ERR" || rc=$?
-	if [ "$rc" != 0 ]; then
-		echo "FAIL: $where: config check exited $rc:"
-		sed 's/^/    /' "$ERR"
-		bad=1
-	else
-		echo "ok: $where"
-	fi
-done < "$TEST_TMP/list"
-[ "$n" -ge 4 ] || fail "only $n documented configurations found"
-[ "$bad" = 0 ] || fail "a documented configuration does not load"
+each_loads()
+{
+	local n bad tab file where rc
+	n=0
+	bad=0
+	tab=$(printf '\t')
+	while IFS=$tab read -r file where; do
+		n=$((n + 1))
+		rc=0
+		"$CRONGUARD_BIN" -c "$file" config check > "$OUT" 2> "$ERR" || rc=$?
+		if [ "$rc" != 0 ]; then
+			echo "FAIL: $where: config check exited $rc:"
+			sed 's/^/    /' "$ERR"
+			bad=1
+		else
+			echo "ok: $where"
+		fi
+	done < "$TEST_TMP/list"
+	[ "$n" -ge 4 ] || fail "only $n documented configurations found"
+	[ "$bad" = 0 ] || fail "a documented configuration does not load"
+}
+test_expect_success 'each documented configuration passes config check' \
+    each_loads
+
+test_done

@@ -18,6 +18,8 @@
 # the package's /run/cronguard (tmpfiles.d: 3775 root:cronguard) to a
 # directory of the test's own, given as RUNTIME_DIRECTORY (else the run
 # would leave /tmp/cronguard-UID behind).
+# Cases: the blocks extracted; step 1; the time-zone tables; step 2; the
+# configuration; doctor's sample; step 4; the first run and dispatch.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 smtp_private_start
@@ -55,7 +57,9 @@ export PATH
 CRONGUARD_CONFIG=$ETC/cronguard.conf
 export CRONGUARD_CONFIG
 
-"$LIB_PY" - "$CRONGUARD_SRCDIR/README.md" "$TEST_TMP" <<'PY' || fail "cannot extract First setup"
+extracted()
+{
+	"$LIB_PY" - "$CRONGUARD_SRCDIR/README.md" "$TEST_TMP" <<'PY' || fail "cannot extract First setup"
 import re, sys
 readme, tmp = sys.argv[1], sys.argv[2]
 text = open(readme, encoding="utf-8").read()
@@ -94,37 +98,54 @@ if not cb:
     sys.exit("Configuration: no libconfig block")
 open("%s/readme.conf" % tmp, "w").write(cb[0])
 PY
+}
+test_expect_success 'README.md'"'"'s First setup and Configuration blocks are extracted' \
+    extracted
 
 # --- step 1, the SQL as written (one statement a line or continued)
-sed -e "s/'cronguard'@'10\\.0\\.%'/'$DBU'@'%'/g" \
-    -e "s/IDENTIFIED BY '\\.\\.\\.'/IDENTIFIED BY '$PW'/" \
-    -e "s/\\bapp\\b/$TEST_DB/g" "$TEST_TMP/step1.sql" > "$TEST_TMP/step1.run"
-grep -q "CREATE DATABASE" "$TEST_TMP/step1.run" || fail "First setup creates no database"
-mysql_admin "DROP DATABASE \`$TEST_DB\`"
-mysql_admin "$(cat "$TEST_TMP/step1.run")" || fail "First setup step 1 failed"
+step1()
+{
+	sed -e "s/'cronguard'@'10\\.0\\.%'/'$DBU'@'%'/g" \
+	    -e "s/IDENTIFIED BY '\\.\\.\\.'/IDENTIFIED BY '$PW'/" \
+	    -e "s/\\bapp\\b/$TEST_DB/g" "$TEST_TMP/step1.sql" > "$TEST_TMP/step1.run"
+	grep -q "CREATE DATABASE" "$TEST_TMP/step1.run" || fail "First setup creates no database"
+	mysql_admin "DROP DATABASE \`$TEST_DB\`"
+	mysql_admin "$(cat "$TEST_TMP/step1.run")" || fail "First setup step 1 failed"
+}
+test_expect_success 'step 1: the SQL as written' step1
 
 # --- the time-zone tables, as written, into this test's own server
-if [ -f "$TEST_TMP/tz.sh" ]; then
-	sed "s#| mariadb mysql#| MYSQL_PWD= mariadb --no-defaults --protocol=tcp -h $CRONGUARD_TEST_DB_HOST -P $CRONGUARD_TEST_DB_PORT -u root mysql#" \
-	    "$TEST_TMP/tz.sh" > "$TEST_TMP/tz.run"
-	grep -q -- "--no-defaults" "$TEST_TMP/tz.run" || fail "the time-zone step changed: $(cat "$TEST_TMP/tz.sh")"
-	sh -e "$TEST_TMP/tz.run" > "$TEST_TMP/tz.out" 2>&1 ||
-	    { cat "$TEST_TMP/tz.out"; fail "loading the time-zone tables failed"; }
-fi
+tz_tables()
+{
+	if [ -f "$TEST_TMP/tz.sh" ]; then
+		sed "s#| mariadb mysql#| MYSQL_PWD= mariadb --no-defaults --protocol=tcp -h $CRONGUARD_TEST_DB_HOST -P $CRONGUARD_TEST_DB_PORT -u root mysql#" \
+		    "$TEST_TMP/tz.sh" > "$TEST_TMP/tz.run"
+		grep -q -- "--no-defaults" "$TEST_TMP/tz.run" || fail "the time-zone step changed: $(cat "$TEST_TMP/tz.sh")"
+		sh -e "$TEST_TMP/tz.run" > "$TEST_TMP/tz.out" 2>&1 ||
+		    { cat "$TEST_TMP/tz.out"; fail "loading the time-zone tables failed"; }
+	fi
+}
+test_expect_success 'the time-zone tables as written' tz_tables
 
 # --- step 2, the secrets as written
-sed -e "s|/etc/cronguard|$ETC|g" -e "s/-g cronguard/-g $G/g" \
-    -e "s/'%s' '\\.\\.\\.'/'%s' '$PW'/" \
-    -e "s/'whsec_\\.\\.\\.'/'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'/" \
-    "$TEST_TMP/step2.sh" > "$TEST_TMP/step2.run"
-if [ "$(id -u)" != 0 ]; then
-	sed -i 's/ -o root//' "$TEST_TMP/step2.run"
-fi
-echo "--- step 2:"; cat "$TEST_TMP/step2.run"
-sh -e "$TEST_TMP/step2.run" || fail "First setup step 2 failed"
+step2()
+{
+	sed -e "s|/etc/cronguard|$ETC|g" -e "s/-g cronguard/-g $G/g" \
+	    -e "s/'%s' '\\.\\.\\.'/'%s' '$PW'/" \
+	    -e "s/'whsec_\\.\\.\\.'/'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'/" \
+	    "$TEST_TMP/step2.sh" > "$TEST_TMP/step2.run"
+	if [ "$(id -u)" != 0 ]; then
+		sed -i 's/ -o root//' "$TEST_TMP/step2.run"
+	fi
+	echo "--- step 2:"; cat "$TEST_TMP/step2.run"
+	sh -e "$TEST_TMP/step2.run" || fail "First setup step 2 failed"
+}
+test_expect_success 'step 2: the secret files as written' step2
 
 # --- the configuration: the README's Configuration block
-"$LIB_PY" - "$TEST_TMP/readme.conf" "$CONF" <<PY || fail "cannot adapt the configuration"
+configured()
+{
+	"$LIB_PY" - "$TEST_TMP/readme.conf" "$CONF" <<PY || fail "cannot adapt the configuration"
 import re, sys
 s = open(sys.argv[1]).read()
 s = s.replace('host = "127.0.0.1"; port = 3306;',
@@ -141,20 +162,26 @@ for want in ("$CRONGUARD_TEST_DB_PORT", "$DBU", "$TEST_DB", "$HTTP_BASE", "$SMTP
         sys.exit("the README configuration changed: %s not substituted" % want)
 open(sys.argv[2], "w").write(s)
 PY
-install -m 0640 "$CONF" "$CRONGUARD_CONFIG"
-chgrp "$G" "$CRONGUARD_CONFIG"
+	install -m 0640 "$CONF" "$CRONGUARD_CONFIG"
+	chgrp "$G" "$CRONGUARD_CONFIG"
+}
+test_expect_success 'the README'"'"'s Configuration block, installed 0640 in the group' \
+    configured
 
 # --- the README's doctor sample (step 4): doctor as the user before db
 # migrate, with the webhook secret's file readable by others, compared
 # line by line in shape: this test's paths and names as the README's
 # (/etc/cronguard, app), every number as N.
-chmod 644 "$ETC/billing.secret"
-rc=0
-as_user cronguard doctor > "$TEST_TMP/doctor.out" 2> "$ERR" < /dev/null || rc=$?
-chmod 640 "$ETC/billing.secret"
-cat "$TEST_TMP/doctor.out" "$ERR"
-assert_eq 2 "$rc" "doctor's exit status before db migrate"
-"$LIB_PY" - "$TEST_TMP/doctor.sample" "$TEST_TMP/doctor.out" "$ETC" "$TEST_DB" <<'PY' ||
+doctor_sample()
+{
+	local rc
+	chmod 644 "$ETC/billing.secret"
+	rc=0
+	as_user cronguard doctor > "$TEST_TMP/doctor.out" 2> "$ERR" < /dev/null || rc=$?
+	chmod 640 "$ETC/billing.secret"
+	cat "$TEST_TMP/doctor.out" "$ERR"
+	assert_eq 2 "$rc" "doctor's exit status before db migrate"
+	"$LIB_PY" - "$TEST_TMP/doctor.sample" "$TEST_TMP/doctor.out" "$ETC" "$TEST_DB" <<'PY' ||
 import re, sys
 sample, out, etc, db = sys.argv[1:]
 def shape(line):
@@ -169,37 +196,54 @@ for i in range(max(len(want), len(got))):
         print("line %d: README  %s\n        doctor  %s" % (i + 1, w, g))
 sys.exit(want != got)
 PY
-    fail "the README's doctor sample is not what doctor prints"
+	    fail "the README's doctor sample is not what doctor prints"
+}
+test_expect_success 'doctor before db migrate prints the README'"'"'s sample, in shape' \
+    doctor_sample
 
 # --- step 4 as written; each systemctl line runs what its unit runs
-echo "--- step 4:"
-n=0
-while read -r line; do
-	cmd=${line%%#*}
-	case $cmd in
-	"") continue ;;
-	*cronguard-job@*.timer*)
-		job=${cmd##*cronguard-job@}; job=${job%%.timer*}
-		cmd="cronguard run $job" ;;
-	*cronguard-dispatch.timer*)
-		mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
+step4()
+{
+	local n line cmd job
+	echo "--- step 4:"
+	n=0
+	while read -r line; do
+		cmd=${line%%#*}
+		case $cmd in
+		"") continue ;;
+		*cronguard-job@*.timer*)
+			job=${cmd##*cronguard-job@}; job=${job%%.timer*}
+			cmd="cronguard run $job" ;;
+		*cronguard-dispatch.timer*)
+			mysql_q "INSERT INTO outbox_messages (channel, event_type, payload)
 		    VALUES ('mail', 'first.setup', JSON_OBJECT('to',
 		    'kim@$MAIL_DOMAIN', 'subject', 'hello', 'text', 'first'))"
-		cmd="cronguard outbox dispatch" ;;
-	esac
-	n=$((n + 1))
-	# shellcheck disable=SC2086 # the README's words
-	assert_exit 0 as_user $cmd < /dev/null
-	case $cmd in
-	*doctor*)
-		cat "$OUT"
-		if ! head -n 1 "$OUT" | grep -q '^DOCTOR OK - ' ||
-		    tail -n +2 "$OUT" | grep -vq '^OK '; then
-			fail "doctor is not green"
-		fi ;;
-	esac
-done < "$TEST_TMP/step4.sh"
-[ "$n" -ge 5 ] || fail "step 4 has only $n commands"
-assert_eq success "$(mysql_q "SELECT outcome FROM cronguard_runs WHERE job = 'leave-accrual'")" "the first run"
-assert_eq SENT "$(mysql_q "SELECT status FROM outbox_messages")" "the first dispatch"
-assert_eq 1 "$(smtp_count)" "mails delivered"
+			cmd="cronguard outbox dispatch" ;;
+		esac
+		n=$((n + 1))
+		# shellcheck disable=SC2086 # the README's words
+		assert_exit 0 as_user $cmd < /dev/null
+		case $cmd in
+		*doctor*)
+			cat "$OUT"
+			if ! head -n 1 "$OUT" | grep -q '^DOCTOR OK - ' ||
+			    tail -n +2 "$OUT" | grep -vq '^OK '; then
+				fail "doctor is not green"
+			fi ;;
+		esac
+	done < "$TEST_TMP/step4.sh"
+	[ "$n" -ge 5 ] || fail "step 4 has only $n commands"
+}
+test_expect_success 'step 4 as written, each systemctl line as its unit runs it' \
+    step4
+
+first_run()
+{
+	assert_eq success "$(mysql_q "SELECT outcome FROM cronguard_runs WHERE job = 'leave-accrual'")" "the first run"
+	assert_eq SENT "$(mysql_q "SELECT status FROM outbox_messages")" "the first dispatch"
+	assert_eq 1 "$(smtp_count)" "mails delivered"
+}
+test_expect_success 'the first run succeeded and the first mail was delivered' \
+    first_run
+
+test_done

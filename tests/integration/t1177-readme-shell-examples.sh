@@ -8,20 +8,29 @@
 # jobs show, the Nagios line with numbers as N, the JSON keys.  An example
 # this test does not know fails it: a new README example needs a case here.
 # And Monitoring's `status --format json | jq` sample, in shape.
+# Cases: setup; every example as the README shows it.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
-mkdir "$TEST_TMP/bin"
-ln -s "$CRONGUARD_BIN" "$TEST_TMP/bin/cronguard"
-write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+
+setup()
+{
+	mkdir "$TEST_TMP/bin"
+	ln -s "$CRONGUARD_BIN" "$TEST_TMP/bin/cronguard"
+	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 outbox = { watchdog = \"15m\"; lease = \"5m\"; };
 channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\"; }; };
 jobs = { leave-accrual = { command = [ \"$TEST_TMP/job\" ]; };
   nightly = { command = [ \"/bin/true\" ]; schedule = \"30 1 * * *\"; }; };"
-printf '#!/bin/sh\nexit 0\n' > "$TEST_TMP/job"
-chmod 755 "$TEST_TMP/job"
-assert_exit 0 cg db migrate
-export TEST_TMP TEST_DB CONF CRONGUARD_BIN CRONGUARD_SRCDIR
-PATH=$TEST_TMP/bin:$PATH CRONGUARD_CONFIG=$CONF "$LIB_PY" - <<'PY' || fail "a README example differs"
+	printf '#!/bin/sh\nexit 0\n' > "$TEST_TMP/job"
+	chmod 755 "$TEST_TMP/job"
+	assert_exit 0 cg db migrate
+}
+test_expect_success 'setup: two jobs, an HTTP channel, db migrate' setup
+
+examples()
+{
+	export TEST_TMP TEST_DB CONF CRONGUARD_BIN CRONGUARD_SRCDIR
+	PATH=$TEST_TMP/bin:$PATH CRONGUARD_CONFIG=$CONF "$LIB_PY" - <<'PY' || fail "a README example differs"
 import datetime, json, os, re, subprocess, sys, threading
 
 env = os.environ
@@ -250,3 +259,7 @@ else:
 print("%d examples, %d failed" % (len(seen), len(bad)))
 sys.exit(1 if bad else 0)
 PY
+}
+test_expect_success 'every "$ " example runs as the README shows it' examples
+
+test_done

@@ -10,6 +10,9 @@
 # cronguard(1) or cronguard-outbox(7).  Mutants of the rules (a wrong
 # metric name, a wrong threshold, a dropped for:) fail the tests.
 # Every alert fires in at least one scenario.
+# Cases: check rules; annotations; jobs snapshots; scheduled jobs;
+# outbox snapshots; the derived rule tests; annotations rendered;
+# mutants; every alert in a scenario.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 command -v promtool > /dev/null || {
 	[ "${CI:-}" = true ] && fail "promtool not installed (Debian package prometheus)"
@@ -21,11 +24,17 @@ SNAP=$TEST_TMP/snap
 GEN=$TEST_TMP/gen
 mkdir "$SNAP" "$GEN"
 
-assert_exit 0 promtool check rules "$RULES"
-assert_grep 'SUCCESS: [0-9]+ rules found' "$OUT"
+rules_pass()
+{
+	assert_exit 0 promtool check rules "$RULES"
+	assert_grep 'SUCCESS: [0-9]+ rules found' "$OUT"
+}
+test_expect_success 'promtool check rules passes the shipped rules' rules_pass
 
 # ------------------------------------------------- annotations, runbooks
-"$LIB_PY" - "$RULES" "$CRONGUARD_SRCDIR/man" <<'PY' || fail "annotations"
+annotations()
+{
+	"$LIB_PY" - "$RULES" "$CRONGUARD_SRCDIR/man" <<'PY' || fail "annotations"
 import re, sys, yaml
 rules, man = sys.argv[1], sys.argv[2]
 def runbook(page):
@@ -53,6 +62,9 @@ for g in yaml.safe_load(open(rules))["groups"]:
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
+}
+test_expect_success 'every alert: a summary, a description, a RUNBOOK anchor' \
+    annotations
 
 # ------------------------------------------------------------- jobs
 JOBS="runtime_dir = \"$TEST_TMP\";
@@ -62,33 +74,47 @@ jobs = {
   overdue = { command = [ \"true\" ]; expect_every = \"1h\"; grace = \"1m\"; };
   fresh = { command = [ \"true\" ]; expect_every = \"1d\"; };
 };"
-write_config "$CONF" "$JOBS"
-assert_exit 0 cg db migrate
-assert_exit 0 cg run nightly
-assert_exit 3 cg run broken
-mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
+jobs_snapshots()
+{
+	write_config "$CONF" "$JOBS"
+	assert_exit 0 cg db migrate
+	assert_exit 0 cg run nightly
+	assert_exit 3 cg run broken
+	mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
     outcome, exit_status) VALUES ('overdue', 'old', 1, NOW(6) - INTERVAL 2 HOUR,
     NOW(6) - INTERVAL 2 HOUR + INTERVAL 5 SECOND, 'success', 0)"
-# nightly OK, broken failed (WARNING), overdue CRITICAL, fresh never ran
-# (WARNING)
-assert_exit 2 cg jobs check --metrics-file "$SNAP/jobs-states.prom"
-assert_grep 'broken WARNING: last run [0-9]+: failure' "$OUT"
-assert_grep 'overdue CRITICAL: last success' "$OUT"
-assert_grep 'fresh WARNING: no successful run' "$OUT"
-# broken fixed, overdue ran: only fresh is left WARNING
-write_config "$CONF" "$(echo "$JOBS" | sed 's/"sh", "-c", "exit 3"/"true"/')"
-assert_exit 0 cg run broken
-assert_exit 0 cg run overdue
-assert_exit 1 cg jobs check --metrics-file "$SNAP/jobs-fixed.prom"
-write_config "$CONF" "$(echo "$JOBS" | sed 's/"sh", "-c", "exit 3"/"true"/')"
-sed -i 's/port = [0-9]*;/port = 1;/' "$CONF"
-assert_exit 3 cg jobs check --metrics-file "$SNAP/jobs-down.prom"
+	# nightly OK, broken failed (WARNING), overdue CRITICAL, fresh never ran
+	# (WARNING)
+	assert_exit 2 cg jobs check --metrics-file "$SNAP/jobs-states.prom"
+	assert_grep 'broken WARNING: last run [0-9]+: failure' "$OUT"
+	assert_grep 'overdue CRITICAL: last success' "$OUT"
+	assert_grep 'fresh WARNING: no successful run' "$OUT"
+	# broken fixed, overdue ran: only fresh is left WARNING
+	write_config "$CONF" "$(echo "$JOBS" | sed 's/"sh", "-c", "exit 3"/"true"/')"
+	assert_exit 0 cg run broken
+	assert_exit 0 cg run overdue
+	assert_exit 1 cg jobs check --metrics-file "$SNAP/jobs-fixed.prom"
+	write_config "$CONF" "$(echo "$JOBS" | sed 's/"sh", "-c", "exit 3"/"true"/')"
+	sed -i 's/port = [0-9]*;/port = 1;/' "$CONF"
+	assert_exit 3 cg jobs check --metrics-file "$SNAP/jobs-down.prom"
+}
+test_expect_success 'jobs check snapshots: jobs in every state, fixed, database down' \
+    jobs_snapshots
 
 # Scheduled jobs (every 5 minutes, UTC), one state each: failed at
 # alert_level critical, failed below alert_after_failures, failed at
 # warning, ran twice, missed, late, paused.
 SCHED='schedule = "*/5 * * * *"; timezone = "+00:00";'
-write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+# slot N: the Nth slot of */5 before now (database clock, UTC).
+slot()
+{
+	mysql_q "SELECT DATE_FORMAT(FROM_UNIXTIME(FLOOR(UNIX_TIMESTAMP(NOW())
+	    / 300) * 300 - 300 * $1), '%Y-%m-%d %H:%i:00')"
+}
+scheduled()
+{
+	local j
+	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = {
   crit = { command = [ \"false\" ]; $SCHED grace = \"1d\"; alert_level = \"critical\"; };
   patient = { command = [ \"false\" ]; $SCHED grace = \"1d\"; alert_after_failures = 3; };
@@ -98,40 +124,34 @@ jobs = {
   late = { command = [ \"true\" ]; $SCHED grace = \"1s\"; };
   paused = { command = [ \"true\" ]; $SCHED grace = \"1d\"; };
 };"
-# slot N: the Nth slot of */5 before now (database clock, UTC); first
-# keep clear of a slot's first and last seconds.
-while [ "$(mysql_q "SELECT MOD(UNIX_TIMESTAMP(NOW()), 300) BETWEEN 5 AND 250")" != 1 ]; do
-	sleep 1
-done
-slot()
-{
-	mysql_q "SELECT DATE_FORMAT(FROM_UNIXTIME(FLOOR(UNIX_TIMESTAMP(NOW())
-	    / 300) * 300 - 300 * $1), '%Y-%m-%d %H:%i:00')"
-}
-for j in crit patient wobbly; do
-	assert_exit 1 cg run --slot "$(slot 1)" "$j"
-done
-mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
+	# Keep clear of a slot's first and last seconds.
+	while [ "$(mysql_q "SELECT MOD(UNIX_TIMESTAMP(NOW()), 300) BETWEEN 5 AND 250")" != 1 ]; do
+		sleep 1
+	done
+	for j in crit patient wobbly; do
+		assert_exit 1 cg run --slot "$(slot 1)" "$j"
+	done
+	mysql_q "INSERT INTO cronguard_runs (job, host, pid, started_at, finished_at,
     outcome, slot, slot_kind) VALUES
     ('twice', 'a', 1, '$(slot 1)', '$(slot 1)', 'success', '$(slot 1)', 'schedule'),
     ('twice', 'b', 2, '$(slot 1)', '$(slot 1)', 'success', '$(slot 1)', 'schedule'),
     ('twice', 'a', 3, NOW(), NOW(), 'success', '$(slot 0)', 'schedule'),
     ('missed', 'a', 4, '$(slot 1)', '$(slot 1)', 'success', '$(slot 1)', 'schedule'),
     ('late', 'a', 5, NOW(), NOW(), 'success', '$(slot 0)', 'schedule')"
-assert_exit 0 cg jobs pause --reason "t1200" paused
-assert_exit 2 cg jobs check --metrics-file "$SNAP/jobs-schedules.prom"
-cat "$OUT"
-assert_grep 'crit CRITICAL: 1 consecutive failed slot' "$OUT"
-assert_grep 'wobbly WARNING: 1 consecutive failed slot' "$OUT"
-assert_grep 'twice WARNING: ran twice' "$OUT"
-assert_grep 'missed CRITICAL: slot .* missed' "$OUT"
-assert_grep 'late WARNING: slot .* started late' "$OUT"
-if grep -qE 'patient (WARNING|CRITICAL)' "$OUT"; then fail "patient reported below alert_after_failures"; fi
+	assert_exit 0 cg jobs pause --reason "t1200" paused
+	assert_exit 2 cg jobs check --metrics-file "$SNAP/jobs-schedules.prom"
+	cat "$OUT"
+	assert_grep 'crit CRITICAL: 1 consecutive failed slot' "$OUT"
+	assert_grep 'wobbly WARNING: 1 consecutive failed slot' "$OUT"
+	assert_grep 'twice WARNING: ran twice' "$OUT"
+	assert_grep 'missed CRITICAL: slot .* missed' "$OUT"
+	assert_grep 'late WARNING: slot .* started late' "$OUT"
+	if grep -qE 'patient (WARNING|CRITICAL)' "$OUT"; then fail "patient reported below alert_after_failures"; fi
+}
+test_expect_success 'scheduled jobs snapshot: failed, ran twice, missed, late, paused' \
+    scheduled
 
 # ------------------------------------------------------------ outbox
-write_config "$CONF" "
-channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\"; };
-             mail = { type = \"smtp\"; url = \"$SMTP_URL\"; from = \"t@example.com\"; }; };"
 # snap NAME EXIT: outbox check --metrics-file, then an empty outbox again
 snap()
 {
@@ -144,48 +164,58 @@ add()	# add N [STATUS [CHANNEL]]
 	    next_attempt_at) SELECT '${3:-hook}', 't', '{}', '${2:-PENDING}',
 	    NOW(6) - INTERVAL 1 MINUTE FROM seq_1_to_$1"
 }
-snap outbox-ok 0
-add 1 PROCESSING
-mysql_q "UPDATE outbox_messages SET claimed_at = NOW(6) - INTERVAL 6 MINUTE, claim_token = UUID()"
-snap outbox-stale 0
-# the row the issue names: PROCESSING, claimed an hour ago
-add 1
-mysql_q "UPDATE outbox_messages SET status = 'PROCESSING', claim_token = UUID(),
+
+outbox_snapshots()
+{
+	local n f
+	write_config "$CONF" "
+channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\"; };
+             mail = { type = \"smtp\"; url = \"$SMTP_URL\"; from = \"t@example.com\"; }; };"
+	snap outbox-ok 0
+	add 1 PROCESSING
+	mysql_q "UPDATE outbox_messages SET claimed_at = NOW(6) - INTERVAL 6 MINUTE, claim_token = UUID()"
+	snap outbox-stale 0
+	# the row the issue names: PROCESSING, claimed an hour ago
+	add 1
+	mysql_q "UPDATE outbox_messages SET status = 'PROCESSING', claim_token = UUID(),
     claimed_at = NOW() - INTERVAL 1 HOUR"
-snap outbox-stuck 2
-add 1 FAILED
-snap outbox-failed 1
-for n in 1 3 6 10; do
-	add "$n"
-	snap "outbox-due$n" 0
-done
-add 1
-mysql_q "UPDATE outbox_messages SET next_attempt_at = NOW(6) - INTERVAL 10 MINUTE"
-snap outbox-old-warn 1
-add 1
-mysql_q "UPDATE outbox_messages SET next_attempt_at = NOW(6) - INTERVAL 40 MINUTE"
-snap outbox-old-crit 2
-mysql_q "INSERT INTO cronguard_channels (name, circuit_failures, circuit_open_until)
+	snap outbox-stuck 2
+	add 1 FAILED
+	snap outbox-failed 1
+	for n in 1 3 6 10; do
+		add "$n"
+		snap "outbox-due$n" 0
+	done
+	add 1
+	mysql_q "UPDATE outbox_messages SET next_attempt_at = NOW(6) - INTERVAL 10 MINUTE"
+	snap outbox-old-warn 1
+	add 1
+	mysql_q "UPDATE outbox_messages SET next_attempt_at = NOW(6) - INTERVAL 40 MINUTE"
+	snap outbox-old-crit 2
+	mysql_q "INSERT INTO cronguard_channels (name, circuit_failures, circuit_open_until)
     VALUES ('hook', 5, NOW(6) + INTERVAL 1 HOUR)"
-snap outbox-circuit 1
-add 2 PENDING nosuch
-snap outbox-unknown 1
-# a FAILED head and a PENDING row behind it on the same key
-mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, status,
+	snap outbox-circuit 1
+	add 2 PENDING nosuch
+	snap outbox-unknown 1
+	# a FAILED head and a PENDING row behind it on the same key
+	mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, status,
     ordering_key, next_attempt_at) VALUES
     ('hook', 't', '{}', 'FAILED', 'order:1', NOW(6) - INTERVAL 1 MINUTE),
     ('hook', 't', '{}', 'PENDING', 'order:1', NOW(6) - INTERVAL 1 MINUTE)"
-snap outbox-blocked 1
-add 1 FAILED
-mysql_q "UPDATE outbox_messages SET last_error = 'expired at 2026-01-01 00:00:00'"
-snap outbox-expired 1
-assert_exit 0 cg outbox pause --reason "t1200" hook
-assert_exit 0 cg outbox check --metrics-file "$SNAP/outbox-paused.prom"
-assert_grep 'cronguard_outbox_channel_paused\{channel="hook"\} [0-9]+$' "$SNAP/outbox-paused.prom"
-assert_exit 0 cg outbox resume hook
-sed -i 's/port = [0-9]*;/port = 1;/' "$CONF"
-assert_exit 3 cg outbox check --metrics-file "$SNAP/outbox-down.prom"
-for f in "$SNAP"/*.prom; do echo "--- $f"; cat "$f"; done > "$TEST_TMP/snapshots.txt"
+	snap outbox-blocked 1
+	add 1 FAILED
+	mysql_q "UPDATE outbox_messages SET last_error = 'expired at 2026-01-01 00:00:00'"
+	snap outbox-expired 1
+	assert_exit 0 cg outbox pause --reason "t1200" hook
+	assert_exit 0 cg outbox check --metrics-file "$SNAP/outbox-paused.prom"
+	assert_grep 'cronguard_outbox_channel_paused\{channel="hook"\} [0-9]+$' "$SNAP/outbox-paused.prom"
+	assert_exit 0 cg outbox resume hook
+	sed -i 's/port = [0-9]*;/port = 1;/' "$CONF"
+	assert_exit 3 cg outbox check --metrics-file "$SNAP/outbox-down.prom"
+	for f in "$SNAP"/*.prom; do echo "--- $f"; cat "$f"; done > "$TEST_TMP/snapshots.txt"
+}
+test_expect_success 'outbox check snapshots: every state, paused, database down' \
+    outbox_snapshots
 
 # ---------------------------------------------------------- scenarios
 # Alerts as NAME:SEVERITY[:LABEL=VALUE,...]; see prom-tests.py.
@@ -318,20 +348,27 @@ at 15m
 at 29m CronguardOutboxMetricsStale:warning
 SPEC
 
-assert_exit 0 "$LIB_PY" "$CRONGUARD_SRCDIR/tests/integration/prom-tests.py" \
-    "$RULES" "$SNAP" "$TEST_TMP/spec" "$GEN"
-cat "$OUT"
-# The generated series come from the files: spot-check one of them.
-grep -q 'cronguard_outbox_stuck{instance=\\"host1:9100\\",job=\\"node\\"}' "$GEN/test.yml" ||
-    fail "no stuck series generated"
-if ! promtool test rules "$GEN/test.yml" > "$OUT" 2>&1; then
-	cat "$OUT"; cat "$TEST_TMP/snapshots.txt"
-	fail "promtool test rules failed on the derived series"
-fi
-assert_grep SUCCESS "$OUT"
+rule_tests()
+{
+	assert_exit 0 "$LIB_PY" "$CRONGUARD_SRCDIR/tests/integration/prom-tests.py" \
+	    "$RULES" "$SNAP" "$TEST_TMP/spec" "$GEN"
+	cat "$OUT"
+	# The generated series come from the files: spot-check one of them.
+	grep -q 'cronguard_outbox_stuck{instance=\\"host1:9100\\",job=\\"node\\"}' "$GEN/test.yml" ||
+	    fail "no stuck series generated"
+	if ! promtool test rules "$GEN/test.yml" > "$OUT" 2>&1; then
+		cat "$OUT"; cat "$TEST_TMP/snapshots.txt"
+		fail "promtool test rules failed on the derived series"
+	fi
+	assert_grep SUCCESS "$OUT"
+}
+test_expect_success 'promtool test rules on series from the snapshots' \
+    rule_tests
 
 # With the annotations: two alerts rendered from the real labels.
-cat > "$GEN/annotations.yml" <<EOF
+rendered()
+{
+	cat > "$GEN/annotations.yml" <<EOF
 rule_files: [ "$RULES" ]
 tests:
   - interval: 1m
@@ -360,9 +397,12 @@ tests:
               description: "The newest finished run of broken did not succeed (failure, timeout, incident) and no later run has. \`cronguard jobs runs broken\` lists the runs, \`cronguard jobs show RUN_ID\` the failed one with its output; \`cronguard jobs ack\` acknowledges a slot."
               runbook_url: "man:cronguard(1)#CronguardJobFailed"
 EOF
-if ! promtool test rules "$GEN/annotations.yml" > "$OUT" 2>&1; then
-	cat "$OUT"; fail "annotations rendered wrong"
-fi
+	if ! promtool test rules "$GEN/annotations.yml" > "$OUT" 2>&1; then
+		cat "$OUT"; fail "annotations rendered wrong"
+	fi
+}
+test_expect_success 'two alerts'"'"' annotations rendered from the real labels' \
+    rendered
 
 # ------------------------------------------------------------ mutants
 # mutant NAME SED: the derived tests fail on the rules changed by SED.
@@ -383,28 +423,38 @@ mutant()
 	fi
 	echo "mutant $1 fails, as it should: $(grep -c 'alertname:' "$GEN/$1/out") failed checks"
 }
-mutant metric-name 'cronguard_outbox_stuck > 0=>cronguard_outbox_stuck_rows > 0'
-mutant job-metric-name 'cronguard_job_last_run_failed == 1
+mutants()
+{
+	mutant metric-name 'cronguard_outbox_stuck > 0=>cronguard_outbox_stuck_rows > 0'
+	mutant job-metric-name 'cronguard_job_last_run_failed == 1
           and on (instance, job, exported_job) cronguard_job_status > 0
           unless=>cronguard_job_last_failed == 1
           and on (instance, job, exported_job) cronguard_job_status > 0
           unless'
-mutant threshold 'oldest_due_age_seconds > 1800=>oldest_due_age_seconds > 18000'
-mutant stale-threshold 'cronguard_jobs_check_timestamp_seconds > 900=>cronguard_jobs_check_timestamp_seconds > 9000'
-mutant for 'cronguard_outbox_due[30m]) > 0
+	mutant threshold 'oldest_due_age_seconds > 1800=>oldest_due_age_seconds > 18000'
+	mutant stale-threshold 'cronguard_jobs_check_timestamp_seconds > 900=>cronguard_jobs_check_timestamp_seconds > 9000'
+	mutant for 'cronguard_outbox_due[30m]) > 0
         for: 30m=>cronguard_outbox_due[30m]) > 0
         for: 60m'
-mutant matching 'unless cronguard_outbox_stuck > 0=>unless cronguard_outbox_stale > 1'
-mutant alert-level 'cronguard_job_alert_level == 2)=>cronguard_job_alert_level == 3)'
-mutant slot-missed 'expr: cronguard_job_slot_missed > 0=>expr: cronguard_job_slot_missed > 1'
-mutant paused-for 'cronguard_job_paused > 0
+	mutant matching 'unless cronguard_outbox_stuck > 0=>unless cronguard_outbox_stale > 1'
+	mutant alert-level 'cronguard_job_alert_level == 2)=>cronguard_job_alert_level == 3)'
+	mutant slot-missed 'expr: cronguard_job_slot_missed > 0=>expr: cronguard_job_slot_missed > 1'
+	mutant paused-for 'cronguard_job_paused > 0
         for: 24h=>cronguard_job_paused > 0
         for: 25h'
-mutant label-matching 'unless on (instance, job, exported_job) (cronguard_job_last_run_failed == 1)=>unless on (instance) (cronguard_job_last_run_failed == 1)'
+	mutant label-matching 'unless on (instance, job, exported_job) (cronguard_job_last_run_failed == 1)=>unless on (instance) (cronguard_job_last_run_failed == 1)'
+}
+test_expect_success 'mutants of the rules fail the derived tests' mutants
 
 # ---------------------------------------------------------- coverage
 # Every alert of the rules fires in at least one scenario above.
-for a in $(sed -n 's/^ *- alert: //p' "$RULES" | sort -u); do
-	grep -q "^at .* $a:" "$TEST_TMP/spec" || fail "$a fires in no scenario of $TEST_NAME"
-done
-echo "PASS: $TEST_NAME"
+coverage()
+{
+	local a
+	for a in $(sed -n 's/^ *- alert: //p' "$RULES" | sort -u); do
+		grep -q "^at .* $a:" "$TEST_TMP/spec" || fail "$a fires in no scenario of $TEST_NAME"
+	done
+}
+test_expect_success 'every alert fires in at least one scenario' coverage
+
+test_done

@@ -5,21 +5,28 @@
 # CRITICAL with stuck=1 once a row is left PROCESSING, claimed an hour
 # ago; and OK again after the row is recovered.  Bounded: each wait is at
 # most 30 s.
+# Cases: setup; outbox and jobs OK; a stuck row: CRITICAL; recovered: OK.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 command -v nagios4 > /dev/null || {
 	[ "${CI:-}" = true ] && fail "nagios4 not installed (Debian package nagios4-core)"
 	echo "SKIP: nagios4 not installed"; exit 77
 }
 need_servers
-write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
-jobs = { nightly = { command = [ \"true\" ]; expect_every = \"1d\"; }; };
-channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\"; }; };"
-assert_exit 0 cg db migrate
-assert_exit 0 cg run nightly
 . "$CRONGUARD_SRCDIR/tests/integration/nagios-lib.sh"
 N=$TEST_TMP/nagios
-NAGIOS_INTERVAL=2 nagios_minimal_config "$N"
-assert_exit 0 nagios4 -v "$N/nagios.cfg"
+
+setup()
+{
+	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+jobs = { nightly = { command = [ \"true\" ]; expect_every = \"1d\"; }; };
+channels = { hook = { type = \"http\"; url = \"$HTTP_BASE/ok\"; }; };"
+	assert_exit 0 cg db migrate
+	assert_exit 0 cg run nightly
+	NAGIOS_INTERVAL=2 nagios_minimal_config "$N"
+	assert_exit 0 nagios4 -v "$N/nagios.cfg"
+}
+test_expect_success 'setup: db migrate, a run, a minimal Nagios configuration' \
+    setup
 
 nagios4 "$N/nagios.cfg" > "$N/stdout" 2>&1 &
 NAGIOS_PID=$!
@@ -57,19 +64,34 @@ wait_state()
 	fail "$1 not in state $2 ($3) within 30 s; last: $s"
 }
 start=$(date +%s)
-wait_state "cronguard outbox" 0 '^OUTBOX OK - stuck=0 '
-wait_state "cronguard jobs" 0 '^JOBS OK - 1 job ok'
+
+both_ok()
+{
+	wait_state "cronguard outbox" 0 '^OUTBOX OK - stuck=0 '
+	wait_state "cronguard jobs" 0 '^JOBS OK - 1 job ok'
+}
+test_expect_success 'Nagios says cronguard outbox and cronguard jobs OK' both_ok
 
 # The row of the runbook: PROCESSING, claimed an hour ago, no dispatcher.
-mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, status,
-    claim_token, claimed_at) VALUES ('hook', 't', '{}', 'PROCESSING', UUID(),
-    NOW() - INTERVAL 1 HOUR)"
-wait_state "cronguard outbox" 2 '^OUTBOX CRITICAL - stuck=1 '
-grep -q "SERVICE ALERT: db1;cronguard outbox;CRITICAL;HARD;1;OUTBOX CRITICAL - stuck=1" "$N/nagios.log" ||
-    { cat "$N/nagios.log"; fail "no hard CRITICAL alert logged"; }
+stuck()
+{
+	mysql_q "INSERT INTO outbox_messages (channel, event_type, payload, status,
+	    claim_token, claimed_at) VALUES ('hook', 't', '{}', 'PROCESSING', UUID(),
+	    NOW() - INTERVAL 1 HOUR)"
+	wait_state "cronguard outbox" 2 '^OUTBOX CRITICAL - stuck=1 '
+	grep -q "SERVICE ALERT: db1;cronguard outbox;CRITICAL;HARD;1;OUTBOX CRITICAL - stuck=1" "$N/nagios.log" ||
+	    { cat "$N/nagios.log"; fail "no hard CRITICAL alert logged"; }
+}
+test_expect_success 'a row stuck in PROCESSING: CRITICAL, and a hard alert logged' \
+    stuck
 
 # A dispatcher recovers it (and sends it): OK again.
-assert_exit 0 cg outbox dispatch
-wait_state "cronguard outbox" 0 '^OUTBOX OK - stuck=0 '
-echo "nagios run: $(($(date +%s) - start)) s, $(grep -c 'SERVICE ALERT' "$N/nagios.log") service alerts"
-echo "PASS: $TEST_NAME"
+recovered()
+{
+	assert_exit 0 cg outbox dispatch
+	wait_state "cronguard outbox" 0 '^OUTBOX OK - stuck=0 '
+	echo "nagios run: $(($(date +%s) - start)) s, $(grep -c 'SERVICE ALERT' "$N/nagios.log") service alerts"
+}
+test_expect_success 'recovered by a dispatcher: OK again' recovered
+
+test_done

@@ -7,33 +7,58 @@
 # every "--option a|b" value, and the job, channel and lock names of the
 # configuration.  zsh sources the zsh script and completes a command.
 # The installed file (make's completions/cronguard) is the same script.
+# Cases: setup; the script installed; completion names; bad arguments;
+# bash completes; zsh loads the script.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 command -v bash > /dev/null || fail "no bash"
-write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
+S=$TEST_TMP/cronguard.bash
+
+setup()
+{
+	write_config "$CONF" "runtime_dir = \"$TEST_TMP\";
 jobs = { nightly = { command = [ \"true\" ]; };
          weekly = { command = [ \"true\" ]; lock = \"app:weekly\"; };
          here = { command = [ \"true\" ]; guard = \"local\"; }; };
 channels = { mail = { type = \"smtp\"; url = \"smtp://127.0.0.1:1\"; from = \"a@example.com\"; };
              hook = { type = \"http\"; url = \"http://127.0.0.1:1/\"; }; };"
-S=$TEST_TMP/cronguard.bash
-assert_exit 0 cg completion bash
-cp "$OUT" "$S"
-if [ -f "${CRONGUARD_BUILDDIR:-.}/completions/cronguard" ]; then
-	cmp "$S" "$CRONGUARD_BUILDDIR/completions/cronguard" ||
-	    fail "completions/cronguard differs from 'cronguard completion bash'"
-fi
-assert_exit 0 cg completion names jobs
-assert_eq "nightly weekly here" "$(tr '\n' ' ' < "$OUT" | sed 's/ $//')" "job names"
-assert_exit 0 cg completion names locks
-assert_grep '^app:weekly$' "$OUT"
-assert_grep '^cronguard:test:nightly$|^cronguard:[^:]*:nightly$' "$OUT"
-if grep -q here "$OUT"; then fail "a local-guard job has no lock: $(cat "$OUT")"; fi
-assert_exit 64 cg completion names widgets
-assert_exit 64 cg completion tcsh
-"$CRONGUARD_BUILDDIR/tests/dump-names" commands > "$TEST_TMP/commands"
-"$CRONGUARD_BUILDDIR/tests/dump-names" usages > "$TEST_TMP/usages"
+}
+test_expect_success 'setup: three jobs, two channels' setup
 
-bash --norc --noprofile -s "$S" "$CRONGUARD_BIN" "$CONF" "$TEST_TMP" <<'BASH' || fail "bash completion"
+installed()
+{
+	assert_exit 0 cg completion bash
+	cp "$OUT" "$S"
+	if [ -f "${CRONGUARD_BUILDDIR:-.}/completions/cronguard" ]; then
+		cmp "$S" "$CRONGUARD_BUILDDIR/completions/cronguard" ||
+		    fail "completions/cronguard differs from 'cronguard completion bash'"
+	fi
+}
+test_expect_success 'completion bash writes the script make installs' installed
+
+listed_names()
+{
+	assert_exit 0 cg completion names jobs
+	assert_eq "nightly weekly here" "$(tr '\n' ' ' < "$OUT" | sed 's/ $//')" "job names"
+	assert_exit 0 cg completion names locks
+	assert_grep '^app:weekly$' "$OUT"
+	assert_grep '^cronguard:test:nightly$|^cronguard:[^:]*:nightly$' "$OUT"
+	if grep -q here "$OUT"; then fail "a local-guard job has no lock: $(cat "$OUT")"; fi
+}
+test_expect_success 'completion names lists the jobs and the locks' listed_names
+
+bad_args()
+{
+	assert_exit 64 cg completion names widgets
+	assert_exit 64 cg completion tcsh
+}
+test_expect_success 'completion of a foreign kind or shell: exit 64' bad_args
+
+bash_completes()
+{
+	"$CRONGUARD_BUILDDIR/tests/dump-names" commands > "$TEST_TMP/commands"
+	"$CRONGUARD_BUILDDIR/tests/dump-names" usages > "$TEST_TMP/usages"
+
+	bash --norc --noprofile -s "$S" "$CRONGUARD_BIN" "$CONF" "$TEST_TMP" <<'BASH' || fail "bash completion"
 set -u
 . "$1"
 BIN=$2 CONF=$3 T=$4 bad=0 checks=0
@@ -97,15 +122,23 @@ case " $(echo $got) " in *" --"*) echo "outbox check --format: options offered: 
 echo "bash completion: $checks checks"
 exit $bad
 BASH
+}
+test_expect_success 'bash completes every command, option, value and configured name' \
+    bash_completes
 
 # zsh: only that the script loads and registers the function (completing
 # needs zsh's line editor, which a script cannot drive without a tty).
-if command -v zsh > /dev/null; then
-	assert_exit 0 cg completion zsh
-	cp "$OUT" "$TEST_TMP/cronguard.zsh"
-	zsh -f -c 'autoload -U compinit && compinit -u -D
+zsh_loads()
+{
+	if command -v zsh > /dev/null; then
+		assert_exit 0 cg completion zsh
+		cp "$OUT" "$TEST_TMP/cronguard.zsh"
+		zsh -f -c 'autoload -U compinit && compinit -u -D
 	    . "$1"; print -r -- "$_comps[cronguard]"' zsh "$TEST_TMP/cronguard.zsh" > "$OUT" 2> "$ERR" ||
-	    { cat "$ERR"; fail "zsh"; }
-	assert_eq "_bash_complete -F _cronguard" "$(cat "$OUT")" "zsh registration"
-fi
-echo "PASS: $TEST_NAME"
+		    { cat "$ERR"; fail "zsh"; }
+		assert_eq "_bash_complete -F _cronguard" "$(cat "$OUT")" "zsh registration"
+	fi
+}
+test_expect_success 'zsh loads the script and registers the function' zsh_loads
+
+test_done

@@ -5,6 +5,7 @@
 # whose DATA failed is retried with its own DATA reply as last_error; the
 # next messages go out on a fresh session; no row gets QUIT's "221" as its
 # error.  The server is this test's own (Python, below).
+# Cases: setup; one dispatch; the retry.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 
@@ -79,27 +80,45 @@ at_exit "kill $spid 2>/dev/null || :"
 wait_for 10 test -s "$TEST_TMP/port"
 port=$(cat "$TEST_TMP/port")
 
-write_config "$CONF" "
+setup()
+{
+	local i
+	write_config "$CONF" "
 outbox = { backoff = { initial = \"1h\"; jitter = 0.0; }; };
 channels = { mail = { type = \"smtp\"; url = \"smtp://127.0.0.1:$port\";
                       from = \"noreply@$MAIL_DOMAIN\"; connections = 1; }; };"
-assert_exit 0 cg db migrate
-for i in 1 2 3; do
-	assert_exit 0 cg outbox enqueue --channel mail --type t \
-	    --payload "{\"to\": \"kim@$MAIL_DOMAIN\", \"subject\": \"m$i\", \"text\": \"$i\"}"
-done
-assert_exit 0 cg outbox dispatch
-mysql_q "SELECT id, status, attempts, COALESCE(last_error, '-') FROM outbox_messages ORDER BY id" > "$TEST_TMP/rows"
-cat "$TEST_TMP/rows"
-if grep -q '221' "$TEST_TMP/rows"; then fail "QUIT's reply became a row's error"; fi
-assert_grep '^1	PENDING	1	smtp: 451 4.3.0 DATA failed: try again$' "$TEST_TMP/rows"
-assert_grep '^2	SENT	1	-$' "$TEST_TMP/rows"
-assert_grep '^3	SENT	1	-$' "$TEST_TMP/rows"
-assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_attempts WHERE status_code = 503")" "503 answers"
-assert_eq "451 250 250" "$(mysql_q "SELECT status_code FROM outbox_attempts ORDER BY outbox_id" | tr '\n' ' ' | sed 's/ $//')" "status codes in the attempt log"
+	assert_exit 0 cg db migrate
+	for i in 1 2 3; do
+		assert_exit 0 cg outbox enqueue --channel mail --type t \
+		    --payload "{\"to\": \"kim@$MAIL_DOMAIN\", \"subject\": \"m$i\", \"text\": \"$i\"}"
+	done
+}
+test_expect_success 'setup: a server that fails the first DATA, three messages' \
+    setup
+
+dispatched()
+{
+	assert_exit 0 cg outbox dispatch
+	mysql_q "SELECT id, status, attempts, COALESCE(last_error, '-') FROM outbox_messages ORDER BY id" > "$TEST_TMP/rows"
+	cat "$TEST_TMP/rows"
+	if grep -q '221' "$TEST_TMP/rows"; then fail "QUIT's reply became a row's error"; fi
+	assert_grep '^1	PENDING	1	smtp: 451 4.3.0 DATA failed: try again$' "$TEST_TMP/rows"
+	assert_grep '^2	SENT	1	-$' "$TEST_TMP/rows"
+	assert_grep '^3	SENT	1	-$' "$TEST_TMP/rows"
+	assert_eq 0 "$(mysql_q "SELECT COUNT(*) FROM outbox_attempts WHERE status_code = 503")" "503 answers"
+	assert_eq "451 250 250" "$(mysql_q "SELECT status_code FROM outbox_attempts ORDER BY outbox_id" | tr '\n' ' ' | sed 's/ $//')" "status codes in the attempt log"
+}
+test_expect_success 'the failed DATA retried with its reply, the rest on a fresh session' \
+    dispatched
+
 # The retry goes through too.
-assert_exit 0 cg outbox retry 1
-assert_exit 0 cg outbox dispatch
-assert_eq 3 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'")" "all SENT"
-wait_for 5 sh -c "[ \"\$(cut -d' ' -f2 '$TEST_TMP/state')\" = 3 ]"
-echo "PASS: $TEST_NAME"
+retried()
+{
+	assert_exit 0 cg outbox retry 1
+	assert_exit 0 cg outbox dispatch
+	assert_eq 3 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages WHERE status = 'SENT'")" "all SENT"
+	wait_for 5 sh -c "[ \"\$(cut -d' ' -f2 '$TEST_TMP/state')\" = 3 ]"
+}
+test_expect_success 'the retry goes through too' retried
+
+test_done
