@@ -519,17 +519,15 @@ jobcheck_flagged(struct db *db, const char **rnames, const size_t *ridx,
 {
 	struct runs_flagged  *rf;
 	struct jobcheck_plan *p;
-	char(*since)[TZONE_UTC_MAX];
-	const char   **sp;
-	enum db_status rc;
-	size_t         i;
+	int64_t              *since;
+	enum db_status        rc;
+	size_t                i;
 
 	rf = xcalloc(nr + 1, sizeof *rf);
 	since = xcalloc(nr + 1, sizeof *since);
-	sp = xcalloc(nr + 1, sizeof *sp);
 	for (i = 0; i < nr; i++)
-		sp[i] = tzone_utc(plans[ridx[i]].lo, since[i], sizeof since[i]);
-	rc = runs_flagged_all(db, rnames, sp, nr, rf, errstr);
+		since[i] = plans[ridx[i]].lo;
+	rc = runs_flagged_all(db, rnames, since, nr, rf, errstr);
 	for (i = 0; i < nr; i++) {
 		p = &plans[ridx[i]];
 		if (rc == DB_OK) {
@@ -541,7 +539,6 @@ jobcheck_flagged(struct db *db, const char **rnames, const size_t *ridx,
 	}
 	free(rf);
 	free(since);
-	free(sp);
 	return rc;
 }
 

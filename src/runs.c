@@ -613,6 +613,73 @@ runs_slot_info_of(const struct slot_state *st, const struct schedule *schedule,
  * first, with the acks of each; the runs without a slot (before the job
  * had a schedule) are one NULL group, counted for truncated.  One SELECT
  * per job (ix_runs_job read backwards), all in one statement. */
+/* The slot columns of runs_recent_slots_all over runs x of job j. */
+#define RUNS_RECENT_COLUMNS(x, j) \
+	"FLOOR(UNIX_TIMESTAMP(" x ".slot)) AS sl," \
+	" SUM(" x ".outcome = 'success') AS ok," \
+	" SUM(" x ".outcome NOT IN ('success', 'running')) AS bad," \
+	" FLOOR(UNIX_TIMESTAMP(MIN(" x ".started_at))) AS first," \
+	" " x ".slot IS NOT NULL AND EXISTS (SELECT 1" \
+	" FROM cronguard_job_acks a" \
+	" WHERE a.job = " j " AND a.slot = " x ".slot) AS acked," \
+	" SUM(" x ".outcome = 'success' AND NOT " x ".slot_kind <=> 'manual')" \
+	" AS launched, COUNT(*) AS runs"
+
+/* runs_recent_slots_all for many runs a job: a SELECT per job, each
+ * reading its latest out[i].max runs on ix_runs_job. */
+static int
+runs_recent_union_sql(struct db *db, struct buf *sql, const char *const *jobs,
+    const struct runs_recent *out, size_t n, char **errstr)
+{
+	size_t i;
+
+	buf_adds(sql, "SELECT * FROM (");
+	for (i = 0; i < n; i++)
+		if (db_fragment(db, sql, errstr,
+		        "%R(SELECT %llu AS k, " RUNS_RECENT_COLUMNS("x",
+		            "%s") " FROM (SELECT slot, outcome, started_at, slot_kind"
+		                  " FROM cronguard_runs WHERE job = %s ORDER BY id DESC"
+		                  " LIMIT %llu) x GROUP BY x.slot)",
+		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
+		        jobs[i], jobs[i], (unsigned long long)out[i].max) != 0)
+			return -1;
+	buf_adds(sql, ") u ORDER BY k, sl IS NULL, sl DESC");
+	return 0;
+}
+
+/* runs_recent_slots_all for a few runs a job (m): one query block over
+ * the jobs' table, whose rows find the ids of their latest m runs, each
+ * a dive into ix_runs_job, then those runs by id; a statement of a
+ * SELECT per job costs the server a table and a plan each. */
+static int
+runs_recent_joined_sql(struct db *db, struct buf *sql, const char *const *jobs,
+    size_t n, size_t m, char **errstr)
+{
+	size_t i;
+
+	buf_adds(sql,
+	    "SELECT g.k, " RUNS_RECENT_COLUMNS(
+	        "x", "g.v") " FROM (SELECT n.k, n.v");
+	for (i = 0; i < m; i++)
+		if (db_fragment(db, sql, errstr,
+		        ", (SELECT y.id FROM cronguard_runs y WHERE y.job = n.v"
+		        " ORDER BY y.id DESC LIMIT 1 OFFSET %llu) AS i%llu",
+		        (unsigned long long)i, (unsigned long long)i) != 0)
+			return -1;
+	if (db_fragment(db, sql, errstr,
+	        " FROM %K n) g JOIN cronguard_runs x ON x.id IN (", n,
+	        jobs) != 0)
+		return -1;
+	for (i = 0; i < m; i++)
+		if (db_fragment(db, sql, errstr, "%Rg.i%llu", i > 0 ? ", " : "",
+		        (unsigned long long)i) != 0)
+			return -1;
+	buf_adds(sql,
+	    ") GROUP BY g.k, g.v, x.slot"
+	    " ORDER BY g.k, sl IS NULL, sl DESC");
+	return 0;
+}
+
 enum db_status
 runs_recent_slots_all(struct db *db, const char *const *jobs, const size_t *max,
     size_t n, struct runs_recent *out, char **errstr)
@@ -628,30 +695,22 @@ runs_recent_slots_all(struct db *db, const char *const *jobs, const size_t *max,
 	memset(out, 0, n * sizeof *out);
 	if (n == 0)
 		return DB_OK;
-	buf_adds(&sql, "SELECT * FROM (");
-	for (i = 0; i < n; i++) {
-		m = max[i] > RUNS_RECENT_RUNS ? RUNS_RECENT_RUNS : max[i];
-		out[i].max = m;
-		if (db_fragment(db, &sql, errstr,
-		        "%R(SELECT %llu AS k, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
-		        " SUM(x.outcome = 'success') AS ok,"
-		        " SUM(x.outcome NOT IN ('success', 'running')) AS bad,"
-		        " FLOOR(UNIX_TIMESTAMP(MIN(x.started_at))) AS first,"
-		        " x.slot IS NOT NULL AND EXISTS (SELECT 1"
-		        " FROM cronguard_job_acks a"
-		        " WHERE a.job = %s AND a.slot = x.slot) AS acked,"
-		        " SUM(x.outcome = 'success' AND NOT x.slot_kind <=> 'manual')"
-		        " AS launched, COUNT(*) AS runs"
-		        " FROM (SELECT slot, outcome, started_at, slot_kind"
-		        " FROM cronguard_runs WHERE job = %s ORDER BY id DESC"
-		        " LIMIT %llu) x GROUP BY x.slot)",
-		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
-		        jobs[i], jobs[i], (unsigned long long)m) != 0) {
-			st = DB_ERR_QUERY;
-			goto out;
-		}
+	for (i = 0, m = 0; i < n; i++) {
+		out[i].max =
+		    max[i] > RUNS_RECENT_RUNS ? RUNS_RECENT_RUNS : max[i];
+		if (out[i].max > m)
+			m = out[i].max;
 	}
-	buf_adds(&sql, ") u ORDER BY k, sl IS NULL, sl DESC");
+	if (m <= RUNS_RECENT_JOINED) {
+		/* A few each: as many for every job, the most asked. */
+		for (i = 0; i < n; i++)
+			out[i].max = m;
+		if (runs_recent_joined_sql(db, &sql, jobs, n, m, errstr) != 0)
+			st = DB_ERR_QUERY;
+	} else if (runs_recent_union_sql(db, &sql, jobs, out, n, errstr) != 0)
+		st = DB_ERR_QUERY;
+	if (st != DB_OK)
+		goto out;
 	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
 		goto out;
 	runs = xcalloc(n, sizeof *runs);
@@ -697,58 +756,52 @@ runs_recent_free(struct runs_recent *rr)
 	memset(rr, 0, sizeof *rr);
 }
 
-/* One job's part of runs_flagged_all: its flagged runs since, then a
- * row (flags -1) with its newest slot and whether a run since has no
- * flags. */
-static int
-runs_flagged_sql(struct db *db, struct buf *sql, size_t k, const char *job,
-    const char *since, char **errstr)
-{
-	return db_fragment(db, sql, errstr,
-	    "%R(SELECT %llu AS k, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
-	    " x.slot_flags AS fl, FLOOR(UNIX_TIMESTAMP(x.slot_gap_from)) AS gap,"
-	    " (SELECT COUNT(*) FROM cronguard_runs z"
-	    " FORCE INDEX (ix_runs_job_slot_at) WHERE z.job = %s"
-	    " AND z.slot = x.slot AND z.outcome = 'success'"
-	    " AND NOT z.slot_kind <=> 'manual') AS launched,"
-	    " EXISTS (SELECT 1 FROM cronguard_job_acks a"
-	    " WHERE a.job = %s AND a.slot = x.slot) AS acked"
-	    " FROM cronguard_runs x FORCE INDEX (ix_runs_job_flags)"
-	    " WHERE x.job = %s AND x.slot_flags > 0 AND x.slot >= %s)"
-	    " UNION ALL (SELECT %llu, FLOOR(UNIX_TIMESTAMP(MAX(t.slot))), -1,"
-	    " EXISTS (SELECT 1 FROM cronguard_runs u"
-	    " FORCE INDEX (ix_runs_job_flags) WHERE u.job = %s"
-	    " AND u.slot_flags IS NULL AND u.slot >= %s), 0, 0"
-	    " FROM cronguard_runs t WHERE t.job = %s)",
-	    k > 0 ? " UNION ALL " : "", (unsigned long long)k, job, job, job,
-	    since, (unsigned long long)k, job, since, job);
-}
-
 enum db_status
-runs_flagged_all(struct db *db, const char *const *jobs,
-    const char *const *since, size_t n, struct runs_flagged *out, char **errstr)
+runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
+    size_t n, struct runs_flagged *out, char **errstr)
 {
 	struct db_result        *r = NULL;
 	struct runs_flagged_row *row;
 	struct runs_flagged     *o;
-	struct buf               sql;
 	enum db_status           st = DB_OK;
 	size_t                   i;
 	long long                k;
+	int64_t                  lo;
+	char                     text[TZONE_UTC_MAX];
 
-	buf_init(&sql);
 	memset(out, 0, n * sizeof *out);
 	if (n == 0)
 		return DB_OK;
-	buf_adds(&sql, "SELECT * FROM (");
-	for (i = 0; i < n; i++)
-		if (runs_flagged_sql(db, &sql, i, jobs[i], since[i], errstr) !=
-		    0) {
-			st = DB_ERR_QUERY;
-			goto out;
-		}
-	buf_adds(&sql, ") u ORDER BY k, fl < 0, sl DESC");
-	if ((st = db_query(db, &r, errstr, "%F", &sql)) != DB_OK)
+	for (i = 0, lo = since[0]; i < n; i++)
+		if (since[i] < lo)
+			lo = since[i];
+	/*
+	 * One query block over the jobs' table (%K) for the flagged runs
+	 * since the earliest time asked (a job's older ones are left out
+	 * below), then one row a job: its newest slot and its newest run
+	 * without flags, a dive each.
+	 */
+	if ((st = db_query(db, &r, errstr,
+	         "SELECT n.k, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
+	         " x.slot_flags AS fl,"
+	         " FLOOR(UNIX_TIMESTAMP(x.slot_gap_from)) AS gap,"
+	         " (SELECT COUNT(*) FROM cronguard_runs z"
+	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE z.job = n.v"
+	         "  AND z.slot = x.slot AND z.outcome = 'success'"
+	         "  AND NOT z.slot_kind <=> 'manual') AS launched,"
+	         " EXISTS (SELECT 1 FROM cronguard_job_acks a"
+	         "  WHERE a.job = n.v AND a.slot = x.slot) AS acked"
+	         " FROM %K n JOIN cronguard_runs x FORCE INDEX (ix_runs_job_flags)"
+	         " ON x.job = n.v AND x.slot_flags > 0 AND x.slot >= %s"
+	         " UNION ALL SELECT n.k,"
+	         " FLOOR(UNIX_TIMESTAMP((SELECT t.slot FROM cronguard_runs t"
+	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE t.job = n.v"
+	         "  ORDER BY t.slot DESC LIMIT 1))), -1,"
+	         " FLOOR(UNIX_TIMESTAMP((SELECT u.slot FROM cronguard_runs u"
+	         "  FORCE INDEX (ix_runs_job_flags) WHERE u.job = n.v"
+	         "  AND u.slot_flags IS NULL ORDER BY u.slot DESC LIMIT 1))),"
+	         " 0, 0 FROM %K n ORDER BY 1, 3 < 0, 2 DESC",
+	         n, jobs, tzone_utc(lo, text, sizeof text), n, jobs)) != DB_OK)
 		goto out;
 	for (i = 0; i < n; i++) {
 		out[i].rows = xcalloc(1, sizeof *out[i].rows);
@@ -761,9 +814,12 @@ runs_flagged_all(struct db *db, const char *const *jobs,
 		o = &out[k];
 		if (db_cell_ll(r, i, 2, 0) < 0) {
 			o->top = db_cell_ll(r, i, 1, -1);
-			o->unknown = db_cell_ll(r, i, 3, 0) != 0;
+			o->unknown = db_cell(r, i, 3) != NULL &&
+			    db_cell_ll(r, i, 3, -1) >= since[k];
 			continue;
 		}
+		if (db_cell_ll(r, i, 1, -1) < since[k])
+			continue;
 		o->rows = xreallocarray(o->rows, o->n + 1, sizeof *o->rows);
 		row = &o->rows[o->n++];
 		row->slot = db_cell_ll(r, i, 1, -1);
@@ -774,7 +830,6 @@ runs_flagged_all(struct db *db, const char *const *jobs,
 	}
 out:
 	db_result_free(r);
-	buf_free(&sql);
 	return st;
 }
 

@@ -252,6 +252,9 @@ struct runs_recent {
 };
 /* The most of a job's latest runs read for its recent slots. */
 #define RUNS_RECENT_RUNS 2000
+/* The most read in one query block for every job (runs_recent_slots_all);
+ * more, a SELECT per job. */
+#define RUNS_RECENT_JOINED 16
 /* For jobs[0..n): the slots that have runs among job i's latest max[i]
  * runs (at most RUNS_RECENT_RUNS; ix_runs_job), newest first, with the
  * acks of each, in one statement (a SELECT per job): out[i]
@@ -280,13 +283,12 @@ struct runs_flagged {
 	int                      unknown;
 };
 /* For jobs[0..n): job i's flagged runs for slots since since[i] (UTC
- * "YYYY-MM-DD hh:mm:ss"), in one statement (dives into
+ * seconds), in one statement (dives into
  * ix_runs_job_flags and ix_runs_job_slot_at, never the unflagged runs):
  * out[i].  DB_OK, or the status with
  * *errstr. */
 enum db_status runs_flagged_all(struct db *, const char *const *jobs,
-    const char *const *since, size_t n, struct runs_flagged *out,
-    char **errstr);
+    const int64_t *since, size_t n, struct runs_flagged *out, char **errstr);
 void           runs_flagged_free(struct runs_flagged *);
 
 /* ------------------------------------------- run history (jobs runs) */
