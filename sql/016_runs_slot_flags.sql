@@ -18,8 +18,9 @@
 --                       when this one started (NULL: none): with flag
 --                       1, the gap is the slots between the two, less
 --                       the runs flagged 4 in it since.
---   ix_runs_job_flags   (job, slot_flags, slot): a job's flagged runs
---                       in its window, without the others.
+--   ix_runs_flags       (slot_flags, slot, job): the flagged runs of a
+--                       window, of every job, without the others (and
+--                       the runs written without flags).
 --   ix_runs_job_slot_at (job, slot): the slot before a run's, and a
 --                       slot's runs, one dive each.
 -- The columns are added in place (instantly where the server can), the
@@ -28,6 +29,6 @@ ALTER TABLE cronguard_runs
   ADD COLUMN slot_flags TINYINT UNSIGNED NULL,
   ADD COLUMN slot_gap_from DATETIME(6) NULL;
 ALTER TABLE cronguard_runs
-  ADD KEY ix_runs_job_flags (job, slot_flags, slot),
+  ADD KEY ix_runs_flags (slot_flags, slot, job),
   ADD KEY ix_runs_job_slot_at (job, slot),
   ALGORITHM = INPLACE, LOCK = NONE;

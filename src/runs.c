@@ -776,11 +776,13 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 		if (since[i] < lo)
 			lo = since[i];
 	/*
-	 * One query block over the jobs' table (%K) for the flagged runs
-	 * since the earliest time asked (a job's older ones are left out
-	 * below), then one row a job: its newest slot and its newest run
-	 * without flags, a dive each.
+	 * The window's flagged runs of every job, then the newest run
+	 * without flags of each job that has some (both one range of
+	 * ix_runs_flags a flag value, each run then matched to its job),
+	 * then one row a job with its newest slot (a dive each); a job's
+	 * runs older than its own window are left out below.
 	 */
+	tzone_utc(lo, text, sizeof text);
 	if ((st = db_query(db, &r, errstr,
 	         "SELECT n.k, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
 	         " x.slot_flags AS fl,"
@@ -791,17 +793,19 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 	         "  AND NOT z.slot_kind <=> 'manual') AS launched,"
 	         " EXISTS (SELECT 1 FROM cronguard_job_acks a"
 	         "  WHERE a.job = n.v AND a.slot = x.slot) AS acked"
-	         " FROM %K n JOIN cronguard_runs x FORCE INDEX (ix_runs_job_flags)"
-	         " ON x.job = n.v AND x.slot_flags > 0 AND x.slot >= %s"
+	         " FROM cronguard_runs x FORCE INDEX (ix_runs_flags)"
+	         " STRAIGHT_JOIN %K n ON n.v = x.job"
+	         " WHERE x.slot_flags IN (1, 2, 3, 4, 5, 6, 7) AND x.slot >= %s"
+	         " UNION ALL SELECT n.k, FLOOR(UNIX_TIMESTAMP(MAX(u.slot))), -2,"
+	         " 0, 0, 0 FROM cronguard_runs u FORCE INDEX (ix_runs_flags)"
+	         " STRAIGHT_JOIN %K n ON n.v = u.job"
+	         " WHERE u.slot_flags IS NULL AND u.slot >= %s GROUP BY n.k"
 	         " UNION ALL SELECT n.k,"
 	         " FLOOR(UNIX_TIMESTAMP((SELECT t.slot FROM cronguard_runs t"
 	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE t.job = n.v"
-	         "  ORDER BY t.slot DESC LIMIT 1))), -1,"
-	         " FLOOR(UNIX_TIMESTAMP((SELECT u.slot FROM cronguard_runs u"
-	         "  FORCE INDEX (ix_runs_job_flags) WHERE u.job = n.v"
-	         "  AND u.slot_flags IS NULL ORDER BY u.slot DESC LIMIT 1))),"
-	         " 0, 0 FROM %K n ORDER BY 1, 3 < 0, 2 DESC",
-	         n, jobs, tzone_utc(lo, text, sizeof text), n, jobs)) != DB_OK)
+	         "  ORDER BY t.slot DESC LIMIT 1))), -1, 0, 0, 0 FROM %K n"
+	         " ORDER BY 1, 3 < 0, 2 DESC",
+	         n, jobs, text, n, jobs, text, n, jobs)) != DB_OK)
 		goto out;
 	for (i = 0; i < n; i++) {
 		out[i].rows = xcalloc(1, sizeof *out[i].rows);
@@ -812,14 +816,16 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 		if (k < 0 || (size_t)k >= n)
 			continue;
 		o = &out[k];
-		if (db_cell_ll(r, i, 2, 0) < 0) {
+		if (db_cell_ll(r, i, 2, 0) == -1) {
 			o->top = db_cell_ll(r, i, 1, -1);
-			o->unknown = db_cell(r, i, 3) != NULL &&
-			    db_cell_ll(r, i, 3, -1) >= since[k];
 			continue;
 		}
 		if (db_cell_ll(r, i, 1, -1) < since[k])
+			continue; /* before this job's window */
+		if (db_cell_ll(r, i, 2, 0) == -2) {
+			o->unknown = 1;
 			continue;
+		}
 		o->rows = xreallocarray(o->rows, o->n + 1, sizeof *o->rows);
 		row = &o->rows[o->n++];
 		row->slot = db_cell_ll(r, i, 1, -1);

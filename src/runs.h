@@ -284,7 +284,7 @@ struct runs_flagged {
 };
 /* For jobs[0..n): job i's flagged runs for slots since since[i] (UTC
  * seconds), in one statement (dives into
- * ix_runs_job_flags and ix_runs_job_slot_at, never the unflagged runs):
+ * ix_runs_flags and ix_runs_job_slot_at, never the unflagged runs):
  * out[i].  DB_OK, or the status with
  * *errstr. */
 enum db_status runs_flagged_all(struct db *, const char *const *jobs,
