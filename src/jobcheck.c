@@ -22,7 +22,7 @@
 
 /* The latest runs a scheduled job's flagged plan reads beyond
  * alert_after_failures (jobcheck_plan_runs). */
-#define JOBCHECK_LATEST_RUNS 4
+#define JOBCHECK_LATEST_RUNS 2
 
 static void jobcheck_add(struct job_check *jc, enum check_status st,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
