@@ -1,6 +1,8 @@
 /* check_jobcheck.c: jobs check's judgement (jobcheck-int.h) from a slot
  * state, recent slots and marks built by hand (no database): missed slots
- * and what excuses them (an ack, a pause, a truncated read, grace), a
+ * and what excuses them (an ack, a pause, a truncated read, grace), the
+ * same from the runs' flags (a gap, a catch-up, the tail, a slot run
+ * twice long ago), a
  * success after them, consecutive failed slots, a slot run twice, a late
  * start, and the unscheduled judgement (expect_every, max_runtime). */
 #include "config.h"
@@ -241,6 +243,108 @@ START_TEST(missed_truncated_read)
 }
 END_TEST
 
+/* With the runs' flags (sql/016) only the latest runs are read: slot f
+ * of the flagged ones, with its flags and the newest slot before it with
+ * a run when it started; top the newest slot with a run. */
+static void
+fx_flagged(struct fx *f, int64_t top)
+{
+	f->p.rr.truncated = 1;
+	f->p.flagged = 1;
+	f->p.rf.rows = xcalloc(8, sizeof *f->p.rf.rows);
+	f->p.rf.top = top;
+}
+static void
+fx_flag(struct fx *f, int64_t slot, unsigned flags, int64_t from)
+{
+	struct runs_flagged_row *r = &f->p.rf.rows[f->p.rf.n++];
+
+	ck_assert_uint_lt(f->p.rf.n, 8);
+	r->slot = slot;
+	r->flags = flags;
+	r->gap_from = from;
+	r->launched = 1;
+}
+
+/* The latest runs 11:56-11:58 read, 11:56's ending a gap begun after
+ * 11:52: 11:53-11:55 are missed, the older slots had runs although none
+ * was read (the truncated read alone would say nothing of them). */
+START_TEST(flagged_gap)
+{
+	struct fx f;
+
+	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
+	fx_successes(&f, at(11, 58, 0), at(11, 56, 0));
+	fx_flagged(&f, at(11, 58, 0));
+	fx_flag(&f, at(11, 56, 0), RUNS_FLAG_GAP, at(11, 52, 0));
+	fx_judge(&f);
+	ck_assert_int_eq(f.jc.sched.nmissed, 3);
+	ck_assert_str_eq(
+	    f.jc.sched.missed_slots[0], "2026-12-06T11:55:00+00:00");
+	ck_assert_str_eq(
+	    f.jc.sched.missed_slots[2], "2026-12-06T11:53:00+00:00");
+	ck_assert_int_eq(f.jc.status, CHECK_WARNING);
+	fx_free(&f);
+}
+END_TEST
+
+/* The same gap, 11:54 caught up since (flagged 4, and 1: 11:53 had no
+ * run): 11:55 and 11:53 are missed; and the slots after the newest run
+ * (11:58 with top 11:56) are too. */
+START_TEST(flagged_catch_up_and_tail)
+{
+	struct fx f;
+
+	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
+	fx_successes(&f, at(11, 56, 0), at(11, 56, 0));
+	fx_flagged(&f, at(11, 56, 0));
+	fx_flag(&f, at(11, 56, 0), RUNS_FLAG_GAP, at(11, 52, 0));
+	fx_flag(
+	    &f, at(11, 54, 0), RUNS_FLAG_GAP | RUNS_FLAG_FILL, at(11, 52, 0));
+	fx_judge(&f);
+	ck_assert_int_eq(f.jc.sched.nmissed, 4);
+	ck_assert_str_eq(
+	    f.jc.sched.missed_slots[0], "2026-12-06T11:58:00+00:00");
+	ck_assert_str_eq(
+	    f.jc.sched.missed_slots[1], "2026-12-06T11:57:00+00:00");
+	ck_assert_str_eq(
+	    f.jc.sched.missed_slots[2], "2026-12-06T11:55:00+00:00");
+	ck_assert_str_eq(
+	    f.jc.sched.missed_slots[3], "2026-12-06T11:53:00+00:00");
+	fx_free(&f);
+}
+END_TEST
+
+/* A slot run twice older than the latest runs read is found among the
+ * flagged ones (flag 2), unless acknowledged. */
+START_TEST(flagged_ran_twice)
+{
+	struct fx f;
+
+	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
+	fx_successes(&f, at(11, 58, 0), at(11, 56, 0));
+	fx_flagged(&f, at(11, 58, 0));
+	fx_flag(&f, at(11, 51, 0), RUNS_FLAG_TWICE, at(11, 50, 0));
+	f.p.rf.rows[0].launched = 2;
+	fx_judge(&f);
+	ck_assert(f.jc.sched.ran_twice);
+	ck_msg_has(&f,
+	    "ran twice: 2 successful runs for slot "
+	    "2026-12-06T11:51:00+00:00");
+	fx_free(&f);
+	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
+	fx_successes(&f, at(11, 58, 0), at(11, 56, 0));
+	fx_flagged(&f, at(11, 58, 0));
+	fx_flag(&f, at(11, 51, 0), RUNS_FLAG_TWICE, at(11, 50, 0));
+	f.p.rf.rows[0].launched = 2;
+	f.p.rf.rows[0].acked = 1;
+	fx_judge(&f);
+	ck_assert(!f.jc.sched.ran_twice);
+	ck_assert_int_eq(f.jc.status, CHECK_OK);
+	fx_free(&f);
+}
+END_TEST
+
 /* A failed slot is a failure, never also missed; alert_after_failures
  * consecutive failed slots alert at alert_level; an ack ends the count. */
 START_TEST(failed_slots)
@@ -438,6 +542,9 @@ jobcheck_suite(void)
 	tcase_add_test(tc, missed_pause_excuses);
 	tcase_add_test(tc, missed_then_success);
 	tcase_add_test(tc, missed_truncated_read);
+	tcase_add_test(tc, flagged_gap);
+	tcase_add_test(tc, flagged_catch_up_and_tail);
+	tcase_add_test(tc, flagged_ran_twice);
 	tcase_add_test(tc, failed_slots);
 	tcase_add_test(tc, ran_twice);
 	tcase_add_test(tc, late_start);
