@@ -133,40 +133,86 @@ out:
 	return st;
 }
 
-/*
- * The due slots of the look-back window (jobcheck.h), newest first, into
- * *win (free) of *nwin: a slot whose grace has passed, at or after the
- * job's first run and now - missed_lookback, at most
- * JOBCHECK_SLOTS_SCANNED.  None while the job is paused or has no run.
- */
-static void
-jobcheck_window(const struct conf_job *j, const struct job_sched *sc,
-    const struct tzone *z, const struct slot_state *ss, int64_t **win,
-    size_t *nwin)
-{
-	int64_t now = ss->now_us / 1000000, lo, t;
-	size_t  cap = 0;
+/* Slots t with lo < t < hi that may be missed (jobcheck_window). */
+struct jobcheck_span {
+	int64_t lo, hi;
+};
 
-	*win = NULL;
-	*nwin = 0;
+static int
+jobcheck_span_cmp(const void *a, const void *b)
+{
+	const struct jobcheck_span *x = a, *y = b;
+
+	return x->hi < y->hi ? 1 : x->hi > y->hi ? -1 : 0;
+}
+
+/* The spans of p's window whose slots may be missed, newest end first,
+ * into *sp (free) of *n: every slot, or with the runs' flags only those
+ * after the newest run and in the gaps (jobcheck_in_gap decides). */
+static void
+jobcheck_spans(
+    const struct jobcheck_plan *p, struct jobcheck_span **sp, size_t *n)
+{
+	size_t i;
+
+	*sp = xcalloc(p->rf.n + 1, sizeof **sp);
+	(*sp)[0].lo = p->flagged ? p->rf.top : INT64_MIN;
+	(*sp)[0].hi = INT64_MAX;
+	*n = 1;
+	for (i = 0; p->flagged && i < p->rf.n; i++)
+		if (p->rf.rows[i].flags & RUNS_FLAG_GAP) {
+			(*sp)[*n].lo = p->rf.rows[i].gap_from;
+			(*sp)[(*n)++].hi = p->rf.rows[i].slot;
+		}
+	qsort(*sp, *n, sizeof **sp, jobcheck_span_cmp);
+}
+
+/*
+ * The due slots of the look-back window (jobcheck.h) that may be missed,
+ * newest first, into p->win of p->nwin: a slot whose grace has passed, at
+ * or after the job's first run and now - missed_lookback, at most
+ * JOBCHECK_SLOTS_SCANNED; with the runs' flags, only those of the spans
+ * the flags leave open, so that a job without gaps costs no walk through
+ * its window.  None while the job is paused or has no run.
+ */
+void
+jobcheck_window(struct jobcheck_plan *p)
+{
+	const struct conf_job   *j = p->job;
+	const struct job_sched  *sc = p->sc;
+	const struct slot_state *ss = &p->jc->sched.st;
+	struct jobcheck_span    *sp;
+	int64_t                  now = ss->now_us / 1000000, lo, t, last;
+	size_t                   cap = 0, nsp, i, scanned = 0;
+
+	free(p->win);
+	p->win = NULL;
+	p->nwin = 0;
 	if (ss->pause_job != NULL || ss->first_run < 0)
 		return;
-	lo = now - j->missed_lookback_ms / 1000;
-	if (lo < ss->first_run)
-		lo = ss->first_run;
-	if (schedule_prev(sc->schedule, z, now, &t) != 0)
-		return;
-	while (t >= lo && *nwin < JOBCHECK_SLOTS_SCANNED) {
-		if ((now - t) * 1000 > j->grace_ms) {
-			if (*nwin == cap) {
-				cap = cap == 0 ? 64 : cap * 2;
-				*win = xreallocarray(*win, cap, sizeof **win);
+	lo = p->lo < ss->first_run ? ss->first_run : p->lo;
+	jobcheck_spans(p, &sp, &nsp);
+	last = now + 1;
+	for (i = 0; i < nsp && scanned < JOBCHECK_SLOTS_SCANNED; i++) {
+		t = sp[i].hi - 1 < last - 1 ? sp[i].hi - 1 : last - 1;
+		if (schedule_prev(sc->schedule, p->z, t, &t) != 0)
+			continue;
+		while (t >= lo && t > sp[i].lo &&
+		    scanned++ < JOBCHECK_SLOTS_SCANNED) {
+			last = t;
+			if ((now - t) * 1000 > j->grace_ms) {
+				if (p->nwin == cap) {
+					cap = cap == 0 ? 64 : cap * 2;
+					p->win = xreallocarray(
+					    p->win, cap, sizeof *p->win);
+				}
+				p->win[p->nwin++] = t;
 			}
-			(*win)[(*nwin)++] = t;
+			if (schedule_prev(sc->schedule, p->z, t - 1, &t) != 0)
+				break;
 		}
-		if (schedule_prev(sc->schedule, z, t - 1, &t) != 0)
-			break;
 	}
+	free(sp);
 }
 
 /*
@@ -282,7 +328,7 @@ jobcheck_plan_free(struct jobcheck_plan *p)
 }
 
 /* From the slot state (jc->sched.st, read): the zone, the latest and
- * next slots and the window, into *p; an UNKNOWN when the zone or the
+ * next slots and the window's start, into *p; an UNKNOWN when the zone or the
  * schedule cannot tell (p->ready 0). */
 void
 jobcheck_schedule_plan(const struct conf_job *j, const struct job_sched *sc,
@@ -304,6 +350,9 @@ jobcheck_schedule_plan(const struct conf_job *j, const struct job_sched *sc,
 	}
 	now = s->st.now_us / 1000000;
 	p->lo = now - j->missed_lookback_ms / 1000;
+	p->job = j;
+	p->sc = sc;
+	p->jc = jc;
 	if (schedule_prev(sc->schedule, p->z, now, &p->latest) != 0) {
 		jobcheck_add(jc, CHECK_UNKNOWN, "the schedule has no slot");
 		return;
@@ -312,7 +361,6 @@ jobcheck_schedule_plan(const struct conf_job *j, const struct job_sched *sc,
 	if (schedule_next(sc->schedule, p->z, now, &next) == 0)
 		tzone_format(p->z, next, s->next, sizeof s->next);
 	p->want = sc->alert_after_failures > 0 ? sc->alert_after_failures : 1;
-	jobcheck_window(j, sc, p->z, &s->st, &p->win, &p->nwin);
 	p->ready = 1;
 }
 
@@ -535,6 +583,7 @@ jobcheck_flagged(struct db *db, const char **rnames, const size_t *ridx,
 			p->flagged = !rf[i].unknown;
 		} else
 			runs_flagged_free(&rf[i]);
+		jobcheck_window(p);
 		rmax[i] = jobcheck_plan_runs(p);
 	}
 	free(rf);
@@ -566,6 +615,7 @@ jobcheck_recent(struct db *db, const char **rnames, const size_t *ridx,
 			continue;
 		plans[ridx[i]].flagged = 0;
 		runs_recent_free(&plans[ridx[i]].rr);
+		jobcheck_window(&plans[ridx[i]]);
 		midx[nmore] = ridx[i];
 		rmax[nmore] = jobcheck_plan_runs(&plans[ridx[i]]);
 		mnames[nmore++] = rnames[i];

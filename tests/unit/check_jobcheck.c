@@ -103,6 +103,7 @@ fx_judge(struct fx *f)
 {
 	jobcheck_schedule_plan(&f->job, &f->sc, &f->jc, &f->p);
 	ck_assert_msg(f->p.ready, "not ready: %s", f->jc.msg.data);
+	jobcheck_window(&f->p);
 	jobcheck_schedule(&f->job, &f->sc, &f->p, &f->jc);
 }
 
