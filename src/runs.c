@@ -804,7 +804,7 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 	         " FLOOR(UNIX_TIMESTAMP((SELECT t.slot FROM cronguard_runs t"
 	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE t.job = n.v"
 	         "  ORDER BY t.slot DESC LIMIT 1))), -1, 0, 0, 0 FROM %K n"
-	         " ORDER BY 1, 3 < 0, 2 DESC",
+	         " ORDER BY 1, 2 DESC",
 	         n, jobs, text, n, jobs, text, n, jobs)) != DB_OK)
 		goto out;
 	for (i = 0; i < n; i++) {
