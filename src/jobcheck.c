@@ -559,11 +559,11 @@ jobcheck_pick(const struct conf_job **jobs, size_t n,
 }
 
 /* The ready plans' flagged runs since their look-back (sql/016), one
- * statement: a plan whose runs all have flags reads only its latest
- * runs; rmax[i] the runs plan ridx[i] reads. */
+ * statement; then each plan's window, only the slots the flags leave
+ * open when all its runs there have them. */
 static enum db_status
 jobcheck_flagged(struct db *db, const char **rnames, const size_t *ridx,
-    size_t nr, struct jobcheck_plan *plans, size_t *rmax, char **errstr)
+    size_t nr, struct jobcheck_plan *plans, char **errstr)
 {
 	struct runs_flagged  *rf;
 	struct jobcheck_plan *p;
@@ -584,55 +584,75 @@ jobcheck_flagged(struct db *db, const char **rnames, const size_t *ridx,
 		} else
 			runs_flagged_free(&rf[i]);
 		jobcheck_window(p);
-		rmax[i] = jobcheck_plan_runs(p);
 	}
 	free(rf);
 	free(since);
 	return rc;
 }
 
-/* The ready plans' recent runs (rmax[i] for plan ridx[i]), then again,
- * in full, for the flagged ones whose latest runs are not enough
- * (jobcheck_plan_enough): one statement, two when some are not. */
+/* The recent runs of plans[idx[0..n)] (jobcheck_plan_runs each), one
+ * statement. */
+static enum db_status
+jobcheck_recent_of(struct db *db, const char **names, const size_t *idx,
+    size_t n, struct jobcheck_plan *plans, char **errstr)
+{
+	struct runs_recent *rr = xcalloc(n + 1, sizeof *rr);
+	size_t             *max = xcalloc(n + 1, sizeof *max);
+	enum db_status      rc;
+	size_t              i;
+
+	for (i = 0; i < n; i++)
+		max[i] = jobcheck_plan_runs(&plans[idx[i]]);
+	rc = runs_recent_slots_all(db, names, max, n, rr, errstr);
+	for (i = 0; i < n; i++) {
+		runs_recent_free(&plans[idx[i]].rr);
+		plans[idx[i]].rr = rr[i];
+	}
+	free(rr);
+	free(max);
+	return rc;
+}
+
+/* The ready plans' recent runs: the latest few of the flagged ones in
+ * one statement, then in full those of the others and of the flagged
+ * ones whose latest are not enough (jobcheck_plan_enough), in one more
+ * when there are any. */
 static enum db_status
 jobcheck_recent(struct db *db, const char **rnames, const size_t *ridx,
-    size_t nr, struct jobcheck_plan *plans, size_t *rmax, char **errstr)
+    size_t nr, struct jobcheck_plan *plans, char **errstr)
 {
-	struct runs_recent *rr;
-	enum db_status      rc;
-	size_t              i, k, nmore = 0;
-	const char        **mnames = xcalloc(nr + 1, sizeof *mnames);
-	size_t             *midx = xcalloc(nr + 1, sizeof *midx);
+	const char   **fnames = xcalloc(nr + 1, sizeof *fnames);
+	const char   **mnames = xcalloc(nr + 1, sizeof *mnames);
+	size_t        *fidx = xcalloc(nr + 1, sizeof *fidx);
+	size_t        *midx = xcalloc(nr + 1, sizeof *midx);
+	size_t         i, nf = 0, nmore = 0;
+	enum db_status rc;
 
-	rr = xcalloc(nr + 1, sizeof *rr);
-	if ((rc = runs_recent_slots_all(db, rnames, rmax, nr, rr, errstr)) !=
+	for (i = 0; i < nr; i++) {
+		if (plans[ridx[i]].flagged) {
+			fidx[nf] = ridx[i];
+			fnames[nf++] = rnames[i];
+		} else {
+			midx[nmore] = ridx[i];
+			mnames[nmore++] = rnames[i];
+		}
+	}
+	if ((rc = jobcheck_recent_of(db, fnames, fidx, nf, plans, errstr)) !=
 	    DB_OK)
 		goto out;
-	for (i = 0; i < nr; i++) {
-		plans[ridx[i]].rr = rr[i];
-		memset(&rr[i], 0, sizeof rr[i]);
-		if (jobcheck_plan_enough(&plans[ridx[i]]))
+	for (i = 0; i < nf; i++) {
+		if (jobcheck_plan_enough(&plans[fidx[i]]))
 			continue;
-		plans[ridx[i]].flagged = 0;
-		runs_recent_free(&plans[ridx[i]].rr);
-		jobcheck_window(&plans[ridx[i]]);
-		midx[nmore] = ridx[i];
-		rmax[nmore] = jobcheck_plan_runs(&plans[ridx[i]]);
-		mnames[nmore++] = rnames[i];
+		plans[fidx[i]].flagged = 0;
+		jobcheck_window(&plans[fidx[i]]);
+		midx[nmore] = fidx[i];
+		mnames[nmore++] = fnames[i];
 	}
-	if (nmore == 0 ||
-	    (rc = runs_recent_slots_all(db, mnames, rmax, nmore, rr, errstr)) !=
-	        DB_OK)
-		goto out;
-	for (k = 0; k < nmore; k++) {
-		plans[midx[k]].rr = rr[k];
-		memset(&rr[k], 0, sizeof rr[k]);
-	}
+	rc = jobcheck_recent_of(db, mnames, midx, nmore, plans, errstr);
 out:
-	for (i = 0; i < nr; i++)
-		runs_recent_free(&rr[i]);
-	free(rr);
+	free(fnames);
 	free(mnames);
+	free(fidx);
 	free(midx);
 	return rc;
 }
@@ -640,9 +660,9 @@ out:
 /*
  * The schedules' reads for the nsc scheduled jobs (idx, names): their
  * slot states, then, from the windows those give, their flagged runs,
- * their recent runs (again in full for the few whose latest are not
- * enough) and their marks: four or five statements whatever the number
- * of jobs.
+ * their recent runs (the latest few where the flags tell the rest, in
+ * full for the others) and their marks: four or five statements whatever
+ * the number of jobs.
  */
 static enum db_status
 jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
@@ -652,14 +672,13 @@ jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
 	struct slot_state   *st = NULL;
 	struct jobctl_marks *mk = NULL;
 	const char         **rnames = NULL;
-	size_t              *rmax = NULL, *ridx = NULL, i, nr = 0;
+	size_t              *ridx = NULL, i, nr = 0;
 	enum db_status       rc;
 
 	st = xcalloc(nsc + 1, sizeof *st);
 	if ((rc = runs_slot_states(db, names, nsc, st, errstr)) != DB_OK)
 		goto out;
 	rnames = xcalloc(nsc + 1, sizeof *rnames);
-	rmax = xcalloc(nsc + 1, sizeof *rmax);
 	ridx = xcalloc(nsc + 1, sizeof *ridx);
 	for (i = 0; i < nsc; i++) {
 		out[idx[i]].sched.st = st[i];
@@ -672,9 +691,9 @@ jobcheck_plan_all(struct db *db, const struct conf_job **jobs,
 		rnames[nr++] = names[i];
 	}
 	mk = xcalloc(nr + 1, sizeof *mk);
-	if ((rc = jobcheck_flagged(
-	         db, rnames, ridx, nr, plans, rmax, errstr)) != DB_OK ||
-	    (rc = jobcheck_recent(db, rnames, ridx, nr, plans, rmax, errstr)) !=
+	if ((rc = jobcheck_flagged(db, rnames, ridx, nr, plans, errstr)) !=
+	        DB_OK ||
+	    (rc = jobcheck_recent(db, rnames, ridx, nr, plans, errstr)) !=
 	        DB_OK ||
 	    (rc = jobctl_slot_marks_all(db, rnames, nr, mk, errstr)) != DB_OK)
 		goto out;
@@ -688,7 +707,6 @@ out:
 	free(st);
 	free(mk);
 	free(rnames);
-	free(rmax);
 	free(ridx);
 	return rc;
 }

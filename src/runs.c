@@ -71,11 +71,11 @@ runs_abandon_quietly(struct db *db, const char *job)
 }
 
 /* The slot_flags (RUNS_FLAG_*) and slot_gap_from of ri's record
- * (sql/016), as SQL into *sql (buf_init'ed): NULL without the slot
- * before. */
+ * (sql/016; manual: a run --slot), as SQL into *sql (buf_init'ed): NULL
+ * without the slot before. */
 static enum db_status
-runs_flags_sql(struct db *db, const struct run_start_info *ri, struct buf *sql,
-    char **errstr)
+runs_flags_sql(struct db *db, const struct run_start_info *ri, int manual,
+    struct buf *sql, char **errstr)
 {
 	if (ri->slot_prev == NULL) {
 		buf_adds(sql, "NULL, NULL");
@@ -92,10 +92,9 @@ runs_flags_sql(struct db *db, const struct run_start_info *ri, struct buf *sql,
 	        " WHERE job = %s AND slot > %s) * %d,"
 	        " (SELECT MAX(slot) FROM cronguard_runs"
 	        " WHERE job = %s AND slot < %s)",
-	        ri->job, ri->slot_prev, RUNS_FLAG_GAP,
-	        strcmp(ri->slot_kind, "manual") == 0, ri->job, ri->slot,
-	        RUNS_FLAG_TWICE, ri->job, ri->slot, RUNS_FLAG_FILL, ri->job,
-	        ri->slot) != 0)
+	        ri->job, ri->slot_prev, RUNS_FLAG_GAP, manual, ri->job,
+	        ri->slot, RUNS_FLAG_TWICE, ri->job, ri->slot, RUNS_FLAG_FILL,
+	        ri->job, ri->slot) != 0)
 		return DB_ERR_QUERY;
 	return DB_OK;
 }
@@ -111,12 +110,12 @@ runs_insert(struct db *db, const struct run_start_info *ri,
 
 	buf_init(&flags);
 	runs_abandon_quietly(db, ri->job);
+	manual = ri->slot != NULL && strcmp(ri->slot_kind, "manual") == 0;
 	if (ri->slot != NULL &&
-	    runs_flags_sql(db, ri, &flags, errstr) != DB_OK) {
+	    runs_flags_sql(db, ri, manual, &flags, errstr) != DB_OK) {
 		buf_free(&flags);
 		return DB_ERR_QUERY;
 	}
-	manual = ri->slot != NULL && strcmp(ri->slot_kind, "manual") == 0;
 	if (ri->slot == NULL)
 		st = db_query(db, &r, errstr,
 		    "INSERT INTO cronguard_runs (job, lock_name, host, pid,"
@@ -609,10 +608,6 @@ runs_slot_info_of(const struct slot_state *st, const struct schedule *schedule,
 	tzone_free(z);
 }
 
-/* The slots that have runs among each job's latest max[i] runs, newest
- * first, with the acks of each; the runs without a slot (before the job
- * had a schedule) are one NULL group, counted for truncated.  One SELECT
- * per job (ix_runs_job read backwards), all in one statement. */
 /* The slot columns of runs_recent_slots_all over runs x of job j. */
 #define RUNS_RECENT_COLUMNS(x, j) \
 	"FLOOR(UNIX_TIMESTAMP(" x ".slot)) AS sl," \
@@ -680,6 +675,11 @@ runs_recent_joined_sql(struct db *db, struct buf *sql, const char *const *jobs,
 	return 0;
 }
 
+/* The slots among each job's latest runs (runs.h), newest first, with
+ * the acks of each; the runs without a slot (before the job had a
+ * schedule) are one NULL group, counted for truncated.  One statement:
+ * a query block over the jobs' table when each reads a few, else a
+ * SELECT per job (ix_runs_job read backwards). */
 enum db_status
 runs_recent_slots_all(struct db *db, const char *const *jobs, const size_t *max,
     size_t n, struct runs_recent *out, char **errstr)

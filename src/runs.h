@@ -256,8 +256,9 @@ struct runs_recent {
  * more, a SELECT per job. */
 #define RUNS_RECENT_JOINED 16
 /* For jobs[0..n): the slots that have runs among job i's latest max[i]
- * runs (at most RUNS_RECENT_RUNS; ix_runs_job), newest first, with the
- * acks of each, in one statement (a SELECT per job): out[i]
+ * runs (at most RUNS_RECENT_RUNS; ix_runs_job; when none asks more than
+ * RUNS_RECENT_JOINED, the most any asks, for every job), newest first,
+ * with the acks of each, in one statement: out[i]
  * (runs_recent_free each).  DB_OK, or the status with *errstr. */
 enum db_status runs_recent_slots_all(struct db *, const char *const *jobs,
     const size_t *max, size_t n, struct runs_recent *out, char **errstr);
@@ -283,10 +284,9 @@ struct runs_flagged {
 	int                      unknown;
 };
 /* For jobs[0..n): job i's flagged runs for slots since since[i] (UTC
- * seconds), in one statement (dives into
- * ix_runs_flags and ix_runs_job_slot_at, never the unflagged runs):
- * out[i].  DB_OK, or the status with
- * *errstr. */
+ * seconds), in one statement (ranges of ix_runs_flags and dives into
+ * ix_runs_job_slot_at, never the unflagged runs): out[i].  DB_OK, or the
+ * status with *errstr. */
 enum db_status runs_flagged_all(struct db *, const char *const *jobs,
     const int64_t *since, size_t n, struct runs_flagged *out, char **errstr);
 void           runs_flagged_free(struct runs_flagged *);
