@@ -148,10 +148,10 @@ outbox_scope_sql(const struct conf_outbox *conf, const char *a, struct buf *b)
 }
 
 /* The id of the first (dir "") or last (" DESC") row of o's key and
- * scope with status, or 0: one dive into the ordering index, reading one
- * entry. */
+ * scope with status (either end of the key's rows), or 0: one dive into the
+ * ordering index, reading one entry. */
 static void
-outbox_first_sql(const struct conf_outbox *conf, const char *status,
+outbox_key_end_sql(const struct conf_outbox *conf, const char *status,
     const char *dir, struct buf *b)
 {
 	buf_adds(b, "COALESCE((SELECT f.id");
@@ -242,9 +242,9 @@ claim_order_sql(struct db *db, const struct conf_outbox *conf,
 	    " AND r.status = 'PROCESSING' ORDER BY r.id LIMIT 1),"
 	    " TRUE)))");
 	buf_adds(prev, "IF(o.ordering_key IS NULL, 0, ");
-	outbox_first_sql(conf, "PENDING", "", prev);
+	outbox_key_end_sql(conf, "PENDING", "", prev);
 	buf_adds(prev, "), IF(o.ordering_key IS NULL, 0, ");
-	outbox_first_sql(conf, "PROCESSING", " DESC", prev);
+	outbox_key_end_sql(conf, "PROCESSING", " DESC", prev);
 	buf_adds(prev, ")");
 	return 0;
 }

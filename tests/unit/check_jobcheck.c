@@ -316,30 +316,33 @@ START_TEST(flagged_catch_up_and_tail)
 }
 END_TEST
 
+/* Successes 11:56-11:58 read, 11:51 run twice long before (flag 2),
+ * acknowledged or not, judged. */
+static void
+fx_twice_long_ago(struct fx *f, int acked)
+{
+	fx_init(f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
+	fx_successes(f, at(11, 58, 0), at(11, 56, 0));
+	fx_flagged(f, at(11, 58, 0));
+	fx_flag(f, at(11, 51, 0), RUNS_FLAG_TWICE, at(11, 50, 0));
+	f->p.rf.rows[0].launched = 2;
+	f->p.rf.rows[0].acked = acked;
+	fx_judge(f);
+}
+
 /* A slot run twice older than the latest runs read is found among the
  * flagged ones (flag 2), unless acknowledged. */
 START_TEST(flagged_ran_twice)
 {
 	struct fx f;
 
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 58, 0), at(11, 56, 0));
-	fx_flagged(&f, at(11, 58, 0));
-	fx_flag(&f, at(11, 51, 0), RUNS_FLAG_TWICE, at(11, 50, 0));
-	f.p.rf.rows[0].launched = 2;
-	fx_judge(&f);
+	fx_twice_long_ago(&f, 0);
 	ck_assert(f.jc.sched.ran_twice);
 	ck_msg_has(&f,
 	    "ran twice: 2 successful runs for slot "
 	    "2026-12-06T11:51:00+00:00");
 	fx_free(&f);
-	fx_init(&f, "* * * * *", at(12, 0, 30), at(11, 50, 0));
-	fx_successes(&f, at(11, 58, 0), at(11, 56, 0));
-	fx_flagged(&f, at(11, 58, 0));
-	fx_flag(&f, at(11, 51, 0), RUNS_FLAG_TWICE, at(11, 50, 0));
-	f.p.rf.rows[0].launched = 2;
-	f.p.rf.rows[0].acked = 1;
-	fx_judge(&f);
+	fx_twice_long_ago(&f, 1);
 	ck_assert(!f.jc.sched.ran_twice);
 	ck_assert_int_eq(f.jc.status, CHECK_OK);
 	fx_free(&f);
