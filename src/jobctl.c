@@ -153,16 +153,44 @@ out:
 	return st;
 }
 
+/* Row i of r (kind, from, until from column 1) into *mk. */
+static void
+jobctl_marks_row(const struct db_result *r, size_t i, struct jobctl_marks *mk)
+{
+	const char *kind = db_cell(r, i, 1);
+
+	if (kind != NULL && kind[0] == 'a')
+		mk->acked = db_cell_ll(r, i, 2, -1);
+	else if (mk->npauses < nitems(mk->pauses)) {
+		mk->pauses[mk->npauses].from = db_cell_ll(r, i, 2, -1);
+		mk->pauses[mk->npauses].until = db_cell_ll(r, i, 3, -1);
+		mk->npauses++;
+	}
+}
+
+/* The jobs' indexes that row i's job (column 0) names: [*lo, *hi), the
+ * one ni finds or every job for JOBCTL_ALL; none for another name. */
+static void
+jobctl_row_jobs(const struct db_result *r, size_t i,
+    const struct name_index *ni, size_t *lo, size_t *hi)
+{
+	const char *job = db_cell(r, i, 0);
+	long        k = name_index_find(ni, job);
+
+	*lo = k >= 0 ? (size_t)k : 0;
+	*hi = k >= 0
+	    ? (size_t)k + 1
+	    : (job != NULL && strcmp(job, JOBCTL_ALL) == 0 ? ni->n : 0);
+}
+
 enum db_status
 jobctl_slot_marks_all(struct db *db, const char *const *jobs, size_t n,
     struct jobctl_marks *m, char **errstr)
 {
-	struct db_result    *r = NULL;
-	struct jobctl_marks *mk;
-	enum db_status       st = DB_OK;
-	const char          *kind;
-	long long            k;
-	size_t               i;
+	struct db_result *r = NULL;
+	struct name_index ni;
+	enum db_status    st = DB_OK;
+	size_t            i, j, hi;
 
 	for (i = 0; i < n; i++) {
 		memset(&m[i], 0, sizeof m[i]);
@@ -170,32 +198,23 @@ jobctl_slot_marks_all(struct db *db, const char *const *jobs, size_t n,
 	}
 	if (n == 0)
 		return DB_OK;
-	/* For each job a row per pause (the primary key: at most the
-	 * job's and "*"), then one with the newest ack (uq_job_acks). */
+	/* The pauses of the jobs and "*" (the primary key), then each
+	 * job's newest ack (uq_job_acks): rows by name, no row per job
+	 * (a table of the jobs joined to both cost a subquery a job). */
 	st = db_query(db, &r, errstr,
-	    "SELECT n.k, 'p', FLOOR(UNIX_TIMESTAMP(p.paused_at)),"
-	    " CEIL(UNIX_TIMESTAMP(p.until_at)) FROM %K n"
-	    " JOIN cronguard_job_pauses p ON p.job IN (n.v, '" JOBCTL_ALL "')"
-	    " UNION ALL SELECT n.k, 'a', FLOOR(UNIX_TIMESTAMP((SELECT a.slot"
-	    " FROM cronguard_job_acks a WHERE a.job = n.v"
-	    " ORDER BY a.slot DESC LIMIT 1))), NULL FROM %K n",
+	    "SELECT p.job, 'p', FLOOR(UNIX_TIMESTAMP(p.paused_at)),"
+	    " CEIL(UNIX_TIMESTAMP(p.until_at)) FROM cronguard_job_pauses p"
+	    " WHERE p.job IN (%A, '" JOBCTL_ALL "')"
+	    " UNION ALL SELECT a.job, 'a', FLOOR(UNIX_TIMESTAMP(MAX(a.slot))),"
+	    " NULL FROM cronguard_job_acks a WHERE a.job IN (%A) GROUP BY a.job",
 	    n, jobs, n, jobs);
 	if (st != DB_OK)
 		goto out;
-	for (i = 0; i < r->nrows; i++) {
-		k = db_cell_ll(r, i, 0, -1);
-		if (k < 0 || (size_t)k >= n)
-			continue;
-		mk = &m[k];
-		kind = db_cell(r, i, 1);
-		if (kind != NULL && kind[0] == 'a')
-			mk->acked = db_cell_ll(r, i, 2, -1);
-		else if (mk->npauses < nitems(mk->pauses)) {
-			mk->pauses[mk->npauses].from = db_cell_ll(r, i, 2, -1);
-			mk->pauses[mk->npauses].until = db_cell_ll(r, i, 3, -1);
-			mk->npauses++;
-		}
-	}
+	name_index_init(&ni, jobs, n);
+	for (i = 0; i < r->nrows && r->ncols == 4; i++)
+		for (jobctl_row_jobs(r, i, &ni, &j, &hi); j < hi; j++)
+			jobctl_marks_row(r, i, &m[j]);
+	name_index_free(&ni);
 out:
 	db_result_free(r);
 	return st;
@@ -218,26 +237,29 @@ jobctl_pause_get_all(struct db *db, const char *const *jobs, size_t n,
     struct job_pause *out, char **errstr)
 {
 	struct db_result *r = NULL;
+	struct name_index ni;
 	enum db_status    st = DB_OK;
-	long long         k;
-	size_t            i;
+	size_t            i, j, hi;
 
 	memset(out, 0, n * sizeof *out);
 	if (n == 0)
 		return DB_OK;
-	/* A primary-key lookup or two per job, in one statement. */
+	/* The pauses in effect of the jobs and "*", the one that holds
+	 * longest first (JOBCTL_PAUSE_ORDER_SQL): a job's pause is the first
+	 * of its own and "*", as jobctl_pause_get's LIMIT 1 picks it. */
 	st = db_query(db, &r, errstr,
-	    "SELECT n.k, p.job, p.paused_at, p.paused_by, p.reason, p.until_at"
-	    " FROM (SELECT n.k, " JOBCTL_PAUSE_COL_OF("job",
-	        "n.v") " AS job FROM %K n) n JOIN cronguard_job_pauses p ON p.job = n.job",
+	    "SELECT " JOBCTL_PAUSE_COLUMNS " FROM cronguard_job_pauses"
+	    " WHERE job IN (%A, '" JOBCTL_ALL "') AND (until_at IS NULL OR"
+	    " until_at > NOW(6)) " JOBCTL_PAUSE_ORDER_SQL,
 	    n, jobs);
-	if (st != DB_OK)
+	if (st != DB_OK || r->ncols != 5)
 		goto out;
-	for (i = 0; i < r->nrows && r->ncols == 6; i++) {
-		k = db_cell_ll(r, i, 0, -1);
-		if (k >= 0 && (size_t)k < n && !out[k].paused)
-			jobctl_pause_row(r, i, 1, &out[k]);
-	}
+	name_index_init(&ni, jobs, n);
+	for (i = 0; i < r->nrows; i++)
+		for (jobctl_row_jobs(r, i, &ni, &j, &hi); j < hi; j++)
+			if (!out[j].paused)
+				jobctl_pause_row(r, i, 0, &out[j]);
+	name_index_free(&ni);
 out:
 	db_result_free(r);
 	return st;

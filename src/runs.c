@@ -290,7 +290,7 @@ runs_job_summary_row(
 	js->last_finished = db_cell_dup(r, row, 8);
 	js->last_exit_status = db_cell_ll(r, row, 9, -1);
 	js->last_connection_id = (unsigned long long)db_cell_ll(r, row, 10, 0);
-	if (js->last_connection_id != 0)
+	if (js->last_connection_id != 0 && db_cell(r, row, 11) != NULL)
 		js->last_session_alive = db_cell_ll(r, row, 11, 0) > 0;
 	js->done_id = (unsigned long long)db_cell_ll(r, row, 12, 0);
 	js->done_outcome = db_cell_dup(r, row, 13);
@@ -324,14 +324,18 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 	 * newest run (ix_runs_job) and the newest finished one
 	 * (ix_runs_job_done, sql/013), however long the job's history;
 	 * ORDER BY ... LIMIT 1, since a MAX() per row would read the job's
-	 * every entry.  The process list is read once.
+	 * every entry.  The process list is read only for a run still
+	 * running (joined to every job's row it cost a third of the
+	 * statement at 1,000 jobs).
 	 */
 	st = db_query(db, &r, errstr,
 	    "SELECT g.k, g.fin, UNIX_TIMESTAMP(g.fin),"
 	    " TIMESTAMPDIFF(SECOND, g.fin, NOW(6)),"
 	    " r.id, r.outcome, r.started_at,"
 	    " TIMESTAMPDIFF(SECOND, r.started_at, NOW(6)), r.finished_at,"
-	    " r.exit_status, r.connection_id, p.ID IS NOT NULL,"
+	    " r.exit_status, r.connection_id, IF(r.outcome = 'running',"
+	    " EXISTS (SELECT 1 FROM information_schema.PROCESSLIST p"
+	    " WHERE p.ID = r.connection_id), NULL),"
 	    " d.id, d.outcome, d.finished_at, r.fence"
 	    " FROM (SELECT n.k,"
 	    "  (SELECT x.finished_at FROM cronguard_runs x WHERE x.job = n.v"
@@ -343,9 +347,7 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 	        "n.v") ") AS done_id"
 	               "  FROM %K n) g"
 	               " LEFT JOIN cronguard_runs r ON r.id = g.last_id"
-	               " LEFT JOIN cronguard_runs d ON d.id = g.done_id"
-	               " LEFT JOIN information_schema.PROCESSLIST p"
-	               " ON p.ID = r.connection_id",
+	               " LEFT JOIN cronguard_runs d ON d.id = g.done_id",
 	    n, jobs);
 	if (st != DB_OK)
 		goto out;
@@ -434,16 +436,12 @@ out:
 	return st;
 }
 
-/* The pause in effect for the job named by the SQL expression j as five
- * columns: job, paused_by, paused_at, reason, until (UTC text). */
-/* clang-format off */
-#define RUNS_PAUSE_COLS_OF(j) \
-	JOBCTL_PAUSE_COL_OF("job", j) \
-	", " JOBCTL_PAUSE_COL_OF("paused_by", j) \
-	", " JOBCTL_PAUSE_COL_OF("DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T')", j) \
-	", " JOBCTL_PAUSE_COL_OF("reason", j) \
-	", " JOBCTL_PAUSE_COL_OF("DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T')", j)
-/* clang-format on */
+/* The pause in effect as five columns of its row p (joined on the job
+ * that JOBCTL_PAUSE_COL_OF("job", ...) picks): job, paused_by,
+ * paused_at, reason, until (UTC text). */
+#define RUNS_PAUSE_COLS \
+	"p.job, p.paused_by, DATE_FORMAT(p.paused_at, '%%Y-%%m-%%d %%T')," \
+	" p.reason, DATE_FORMAT(p.until_at, '%%Y-%%m-%%d %%T')"
 
 /* One job's slot state, row row of r from column 1. */
 static enum db_status
@@ -488,7 +486,8 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	 * (%K) the latest successful slot is one probe of ix_runs_job_slot,
 	 * the first run one of ix_runs_job (ORDER BY ... LIMIT 1: a MAX()
 	 * per row would read the job's every entry); the pause in effect is
-	 * jobctl's (a primary-key lookup each).  The server's zone is
+	 * the row jobctl's rule picks, picked once and joined on its primary
+	 * key (a subquery per column cost five).  The server's zone is
 	 * @@global.time_zone, and its SYSTEM is resolved to
 	 * @@system_time_zone, an abbreviation that runs_slot_zone takes
 	 * only when it is UTC (tzone_open_server).
@@ -499,21 +498,21 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	    " FLOOR(UNIX_TIMESTAMP(COALESCE(f.slot, f.started_at))),"
 	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
 	    " @@global.time_zone),"
-	    " @@global.time_zone = 'SYSTEM'"
-	    ", " RUNS_PAUSE_COLS_OF(
-	        "s.v") ","
-	               " (SELECT CEIL(UNIX_TIMESTAMP(MAX(until_at)))"
-	               " FROM cronguard_job_pauses WHERE job IN (s.v, '" JOBCTL_ALL
-	               "')"
-	               " AND until_at <= NOW(6))"
-	               " FROM (SELECT n.k, n.v,"
-	               "  (SELECT x.slot FROM cronguard_runs x WHERE x.job = n.v"
-	               "   AND x.outcome = 'success' ORDER BY x.slot DESC LIMIT 1)"
-	               "   AS last_ok,"
-	               "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
-	               "   ORDER BY x.id LIMIT 1) AS first_id"
+	    " @@global.time_zone = 'SYSTEM', " RUNS_PAUSE_COLS ","
+	    " (SELECT CEIL(UNIX_TIMESTAMP(MAX(until_at)))"
+	    " FROM cronguard_job_pauses WHERE job IN (s.v, '" JOBCTL_ALL "')"
+	    " AND until_at <= NOW(6))"
+	    " FROM (SELECT n.k, n.v,"
+	    "  (SELECT x.slot FROM cronguard_runs x WHERE x.job = n.v"
+	    "   AND x.outcome = 'success' ORDER BY x.slot DESC LIMIT 1)"
+	    "   AS last_ok,"
+	    "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
+	    "   ORDER BY x.id LIMIT 1) AS first_id,"
+	    "  " JOBCTL_PAUSE_COL_OF("job",
+	        "n.v") " AS pj"
 	               "  FROM %K n) s"
-	               " LEFT JOIN cronguard_runs f ON f.id = s.first_id",
+	               " LEFT JOIN cronguard_runs f ON f.id = s.first_id"
+	               " LEFT JOIN cronguard_job_pauses p ON p.job = s.pj",
 	    n, jobs);
 	if (rc != DB_OK)
 		goto out;
@@ -608,17 +607,21 @@ runs_slot_info_of(const struct slot_state *st, const struct schedule *schedule,
 	tzone_free(z);
 }
 
-/* The slot columns of runs_recent_slots_all over runs x of job j. */
-#define RUNS_RECENT_COLUMNS(x, j) \
+/* The slot columns of runs_recent_slots_all over runs x, grouped by
+ * slot, each joined to its slot's ack a (RUNS_RECENT_ACK). */
+#define RUNS_RECENT_COLUMNS(x) \
 	"FLOOR(UNIX_TIMESTAMP(" x ".slot)) AS sl," \
 	" SUM(" x ".outcome = 'success') AS ok," \
 	" SUM(" x ".outcome NOT IN ('success', 'running')) AS bad," \
 	" FLOOR(UNIX_TIMESTAMP(MIN(" x ".started_at))) AS first," \
-	" " x ".slot IS NOT NULL AND EXISTS (SELECT 1" \
-	" FROM cronguard_job_acks a" \
-	" WHERE a.job = " j " AND a.slot = " x ".slot) AS acked," \
+	" MAX(a.id) IS NOT NULL AS acked," \
 	" SUM(" x ".outcome = 'success' AND NOT " x ".slot_kind <=> 'manual')" \
 	" AS launched, COUNT(*) AS runs"
+/* The ack of run x's slot of job j: a probe of uq_job_acks, at most one
+ * row (a subquery per slot cost a tenth of the statement). */
+#define RUNS_RECENT_ACK(x, j) \
+	" LEFT JOIN cronguard_job_acks a ON a.job = " j " AND a.slot = " x \
+	".slot"
 
 /* runs_recent_slots_all for many runs a job: a SELECT per job, each
  * reading its latest out[i].max runs on ix_runs_job. */
@@ -631,12 +634,13 @@ runs_recent_union_sql(struct db *db, struct buf *sql, const char *const *jobs,
 	buf_adds(sql, "SELECT * FROM (");
 	for (i = 0; i < n; i++)
 		if (db_fragment(db, sql, errstr,
-		        "%R(SELECT %llu AS k, " RUNS_RECENT_COLUMNS("x",
-		            "%s") " FROM (SELECT slot, outcome, started_at, slot_kind"
-		                  " FROM cronguard_runs WHERE job = %s ORDER BY id DESC"
-		                  " LIMIT %llu) x GROUP BY x.slot)",
+		        "%R(SELECT %llu AS k, " RUNS_RECENT_COLUMNS(
+		            "x") " FROM (SELECT slot, outcome, started_at, slot_kind"
+		                 " FROM cronguard_runs WHERE job = %s ORDER BY id DESC"
+		                 " LIMIT %llu) x" RUNS_RECENT_ACK(
+		                     "x", "%s") " GROUP BY x.slot)",
 		        i > 0 ? " UNION ALL " : "", (unsigned long long)i,
-		        jobs[i], jobs[i], (unsigned long long)out[i].max) != 0)
+		        jobs[i], (unsigned long long)out[i].max, jobs[i]) != 0)
 			return -1;
 	buf_adds(sql, ") u ORDER BY k, sl IS NULL, sl DESC");
 	return 0;
@@ -653,8 +657,7 @@ runs_recent_joined_sql(struct db *db, struct buf *sql, const char *const *jobs,
 	size_t i;
 
 	buf_adds(sql,
-	    "SELECT g.k, " RUNS_RECENT_COLUMNS(
-	        "x", "g.v") " FROM (SELECT n.k, n.v");
+	    "SELECT g.k, " RUNS_RECENT_COLUMNS("x") " FROM (SELECT n.k, n.v");
 	for (i = 0; i < m; i++)
 		if (db_fragment(db, sql, errstr,
 		        ", (SELECT y.id FROM cronguard_runs y WHERE y.job = n.v"
@@ -670,8 +673,9 @@ runs_recent_joined_sql(struct db *db, struct buf *sql, const char *const *jobs,
 		        (unsigned long long)i) != 0)
 			return -1;
 	buf_adds(sql,
-	    ") GROUP BY g.k, g.v, x.slot"
-	    " ORDER BY g.k, sl IS NULL, sl DESC");
+	    ")" RUNS_RECENT_ACK(
+	        "x", "g.v") " GROUP BY g.k, g.v, x.slot"
+	                    " ORDER BY g.k, sl IS NULL, sl DESC");
 	return 0;
 }
 

@@ -105,7 +105,8 @@ struct job_summary {
 	long long          last_exit_status;
 	unsigned long long last_connection_id; /* 0 none */
 	int                last_session_alive; /* its session is in the
-	                                        * process list: 1, 0, -1 */
+	                                        * process list: 1, 0; -1
+	                                        * unknown or not running */
 	/* The newest run that is not running any more. */
 	unsigned long long done_id; /* 0 none */
 	char              *done_outcome;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -824,4 +825,52 @@ signal_name(int sig)
 	}
 	snprintf(other, sizeof other, "signal %d", sig);
 	return other;
+}
+
+struct name_index_ent {
+	const char *name;
+	size_t      i;
+};
+
+static int
+name_index_cmp(const void *a, const void *b)
+{
+	const struct name_index_ent *x = a, *y = b;
+
+	return strcasecmp(x->name, y->name);
+}
+
+void
+name_index_init(struct name_index *ni, const char *const *names, size_t n)
+{
+	size_t i;
+
+	ni->ent = xcalloc(n + 1, sizeof *ni->ent);
+	ni->n = n;
+	for (i = 0; i < n; i++) {
+		ni->ent[i].name = names[i];
+		ni->ent[i].i = i;
+	}
+	qsort(ni->ent, n, sizeof *ni->ent, name_index_cmp);
+}
+
+long
+name_index_find(const struct name_index *ni, const char *name)
+{
+	struct name_index_ent key, *e;
+
+	if (name == NULL || ni->n == 0)
+		return -1;
+	key.name = name;
+	key.i = 0;
+	e = bsearch(&key, ni->ent, ni->n, sizeof *ni->ent, name_index_cmp);
+	return e != NULL ? (long)e->i : -1;
+}
+
+void
+name_index_free(struct name_index *ni)
+{
+	free(ni->ent);
+	ni->ent = NULL;
+	ni->n = 0;
 }

@@ -58,6 +58,23 @@ char *buf_steal(struct buf *);
 /* b's text, or "" while it is empty; stays b's. */
 const char *buf_str(const struct buf *b);
 
+/*
+ * Names looked up by name: the index of a row that a statement over a
+ * table returns by its name column among the n names asked for, when the
+ * statement filters with a list of literals (db_format's %A) instead of
+ * joining a table of them (%K).  Compared as the schema's utf8mb4
+ * general collation compares the names cronguard allows (ASCII letters,
+ * digits, '-', '_'): without case.  The names stay the caller's.
+ */
+struct name_index {
+	struct name_index_ent *ent;
+	size_t                 n;
+};
+void name_index_init(struct name_index *, const char *const *names, size_t n);
+/* The index of name among the names, or -1 when it is none of them. */
+long name_index_find(const struct name_index *, const char *name);
+void name_index_free(struct name_index *);
+
 /* Monotonic and wall clocks in milliseconds. */
 int64_t now_mono_ms(void);
 int64_t now_wall_ms(void);

@@ -3,7 +3,8 @@
 # its lock) is CRITICAL, in a timeout, a failure, ... WARNING, until a later
 # run succeeds; in all three formats.  A run still going after the bad one
 # does not clear it: only a success does.
-# Cases: setup; text; json; prometheus; a run still going; a success.
+# Cases: setup; text; json; prometheus; a run still going; a run whose
+# session is gone; a success.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 # run JOB OUTCOME [AGE_MINUTES]: a finished run record.
@@ -22,6 +23,7 @@ setup()
 	  lost = { command = [ \"true\" ]; };
 	  slow = { command = [ \"true\" ]; };
 	  bad = { command = [ \"true\" ]; expect_every = \"1d\"; };
+	  gone = { command = [ \"true\" ]; };
 	};"
 	assert_exit 0 cg db migrate
 	run bad success 60
@@ -30,7 +32,7 @@ setup()
 	run lost lock_lost
 	run slow timeout
 }
-test_expect_success 'setup: four jobs, db migrate, their last runs' setup
+test_expect_success 'setup: five jobs, db migrate, their last runs' setup
 
 text()
 {
@@ -85,6 +87,32 @@ still_running()
 }
 test_expect_success 'a run still recorded as running does not clear the incident' \
     still_running
+
+# A run recorded as running whose session is gone died without finishing
+# (one jobs check cannot close as abandoned: no lock name, or a replica):
+# WARNING; the same run with its session in the process list is running.
+sleeper_seen()
+{
+	[ -n "$(mysql_q "SELECT ID FROM information_schema.PROCESSLIST
+	    WHERE INFO = 'SELECT SLEEP(5)'")" ]
+}
+session_gone()
+{
+	mysql_q "INSERT INTO cronguard_runs (job, host, pid, connection_id)
+	    VALUES ('gone', 'h', 3, 4000000000)"
+	assert_exit 1 cg jobs check gone
+	assert_grep '^JOBS WARNING - gone WARNING: run [0-9]+ died without finishing \(its session 4000000000 is gone\)' "$OUT"
+	mysql_q "SELECT SLEEP(5)" > /dev/null &
+	sleeper=$!
+	wait_for 5 sleeper_seen
+	mysql_q "UPDATE cronguard_runs SET connection_id = (SELECT ID
+	    FROM information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(5)'
+	    LIMIT 1) WHERE job = 'gone'"
+	assert_exit 0 cg jobs check gone
+	! grep -q 'died without finishing' "$OUT" || fail "alive: $(cat "$OUT")"
+	wait "$sleeper"
+}
+test_expect_success 'a running run whose session is gone: WARNING' session_gone
 
 # A later success clears it, in every format.
 success()

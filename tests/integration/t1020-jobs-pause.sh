@@ -4,7 +4,8 @@
 # covers a job configured only on B, --for expires by itself (database
 # clock), resume ends it (and reports a job that was not paused); jobs ack
 # keeps who and why; bad input is a usage error (64) with nothing written.
-# Cases: setup; a pause on A; seen from B; --for; resume; --all; ack; ack
+# Cases: setup; a pause on A; seen from B; --for; resume; both pauses;
+# --all; ack; ack
 # without a failed slot; bad input; a reason at the limit, with a newline.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
@@ -97,6 +98,30 @@ resumed()
 	assert_eq 0 "$(grep -c '^  paused' "$OUT" || true)" "nothing paused"
 }
 test_expect_success 'resume; a second resume is reported, not an error' resumed
+
+# A job's own pause and every job's at once: the one that holds longest
+# is the job's (jobs list, jobs check --format json), whichever it is;
+# the other jobs have every job's.
+longest()
+{
+	assert_exit 0 cgb jobs pause accrual --reason own
+	assert_exit 0 cgb jobs pause --all --for 1h --reason all
+	assert_exit 0 cgb jobs list
+	assert_grep "^  paused by $me since [0-9-]{10} [0-9:]{8} until resumed: own$" "$OUT"
+	assert_eq 2 "$(grep -cE '^  paused \(every job\) by .* until [0-9-]{10} [0-9:]{8}: all$' "$OUT")" "the others: every job's"
+	assert_exit 0 cgb jobs check --format json
+	/usr/bin/python3 -c 'import json, sys
+d = {x["job"]: x for x in json.load(open(sys.argv[1]))["jobs"]}
+assert d["accrual"]["paused"]["all_jobs"] is False, d
+assert d["only_b"]["paused"]["all_jobs"] is True, d' "$OUT" || fail "json: $(cat "$OUT")"
+	assert_exit 0 cgb jobs resume --all
+	assert_exit 0 cgb jobs pause accrual --for 1h --reason own
+	assert_exit 0 cgb jobs pause --all --reason all
+	assert_exit 0 cgb jobs list
+	assert_eq 3 "$(grep -cE '^  paused \(every job\) by .* until resumed: all$' "$OUT")" "every job's holds longest"
+	assert_exit 0 cgb jobs resume --all
+}
+test_expect_success 'both pauses: the one that holds longest' longest
 
 # --all from A pauses only_b, configured only on B; a job's own resume
 # does not end it; resume --all does, every row with it.

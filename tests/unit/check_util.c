@@ -285,6 +285,28 @@ START_TEST(test_signal_name)
 }
 END_TEST
 
+/* A row's name back to the index of the name asked for, without case
+ * (as the schema's collation compares), and -1 for any other. */
+START_TEST(test_name_index)
+{
+	const char *const names[] = { "report", "accrual", "Zeta", "a-b_9" };
+	struct name_index ni;
+
+	name_index_init(&ni, names, nitems(names));
+	ck_assert_int_eq(name_index_find(&ni, "report"), 0);
+	ck_assert_int_eq(name_index_find(&ni, "accrual"), 1);
+	ck_assert_int_eq(name_index_find(&ni, "zeta"), 2);
+	ck_assert_int_eq(name_index_find(&ni, "A-B_9"), 3);
+	ck_assert_int_eq(name_index_find(&ni, "*"), -1);
+	ck_assert_int_eq(name_index_find(&ni, "repor"), -1);
+	ck_assert_int_eq(name_index_find(&ni, NULL), -1);
+	name_index_free(&ni);
+	name_index_init(&ni, names, 0);
+	ck_assert_int_eq(name_index_find(&ni, "report"), -1);
+	name_index_free(&ni);
+}
+END_TEST
+
 START_TEST(test_uuid_v4)
 {
 	char   a[37], b[37];
@@ -405,6 +427,7 @@ util_suite(void)
 	tcase_add_test(tc, test_line_copy);
 	tcase_add_test(tc, test_signal_name);
 	tcase_add_test(tc, test_uuid_v4);
+	tcase_add_test(tc, test_name_index);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(files, setup, teardown);
 	tcase_add_test(files, test_write_and_read_file);
