@@ -320,13 +320,13 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 		goto out;
 	/*
 	 * One statement for every job: each row of the jobs' table (%K)
-	 * makes three dives, the last success (ix_runs_job_outcome), the
-	 * newest run (ix_runs_job) and the newest finished one
-	 * (ix_runs_job_done, sql/013), however long the job's history;
-	 * ORDER BY ... LIMIT 1, since a MAX() per row would read the job's
-	 * every entry.  The process list is read only for a run still
-	 * running (joined to every job's row it cost a third of the
-	 * statement at 1,000 jobs).
+	 * makes two dives, the last success (ix_runs_job_outcome) and the
+	 * newest run (ix_runs_job), however long the job's history; ORDER
+	 * BY ... LIMIT 1, since a MAX() per row would read the job's every
+	 * entry.  The newest finished run is the newest run unless that one
+	 * is still running, and only then a third dive (ix_runs_job_done,
+	 * sql/013); the process list is read only then too (joined to every
+	 * job's row it cost a third of the statement at 1,000 jobs).
 	 */
 	st = db_query(db, &r, errstr,
 	    "SELECT g.k, g.fin, UNIX_TIMESTAMP(g.fin),"
@@ -337,17 +337,16 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 	    " EXISTS (SELECT 1 FROM information_schema.PROCESSLIST p"
 	    " WHERE p.ID = r.connection_id), NULL),"
 	    " d.id, d.outcome, d.finished_at, r.fence"
-	    " FROM (SELECT n.k,"
+	    " FROM (SELECT n.k, n.v,"
 	    "  (SELECT x.finished_at FROM cronguard_runs x WHERE x.job = n.v"
 	    "   AND x.outcome = 'success' ORDER BY x.finished_at DESC LIMIT 1)"
 	    "   AS fin,"
 	    "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
-	    "   ORDER BY x.id DESC LIMIT 1) AS last_id,"
-	    "  (" RUNS_DONE_OF(
-	        "n.v") ") AS done_id"
-	               "  FROM %K n) g"
-	               " LEFT JOIN cronguard_runs r ON r.id = g.last_id"
-	               " LEFT JOIN cronguard_runs d ON d.id = g.done_id",
+	    "   ORDER BY x.id DESC LIMIT 1) AS last_id"
+	    "  FROM %K n) g"
+	    " LEFT JOIN cronguard_runs r ON r.id = g.last_id"
+	    " LEFT JOIN cronguard_runs d ON d.id = IF(r.outcome = 'running',"
+	    " (" RUNS_DONE_OF("g.v") "), r.id)",
 	    n, jobs);
 	if (st != DB_OK)
 		goto out;
@@ -767,9 +766,10 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 	struct db_result        *r = NULL;
 	struct runs_flagged_row *row;
 	struct runs_flagged     *o;
+	struct name_index        ni;
 	enum db_status           st = DB_OK;
 	size_t                   i;
-	long long                k;
+	long                     k;
 	int64_t                  lo;
 	char                     text[TZONE_UTC_MAX];
 
@@ -780,44 +780,46 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 		if (since[i] < lo)
 			lo = since[i];
 	/*
-	 * The window's flagged runs of every job, then the newest run
-	 * without flags of each job that has some (both one range of
-	 * ix_runs_flags a flag value, each run then matched to its job),
-	 * then one row a job with its newest slot (a dive each); a job's
-	 * runs older than its own window are left out below.
+	 * The window's flagged runs of the jobs, then the newest run without
+	 * flags of each job that has some (both one range of ix_runs_flags a
+	 * flag value, each run's job among a list of literals: a table of
+	 * the jobs joined there cost its building twice), then one row a job
+	 * with its newest slot (a dive each); each row by its job's name,
+	 * which name_index maps back.  A job's runs older than its own
+	 * window are left out below.
 	 */
 	tzone_utc(lo, text, sizeof text);
 	if ((st = db_query(db, &r, errstr,
-	         "SELECT n.k, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
+	         "SELECT x.job, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
 	         " x.slot_flags AS fl,"
 	         " FLOOR(UNIX_TIMESTAMP(x.slot_gap_from)) AS gap,"
 	         " (SELECT COUNT(*) FROM cronguard_runs z"
-	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE z.job = n.v"
+	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE z.job = x.job"
 	         "  AND z.slot = x.slot AND z.outcome = 'success'"
 	         "  AND NOT z.slot_kind <=> 'manual') AS launched,"
 	         " EXISTS (SELECT 1 FROM cronguard_job_acks a"
-	         "  WHERE a.job = n.v AND a.slot = x.slot) AS acked"
+	         "  WHERE a.job = x.job AND a.slot = x.slot) AS acked"
 	         " FROM cronguard_runs x FORCE INDEX (ix_runs_flags)"
-	         " STRAIGHT_JOIN %K n ON n.v = x.job"
 	         " WHERE x.slot_flags IN (1, 2, 3, 4, 5, 6, 7) AND x.slot >= %s"
-	         " UNION ALL SELECT n.k, FLOOR(UNIX_TIMESTAMP(MAX(u.slot))), -2,"
+	         " AND x.job IN (%A)"
+	         " UNION ALL SELECT u.job, FLOOR(UNIX_TIMESTAMP(MAX(u.slot))), -2,"
 	         " 0, 0, 0 FROM cronguard_runs u FORCE INDEX (ix_runs_flags)"
-	         " STRAIGHT_JOIN %K n ON n.v = u.job"
-	         " WHERE u.slot_flags IS NULL AND u.slot >= %s GROUP BY n.k"
-	         " UNION ALL SELECT n.k,"
+	         " WHERE u.slot_flags IS NULL AND u.slot >= %s"
+	         " AND u.job IN (%A) GROUP BY u.job"
+	         " UNION ALL SELECT n.v,"
 	         " FLOOR(UNIX_TIMESTAMP((SELECT t.slot FROM cronguard_runs t"
 	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE t.job = n.v"
 	         "  ORDER BY t.slot DESC LIMIT 1))), -1, 0, 0, 0 FROM %K n"
 	         " ORDER BY 1, 2 DESC",
-	         n, jobs, text, n, jobs, text, n, jobs)) != DB_OK)
+	         text, n, jobs, text, n, jobs, n, jobs)) != DB_OK)
 		goto out;
 	for (i = 0; i < n; i++) {
 		out[i].rows = xcalloc(1, sizeof *out[i].rows);
 		out[i].top = -1;
 	}
+	name_index_init(&ni, jobs, n);
 	for (i = 0; i < r->nrows; i++) {
-		k = db_cell_ll(r, i, 0, -1);
-		if (k < 0 || (size_t)k >= n)
+		if ((k = name_index_find(&ni, db_cell(r, i, 0))) < 0)
 			continue;
 		o = &out[k];
 		if (db_cell_ll(r, i, 2, 0) == -1) {
@@ -838,6 +840,7 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 		row->launched = db_cell_ll(r, i, 4, 0);
 		row->acked = db_cell_ll(r, i, 5, 0) == 1;
 	}
+	name_index_free(&ni);
 out:
 	db_result_free(r);
 	return st;
