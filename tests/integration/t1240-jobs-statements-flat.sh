@@ -4,7 +4,8 @@
 # counter, on a server of this test's own so that no other client moves
 # it, goes up by fewer than 40 for each.  A job's verdict over the fleet is the one it
 # gets checked alone.
-# Cases: setup; jobs check, jobs list and locks; the verdicts.
+# Cases: setup; jobs check, jobs list and locks; flagged jobs; the
+# verdicts.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 need_servers
 db_private_start
@@ -98,6 +99,27 @@ locks_stmts()
 	echo "# locks, 200 locks: $n statements"
 }
 test_expect_success 'locks over 200 locks: fewer than 40 statements' locks_stmts
+
+# With the runs' flags (sql/016) a scheduled job's latest runs are read
+# for every flagged job in one statement, and are enough for its verdict
+# when they show the end of its failing streak: jobs check then sends no
+# more statements than with every run read (the full read of a job whose
+# latest runs are not enough is a statement more).
+flagged()
+{
+	local full with
+	full=$(statements jobs check)
+	mysql_q "UPDATE cronguard_runs r JOIN (SELECT job, MIN(id) AS id
+	    FROM cronguard_runs WHERE slot IS NOT NULL GROUP BY job) f
+	    ON f.job = r.job SET r.slot_flags = (r.id = f.id)"
+	with=$(statements jobs check)
+	mysql_q "UPDATE cronguard_runs SET slot_flags = NULL"
+	[ "$with" -le "$full" ] ||
+	    fail "jobs check sent $with statements with flags, $full without"
+	echo "# jobs check, 300 jobs: $with statements flagged, $full not"
+}
+test_expect_success 'flagged jobs: no statement more than without flags' \
+    flagged
 
 # The fleet's verdicts are each job's own: a missed, a failed, a paused,
 # an acknowledged and a clean job, checked alone and among the 300.
