@@ -24,7 +24,7 @@ CG_PACKAGES="build-essential autoconf automake pkg-config libmariadb-dev
 	nginx-light hyperfine curl clang-format mandoc groff-base shellcheck
 	librabbitmq-dev rabbitmq-server amqp-tools python3-pika galera-4 rsync
 	prometheus python3-yaml bash-completion zsh nagios4-core icinga2-bin chromium
-	python3-croniter tzdata haproxy socat clang-tools cppcheck"
+	python3-croniter tzdata haproxy socat clang-tools cppcheck strace"
 
 cg_say() { printf '==> %s\n' "$*"; }
 cg_warn() { printf '%s: warning: %s\n' "${0##*/}" "$*" >&2; }

@@ -73,6 +73,7 @@ jobs_list_read(struct db *db, const struct conf *c, struct job_summary *js,
     struct job_pause *pauses, struct job_slot_info *slots, char **errstr)
 {
 	struct slot_state *st = NULL;
+	struct tzone_held *held = NULL; /* the jobs' zones, in turn */
 	const char       **names, **snames;
 	size_t            *sidx, i, k, ns = 0;
 	enum db_status     rc;
@@ -96,7 +97,8 @@ jobs_list_read(struct db *db, const struct conf *c, struct job_summary *js,
 		goto out;
 	for (k = 0; k < ns; k++)
 		runs_slot_info_of(&st[k], c->jobs[sidx[k]].schedule,
-		    c->jobs[sidx[k]].timezone, &slots[sidx[k]]);
+		    c->jobs[sidx[k]].timezone, &slots[sidx[k]], &held);
+	tzone_release(held);
 out:
 	for (k = 0; k < ns; k++)
 		runs_slot_state_free(&st[k]);

@@ -441,7 +441,9 @@ conf_check_jobs(struct parse *p, const config_setting_t *g)
 
 	for (i = 0; i < c->njobs; i++) {
 		j = &c->jobs[i];
-		s = conf_member(g, j->name);
+		/* The i-th group of jobs, as conf_parse_named read them: a
+		 * lookup by name is a walk over every job. */
+		s = config_setting_get_elem(g, (unsigned)i);
 		if (j->guard != GUARD_LOCAL && j->guard != GUARD_NONE &&
 		    !c->have_database)
 			return conf_key_error(p, s,

@@ -37,6 +37,9 @@ struct jobcheck_plan {
 	 * or after rf.top.  0: rr holds the window's runs (the full read). */
 	int                 flagged;
 	struct runs_flagged rf; /* the window's flagged runs */
+	/* The zone held while plans are computed one after the other
+	 * (schedule.h, tzone_hold), or NULL: each call switches TZ. */
+	struct tzone_held **held;
 };
 
 /* From the slot state (jc->sched.st, filled): the zone, the latest and

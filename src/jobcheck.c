@@ -167,6 +167,15 @@ jobcheck_spans(
 	qsort(*sp, *n, sizeof **sp, jobcheck_span_cmp);
 }
 
+/* p's zone held for the calls that follow (p->held), when the caller
+ * holds zones. */
+static void
+jobcheck_hold(const struct jobcheck_plan *p)
+{
+	if (p->held != NULL)
+		*p->held = tzone_hold(*p->held, p->z);
+}
+
 /*
  * The due slots of the look-back window (jobcheck.h) that may be missed,
  * newest first, into p->win of p->nwin: a slot whose grace has passed, at
@@ -190,6 +199,7 @@ jobcheck_window(struct jobcheck_plan *p)
 	p->nwin = 0;
 	if (ss->pause_job != NULL || ss->first_run < 0)
 		return;
+	jobcheck_hold(p);
 	lo = p->lo < ss->first_run ? ss->first_run : p->lo;
 	jobcheck_spans(p, &sp, &nsp);
 	last = now + 1;
@@ -348,6 +358,7 @@ jobcheck_schedule_plan(const struct conf_job *j, const struct job_sched *sc,
 		free(errstr);
 		return;
 	}
+	jobcheck_hold(p);
 	now = s->st.now_us / 1000000;
 	p->lo = now - j->missed_lookback_ms / 1000;
 	p->job = j;
@@ -435,6 +446,7 @@ jobcheck_schedule(const struct conf_job *j, const struct job_sched *sc,
 	int64_t                     t;
 	long long                   launched;
 
+	jobcheck_hold(p);
 	level =
 	    sc->alert_level == CHECK_CRITICAL ? CHECK_CRITICAL : CHECK_WARNING;
 	/* Missed: a slot no run started for; a running or failed slot has
@@ -718,6 +730,7 @@ jobcheck_run_all(struct db *db, const struct conf_job **jobs, size_t n,
 	struct job_summary   *js = NULL;
 	struct lock_holder   *lh = NULL;
 	struct jobcheck_plan *plans = NULL;
+	struct tzone_held    *held = NULL; /* the plans' zones, in turn */
 	const char          **names = NULL, **lnames = NULL, **snames = NULL;
 	size_t               *lidx = NULL, *sidx = NULL, nl = 0, nsc = 0, i, k;
 	enum db_status        st;
@@ -752,6 +765,8 @@ jobcheck_run_all(struct db *db, const struct conf_job **jobs, size_t n,
 		jobcheck_judge(jobs[i], &scheds[i], &out[i]);
 	nsc = jobcheck_pick(jobs, n, scheds, 1, &sidx, &snames);
 	plans = xcalloc(nsc + 1, sizeof *plans);
+	for (k = 0; k < nsc; k++)
+		plans[k].held = &held;
 	if ((st = jobcheck_plan_all(db, jobs, scheds, out, sidx, snames, nsc,
 	         plans, errstr)) != DB_OK)
 		goto out;
@@ -767,6 +782,7 @@ jobcheck_run_all(struct db *db, const struct conf_job **jobs, size_t n,
 			goto out;
 	st = DB_OK;
 out:
+	tzone_release(held);
 	for (k = 0; k < nsc; k++)
 		jobcheck_plan_free(&plans[k]);
 	for (i = 0; js != NULL && i < n; i++)

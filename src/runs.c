@@ -585,7 +585,7 @@ runs_slot_zone(const char *tz, const struct slot_state *st, struct tzone **z,
 
 void
 runs_slot_info_of(const struct slot_state *st, const struct schedule *schedule,
-    const char *tz, struct job_slot_info *si)
+    const char *tz, struct job_slot_info *si, struct tzone_held **held)
 {
 	struct tzone *z = NULL;
 	char         *errstr = NULL;
@@ -596,6 +596,7 @@ runs_slot_info_of(const struct slot_state *st, const struct schedule *schedule,
 		free(errstr);
 		return;
 	}
+	*held = tzone_hold(*held, z);
 	now = st->now_us / 1000000;
 	if (schedule_prev(schedule, z, now, &t) == 0) {
 		tzone_format(z, t, si->latest, sizeof si->latest);

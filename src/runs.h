@@ -230,9 +230,11 @@ struct job_slot_info {
 };
 /* Fill *si for a job with schedule in zone tz (NULL: the server's) from
  * its slot state (runs_slot_states); a zone that cannot be told leaves
- * the slots empty. */
+ * the slots empty.  The zone stays held in *held (tzone_hold) for the
+ * next job's; tzone_release(*held) after the last. */
 void runs_slot_info_of(const struct slot_state *,
-    const struct schedule *schedule, const char *tz, struct job_slot_info *si);
+    const struct schedule *schedule, const char *tz, struct job_slot_info *si,
+    struct tzone_held **held);
 
 /* One slot's runs, for jobs check's schedule alerts. */
 struct runs_slot_row {

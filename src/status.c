@@ -217,7 +217,8 @@ status_paused_at(
  * one that cannot be told leaves the strip empty, as jobs check says.
  */
 static void
-status_job_slots(struct status *s, struct status_job *j, int64_t *oldest)
+status_job_slots(struct status *s, struct status_job *j, int64_t *oldest,
+    struct tzone_held **held)
 {
 	const struct conf_job *cj = j->job;
 	struct tzone          *z = NULL;
@@ -231,6 +232,7 @@ status_job_slots(struct status *s, struct status_job *j, int64_t *oldest)
 		free(err);
 		return;
 	}
+	*held = tzone_hold(*held, z);
 	j->zone = xstrdup(tzone_name(z));
 	if (schedule_next(cj->schedule, z, s->now_s, &next) == 0)
 		tzone_format(z, next, j->next, sizeof j->next);
@@ -471,6 +473,7 @@ status_strips(struct db *db, struct status *s, char **errstr)
 	struct status_cell_info *c;
 	struct pause_span       *spans = NULL;
 	struct db_result        *r = NULL;
+	struct tzone_held       *held = NULL; /* the jobs' zones, in turn */
 	enum db_status           st;
 	const char              *name;
 	int64_t                  oldest = s->now_s, slot, grace_s, first;
@@ -481,10 +484,11 @@ status_strips(struct db *db, struct status *s, char **errstr)
 	sorted = xcalloc(s->njobs, sizeof *sorted);
 	base = xcalloc(s->njobs + 1, sizeof *base);
 	for (i = 0; i < s->njobs; i++) {
-		status_job_slots(s, &s->jobs[i], &oldest);
+		status_job_slots(s, &s->jobs[i], &oldest, &held);
 		sorted[i] = &s->jobs[i];
 		base[i + 1] = base[i] + s->jobs[i].ncells;
 	}
+	tzone_release(held);
 	/* Unscheduled jobs show their runs of the same span, or of the
 	 * last two days when no job has a schedule. */
 	if (oldest == s->now_s)

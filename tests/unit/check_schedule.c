@@ -550,6 +550,49 @@ START_TEST(test_tz_restored)
 }
 END_TEST
 
+/* A held zone is in effect until released, a switch keeps what TZ was
+ * before the first, and the formats under a hold are the same. */
+START_TEST(test_tzone_hold)
+{
+	struct tzone *b = zone("Europe/Berlin"), *n = zone("America/New_York"),
+	             *f = zone("-05:30");
+	struct tzone_held *h = NULL;
+	char               buf[TZONE_RFC3339_MAX];
+
+	unsetenv("TZ");
+	tzset();
+	h = tzone_hold(h, b);
+	ck_assert_str_eq(getenv("TZ"), ":Europe/Berlin");
+	tzone_format(b, utc(2026, 7, 1, 0, 30), buf, sizeof buf);
+	ck_assert_str_eq(buf, "2026-07-01T02:30:00+02:00");
+	ck_assert_ptr_eq(tzone_hold(h, b), h);
+	ck_assert_ptr_eq(tzone_hold(h, f), h); /* a fixed offset: no TZ */
+	h = tzone_hold(h, n);
+	ck_assert_str_eq(getenv("TZ"), ":America/New_York");
+	tzone_format(n, utc(2026, 7, 1, 0, 30), buf, sizeof buf);
+	ck_assert_str_eq(buf, "2026-06-30T20:30:00-04:00");
+	tzone_format(b, utc(2026, 7, 1, 0, 30), buf, sizeof buf);
+	ck_assert_str_eq(buf, "2026-07-01T02:30:00+02:00");
+	tzone_release(h);
+	ck_assert_ptr_null(getenv("TZ"));
+	/* TZ already the first zone's: the same TZ afterwards. */
+	setenv("TZ", ":America/New_York", 1);
+	tzset();
+	h = tzone_hold(NULL, n);
+	h = tzone_hold(h, b);
+	ck_assert_str_eq(getenv("TZ"), ":Europe/Berlin");
+	tzone_release(h);
+	ck_assert_str_eq(getenv("TZ"), ":America/New_York");
+	tzone_release(tzone_hold(NULL, f));
+	ck_assert_str_eq(getenv("TZ"), ":America/New_York");
+	unsetenv("TZ");
+	tzset();
+	tzone_free(b);
+	tzone_free(n);
+	tzone_free(f);
+}
+END_TEST
+
 START_TEST(test_tzone_format)
 {
 	struct tzone *b = zone("Europe/Berlin"), *f = zone("-05:30"),
@@ -571,6 +614,15 @@ START_TEST(test_tzone_format)
 	ck_assert_str_eq(buf, "1970-01-01T00:00:00+00:00");
 	tzone_format(u, -1, buf, sizeof buf);
 	ck_assert_str_eq(buf, "1969-12-31T23:59:59+00:00");
+	/* The first and last instants, and a buffer too short: cut. */
+	tzone_format(u, -62135596800, buf, sizeof buf);
+	ck_assert_str_eq(buf, "0001-01-01T00:00:00+00:00");
+	tzone_format(u, 253402300799, buf, sizeof buf);
+	ck_assert_str_eq(buf, "9999-12-31T23:59:59+00:00");
+	tzone_format(u, 253402300800, buf, sizeof buf);
+	ck_assert_str_eq(buf, "(out of range)");
+	tzone_format(u, 0, buf, 8);
+	ck_assert_str_eq(buf, "1970-01");
 	tzone_free(b);
 	tzone_free(f);
 	tzone_free(u);
@@ -856,6 +908,7 @@ schedule_suite(void)
 	tcase_add_test(tc, test_tzone_open_server);
 	tcase_add_test(tc, test_tz_restored);
 	tcase_add_test(tc, test_tzone_format);
+	tcase_add_test(tc, test_tzone_hold);
 	tcase_add_test(tc, test_tzone_parse);
 	tcase_add_test(tc, test_tzone_parse_bad);
 	tcase_add_test(tc, test_ext_last_day);
