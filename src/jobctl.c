@@ -168,14 +168,11 @@ jobctl_marks_row(const struct db_result *r, size_t i, struct jobctl_marks *mk)
 	}
 }
 
-/* The jobs' indexes that row i's job (column 0) names: [*lo, *hi), the
- * one ni finds or every job for JOBCTL_ALL; none for another name. */
-static void
-jobctl_row_jobs(const struct db_result *r, size_t i,
-    const struct name_index *ni, size_t *lo, size_t *hi)
+void
+jobctl_covers(
+    const struct name_index *ni, const char *job, size_t *lo, size_t *hi)
 {
-	const char *job = db_cell(r, i, 0);
-	long        k = name_index_find(ni, job);
+	long k = name_index_find(ni, job);
 
 	*lo = k >= 0 ? (size_t)k : 0;
 	*hi = k >= 0
@@ -212,7 +209,7 @@ jobctl_slot_marks_all(struct db *db, const char *const *jobs, size_t n,
 		goto out;
 	name_index_init(&ni, jobs, n);
 	for (i = 0; i < r->nrows && r->ncols == 4; i++)
-		for (jobctl_row_jobs(r, i, &ni, &j, &hi); j < hi; j++)
+		for (jobctl_covers(&ni, db_cell(r, i, 0), &j, &hi); j < hi; j++)
 			jobctl_marks_row(r, i, &m[j]);
 	name_index_free(&ni);
 out:
@@ -256,7 +253,7 @@ jobctl_pause_get_all(struct db *db, const char *const *jobs, size_t n,
 		goto out;
 	name_index_init(&ni, jobs, n);
 	for (i = 0; i < r->nrows; i++)
-		for (jobctl_row_jobs(r, i, &ni, &j, &hi); j < hi; j++)
+		for (jobctl_covers(&ni, db_cell(r, i, 0), &j, &hi); j < hi; j++)
 			if (!out[j].paused)
 				jobctl_pause_row(r, i, 0, &out[j]);
 	name_index_free(&ni);

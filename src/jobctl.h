@@ -56,6 +56,13 @@
 	    job) " " JOBCTL_PAUSE_ORDER_SQL " LIMIT 1)"
 #define JOBCTL_PAUSE_COL_SQL(col) JOBCTL_PAUSE_COL_OF(col, "%s")
 
+/* The indexes among the names of ni that a pause or mark row of job
+ * covers: [*lo, *hi), the job's own, every one for JOBCTL_ALL, none for
+ * another name. */
+struct name_index;
+void jobctl_covers(
+    const struct name_index *ni, const char *job, size_t *lo, size_t *hi);
+
 /* A pause row.  Strings allocated (jobctl_pause_free) or NULL. */
 struct job_pause {
 	int   paused;    /* 1: a pause is in effect, the rest is filled */

@@ -234,6 +234,64 @@ START_TEST(test_unknown_zone)
 }
 END_TEST
 
+static void
+sql(const char *text)
+{
+	char *errstr = NULL;
+
+	ck_assert_msg(db_query(live_db, NULL, &errstr, "%R", text) == DB_OK,
+	    "%s", errstr);
+}
+
+/* The pause in effect of each job (the own row or "*", whichever holds
+ * longer, as jobctl_pause_get picks) and the end of its ended ones, from
+ * the pause rows the slot states read by name. */
+START_TEST(test_slot_states_pauses)
+{
+	const char *const jobs[] = { "a", "b", "c" };
+	struct slot_state st[3];
+	char             *errstr = NULL;
+	size_t            i;
+
+	sql("INSERT INTO cronguard_job_pauses (job, paused_by, until_at)"
+	    " VALUES ('a', 'own', NULL), ('*', 'all', NOW(6) + INTERVAL 1 HOUR)");
+	ck_assert_msg(runs_slot_states(live_db, jobs, 3, st, &errstr) == DB_OK,
+	    "%s", errstr);
+	ck_assert_str_eq(st[0].pause_job, "a");
+	ck_assert_str_eq(st[0].paused_by, "own");
+	ck_assert_ptr_null(st[0].until);
+	ck_assert_str_eq(st[1].pause_job, "*");
+	ck_assert_ptr_nonnull(st[1].until);
+	ck_assert_str_eq(st[2].pause_job, "*");
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(st[i].pause_ended, -1);
+		ck_assert_int_gt(st[i].now_us, 0);
+		runs_slot_state_free(&st[i]);
+	}
+	/* The other way round: every job's holds longer. */
+	sql("UPDATE cronguard_job_pauses SET until_at = IF(job = '*', NULL,"
+	    " NOW(6) + INTERVAL 1 HOUR)");
+	ck_assert(runs_slot_states(live_db, jobs, 3, st, &errstr) == DB_OK);
+	ck_assert_str_eq(st[0].pause_job, "*");
+	for (i = 0; i < 3; i++)
+		runs_slot_state_free(&st[i]);
+	/* Ended: no pause, the latest end (own or "*") kept. */
+	sql("UPDATE cronguard_job_pauses SET until_at = IF(job = '*',"
+	    " NOW(6) - INTERVAL 2 HOUR, NOW(6) - INTERVAL 1 HOUR)");
+	sql("INSERT INTO cronguard_job_pauses (job, paused_by, until_at)"
+	    " VALUES ('b', 'own', NOW(6) - INTERVAL 3 HOUR)");
+	ck_assert(runs_slot_states(live_db, jobs, 3, st, &errstr) == DB_OK);
+	for (i = 0; i < 3; i++)
+		ck_assert_ptr_null(st[i].pause_job);
+	ck_assert_int_eq(st[0].pause_ended - st[2].pause_ended, 3600);
+	ck_assert_int_eq(st[1].pause_ended, st[2].pause_ended);
+	ck_assert_int_gt(st[2].pause_ended, 0);
+	for (i = 0; i < 3; i++)
+		runs_slot_state_free(&st[i]);
+	sql("DELETE FROM cronguard_job_pauses");
+}
+END_TEST
+
 static Suite *
 runs_live_suite(void)
 {
@@ -247,6 +305,7 @@ runs_live_suite(void)
 	tcase_add_test(tc, test_success_in_the_slot);
 	tcase_add_test(tc, test_tally_of_a_dst_day);
 	tcase_add_test(tc, test_unknown_zone);
+	tcase_add_test(tc, test_slot_states_pauses);
 	suite_add_tcase(s, tc);
 	return s;
 }
