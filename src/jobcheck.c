@@ -571,8 +571,9 @@ jobcheck_pick(const struct conf_job **jobs, size_t n,
 }
 
 /* The ready plans' flagged runs since their look-back (sql/016), one
- * statement; then each plan's window, only the slots the flags leave
- * open when all its runs there have them. */
+ * statement, and their newest slot, which the slot state read; then each
+ * plan's window, only the slots the flags leave open when all its runs
+ * there have them. */
 static enum db_status
 jobcheck_flagged(struct db *db, const char **rnames, const size_t *ridx,
     size_t nr, struct jobcheck_plan *plans, char **errstr)
@@ -592,6 +593,7 @@ jobcheck_flagged(struct db *db, const char **rnames, const size_t *ridx,
 		p = &plans[ridx[i]];
 		if (rc == DB_OK) {
 			p->rf = rf[i];
+			p->rf.top = p->jc->sched.st.top;
 			p->flagged = !rf[i].unknown;
 		} else
 			runs_flagged_free(&rf[i]);

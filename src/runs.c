@@ -449,6 +449,7 @@ runs_slot_state_row(
 	st->first_run = db_cell_ll(r, row, 3, -1);
 	st->server_zone = db_cell_dup(r, row, 4);
 	st->server_system = db_cell_ll(r, row, 5, 0) == 1;
+	st->top = db_cell_ll(r, row, 14, -1);
 	return DB_OK;
 }
 
@@ -492,14 +493,16 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	for (i = 0; i < n; i++) {
 		memset(&st[i], 0, sizeof st[i]);
 		st[i].last_success = st[i].first_run = st[i].pause_ended = -1;
+		st[i].top = -1;
 	}
 	if (n == 0)
 		return DB_OK;
 	/*
 	 * One statement for every job: for each row of the jobs' table
 	 * (%K) the latest successful slot is one probe of ix_runs_job_slot,
-	 * the first run one of ix_runs_job (ORDER BY ... LIMIT 1: a MAX()
-	 * per row would read the job's every entry).  Then the pause rows
+	 * the first run one of ix_runs_job, the newest slot one of
+	 * ix_runs_job_slot_at (sql/016; ORDER BY ... LIMIT 1: a MAX() per
+	 * row would read the job's every entry).  Then the pause rows
 	 * of the jobs and "*", by name (a subquery a job cost a third of the
 	 * statement at 1,000 jobs), in jobctl's order: their rank comes
 	 * last, after the jobs' rows.  The server's zone is
@@ -514,13 +517,17 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	    " IF(@@global.time_zone = 'SYSTEM', @@system_time_zone,"
 	    " @@global.time_zone),"
 	    " @@global.time_zone = 'SYSTEM',"
-	    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+	    " NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+	    " FLOOR(UNIX_TIMESTAMP(s.top))"
 	    " FROM (SELECT n.k, n.v,"
 	    "  (SELECT x.slot FROM cronguard_runs x WHERE x.job = n.v"
 	    "   AND x.outcome = 'success' ORDER BY x.slot DESC LIMIT 1)"
 	    "   AS last_ok,"
 	    "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
-	    "   ORDER BY x.id LIMIT 1) AS first_id"
+	    "   ORDER BY x.id LIMIT 1) AS first_id,"
+	    "  (SELECT t.slot FROM cronguard_runs t"
+	    "   FORCE INDEX (ix_runs_job_slot_at) WHERE t.job = n.v"
+	    "   ORDER BY t.slot DESC LIMIT 1) AS top"
 	    "  FROM %K n) s"
 	    " LEFT JOIN cronguard_runs f ON f.id = s.first_id"
 	    " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, job,"
@@ -528,13 +535,13 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	    " DATE_FORMAT(until_at, '%%Y-%%m-%%d %%T'),"
 	    " CEIL(UNIX_TIMESTAMP(until_at)),"
 	    " ROW_NUMBER() OVER (" JOBCTL_PAUSE_ORDER_SQL "),"
-	    " until_at IS NULL OR until_at > NOW(6)"
+	    " until_at IS NULL OR until_at > NOW(6), NULL"
 	    " FROM cronguard_job_pauses WHERE job IN (%A, '" JOBCTL_ALL "')"
 	    " ORDER BY 13",
 	    n, jobs, n, jobs);
 	if (rc != DB_OK)
 		goto out;
-	if (r->ncols != 14)
+	if (r->ncols != 15)
 		goto bad;
 	name_index_init(&ni, jobs, n);
 	for (i = 0; i < r->nrows; i++) {
@@ -819,10 +826,9 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 	 * The window's flagged runs of the jobs, then the newest run without
 	 * flags of each job that has some (both one range of ix_runs_flags a
 	 * flag value, each run's job among a list of literals: a table of
-	 * the jobs joined there cost its building twice), then one row a job
-	 * with its newest slot (a dive each); each row by its job's name,
-	 * which name_index maps back.  A job's runs older than its own
-	 * window are left out below.
+	 * the jobs joined there cost its building twice); each row by its
+	 * job's name, which name_index maps back.  A job's runs older than
+	 * its own window are left out below.
 	 */
 	tzone_utc(lo, text, sizeof text);
 	if ((st = db_query(db, &r, errstr,
@@ -842,12 +848,8 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 	         " 0, 0, 0 FROM cronguard_runs u FORCE INDEX (ix_runs_flags)"
 	         " WHERE u.slot_flags IS NULL AND u.slot >= %s"
 	         " AND u.job IN (%A) GROUP BY u.job"
-	         " UNION ALL SELECT n.v,"
-	         " FLOOR(UNIX_TIMESTAMP((SELECT t.slot FROM cronguard_runs t"
-	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE t.job = n.v"
-	         "  ORDER BY t.slot DESC LIMIT 1))), -1, 0, 0, 0 FROM %K n"
 	         " ORDER BY 1, 2 DESC",
-	         text, n, jobs, text, n, jobs, n, jobs)) != DB_OK)
+	         text, n, jobs, text, n, jobs)) != DB_OK)
 		goto out;
 	for (i = 0; i < n; i++) {
 		out[i].rows = xcalloc(1, sizeof *out[i].rows);
@@ -858,10 +860,6 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 		if ((k = name_index_find(&ni, db_cell(r, i, 0))) < 0)
 			continue;
 		o = &out[k];
-		if (db_cell_ll(r, i, 2, 0) == -1) {
-			o->top = db_cell_ll(r, i, 1, -1);
-			continue;
-		}
 		if (db_cell_ll(r, i, 1, -1) < since[k])
 			continue; /* before this job's window */
 		if (db_cell_ll(r, i, 2, 0) == -2) {

@@ -181,6 +181,7 @@ struct slot_state {
 	/* The end of the latest pause that ended (resumed or expired), Unix
 	 * seconds rounded up; -1 none. */
 	int64_t pause_ended;
+	int64_t top; /* the newest slot with a run (ix_runs_job_slot_at); -1 */
 };
 /* Fill *st for job.  DB_OK, or the status with *errstr.  Free with
  * runs_slot_state_free. */
@@ -278,7 +279,8 @@ struct runs_flagged_row {
 };
 /* One job's flagged runs since a time (runs_flagged_all), newest first:
  * rows (free with runs_flagged_free) of n; top the newest slot with a
- * run (-1: none); unknown 1 when a run since then has no flags (written
+ * run (-1: none), which runs_flagged_all leaves to its caller (the slot
+ * state has it); unknown 1 when a run since then has no flags (written
  * before sql/016, or by hand): its runs must be read one by one. */
 struct runs_flagged {
 	struct runs_flagged_row *rows;
@@ -287,9 +289,8 @@ struct runs_flagged {
 	int                      unknown;
 };
 /* For jobs[0..n): job i's flagged runs for slots since since[i] (UTC
- * seconds), in one statement (ranges of ix_runs_flags and dives into
- * ix_runs_job_slot_at, never the unflagged runs): out[i].  DB_OK, or the
- * status with *errstr. */
+ * seconds), in one statement (ranges of ix_runs_flags, never the
+ * unflagged runs): out[i].  DB_OK, or the status with *errstr. */
 enum db_status runs_flagged_all(struct db *, const char *const *jobs,
     const int64_t *since, size_t n, struct runs_flagged *out, char **errstr);
 void           runs_flagged_free(struct runs_flagged *);
