@@ -1,5 +1,6 @@
-# scripts/bench-lib.sh: sourced by scripts/bench-outbox and
-# scripts/bench-latency (bash), after common.sh and testenv.
+# scripts/bench-lib.sh: sourced by the bench scripts (bash), after
+# common.sh and testenv (bench-jobs-check, on the shared test servers,
+# takes only bench_median).
 # shellcheck shell=bash
 #
 #   bench_binary            BIN: $CRONGUARD_BIN, else a release build (-O2,
@@ -16,6 +17,8 @@
 #                           about 240 bytes of JSON (an order webhook)
 #   bench_questions         the server's Questions counter (round trips)
 #   bench_cleanup           stop what bench_* started (call it at EXIT)
+#   bench_median            the median of the numbers on standard input, one
+#                           a line (of an even count, the lower middle one)
 
 BENCH_PIDS=
 BENCH_STATE=
@@ -23,6 +26,8 @@ BENCH_STATE=
 BIN=
 
 bench_binary() { cg_bench_binary; }
+
+bench_median() { sort -n | awk '{ v[NR] = $1 } END { if (NR > 0) print v[int((NR + 1) / 2)] }'; }
 
 sql() { mariadb --no-defaults --protocol=tcp -h 127.0.0.1 -P "$DBPORT" -u root -N -B "$@"; }
 
