@@ -180,6 +180,31 @@ dpipe_follow(void *arg, unsigned long long id)
 	return m;
 }
 
+/* claim_follow.keyed: the ids of the keyed messages of the batches
+ * alive, in an array the caller frees.  Called as dpipe_follow is. */
+static unsigned long long *
+dpipe_keyed(void *arg, size_t *n)
+{
+	struct dpipe       *p = arg;
+	struct dbatch      *b;
+	unsigned long long *ids;
+	size_t              i, cap = 0;
+
+	*n = 0;
+	pthread_mutex_lock(&p->lock);
+	for (b = p->live; b != NULL; b = b->live_next)
+		cap += b->c.n;
+	ids = xcalloc(cap + 1, sizeof *ids);
+	for (b = p->live; b != NULL; b = b->live_next) {
+		for (i = 0; i < b->c.n; i++) {
+			if (b->c.storage[i].ordering_key != NULL)
+				ids[(*n)++] = b->c.storage[i].id;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return ids;
+}
+
 /* Put a batch just claimed on the live list and pin the batches whose
  * rows its rows follow.  Called with the lock held. */
 static void
@@ -866,6 +891,7 @@ dpipe_start(struct dispatch *dp)
 	dbatchq_init(&p->sendq);
 	dbatchq_init(&p->finq);
 	p->follow.find = dpipe_follow;
+	p->follow.keyed = dpipe_keyed;
 	p->follow.arg = p;
 	dp->pipe = p;
 

@@ -165,7 +165,7 @@ doctor_claim_index(
 	for (i = 0; i < c->nchannels; i++)
 		names[i] = c->channels[i].name;
 	if (outbox_claim_sql(db, &c->outbox, names, c->nchannels,
-	        c->outbox.batch_size, NULL, &sql, &errstr) != 0 ||
+	        c->outbox.batch_size, NULL, NULL, &sql, &errstr) != 0 ||
 	    db_query(db, &res, &errstr, "EXPLAIN %F", &sql) != DB_OK) {
 		/* The claim is a locking read: a read-only server refuses
 		 * it, its EXPLAIN too (ER_OPTION_PREVENTS_STATEMENT). */

@@ -156,7 +156,8 @@ outbox_key_end_sql(const struct conf_outbox *conf, const char *status,
 {
 	buf_adds(b, "COALESCE((SELECT f.id");
 	outbox_scope_sql(conf, "f", b);
-	buf_printf(b, " AND f.status = '%s' ORDER BY f.id%s LIMIT 1), 0)",
+	buf_printf(b,
+	    " AND f.status = '%s' ORDER BY f.id%s LIMIT 1), CAST(0 AS UNSIGNED))",
 	    status, dir);
 }
 
@@ -192,26 +193,36 @@ claim_ttl_sql(struct db *db, const struct conf_outbox *conf, struct buf *ttl,
 }
 
 /*
- * Per-key ordering (doc/architecture.md, "Ordering and runs of a key"):
- * the walk keeps a keyed row unless an earlier FAILED row holds its key,
- * the first PENDING row of its key comes after it in the walk (due later:
- * so the walk meets a key's first row before the rows that follow it)
- * or, with the global scope, is of a channel this claim does not serve
- * (in: the claim's channels) or a paused one, or its key's first
- * PROCESSING row is another dispatcher's: appended to order.  prev gets
- * the ids of the key's first PENDING and last PROCESSING rows (columns
- * 11 and 12), from which claim_runs leaves out the rows that do not
- * follow on from the key's open rows (or, with a claim_follow, from this
- * dispatcher's in flight).  Every subquery is one dive into
- * ix_outbox_ordering_channel (sql/011) or, with the global scope,
- * ix_outbox_ordering_status (sql/005), reading one entry: never a walk
- * over the key's backlog or its SENT history (doctor's EXPLAIN, t0440,
- * t1126).  Returns 0, or -1.
+ * Per-key ordering (doc/architecture.md, "Ordering and runs of a key").
+ * The WHERE (order) leaves out a keyed row when an earlier FAILED row
+ * holds its key, or when its key's last PROCESSING row is not one of
+ * follow's keyed rows in flight (none without a follow): that row is
+ * another dispatcher's, or a claim's that is gone.  The HAVING (having)
+ * then keeps a keyed row while it is its key's first PENDING row
+ * (cg_pend, column 11), or that row comes before it in the walk (due no
+ * later: so the walk meets a key's first row before the rows that follow
+ * it) and, with the global scope, is of a channel this claim serves (in)
+ * and not paused.  So the statement keeps what claim_runs can keep, from
+ * columns 11 and 12 (the key's last PROCESSING row): the rows that follow
+ * on from the key's open rows or from this dispatcher's in flight.  A
+ * row the HAVING leaves out stays locked until the claim commits; no
+ * other claim could take it meanwhile, its key's first row being due
+ * later or not this claim's to take.  The ids are compared as integers
+ * (CAST): a COALESCE of an id and 0 would be a DECIMAL.  Every subquery
+ * is one dive into ix_outbox_ordering_channel (sql/011) or, with the
+ * global scope, ix_outbox_ordering_status (sql/005), reading one entry:
+ * never a walk over the key's backlog or its SENT history (doctor's
+ * EXPLAIN, t0440, t1126); the first PENDING row's due time is read only
+ * for a row that is not its key's first.  Returns 0, or -1.
  */
 static int
 claim_order_sql(struct db *db, const struct conf_outbox *conf,
-    const struct buf *in, struct buf *order, struct buf *prev, char **errstr)
+    const struct buf *in, const struct claim_follow *follow, struct buf *order,
+    struct buf *prev, struct buf *having, char **errstr)
 {
+	unsigned long long *held = NULL;
+	size_t              nheld = 0;
+
 	if (conf->ordering != ORDERING_PER_KEY) {
 		buf_adds(prev, "0, 0");
 		return 0;
@@ -222,39 +233,44 @@ claim_order_sql(struct db *db, const struct conf_outbox *conf,
 	outbox_from_sql(conf, "e", order);
 	if (outbox_blocking_sql(db, conf, "e", "o", 1, order, errstr) != 0)
 		return -1;
-	buf_adds(order,
-	    ") AND COALESCE((SELECT h.next_attempt_at <="
-	    " o.next_attempt_at");
+	buf_adds(order, ") AND CAST(");
+	outbox_key_end_sql(conf, "PROCESSING", " DESC", order);
+	buf_adds(order, " AS SIGNED) IN (0");
+	if (follow != NULL && follow->keyed != NULL)
+		held = follow->keyed(follow->arg, &nheld);
+	if (nheld > 0) {
+		buf_addc(order, ',');
+		outbox_idlist(order, held, nheld);
+	}
+	free(held);
+	buf_adds(order, ")))");
+	buf_adds(prev, "IF(o.ordering_key IS NULL, CAST(0 AS UNSIGNED), ");
+	outbox_key_end_sql(conf, "PENDING", "", prev);
+	buf_adds(prev,
+	    ") AS cg_pend, IF(o.ordering_key IS NULL, CAST(0 AS UNSIGNED), ");
+	outbox_key_end_sql(conf, "PROCESSING", " DESC", prev);
+	buf_adds(prev, ")");
+	buf_adds(having,
+	    " HAVING o.ordering_key IS NULL OR cg_pend = o.id OR"
+	    " COALESCE((SELECT h.next_attempt_at <= o.next_attempt_at");
 	if (conf->ordering_scope == SCOPE_GLOBAL &&
-	    db_fragment(db, order, errstr,
+	    db_fragment(db, having, errstr,
 	        " AND h.channel IN (%F) AND h.channel NOT IN (%R)", in,
 	        outbox_paused_sql) != 0)
 		return -1;
-	outbox_scope_sql(conf, "h", order);
-	buf_adds(order,
-	    " AND h.status = 'PENDING' ORDER BY h.id LIMIT 1),"
-	    " FALSE) AND COALESCE((SELECT r.claimed_by = ");
-	if (db_fragment(db, order, errstr, "%s", self_identity()) != 0)
-		return -1;
-	buf_adds(order, " ");
-	outbox_scope_sql(conf, "r", order);
-	buf_adds(order,
-	    " AND r.status = 'PROCESSING' ORDER BY r.id LIMIT 1),"
-	    " TRUE)))");
-	buf_adds(prev, "IF(o.ordering_key IS NULL, 0, ");
-	outbox_key_end_sql(conf, "PENDING", "", prev);
-	buf_adds(prev, "), IF(o.ordering_key IS NULL, 0, ");
-	outbox_key_end_sql(conf, "PROCESSING", " DESC", prev);
-	buf_adds(prev, ")");
+	outbox_scope_sql(conf, "h", having);
+	buf_adds(
+	    having, " AND h.status = 'PENDING' ORDER BY h.id LIMIT 1), FALSE)");
 	return 0;
 }
 
 int
 outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
     const char *const *channels, size_t nchannels, unsigned limit,
-    const struct outbox_cursor *cur, struct buf *sql, char **errstr)
+    const struct outbox_cursor *cur, const struct claim_follow *follow,
+    struct buf *sql, char **errstr)
 {
-	struct buf in, after, order, ttl, prev;
+	struct buf in, after, order, ttl, prev, having;
 	size_t     i;
 	long long  inline_max;
 	int        rc = -1;
@@ -264,6 +280,7 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	buf_init(&order);
 	buf_init(&ttl);
 	buf_init(&prev);
+	buf_init(&having);
 	if (claim_ttl_sql(db, conf, &ttl, errstr) != 0)
 		goto out;
 	for (i = 0; i < nchannels; i++) {
@@ -280,7 +297,8 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	        " AND o.id > %llu))",
 	        cur->at, cur->at, cur->id) != 0)
 		goto out;
-	if (claim_order_sql(db, conf, &in, &order, &prev, errstr) != 0)
+	if (claim_order_sql(
+	        db, conf, &in, follow, &order, &prev, &having, errstr) != 0)
 		goto out;
 	/* FORCE INDEX: with the cursor the optimizer otherwise picks a ref
 	 * on status alone, which walks every delete-marked entry. */
@@ -299,17 +317,18 @@ outbox_claim_sql(struct db *db, const struct conf_outbox *conf,
 	    " FROM outbox_messages o FORCE INDEX (ix_outbox_due)"
 	    " WHERE o.status = 'PENDING' AND o.next_attempt_at <= NOW(6)%F"
 	    " AND o.channel IN (%F)%F"
-	    " AND o.channel NOT IN (%R)"
+	    " AND o.channel NOT IN (%R)%F"
 	    " ORDER BY o.next_attempt_at, o.id LIMIT %u"
 	    " FOR UPDATE SKIP LOCKED",
 	    inline_max, &ttl, &prev, &ttl, &after, &in, &order,
-	    outbox_paused_sql, limit);
+	    outbox_paused_sql, &having, limit);
 out:
 	buf_free(&in);
 	buf_free(&after);
 	buf_free(&order);
 	buf_free(&ttl);
 	buf_free(&prev);
+	buf_free(&having);
 	return rc;
 }
 
@@ -901,8 +920,8 @@ outbox_claim_budget(struct db *db, const struct conf_outbox *conf,
 	if (nchannels == 0 || limit == 0)
 		return DB_OK;
 	buf_init(&sql);
-	if (outbox_claim_sql(
-	        db, conf, channels, nchannels, limit, cur, &sql, errstr) != 0) {
+	if (outbox_claim_sql(db, conf, channels, nchannels, limit, cur, follow,
+	        &sql, errstr) != 0) {
 		st = DB_ERR_QUERY;
 		goto out;
 	}

@@ -30,6 +30,11 @@
  */
 struct claim_follow {
 	const struct outbox_msg *(*find)(void *arg, unsigned long long id);
+	/* The ids of the keyed messages in flight, in an allocated array
+	 * (or NULL), their number in *n: the claim's statement keeps only
+	 * the keyed rows whose key's last PROCESSING row is one of them or
+	 * none.  May be NULL. */
+	unsigned long long *(*keyed)(void *arg, size_t *n);
 	void *arg;
 };
 
@@ -105,12 +110,15 @@ int outbox_blocking_sql(struct db *, const struct conf_outbox *, const char *e,
  * text that outbox_claim runs and that "cronguard doctor" EXPLAINs.  Due
  * PENDING rows of the named channels (escaped here; none matches no
  * row), after cur when cur (may be NULL) is set, per_key ordering's
- * condition when conf asks for it, oldest due first, at most limit, FOR
- * UPDATE SKIP LOCKED, on the due index.  Returns 0, or -1 with *errstr.
+ * condition when conf asks for it (a key's rows may follow follow's keyed
+ * rows in flight; follow may be NULL), oldest due first, at most limit,
+ * FOR UPDATE SKIP LOCKED, on the due index.  Returns 0, or -1 with
+ * *errstr.
  */
 int outbox_claim_sql(struct db *, const struct conf_outbox *,
     const char *const *channels, size_t nchannels, unsigned limit,
-    const struct outbox_cursor *cur, struct buf *sql, char **errstr);
+    const struct outbox_cursor *cur, const struct claim_follow *follow,
+    struct buf *sql, char **errstr);
 
 /*
  * Claim at most limit due PENDING rows of the named channels (escaped
