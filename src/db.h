@@ -148,7 +148,8 @@ enum db_status db_one_row(
  *		for an empty list (as %L)
  *	%K	the same strings as a derived table of two columns, k their
  *		index and v the string: "(SELECT 0 AS k, 'a' AS v UNION ALL
- *		SELECT 1, 'b')", no row for an empty list; a statement over
+ *		SELECT 1, 'b')" (on MariaDB "... UNION ALL VALUES (1, 'b')",
+ *		cheaper to read), no row for an empty list; a statement over
  *		many names joins it, each row's subqueries probing an index
  *		for its own v
  *	%F	a fragment: const struct buf * built by db_fragment

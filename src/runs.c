@@ -326,7 +326,9 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 	 * entry.  The newest finished run is the newest run unless that one
 	 * is still running, and only then a third dive (ix_runs_job_done,
 	 * sql/013); the process list is read only then too (joined to every
-	 * job's row it cost a third of the statement at 1,000 jobs).
+	 * job's row it cost a third of the statement at 1,000 jobs).  The
+	 * LIMIT keeps g a table of its own (doc/architecture.md): merged
+	 * into the joins, the newest-run dive ran three times a job.
 	 */
 	st = db_query(db, &r, errstr,
 	    "SELECT g.k, g.fin, UNIX_TIMESTAMP(g.fin),"
@@ -343,11 +345,11 @@ runs_job_summaries(struct db *db, const char *const *jobs, size_t n,
 	    "   AS fin,"
 	    "  (SELECT x.id FROM cronguard_runs x WHERE x.job = n.v"
 	    "   ORDER BY x.id DESC LIMIT 1) AS last_id"
-	    "  FROM %K n) g"
+	    "  FROM %K n LIMIT %llu) g"
 	    " LEFT JOIN cronguard_runs r ON r.id = g.last_id"
 	    " LEFT JOIN cronguard_runs d ON d.id = IF(r.outcome = 'running',"
 	    " (" RUNS_DONE_OF("g.v") "), r.id)",
-	    n, jobs);
+	    n, jobs, (unsigned long long)n);
 	if (st != DB_OK)
 		goto out;
 	if (r->nrows != n || r->ncols != 16) {
@@ -508,7 +510,9 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	 * last, after the jobs' rows.  The server's zone is
 	 * @@global.time_zone, and its SYSTEM is resolved to
 	 * @@system_time_zone, an abbreviation that runs_slot_zone takes
-	 * only when it is UTC (tzone_open_server).
+	 * only when it is UTC (tzone_open_server).  The LIMIT keeps s a
+	 * table of its own (doc/architecture.md): merged into the join, the
+	 * first-run dive ran three times a job.
 	 */
 	rc = db_query(db, &r, errstr,
 	    "SELECT s.k, CAST(UNIX_TIMESTAMP(NOW(6)) * 1000000 AS SIGNED),"
@@ -528,7 +532,7 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	    "  (SELECT t.slot FROM cronguard_runs t"
 	    "   FORCE INDEX (ix_runs_job_slot_at) WHERE t.job = n.v"
 	    "   ORDER BY t.slot DESC LIMIT 1) AS top"
-	    "  FROM %K n) s"
+	    "  FROM %K n LIMIT %llu) s"
 	    " LEFT JOIN cronguard_runs f ON f.id = s.first_id"
 	    " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, job,"
 	    " paused_by, DATE_FORMAT(paused_at, '%%Y-%%m-%%d %%T'), reason,"
@@ -538,7 +542,7 @@ runs_slot_states(struct db *db, const char *const *jobs, size_t n,
 	    " until_at IS NULL OR until_at > NOW(6), NULL"
 	    " FROM cronguard_job_pauses WHERE job IN (%A, '" JOBCTL_ALL "')"
 	    " ORDER BY 13",
-	    n, jobs, n, jobs);
+	    n, jobs, (unsigned long long)n, n, jobs);
 	if (rc != DB_OK)
 		goto out;
 	if (r->ncols != 15)
@@ -687,7 +691,8 @@ runs_recent_union_sql(struct db *db, struct buf *sql, const char *const *jobs,
  * through a table of m numbers (eq_ref; with x.id IN (...) the server
  * plans a range again for each row, most of the statement's time); a
  * statement of a SELECT per job costs the server a table and a plan
- * each. */
+ * each.  The LIMIT keeps g a table of its own (doc/architecture.md), each
+ * dive once a job. */
 static int
 runs_recent_joined_sql(struct db *db, struct buf *sql, const char *const *jobs,
     size_t n, size_t m, char **errstr)
@@ -702,8 +707,9 @@ runs_recent_joined_sql(struct db *db, struct buf *sql, const char *const *jobs,
 		        " ORDER BY y.id DESC LIMIT 1 OFFSET %llu) AS i%llu",
 		        (unsigned long long)i, (unsigned long long)i) != 0)
 			return -1;
-	if (db_fragment(db, sql, errstr, " FROM %K n) g JOIN (SELECT 0 AS j", n,
-	        jobs) != 0)
+	if (db_fragment(db, sql, errstr,
+	        " FROM %K n LIMIT %llu) g JOIN (SELECT 0 AS j", n, jobs,
+	        (unsigned long long)n) != 0)
 		return -1;
 	for (i = 1; i < m; i++)
 		if (db_fragment(db, sql, errstr, " UNION ALL SELECT %llu",

@@ -76,6 +76,36 @@ START_TEST(test_live_session)
 	    DB_OK);
 	ck_assert_ptr_null(v);
 
+	/* %K: a derived table of (k, v) rows in the server's own form (on
+	 * MariaDB a table value constructor after the first row), every
+	 * row kept in order, an escaped string intact. */
+	{
+		static const char *const names[] = { "a", "it's", "c" };
+		struct buf               b;
+
+		buf_init(&b);
+		ck_assert_int_eq(
+		    db_fragment(db, &b, &errstr, "%K", (size_t)3, names), 0);
+		ck_assert_int_eq(
+		    strstr(b.data, "UNION ALL VALUES (1, ") != NULL,
+		    db_is_mariadb(db));
+		buf_free(&b);
+		ck_assert_int_eq(
+		    db_query_value(db, &v, &errstr,
+		        "SELECT GROUP_CONCAT(k, '=', v ORDER BY k SEPARATOR ' ')"
+		        " FROM %K t",
+		        (size_t)3, names),
+		    DB_OK);
+		ck_assert_str_eq(v, "0=a 1=it's 2=c");
+		free(v);
+		ck_assert_int_eq(
+		    db_query_value(db, &v, &errstr, "SELECT COUNT(*) FROM %K t",
+		        (size_t)1, names),
+		    DB_OK);
+		ck_assert_str_eq(v, "1");
+		free(v);
+	}
+
 	/* Results: NULL cells stay NULL, names and lengths indexed. */
 	ck_assert_int_eq(
 	    db_query(db, &r, &errstr,
