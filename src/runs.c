@@ -834,17 +834,19 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 	 * flag value, each run's job among a list of literals: a table of
 	 * the jobs joined there cost its building twice); each row by its
 	 * job's name, which name_index maps back.  A job's runs older than
-	 * its own window are left out below.
+	 * its own window are left out below.  A run's slot's successes are
+	 * counted only for a run flagged RUNS_FLAG_TWICE, the one
+	 * jobcheck_twice reads them of: most flagged runs end a gap.
 	 */
 	tzone_utc(lo, text, sizeof text);
 	if ((st = db_query(db, &r, errstr,
 	         "SELECT x.job, FLOOR(UNIX_TIMESTAMP(x.slot)) AS sl,"
 	         " x.slot_flags AS fl,"
 	         " FLOOR(UNIX_TIMESTAMP(x.slot_gap_from)) AS gap,"
-	         " (SELECT COUNT(*) FROM cronguard_runs z"
+	         " IF(x.slot_flags & %d, (SELECT COUNT(*) FROM cronguard_runs z"
 	         "  FORCE INDEX (ix_runs_job_slot_at) WHERE z.job = x.job"
 	         "  AND z.slot = x.slot AND z.outcome = 'success'"
-	         "  AND NOT z.slot_kind <=> 'manual') AS launched,"
+	         "  AND NOT z.slot_kind <=> 'manual'), 0) AS launched,"
 	         " EXISTS (SELECT 1 FROM cronguard_job_acks a"
 	         "  WHERE a.job = x.job AND a.slot = x.slot) AS acked"
 	         " FROM cronguard_runs x FORCE INDEX (ix_runs_flags)"
@@ -855,7 +857,7 @@ runs_flagged_all(struct db *db, const char *const *jobs, const int64_t *since,
 	         " WHERE u.slot_flags IS NULL AND u.slot >= %s"
 	         " AND u.job IN (%A) GROUP BY u.job"
 	         " ORDER BY 1, 2 DESC",
-	         text, n, jobs, text, n, jobs)) != DB_OK)
+	         RUNS_FLAG_TWICE, text, n, jobs, text, n, jobs)) != DB_OK)
 		goto out;
 	for (i = 0; i < n; i++) {
 		out[i].rows = xcalloc(1, sizeof *out[i].rows);

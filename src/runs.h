@@ -274,8 +274,9 @@ struct runs_flagged_row {
 	unsigned flags;     /* RUNS_FLAG_* */
 	int64_t  gap_from;  /* the newest slot before it with a run when it
 	                       started (slot_gap_from); -1 none */
-	long long launched; /* its slot's successes not started manually */
-	int       acked;    /* its slot is acknowledged */
+	long long launched; /* its slot's successes not started manually;
+	                       counted for RUNS_FLAG_TWICE only, else 0 */
+	int acked;          /* its slot is acknowledged */
 };
 /* One job's flagged runs since a time (runs_flagged_all), newest first:
  * rows (free with runs_flagged_free) of n; top the newest slot with a
