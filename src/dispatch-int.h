@@ -80,9 +80,11 @@ int64_t dispatch_left(const struct dispatch *dp);
  * claimed_ms is the monotonic time just before the claim. */
 enum db_status dispatch_send(struct dispatch *dp, struct dchan *d,
     struct claim *c, int64_t claimed_ms, char **errstr);
-/* Where a batch's time went, for -vv and the benchmark. */
-void dispatch_log_batch(
-    const struct claim *c, int64_t claim_ms, int64_t send_ms, int64_t fin_ms);
+/* Where a batch's time went, for -vv and the benchmark; held, the
+ * batches the pass still holds in memory once this one is finalised
+ * (claimed, sending, or kept for the rows that follow theirs). */
+void dispatch_log_batch(const struct claim *c, int64_t claim_ms,
+    int64_t send_ms, int64_t fin_ms, size_t held);
 
 /* dispatch-pipeline.c, for the pass (outbox.pipeline > 1). */
 /* Start the pass's pipeline for the unlimited channels; when a thread

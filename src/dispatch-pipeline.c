@@ -181,7 +181,11 @@ dpipe_follow(void *arg, unsigned long long id)
 }
 
 /* claim_follow.keyed: the ids of the keyed messages of the batches
- * alive, in an array the caller frees.  Called as dpipe_follow is. */
+ * alive and not yet finalised, in an array the caller frees.  A batch
+ * finalised (done: its finalise committed) has no row PROCESSING, so no
+ * key's last PROCESSING row is among its ids; it may be kept alive for
+ * long (pinned by the batch after it, pinned in turn), and its ids would
+ * lengthen every claim of the pass.  Called as dpipe_follow is. */
 static unsigned long long *
 dpipe_keyed(void *arg, size_t *n)
 {
@@ -193,9 +197,12 @@ dpipe_keyed(void *arg, size_t *n)
 	*n = 0;
 	pthread_mutex_lock(&p->lock);
 	for (b = p->live; b != NULL; b = b->live_next)
-		cap += b->c.n;
+		if (!b->done)
+			cap += b->c.n;
 	ids = xcalloc(cap + 1, sizeof *ids);
 	for (b = p->live; b != NULL; b = b->live_next) {
+		if (b->done)
+			continue;
 		for (i = 0; i < b->c.n; i++) {
 			if (b->c.storage[i].ordering_key != NULL)
 				ids[(*n)++] = b->c.storage[i].id;
@@ -232,31 +239,44 @@ dpipe_pin_locked(struct dpipe *p, struct dbatch *b)
 	p->live = b;
 }
 
-/* Take off the live list every batch done and not pinned (unpinning
- * what it pinned, which may free more), unless a claim runs; they are
- * chained on *dead through next, to free without the lock. */
-static void
+/*
+ * Take off the live list every batch done and not pinned, unless a claim
+ * runs; they are chained on *dead through next, to free without the lock.
+ * A batch done unpins what it pinned at once, freed or not: its rows are
+ * sent and finalised, so nothing reads their outbox_msg.after again (the
+ * rows that follow its own rows read those, and it stays while they may).
+ * Kept until it was freed, each batch of a pass whose keys run through
+ * every batch held the one before it, and a pass held every batch it
+ * claimed.  Returns how many batches stay alive.
+ */
+static size_t
 dpipe_reap_locked(struct dpipe *p, struct dbatch **dead)
 {
 	struct dbatch **pp, *b;
 	bool            again = true;
-	size_t          i;
+	size_t          i, alive = 0;
 
 	while (again && !p->claiming) {
 		again = false;
 		for (pp = &p->live; (b = *pp) != NULL;) {
+			if (b->done && b->npinned > 0) {
+				for (i = 0; i < b->npinned; i++)
+					b->pinned[i]->pins--;
+				b->npinned = 0;
+				again = true;
+			}
 			if (!b->done || b->pins > 0) {
 				pp = &b->live_next;
 				continue;
 			}
 			*pp = b->live_next;
-			for (i = 0; i < b->npinned; i++)
-				b->pinned[i]->pins--;
-			again = again || b->npinned > 0;
 			b->next = *dead;
 			*dead = b;
 		}
 	}
+	for (b = p->live; b != NULL; b = b->live_next)
+		alive++;
+	return alive;
 }
 
 static void
@@ -434,8 +454,9 @@ dpipe_finaliser(void *arg)
 	enum db_status     st;
 	char              *err = NULL;
 	bool               broken = false;
-	int64_t            t0;
+	int64_t            t0, fin_ms;
 	unsigned long long bytes;
+	size_t             held;
 
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
@@ -456,14 +477,16 @@ dpipe_finaliser(void *arg)
 				err = NULL;
 			}
 		}
-		if (log_enabled(LOG_DEBUG))
-			dispatch_log_batch(
-			    &b->c, b->claim_ms, b->send_ms, now_mono_ms() - t0);
+		fin_ms = now_mono_ms() - t0;
 		bytes = b->c.bytes;
 		dead = NULL;
 		pthread_mutex_lock(&p->lock);
 		b->done = true;
-		dpipe_reap_locked(p, &dead);
+		held = dpipe_reap_locked(p, &dead);
+		/* Under the lock: once it is released b may be freed. */
+		if (log_enabled(LOG_DEBUG))
+			dispatch_log_batch(
+			    &b->c, b->claim_ms, b->send_ms, fin_ms, held);
 		p->inflight--;
 		p->inbytes -= bytes;
 		pthread_cond_broadcast(&p->cond);

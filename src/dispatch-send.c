@@ -206,15 +206,16 @@ out:
 
 /* Where a batch's time went, for -vv and the benchmark. */
 void
-dispatch_log_batch(
-    const struct claim *c, int64_t claim_ms, int64_t send_ms, int64_t fin_ms)
+dispatch_log_batch(const struct claim *c, int64_t claim_ms, int64_t send_ms,
+    int64_t fin_ms, size_t held)
 {
-	char n[32], a[32], b[32], f[32];
+	char n[32], a[32], b[32], f[32], h[32];
 
 	snprintf(n, sizeof n, "%zu", c->n);
 	snprintf(a, sizeof a, "%lld", (long long)claim_ms);
 	snprintf(b, sizeof b, "%lld", (long long)send_ms);
 	snprintf(f, sizeof f, "%lld", (long long)fin_ms);
+	snprintf(h, sizeof h, "%zu", held);
 	log_kv(LOG_DEBUG, "outbox_batch", "count", n, "claim_ms", a, "send_ms",
-	    b, "finalise_ms", f, "token", c->token);
+	    b, "finalise_ms", f, "held", h, "token", c->token);
 }

@@ -100,7 +100,7 @@ dispatch_claim_send(struct dispatch *dp, const char **names, size_t n,
 		st = st2;
 	free(err2);
 	if (log_enabled(LOG_DEBUG))
-		dispatch_log_batch(&c, t1 - t0, t2 - t1, now_mono_ms() - t2);
+		dispatch_log_batch(&c, t1 - t0, t2 - t1, now_mono_ms() - t2, 0);
 out:
 	outbox_claim_free(&c);
 	return st;

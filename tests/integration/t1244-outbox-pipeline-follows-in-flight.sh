@@ -4,7 +4,8 @@
 # that row (doc/architecture.md, "Ordering and runs of a key"): they are
 # sent as soon as it is SENT, not after its whole batch is finalised, and
 # never before it, nor at all when it failed.
-# Cases: setup; next rows claimed ahead; in order under failures.
+# Cases: setup; next rows claimed ahead; in order under failures; a few
+# batches held.
 . "${CRONGUARD_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/integration/lib.sh"
 
 # conf PATH: batch 10, pipeline 3, per-key ordering per channel, one
@@ -88,5 +89,28 @@ failures() {
 	assert_eq 200 "$n" "rows delivered"
 }
 test_expect_success SERVERS 'keys stay in order when rows in flight fail' failures
+
+# A pass holds a few batches in memory, however many it claims: a batch
+# finalised unpins the batch its rows followed.  Sixty batches of ten
+# over twenty keys each follow the one before; when a batch was unpinned
+# only as it was freed, the pass held all sixty to its end (-vv logs held,
+# the batches still held after each finalise).
+held() {
+	conf held &&
+	fill 20 600 &&
+	cg -vv outbox dispatch 2> "$TEST_TMP/held.err" > /dev/null ||
+	    { tail -n 5 "$TEST_TMP/held.err"; fail "dispatch failed"; }
+	assert_eq 600 "$(mysql_q "SELECT COUNT(*) FROM outbox_messages
+	    WHERE status = 'SENT' AND attempts = 1")" "SENT once each" &&
+	assert_eq 600 "$(in_order held)" "requests, each key in order" &&
+	n=$(grep -c 'event=outbox_batch' "$TEST_TMP/held.err") &&
+	most=$(sed -n 's/.*event=outbox_batch .*held=\([0-9]*\).*/\1/p' \
+	    "$TEST_TMP/held.err" | sort -n | tail -n 1) &&
+	echo "# $n batches, at most $most held" &&
+	[ "$n" -ge 60 ] || fail "$n batches, not 60"
+	[ -n "$most" ] && [ "$most" -le 5 ] ||
+	    fail "the pass held $most batches at once (pipeline 3)"
+}
+test_expect_success SERVERS 'a pass holds a few batches, not every one it claimed' held
 
 test_done
