@@ -546,7 +546,8 @@ db_where(const struct db *db)
 int
 db_is_mariadb(const struct db *db)
 {
-	return db->read_only != db_ro_mysql;
+	return db != NULL && db->read_only != NULL &&
+	    db->read_only != db_ro_mysql;
 }
 
 enum db_status
@@ -1064,7 +1065,7 @@ db_add_literals(struct db *db, struct buf *b, size_t n, const char *const *strs)
 static void
 db_add_keyed(struct db *db, struct buf *b, size_t n, const char *const *strs)
 {
-	int    tvc = db != NULL && db->read_only != NULL && db_is_mariadb(db);
+	int    tvc = db_is_mariadb(db);
 	size_t i;
 
 	if (n == 0) {

@@ -82,7 +82,8 @@ enum db_status db_connect_primary(
 const char *db_read_only_sql(const struct db *);
 /* "127.0.0.1:3306", "socket /path": the server, for messages. */
 const char *db_where(const struct db *);
-/* 1 when the handshake named a MariaDB server, else 0. */
+/* 1 when the handshake named a MariaDB server, else 0 (and 0 for NULL,
+ * or a db not yet connected). */
 int db_is_mariadb(const struct db *);
 /* The server's or client library's error number of this thread's last
  * failed connect attempt (1045 wrong password, 1049 unknown database,
