@@ -19,6 +19,8 @@
 #   bench_cleanup           stop what bench_* started (call it at EXIT)
 #   bench_median            the median of the numbers on standard input, one
 #                           a line (of an even count, the lower middle one)
+#   bench_cpu PID           the user + system seconds process PID has used
+#                           so far (/proc/PID/stat, after its command name)
 
 BENCH_PIDS=
 BENCH_STATE=
@@ -28,6 +30,11 @@ BIN=
 bench_binary() { cg_bench_binary; }
 
 bench_median() { sort -n | awk '{ v[NR] = $1 } END { if (NR > 0) print v[int((NR + 1) / 2)] }'; }
+
+bench_cpu()
+{
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$1/stat"
+}
 
 sql() { mariadb --no-defaults --protocol=tcp -h 127.0.0.1 -P "$DBPORT" -u root -N -B "$@"; }
 
